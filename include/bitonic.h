@@ -1,0 +1,171 @@
+/* bitonic.h: the public C API of the bitonic sorting library.
+ *
+ * A context owns one executor: a Vulkan device (the GPU path) or the plain C
+ * path. Every call returns a bitonic_status; bitonic_status_string() names it.
+ * The library never prints, exits or aborts, and keeps no global state: all of
+ * it hangs off the context the caller creates.
+ *
+ *     bitonic_context *ctx;
+ *     if (bitonic_context_create(NULL, &ctx) == BITONIC_SUCCESS) {
+ *         bitonic_sort_u32(ctx, keys, count, NULL);     // ascending, in place
+ *         bitonic_context_destroy(ctx);
+ *     }
+ *
+ * Description structs follow one rule: a zeroed field means the sensible
+ * default, so a caller names only what matters (designated initialisers).
+ * Sorting keys that already live in Vulkan buffers, inside the caller's own
+ * command buffer, is in bitonic_vulkan.h.
+ */
+#ifndef BITONIC_H
+#define BITONIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BITONIC_VERSION_MAJOR 0
+#define BITONIC_VERSION_MINOR 1
+#define BITONIC_VERSION_PATCH 0
+
+typedef enum bitonic_status {
+    BITONIC_SUCCESS = 0,
+    BITONIC_ERROR_INVALID_ARGUMENT,  /* a NULL pointer, an unknown enum value, a count above capacity */
+    BITONIC_ERROR_OUT_OF_HOST_MEMORY,
+    BITONIC_ERROR_OUT_OF_DEVICE_MEMORY,
+    BITONIC_ERROR_TOO_LARGE,         /* more keys than the device can address in one buffer */
+    BITONIC_ERROR_DEVICE_NOT_FOUND,  /* no device matches the selector (option or BITONIC_DEVICE) */
+    BITONIC_ERROR_UNSUPPORTED,       /* the device lacks a feature this call needs */
+    BITONIC_ERROR_VULKAN_UNAVAILABLE,/* no Vulkan loader or driver could be opened */
+    BITONIC_ERROR_VALIDATION_LAYER_MISSING, /* validation was asked for but the layer is not installed */
+    BITONIC_ERROR_DEVICE_LOST,
+    BITONIC_ERROR_VULKAN,            /* any other Vulkan failure; see the context's last_vk_result */
+} bitonic_status;
+
+/* A short English sentence for a status; never NULL. */
+const char *bitonic_status_string(bitonic_status status);
+
+typedef enum bitonic_order {
+    BITONIC_ORDER_ASCENDING = 0,
+    BITONIC_ORDER_DESCENDING = 1,
+} bitonic_order;
+
+typedef enum bitonic_backend {
+    BITONIC_BACKEND_CPU = 0,     /* the plain C path */
+    BITONIC_BACKEND_VULKAN = 1,
+} bitonic_backend;
+
+/* Called with each validation-layer message when validation is on. */
+typedef void (*bitonic_message_fn)(void *user_data, const char *message);
+
+typedef struct bitonic_context_desc {
+    /* Which device. NULL or "": the BITONIC_DEVICE environment variable if set, else
+     * the first discrete GPU, then an integrated or virtual one, then the CPU path
+     * (a CPU-only Vulkan driver such as lavapipe is never picked automatically).
+     * "cpu": the plain C path. "vulkan": the first Vulkan device of any type, CPU
+     * drivers included. A decimal number: that Vulkan device index (as `bitonic
+     * info` lists them). Anything else: the first Vulkan device whose name contains
+     * it, ignoring case (for example "llvmpipe" or "H100"). */
+    const char *device;
+    /* Turn on the Khronos validation layer, synchronization validation included.
+     * Each message is counted (bitonic_context_info.validation_messages) and handed
+     * to on_validation_message if set. */
+    bool validation;
+    bitonic_message_fn on_validation_message;
+    void *message_user_data;
+    /* Tuning overrides, 0 = derived from the device's limits. Tile keys must be a
+     * power of two; a value above what the device allows is clamped. Tests use
+     * small tiles to exercise the global passes at small sizes. */
+    uint32_t tile_keys;
+    uint32_t max_strides_per_global_pass;
+    /* Threads for the CPU path, 0 = all cores. */
+    uint32_t cpu_threads;
+} bitonic_context_desc;
+
+typedef struct bitonic_context bitonic_context;
+
+/* desc may be NULL (all defaults). On failure *out_context is NULL. */
+bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_context **out_context);
+void bitonic_context_destroy(bitonic_context *context);
+
+typedef struct bitonic_context_info {
+    bitonic_backend backend;
+    char device_name[256];
+    uint32_t vulkan_device_index;    /* UINT32_MAX for the CPU path */
+    uint32_t vulkan_api_version;     /* VK_MAKE_API_VERSION form; 0 for the CPU path */
+    uint32_t subgroup_size;          /* 0 when not used */
+    uint32_t workgroup_size;         /* invocations per workgroup of the sort kernels */
+    uint32_t keys_per_thread;        /* keys a thread holds in registers in the tile kernel */
+    uint32_t tile_keys;              /* keys one workgroup sorts on chip */
+    uint32_t max_strides_per_global_pass;
+    uint64_t max_keys;               /* the largest count one sort accepts */
+    double timestamp_period_ns;      /* 0 when the device has no compute timestamps */
+    uint64_t validation_messages;    /* messages seen so far (0 unless validation is on) */
+    int32_t last_vk_result;          /* the last failing VkResult, 0 if none */
+} bitonic_context_info;
+
+bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);
+
+typedef struct bitonic_sort_options {
+    bitonic_order order;
+} bitonic_sort_options;
+
+/* Sorts count 32-bit unsigned keys in host memory, in place. options may be NULL.
+ * On the Vulkan backend this uploads, records the same sort that
+ * bitonic_vulkan_record_sort() records, submits, waits and downloads. */
+bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,
+                                const bitonic_sort_options *options);
+
+/* Resident buffers: upload once, sort many times, download. On the CPU backend
+ * the buffer is host memory. */
+typedef struct bitonic_buffer bitonic_buffer;
+
+bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer);
+void bitonic_buffer_destroy(bitonic_buffer *buffer);
+bitonic_status bitonic_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count);
+bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count);
+
+/* Timing of one sort, filled when a pointer is given. GPU time comes from
+ * timestamp queries around the recorded passes; on the CPU path it is the wall
+ * time of the sort. pass_ms, when non-NULL, receives the time of each pass (up to
+ * pass_capacity of them; the Vulkan path writes a timestamp after every pass, so
+ * profile only when you need it). */
+typedef struct bitonic_timing {
+    double sort_ms;
+    uint32_t pass_count;
+    double *pass_ms;
+    uint32_t pass_capacity;
+} bitonic_timing;
+
+/* Sorts the first count keys of the buffer in place and waits for the result. */
+bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+                                   bitonic_timing *out_timing);
+
+/* Devices the library can see, for listing (`bitonic info`). Index i is the
+ * Vulkan physical device index; the CPU path is not listed. */
+typedef struct bitonic_device_info {
+    char name[256];
+    uint32_t index;
+    uint32_t vendor_id;
+    uint32_t device_id;
+    uint32_t device_type;            /* VkPhysicalDeviceType */
+    uint32_t api_version;
+    uint32_t subgroup_size;
+    uint32_t max_workgroup_invocations;
+    uint32_t max_shared_memory_bytes;
+    uint64_t max_storage_buffer_range;
+    bool suitable;                   /* has what the sort needs (a compute queue, push descriptors) */
+} bitonic_device_info;
+
+/* Writes up to capacity entries and sets *out_count to the number of devices.
+ * BITONIC_ERROR_VULKAN_UNAVAILABLE when there is no loader or no driver. */
+bitonic_status bitonic_list_devices(bitonic_device_info *out_devices, uint32_t capacity, uint32_t *out_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BITONIC_H */

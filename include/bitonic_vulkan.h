@@ -1,0 +1,103 @@
+/* bitonic_vulkan.h: sorting keys that live in the caller's Vulkan buffers,
+ * recorded into the caller's command buffer on the caller's VkDevice.
+ *
+ * This is the core of the library: the host calls in bitonic.h record through
+ * exactly this path. A sorter holds the pipelines for one device; it is created
+ * once and used to record any number of sorts.
+ *
+ * Device requirements: Vulkan 1.1, a queue family with compute, and the device
+ * extension VK_KHR_push_descriptor enabled (core in Vulkan 1.4; NVIDIA, AMD, Intel
+ * and Mesa drivers have it). bitonic_vulkan_sorter_create() reports
+ * BITONIC_ERROR_UNSUPPORTED when it is missing.
+ */
+#ifndef BITONIC_VULKAN_H
+#define BITONIC_VULKAN_H
+
+#include <vulkan/vulkan.h>
+
+#include "bitonic.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bitonic_vulkan_sorter_desc {
+    VkInstance instance;                /* the instance the device came from */
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    const VkAllocationCallbacks *allocator;  /* NULL: the driver's */
+    VkPipelineCache pipeline_cache;          /* VK_NULL_HANDLE: none */
+    /* Tuning overrides, 0 = derived from the device's limits (see bitonic_context_desc). */
+    uint32_t tile_keys;
+    uint32_t max_strides_per_global_pass;
+} bitonic_vulkan_sorter_desc;
+
+typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;
+
+bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
+                                            bitonic_vulkan_sorter **out_sorter);
+/* The caller makes sure no recorded sort is still pending on the GPU. */
+void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter);
+
+typedef struct bitonic_vulkan_sorter_info {
+    uint32_t subgroup_size;
+    uint32_t workgroup_size;
+    uint32_t keys_per_thread;
+    uint32_t tile_keys;
+    uint32_t max_strides_per_global_pass;
+    uint64_t max_keys;                  /* the largest count one sort accepts */
+} bitonic_vulkan_sorter_info;
+
+void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);
+
+typedef struct bitonic_vulkan_sort_info {
+    /* count 32-bit keys at keys_offset in keys, sorted in place. The buffer needs
+     * VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; the offset must be a multiple of
+     * minStorageBufferOffsetAlignment. */
+    VkBuffer keys;
+    VkDeviceSize keys_offset;
+    uint32_t count;
+    bitonic_order order;
+    /* Optional: count 32-bit values moved with their keys (same usage and offset
+     * rules). VK_NULL_HANDLE sorts keys alone. The order of equal keys, and so of
+     * their values, is not specified. */
+    VkBuffer values;
+    VkDeviceSize values_offset;
+    /* Optional: a timestamp query pool. When set, the sort writes a timestamp at
+     * first_query before its first pass and one after its last pass at
+     * first_query + 1; with profile_passes it writes one after every pass instead
+     * (first_query + 1 .. first_query + pass count). The caller resets the
+     * queries. bitonic_vulkan_sort_pass_count() says how many are written. */
+    VkQueryPool timestamps;
+    uint32_t first_query;
+    bool profile_passes;
+} bitonic_vulkan_sort_info;
+
+/* Number of passes (dispatches) a sort of count keys records. */
+uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values);
+
+/* Records the sort into command_buffer, which must be in the recording state,
+ * outside a render pass, on a queue family with compute.
+ *
+ * Synchronisation contract: the sort begins with COMPUTE_SHADER reads and
+ * writes (SHADER_READ | SHADER_WRITE) of the keys (and values) and ends with a
+ * COMPUTE_SHADER write (SHADER_WRITE) of them. Before it, make earlier writes
+ * available to VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_READ_BIT |
+ * VK_ACCESS_SHADER_WRITE_BIT; after it, wait on VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+ * / VK_ACCESS_SHADER_WRITE_BIT before reading the result. Between its own passes
+ * the sort records compute-to-compute buffer barriers.
+ *
+ * State: it binds its own compute pipelines and pushes descriptors and push
+ * constants; after it, the command buffer's compute pipeline, descriptor and
+ * push-constant state is undefined and must be bound again.
+ *
+ * count 0 and 1 record nothing but the timestamps. A count above max_keys gives
+ * BITONIC_ERROR_TOO_LARGE and records nothing. */
+bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                          const bitonic_vulkan_sort_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BITONIC_VULKAN_H */
