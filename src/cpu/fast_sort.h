@@ -35,4 +35,45 @@ const char *bitonic_cpu_target_name(bitonic_cpu_target target);
 bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order order,
                                     const bitonic_cpu_sort_config *config);
 
+/* Internal to the fast sort's own files: one instruction set's building blocks.
+ * The driver (fast_sort_dispatch.c) does the quicksort recursion, pivot choice,
+ * depth guard and threading once; each instruction set supplies only the two
+ * loops that are worth vectorising. */
+typedef struct bitonic_cpu_kernels {
+    /* base_sort sorts up to base_keys keys ascending (a network in registers). */
+    size_t base_keys;
+    void (*base_sort)(uint32_t *keys, size_t count);
+    /* Reorders keys so that those below pivot come first; returns their count.
+     * Any count is allowed. */
+    size_t (*partition)(uint32_t *keys, size_t count, uint32_t pivot);
+} bitonic_cpu_kernels;
+
+extern const bitonic_cpu_kernels bitonic_cpu_kernels_portable;
+#if defined(__x86_64__) || defined(__i386__)
+#define BITONIC_CPU_HAVE_X86 1
+extern const bitonic_cpu_kernels bitonic_cpu_kernels_avx2;
+extern const bitonic_cpu_kernels bitonic_cpu_kernels_avx512;
+#endif
+
+/* Scalar helpers the vector kernels share for their odd ends. */
+size_t bitonic_cpu_partition_scalar(uint32_t *keys, size_t count, uint32_t pivot);
+void bitonic_cpu_insertion_sort(uint32_t *keys, size_t count);
+
+/* Largest pivot sample and thread count the driver uses (bounds its stack arrays). */
+#define BITONIC_CPU_MAX_PIVOT_SAMPLE 1024
+#define BITONIC_CPU_MAX_THREADS 64
+
+/* Driver pieces shared by fast_sort_dispatch.c and fast_sort_threads.c. */
+void bitonic_cpu_sort_sequential(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count);
+void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t threads);
+/* The median of sample_count keys spread over the range (sample_count <= count). */
+uint32_t bitonic_cpu_choose_pivot(const bitonic_cpu_kernels *kernels, const uint32_t *keys, size_t count,
+                                  size_t sample_count);
+/* After a partition left nothing below pivot: moves the keys equal to pivot to
+ * the front and returns their count (count when every key equals pivot). */
+size_t bitonic_cpu_split_equal(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t pivot);
+size_t bitonic_cpu_depth_budget(size_t count);
+void bitonic_cpu_reverse(uint32_t *keys, size_t count);
+void bitonic_cpu_reverse_parallel(uint32_t *keys, size_t count, uint32_t threads);
+
 #endif /* BITONIC_CPU_FAST_SORT_H */

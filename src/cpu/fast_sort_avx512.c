@@ -1,0 +1,247 @@
+/* fast_sort_avx512.c: the AVX-512 kernels of the fast CPU sort.
+ * base_sort: up to 256 keys (16 zmm registers of 16 lanes) sorted by a bitonic
+ * network that never leaves the registers: each register is sorted with
+ * in-register permutes, then registers are merged pairwise, 4-wise, ... 16-wise.
+ * partition: the in-place vectorised quicksort partition of x86-simd-sort and
+ * vqsort: compare 16 keys with the pivot, compress each side into a register and
+ * write it with a masked store at the left or right write cursor.
+ * The file is compiled for AVX-512 through a target pragma, so the library builds
+ * with plain flags; the dispatcher calls it only when the CPU reports AVX-512. */
+#include "fast_sort.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi,bmi2"))), \
+                             apply_to = function)
+#elif defined(__GNUC__)
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi,bmi2")
+#endif
+
+#include <immintrin.h>
+
+#define LANES 16
+#define MAX_REGS 16
+#define BASE_KEYS (LANES * MAX_REGS)
+/* Vectors read per step of the partition loop: enough independent work to hide
+ * the compress latency, few enough to keep the 2*UNROLL saved vectors in registers. */
+#define UNROLL 4
+
+typedef __m512i vec;
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE vec coex_select(vec v, vec partner, __mmask16 take_max)
+{
+    return _mm512_mask_blend_epi32(take_max, _mm512_min_epu32(v, partner), _mm512_max_epu32(v, partner));
+}
+
+ALWAYS_INLINE vec reverse16(vec v)
+{
+    return _mm512_permutexvar_epi32(_mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), v);
+}
+
+/* Compare-exchange of lanes i and i^stride inside one register; the lane with
+ * the stride bit set keeps the maximum. */
+ALWAYS_INLINE vec stride1(vec v) { return coex_select(v, _mm512_shuffle_epi32(v, _MM_PERM_CDAB), 0xAAAA); }
+ALWAYS_INLINE vec stride2(vec v) { return coex_select(v, _mm512_shuffle_epi32(v, _MM_PERM_BADC), 0xCCCC); }
+ALWAYS_INLINE vec stride4(vec v) { return coex_select(v, _mm512_shuffle_i32x4(v, v, _MM_PERM_CDAB), 0xF0F0); }
+ALWAYS_INLINE vec stride8(vec v) { return coex_select(v, _mm512_shuffle_i32x4(v, v, _MM_PERM_BADC), 0xFF00); }
+
+/* Mirror compare-exchanges (lane i against block_end-1-i), the first step of a
+ * bitonic merge written so that every step sorts ascending. */
+ALWAYS_INLINE vec mirror4(vec v) { return coex_select(v, _mm512_shuffle_epi32(v, _MM_PERM_ABCD), 0xCCCC); }
+ALWAYS_INLINE vec mirror8(vec v)
+{
+    vec idx = _mm512_set_epi32(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+    return coex_select(v, _mm512_permutexvar_epi32(idx, v), 0xF0F0);
+}
+ALWAYS_INLINE vec mirror16(vec v) { return coex_select(v, reverse16(v), 0xFF00); }
+
+ALWAYS_INLINE vec sort_register(vec v)
+{
+    v = stride1(v);
+    v = mirror4(v);
+    v = stride1(v);
+    v = mirror8(v);
+    v = stride2(v);
+    v = stride1(v);
+    v = mirror16(v);
+    v = stride4(v);
+    v = stride2(v);
+    v = stride1(v);
+    return v;
+}
+
+/* The in-register tail of a merge: once the cross-register steps are done, each
+ * register holds a bitonic sequence that four half-cleaners finish. */
+ALWAYS_INLINE vec merge_register(vec v)
+{
+    return stride1(stride2(stride4(stride8(v))));
+}
+
+/* Sorts reg_count registers (a power of two) as one sequence of reg_count*16
+ * keys. Called with constants so the loops unroll and r[] stays in registers. */
+ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
+{
+#pragma GCC unroll 16
+    for (int i = 0; i < reg_count; i++)
+        r[i] = sort_register(r[i]);
+#pragma GCC unroll 4
+    for (int block = 2; block <= reg_count; block *= 2) {
+#pragma GCC unroll 16
+        for (int base = 0; base < reg_count; base += block) {
+#pragma GCC unroll 8
+            for (int i = 0; i < block / 2; i++) {
+                vec a = r[base + i];
+                vec b = reverse16(r[base + block - 1 - i]);
+                r[base + i] = _mm512_min_epu32(a, b);
+                r[base + block - 1 - i] = reverse16(_mm512_max_epu32(a, b));
+            }
+        }
+#pragma GCC unroll 4
+        for (int stride = block / 4; stride > 0; stride /= 2) {
+#pragma GCC unroll 16
+            for (int i = 0; i < reg_count; i++) {
+                if ((i & stride) == 0) {
+                    vec a = r[i], b = r[i + stride];
+                    r[i] = _mm512_min_epu32(a, b);
+                    r[i + stride] = _mm512_max_epu32(a, b);
+                }
+            }
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < reg_count; i++)
+            r[i] = merge_register(r[i]);
+    }
+}
+
+ALWAYS_INLINE __mmask16 lane_mask(size_t count, int reg)
+{
+    size_t first = (size_t)reg * LANES;
+    if (count <= first)
+        return 0;
+    size_t left = count - first;
+    return left >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+
+/* Loads count keys into reg_count registers, padding with the largest key so
+ * the padding sorts to the end and is never stored. */
+ALWAYS_INLINE void sort_block(uint32_t *keys, size_t count, const int reg_count)
+{
+    vec r[MAX_REGS];
+    const vec pad = _mm512_set1_epi32(-1);
+#pragma GCC unroll 16
+    for (int i = 0; i < reg_count; i++) {
+        __mmask16 m = lane_mask(count, i);
+        r[i] = m ? _mm512_mask_loadu_epi32(pad, m, keys + (size_t)i * LANES) : pad;
+    }
+    sort_registers(r, reg_count);
+#pragma GCC unroll 16
+    for (int i = 0; i < reg_count; i++) {
+        __mmask16 m = lane_mask(count, i);
+        if (m)
+            _mm512_mask_storeu_epi32(keys + (size_t)i * LANES, m, r[i]);
+    }
+}
+
+static void avx512_base_sort(uint32_t *keys, size_t count)
+{
+    if (count <= 1)
+        return;
+    if (count <= 16)
+        sort_block(keys, count, 1);
+    else if (count <= 32)
+        sort_block(keys, count, 2);
+    else if (count <= 64)
+        sort_block(keys, count, 4);
+    else if (count <= 128)
+        sort_block(keys, count, 8);
+    else
+        sort_block(keys, count, 16);
+}
+
+typedef struct partition_cursor {
+    uint32_t *keys;
+    size_t left;   /* next write position of the below-pivot side */
+    size_t right;  /* one past the last free position of the other side */
+} partition_cursor;
+
+/* Writes the valid lanes of v to the two sides. Compressing into a register and
+ * storing with a mask avoids the memory-destination vpcompressd, which Zen 4
+ * microcodes (x86-simd-sort issue #6). */
+ALWAYS_INLINE void partition_store(partition_cursor *cur, vec v, __mmask16 valid, vec pivot)
+{
+    __mmask16 below = _mm512_mask_cmplt_epu32_mask(valid, v, pivot);
+    __mmask16 above = (__mmask16)(valid & ~below);
+    unsigned below_count = (unsigned)_mm_popcnt_u32(below);
+    unsigned above_count = (unsigned)_mm_popcnt_u32(above);
+    _mm512_mask_storeu_epi32(cur->keys + cur->left, (__mmask16)_bzhi_u32(0xFFFF, below_count),
+                             _mm512_maskz_compress_epi32(below, v));
+    cur->left += below_count;
+    cur->right -= above_count;
+    _mm512_mask_storeu_epi32(cur->keys + cur->right, (__mmask16)_bzhi_u32(0xFFFF, above_count),
+                             _mm512_maskz_compress_epi32(above, v));
+}
+
+/* In place: the first and last UNROLL vectors are held in registers, which opens
+ * a gap at each end; each step reads UNROLL vectors from the side whose gap is
+ * smaller, so neither write cursor can overtake unread keys. */
+static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
+{
+    const size_t step = UNROLL * LANES;
+    if (count < 2 * step)
+        return bitonic_cpu_partition_scalar(keys, count, pivot_key);
+    const vec pivot = _mm512_set1_epi32((int)pivot_key);
+    vec saved_left[UNROLL], saved_right[UNROLL];
+    for (int u = 0; u < UNROLL; u++) {
+        saved_left[u] = _mm512_loadu_si512(keys + (size_t)u * LANES);
+        saved_right[u] = _mm512_loadu_si512(keys + count - step + (size_t)u * LANES);
+    }
+    partition_cursor cur = {keys, 0, count};
+    size_t read_left = step, read_right = count - step;
+    while (read_right - read_left >= step) {
+        vec in[UNROLL];
+        if (read_left - cur.left <= cur.right - read_right) {
+            for (int u = 0; u < UNROLL; u++)
+                in[u] = _mm512_loadu_si512(keys + read_left + (size_t)u * LANES);
+            read_left += step;
+        } else {
+            read_right -= step;
+            for (int u = 0; u < UNROLL; u++)
+                in[u] = _mm512_loadu_si512(keys + read_right + (size_t)u * LANES);
+        }
+        for (int u = 0; u < UNROLL; u++)
+            partition_store(&cur, in[u], 0xFFFF, pivot);
+    }
+    /* Fewer than UNROLL vectors are left unread: load them all before writing,
+     * so the writes may go anywhere in the gaps. */
+    vec rest[UNROLL];
+    __mmask16 rest_mask[UNROLL];
+    size_t rest_count = read_right - read_left;
+    for (int u = 0; u < UNROLL; u++) {
+        rest_mask[u] = lane_mask(rest_count, u);
+        rest[u] = rest_mask[u] ? _mm512_maskz_loadu_epi32(rest_mask[u], keys + read_left + (size_t)u * LANES)
+                               : _mm512_setzero_si512();
+    }
+    for (int u = 0; u < UNROLL; u++)
+        if (rest_mask[u])
+            partition_store(&cur, rest[u], rest_mask[u], pivot);
+    for (int u = 0; u < UNROLL; u++) {
+        partition_store(&cur, saved_left[u], 0xFFFF, pivot);
+        partition_store(&cur, saved_right[u], 0xFFFF, pivot);
+    }
+    return cur.left;
+}
+
+const bitonic_cpu_kernels bitonic_cpu_kernels_avx512 = {
+    .base_keys = BASE_KEYS,
+    .base_sort = avx512_base_sort,
+    .partition = avx512_partition,
+};
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
+
+#endif /* x86 */

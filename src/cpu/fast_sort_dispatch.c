@@ -1,0 +1,254 @@
+/* fast_sort_dispatch.c: the entry point of the fast CPU sort and its sequential
+ * driver. It picks the kernels (AVX-512, AVX2 or portable) from the CPU's features,
+ * answers already-sorted and reversed input in one pass, and otherwise runs a
+ * quicksort whose partitions and leaves are the chosen kernels; descending order
+ * is the ascending sort reversed, which is exact for keys without payloads.
+ * Threading lives in fast_sort_threads.c. */
+#include "fast_sort.h"
+
+#include <unistd.h>
+
+#if defined(BITONIC_CPU_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
+#define BITONIC_CPU_DETECT_X86 1
+#endif
+
+int bitonic_cpu_target_supported(bitonic_cpu_target target)
+{
+    switch (target) {
+    case BITONIC_CPU_TARGET_AUTO:
+    case BITONIC_CPU_TARGET_PORTABLE:
+        return 1;
+#ifdef BITONIC_CPU_DETECT_X86
+    /* __builtin_cpu_supports reads the table libgcc fills once at start-up,
+     * including the OS check (XGETBV) that the wide registers are saved. */
+    case BITONIC_CPU_TARGET_AVX2:
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+               __builtin_cpu_supports("popcnt");
+    case BITONIC_CPU_TARGET_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+#endif
+    default:
+        return 0;
+    }
+}
+
+bitonic_cpu_target bitonic_cpu_best_target(void)
+{
+    if (bitonic_cpu_target_supported(BITONIC_CPU_TARGET_AVX512))
+        return BITONIC_CPU_TARGET_AVX512;
+    if (bitonic_cpu_target_supported(BITONIC_CPU_TARGET_AVX2))
+        return BITONIC_CPU_TARGET_AVX2;
+    return BITONIC_CPU_TARGET_PORTABLE;
+}
+
+const char *bitonic_cpu_target_name(bitonic_cpu_target target)
+{
+    switch (target) {
+    case BITONIC_CPU_TARGET_AUTO: return "auto";
+    case BITONIC_CPU_TARGET_PORTABLE: return "portable";
+    case BITONIC_CPU_TARGET_AVX2: return "avx2";
+    case BITONIC_CPU_TARGET_AVX512: return "avx512";
+    default: return "unknown";
+    }
+}
+
+static const bitonic_cpu_kernels *kernels_for(bitonic_cpu_target target)
+{
+    switch (target) {
+#ifdef BITONIC_CPU_HAVE_X86
+    case BITONIC_CPU_TARGET_AVX2: return &bitonic_cpu_kernels_avx2;
+    case BITONIC_CPU_TARGET_AVX512: return &bitonic_cpu_kernels_avx512;
+#endif
+    default: return &bitonic_cpu_kernels_portable;
+    }
+}
+
+static void sift_down(uint32_t *keys, size_t root, size_t count)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= count)
+            return;
+        if (child + 1 < count && keys[child + 1] > keys[child])
+            child++;
+        if (keys[root] >= keys[child])
+            return;
+        uint32_t swap = keys[root];
+        keys[root] = keys[child];
+        keys[child] = swap;
+        root = child;
+    }
+}
+
+/* The depth guard's fallback: O(n log n) whatever the input. */
+static void heap_sort(uint32_t *keys, size_t count)
+{
+    for (size_t i = count / 2; i-- > 0;)
+        sift_down(keys, i, count);
+    for (size_t end = count; end-- > 1;) {
+        uint32_t top = keys[0];
+        keys[0] = keys[end];
+        keys[end] = top;
+        sift_down(keys, 0, end);
+    }
+}
+
+/* A cheap mixing function, so sample positions do not line up with periodic
+ * patterns in the input; deterministic, so no state is kept between calls. */
+static size_t sample_jitter(size_t index, size_t salt)
+{
+    uint64_t x = (uint64_t)index * 0x9E3779B97F4A7C15ull ^ (uint64_t)salt;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return (size_t)x;
+}
+
+uint32_t bitonic_cpu_choose_pivot(const bitonic_cpu_kernels *kernels, const uint32_t *keys, size_t count,
+                                  size_t sample_count)
+{
+    uint32_t sample[BITONIC_CPU_MAX_PIVOT_SAMPLE];
+    if (sample_count > BITONIC_CPU_MAX_PIVOT_SAMPLE)
+        sample_count = BITONIC_CPU_MAX_PIVOT_SAMPLE;
+    if (sample_count > count)
+        sample_count = count;
+    size_t stride = count / sample_count;
+    for (size_t i = 0; i < sample_count; i++)
+        sample[i] = keys[i * stride + sample_jitter(i, count) % stride];
+    bitonic_cpu_sort_sequential(kernels, sample, sample_count);
+    return sample[sample_count / 2];
+}
+
+static size_t floor_log2(size_t value)
+{
+    size_t log = 0;
+    while (value >>= 1)
+        log++;
+    return log;
+}
+
+size_t bitonic_cpu_depth_budget(size_t count)
+{
+    return 2 * floor_log2(count) + 4;
+}
+
+static void quick_sort(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, size_t depth_budget)
+{
+    while (count > kernels->base_keys) {
+        if (depth_budget-- == 0) {
+            heap_sort(keys, count);
+            return;
+        }
+        /* Larger samples only pay off where a partition pass is long. */
+        size_t sample_count = count >= 8192 ? 64 : 16;
+        if (sample_count > kernels->base_keys)
+            sample_count = kernels->base_keys;
+        uint32_t pivot = bitonic_cpu_choose_pivot(kernels, keys, count, sample_count);
+        size_t below = kernels->partition(keys, count, pivot);
+        if (below == 0) {
+            size_t equal = bitonic_cpu_split_equal(kernels, keys, count, pivot);
+            keys += equal;
+            count -= equal;
+            continue;
+        }
+        /* Recurse into the smaller side and loop on the larger, so the stack
+         * stays O(log n) deep. */
+        if (below < count - below) {
+            quick_sort(kernels, keys, below, depth_budget);
+            keys += below;
+            count -= below;
+        } else {
+            quick_sort(kernels, keys + below, count - below, depth_budget);
+            count = below;
+        }
+    }
+    kernels->base_sort(keys, count);
+}
+
+/* The pivot was the smallest key, so nothing fell below it: move the keys equal
+ * to it to the front (they are in place) and return how many there are. Without
+ * this, all-equal and few-distinct inputs would recurse without progress. */
+size_t bitonic_cpu_split_equal(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t pivot)
+{
+    if (pivot == UINT32_MAX)
+        return count;
+    return kernels->partition(keys, count, pivot + 1);
+}
+
+void bitonic_cpu_sort_sequential(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count)
+{
+    quick_sort(kernels, keys, count, bitonic_cpu_depth_budget(count));
+}
+
+static int is_nondecreasing(const uint32_t *keys, size_t count)
+{
+    for (size_t i = 1; i < count; i++)
+        if (keys[i - 1] > keys[i])
+            return 0;
+    return 1;
+}
+
+static int is_nonincreasing(const uint32_t *keys, size_t count)
+{
+    for (size_t i = 1; i < count; i++)
+        if (keys[i - 1] < keys[i])
+            return 0;
+    return 1;
+}
+
+void bitonic_cpu_reverse(uint32_t *keys, size_t count)
+{
+    for (size_t i = 0, j = count; i + 1 < j; i++, j--) {
+        uint32_t swap = keys[i];
+        keys[i] = keys[j - 1];
+        keys[j - 1] = swap;
+    }
+}
+
+static uint32_t online_cores(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1)
+        return 1;
+    if (cores > BITONIC_CPU_MAX_THREADS)
+        return BITONIC_CPU_MAX_THREADS;
+    return (uint32_t)cores;
+}
+
+bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order order,
+                                    const bitonic_cpu_sort_config *config)
+{
+    if (keys == NULL && count > 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (order != BITONIC_ORDER_ASCENDING && order != BITONIC_ORDER_DESCENDING)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_cpu_target target = config ? config->target : BITONIC_CPU_TARGET_AUTO;
+    if ((int)target < (int)BITONIC_CPU_TARGET_AUTO || (int)target > (int)BITONIC_CPU_TARGET_AVX512)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (!bitonic_cpu_target_supported(target))
+        return BITONIC_ERROR_UNSUPPORTED;
+    if (target == BITONIC_CPU_TARGET_AUTO)
+        target = bitonic_cpu_best_target();
+    if (count < 2)
+        return BITONIC_SUCCESS;
+    uint32_t threads = config && config->threads ? config->threads : online_cores();
+    if (threads > BITONIC_CPU_MAX_THREADS)
+        threads = BITONIC_CPU_MAX_THREADS;
+
+    /* One pass answers sorted, reversed and all-equal input; on random input
+     * each check stops within the first few keys. */
+    int wants_descending = order == BITONIC_ORDER_DESCENDING;
+    if (wants_descending ? is_nonincreasing(keys, count) : is_nondecreasing(keys, count))
+        return BITONIC_SUCCESS;
+    if (wants_descending ? is_nondecreasing(keys, count) : is_nonincreasing(keys, count)) {
+        bitonic_cpu_reverse_parallel(keys, count, threads);
+        return BITONIC_SUCCESS;
+    }
+
+    bitonic_cpu_sort_parallel(kernels_for(target), keys, count, threads);
+    if (wants_descending)
+        bitonic_cpu_reverse_parallel(keys, count, threads);
+    return BITONIC_SUCCESS;
+}
