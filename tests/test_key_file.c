@@ -515,6 +515,8 @@ static void test_bad_inputs(void)
         int status = key_file_read(path, &bad->options, &in, error, sizeof error);
         TEST_CHECK(&counter, status == -1, "%s: refused (status %d)", bad->what, status);
         TEST_CHECK(&counter, is_zeroed(&in), "%s: nothing left to free", bad->what);
+        if (status == 0)
+            key_file_free(&in);
         TEST_CHECK(&counter, strncmp(error, path, strlen(path)) == 0 && strstr(error, bad->expected) != NULL,
                    "%s: message names the file and says \"%s\"; got \"%s\"", bad->what, bad->expected, error);
 
@@ -523,6 +525,8 @@ static void test_bad_inputs(void)
         TEST_CHECK(&counter, status == -1 && strncmp(memory_error, "mem.npy: ", 9) == 0 &&
                                  strcmp(memory_error + 9, error + strlen(path) + 2) == 0,
                    "%s: the in-memory reader says the same; got \"%s\"", bad->what, memory_error);
+        if (status == 0)
+            key_file_free(&in);
         free(bytes);
     }
 
