@@ -1,0 +1,39 @@
+#version 450
+// global_pass.comp: one pass of REGISTER_LOG steps of one merge phase whose
+// strides are at or above the tile, straight from device memory. Each
+// invocation loads one step group of 2^REGISTER_LOG keys (spaced by the smallest
+// stride, so neighbouring invocations read neighbouring addresses), runs the
+// steps in registers and writes the keys back. No shared memory, no barrier.
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint REGISTER_LOG = 1u;
+const uint REGISTERS = 1u << REGISTER_LOG;
+
+#include "network.glsl"
+
+void main()
+{
+    uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint group_index = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (group_index >= params.group_count)
+        return;  // safe: this kernel has no barrier
+    uint top = params.stride_log;
+    bool flip = top + 1u == params.phase;
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        uint index = group_key_index(group_index, r, params.phase, top, REGISTER_LOG);
+        bool inside = index < params.count;
+        reg_keys[r] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+#ifdef WITH_VALUES
+        reg_values[r] = inside ? values[index] : 0u;
+#endif
+    }
+    register_network(flip, REGISTER_LOG);
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        uint index = group_key_index(group_index, r, params.phase, top, REGISTER_LOG);
+        if (index < params.count) {
+            keys[index] = reg_keys[r] ^ params.key_xor;
+#ifdef WITH_VALUES
+            values[index] = reg_values[r];
+#endif
+        }
+    }
+}

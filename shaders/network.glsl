@@ -1,0 +1,83 @@
+// network.glsl: what the tile and global kernels share: the push constants,
+// the key buffers, and one step group of the bitonic network in registers.
+// Addressing mirrors bitonic_group_key_index() in src/core/schedule.h; keep the
+// two in step (the C reference executor proves that formula on every input).
+#extension GL_EXT_control_flow_attributes : require
+
+layout(push_constant) uniform PassParams {
+    uint count;        // keys in the buffer; indices at or past it are +infinity
+    uint phase;        // log2 of the merge block of the first step
+    uint stride_log;   // log2 of the first step's stride (phase - 1: the flip)
+    uint last_phase;   // tile kernel: run through the end of this phase
+    uint group_count;  // global: register groups to run; tile: tiles
+    uint key_xor;      // 0 ascending, all ones descending: applied on load and store
+} params;
+
+layout(std430, binding = 0) buffer Keys { uint keys[]; };
+#ifdef WITH_VALUES
+layout(std430, binding = 1) buffer Values { uint values[]; };
+#endif
+
+const uint PAD_KEY = 0xffffffffu;
+
+uint reg_keys[REGISTERS];
+#ifdef WITH_VALUES
+uint reg_values[REGISTERS];
+#endif
+
+// The smaller key to register a, the larger to b. With values, swap only when
+// b is strictly smaller, so a +infinity pad (above every real key) never moves down.
+void compare_exchange(uint a, uint b)
+{
+#ifdef WITH_VALUES
+    bool swap = reg_keys[b] < reg_keys[a];
+    uint key_a = reg_keys[a], key_b = reg_keys[b];
+    uint value_a = reg_values[a], value_b = reg_values[b];
+    reg_keys[a] = swap ? key_b : key_a;
+    reg_keys[b] = swap ? key_a : key_b;
+    reg_values[a] = swap ? value_b : value_a;
+    reg_values[b] = swap ? value_a : value_b;
+#else
+    uint low = min(reg_keys[a], reg_keys[b]);
+    reg_keys[b] = max(reg_keys[a], reg_keys[b]);
+    reg_keys[a] = low;
+#endif
+}
+
+// The key index that register reg of group number group_index holds, for a
+// step group of step_count steps from stride 2^top_stride_log (see schedule.h).
+uint group_key_index(uint group_index, uint reg, uint phase, uint top_stride_log, uint step_count)
+{
+    uint low_log = top_stride_log + 1u - step_count;
+    uint low_mask = (1u << low_log) - 1u;
+    uint low = group_index & low_mask;
+    uint base = (group_index >> low_log) << (low_log + REGISTER_LOG);
+    bool flip = top_stride_log + 1u == phase;
+    bool upper_half = ((reg >> (step_count - 1u)) & 1u) != 0u;
+    if (flip && upper_half)
+        low = low_mask - low;
+    return base + (reg << low_log) + low;
+}
+
+// The steps of one step group over all registers: every register index is a
+// compile-time constant once the loops unroll, so the keys stay in registers.
+void register_network(bool flip, uint step_count)
+{
+    [[unroll]] for (uint steps = 1u; steps <= REGISTER_LOG; ++steps) {
+        if (flip && step_count == steps) {
+            uint block_mask = (1u << steps) - 1u;
+            uint half_block = 1u << (steps - 1u);
+            [[unroll]] for (uint i = 0u; i < REGISTERS; ++i)
+                if ((i & half_block) == 0u)
+                    compare_exchange(i, i ^ block_mask);
+        }
+    }
+    uint disperse_steps = flip ? step_count - 1u : step_count;
+    [[unroll]] for (uint stride = REGISTERS >> 1; stride > 0u; stride >>= 1) {
+        if (stride < (1u << disperse_steps)) {
+            [[unroll]] for (uint i = 0u; i < REGISTERS; ++i)
+                if ((i & stride) == 0u)
+                    compare_exchange(i, i | stride);
+        }
+    }
+}

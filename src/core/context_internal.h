@@ -1,0 +1,61 @@
+/* context_internal.h: the context and buffer objects behind bitonic.h, shared by
+ * the backend-neutral layer (src/core/context.c) and the Vulkan host layer
+ * (src/vulkan/vk_context.c). */
+#ifndef BITONIC_CONTEXT_INTERNAL_H
+#define BITONIC_CONTEXT_INTERNAL_H
+
+#include "bitonic.h"
+
+typedef struct bitonic_vk_context bitonic_vk_context;
+typedef struct bitonic_vk_buffer bitonic_vk_buffer;
+
+struct bitonic_context {
+    bitonic_backend backend;
+    bitonic_context_desc desc;
+    bitonic_vk_context *vk;          /* NULL on the CPU backend */
+    bitonic_buffer *host_sort_buffer;/* reused by bitonic_sort_u32, grown on demand */
+};
+
+struct bitonic_buffer {
+    bitonic_context *context;
+    size_t capacity;
+    uint32_t *host_keys;             /* CPU backend */
+    bitonic_vk_buffer *vk;           /* Vulkan backend */
+};
+
+/* How a device selector string reads (see bitonic_context_desc.device). */
+typedef enum bitonic_selector_kind {
+    BITONIC_SELECT_AUTO,       /* discrete, integrated or virtual GPU, else the CPU path */
+    BITONIC_SELECT_CPU,
+    BITONIC_SELECT_ANY_VULKAN, /* any Vulkan device, CPU drivers included */
+    BITONIC_SELECT_INDEX,
+    BITONIC_SELECT_NAME,
+} bitonic_selector_kind;
+
+typedef struct bitonic_selector {
+    bitonic_selector_kind kind;
+    uint32_t index;
+    const char *name;
+} bitonic_selector;
+
+bitonic_selector bitonic_parse_selector(const char *text);
+
+/* Vulkan host layer (src/vulkan/vk_context.c). With BITONIC_SELECT_AUTO it gives
+ * BITONIC_ERROR_DEVICE_NOT_FOUND when no GPU is there, and the caller falls back. */
+bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const bitonic_selector *selector,
+                                         bitonic_vk_context **out);
+void bitonic_vk_context_destroy(bitonic_vk_context *vk);
+void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info);
+bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out);
+void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer);
+bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const uint32_t *keys,
+                                        size_t count);
+bitonic_status bitonic_vk_buffer_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
+                                          size_t count);
+bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
+                                      bitonic_order order, bitonic_timing *timing);
+/* Upload, sort and download in one submission: the host convenience path. */
+bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys, size_t count,
+                                    bitonic_order order, bitonic_timing *timing);
+
+#endif /* BITONIC_CONTEXT_INTERNAL_H */

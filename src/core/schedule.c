@@ -1,0 +1,94 @@
+/* schedule.c: builds the list of passes of the bitonic network (see schedule.h).
+ * Plain C with no device knowledge: the tile size and steps per global pass come
+ * in as parameters from the tuning of the executor that will run the list. */
+#include "schedule.h"
+
+uint32_t bitonic_ceil_log2(uint64_t count)
+{
+    uint32_t log = 0;
+    while (log < 64u && ((uint64_t)1 << log) < count)
+        ++log;
+    return log;
+}
+
+bool bitonic_phase_step_group(uint32_t phase, uint32_t first_stride_log, uint32_t last_stride_log, uint32_t max_log,
+                              uint32_t index, bitonic_step_group *out_group)
+{
+    if (max_log == 0 || first_stride_log < last_stride_log)
+        return false;
+    uint32_t steps = first_stride_log - last_stride_log + 1u;
+    uint64_t skipped = (uint64_t)index * max_log;
+    if (skipped >= steps)
+        return false;
+    uint32_t top = first_stride_log - (uint32_t)skipped;
+    uint32_t remaining = steps - (uint32_t)skipped;
+    out_group->phase = phase;
+    out_group->stride_log = top;
+    out_group->step_count = remaining < max_log ? remaining : max_log;
+    out_group->register_log = max_log;
+    return true;
+}
+
+uint64_t bitonic_active_group_count(const bitonic_step_group *group, uint64_t count)
+{
+    /* The smallest key index of group q is its register 0 (never mirrored):
+     * base + low, which grows with q, so the active groups are a prefix. */
+    uint32_t low_log = group->stride_log + 1u - group->step_count;
+    uint32_t span_log = low_log + group->register_log;
+    uint64_t full_spans = count >> span_log;
+    uint64_t rest = count - (full_spans << span_log);
+    uint64_t lows = (uint64_t)1 << low_log;
+    return (full_spans << low_log) + (rest < lows ? rest : lows);
+}
+
+static bool append(bitonic_pass *passes, uint32_t capacity, uint32_t *pass_count, bitonic_pass pass)
+{
+    if (*pass_count >= capacity)
+        return false;
+    passes[(*pass_count)++] = pass;
+    return true;
+}
+
+uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *params,
+                                bitonic_pass *passes, uint32_t capacity)
+{
+    if (!params || params->max_global_steps == 0 || params->max_global_steps > BITONIC_MAX_STEP_GROUP_LOG ||
+        params->tile_log > 31u)
+        return UINT32_MAX;
+    if (count <= 1)
+        return 0;
+    uint32_t virtual_log = bitonic_ceil_log2(count);
+    uint32_t tile_log = params->tile_log;
+    uint64_t tiles = (count + ((uint64_t)1 << tile_log) - 1u) >> tile_log;
+    uint32_t pass_count = 0;
+
+    /* Every phase whose blocks fit in a tile: one pass. */
+    uint32_t first_global_phase = 1;
+    if (tile_log > 0) {
+        uint32_t last_tile_phase = virtual_log < tile_log ? virtual_log : tile_log;
+        bitonic_pass tile_sort = {BITONIC_PASS_TILE, 1, 0, last_tile_phase, 0, (uint32_t)tiles};
+        if (!append(passes, capacity, &pass_count, tile_sort))
+            return UINT32_MAX;
+        first_global_phase = last_tile_phase + 1u;
+    }
+    /* Each larger phase: its strides at or above the tile in global passes,
+     * then the strides below the tile in one tile pass. */
+    for (uint32_t phase = first_global_phase; phase <= virtual_log; ++phase) {
+        bitonic_step_group group;
+        for (uint32_t index = 0;
+             bitonic_phase_step_group(phase, phase - 1u, tile_log, params->max_global_steps, index, &group); ++index) {
+            group.register_log = group.step_count;
+            uint64_t groups = bitonic_active_group_count(&group, count);
+            bitonic_pass global = {BITONIC_PASS_GLOBAL, phase, group.stride_log, phase, group.step_count,
+                                   (uint32_t)groups};
+            if (!append(passes, capacity, &pass_count, global))
+                return UINT32_MAX;
+        }
+        if (tile_log > 0) {
+            bitonic_pass tile_merge = {BITONIC_PASS_TILE, phase, tile_log - 1u, phase, 0, (uint32_t)tiles};
+            if (!append(passes, capacity, &pass_count, tile_merge))
+                return UINT32_MAX;
+        }
+    }
+    return pass_count;
+}

@@ -1,0 +1,96 @@
+/* schedule.h: the bitonic sorting network as a short list of passes.
+ *
+ * The network is the "flip" form of bitonic sort over a virtual length N, the
+ * next power of two at or above the count n. Merge phase p (1..log2 N) works on
+ * blocks of B = 2^p keys: its first step compares key x with x ^ (B-1) (the
+ * mirror position in the block: the flip), each later step compares x with
+ * x ^ s for the strides s = B/4, ..., 1. Every comparator puts the smaller key
+ * at the lower index, so positions at or past n behave as +infinity and never
+ * move: a comparator whose upper index is >= n is skipped and nothing is padded.
+ *
+ * A pass is one dispatch. Steps are executed in "step groups": r consecutive
+ * steps of one phase whose 2^r keys (spaced by the smallest stride) sit in one
+ * thread's registers. A TILE pass sorts or merges a tile of 2^tile_log keys on
+ * chip, through every step whose stride is below the tile. A GLOBAL pass runs r
+ * steps with strides at or above the tile straight from memory. Every executor
+ * (the Vulkan shaders and the C reference executor) runs this same list and
+ * addresses keys through bitonic_group_key_index().
+ */
+#ifndef BITONIC_SCHEDULE_H
+#define BITONIC_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Enough for the pure network (one step per pass) of 2^32 keys: 32 * 33 / 2. */
+#define BITONIC_SCHEDULE_MAX_PASSES 528u
+#define BITONIC_MAX_STEP_GROUP_LOG 5u
+
+typedef enum bitonic_pass_kind {
+    BITONIC_PASS_TILE = 0,
+    BITONIC_PASS_GLOBAL = 1,
+} bitonic_pass_kind;
+
+typedef struct bitonic_pass {
+    bitonic_pass_kind kind;
+    uint32_t phase;        /* log2 of the merge block of this pass's first step */
+    uint32_t stride_log;   /* log2 of the first step's stride; phase - 1 means the flip */
+    uint32_t last_phase;   /* TILE: runs every step below the tile through the end of this phase */
+    uint32_t step_count;   /* GLOBAL: steps in this pass, strides stride_log down to stride_log - step_count + 1 */
+    uint32_t group_count;  /* GLOBAL: register groups holding at least one key below n; TILE: tiles */
+} bitonic_pass;
+
+typedef struct bitonic_schedule_params {
+    uint32_t tile_log;            /* 0: no tile passes (every step is global) */
+    uint32_t max_global_steps;    /* steps per GLOBAL pass, 1..BITONIC_MAX_STEP_GROUP_LOG */
+} bitonic_schedule_params;
+
+/* Smallest p with 2^p >= count (0 for count <= 1). */
+uint32_t bitonic_ceil_log2(uint64_t count);
+
+/* Builds the passes that sort count keys. Returns the number of passes, which
+ * is at most capacity (BITONIC_SCHEDULE_MAX_PASSES always suffices), or
+ * UINT32_MAX if params are invalid or capacity is too small. count <= 1 gives 0. */
+uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *params,
+                                bitonic_pass *passes, uint32_t capacity);
+
+/* One step group: r steps of phase p from stride 2^stride_log down, its keys held
+ * by one thread as registers 0 .. 2^register_log - 1 (register_log >= r; the
+ * registers above bit r are independent copies of the group, side by side). */
+typedef struct bitonic_step_group {
+    uint32_t phase;
+    uint32_t stride_log;
+    uint32_t step_count;
+    uint32_t register_log;
+} bitonic_step_group;
+
+/* The index of the key that register reg of group number group holds. Keys of a
+ * group in ascending register order have ascending indices, and the step
+ * group's comparators are, in register space: the flip (reg vs reg ^ (2^r - 1))
+ * when stride_log == phase - 1, then reg vs reg ^ j for the remaining strides j.
+ * The shaders implement the same formula (shaders/network.glsl). */
+static inline uint64_t bitonic_group_key_index(const bitonic_step_group *group, uint64_t group_index, uint32_t reg)
+{
+    uint32_t low_log = group->stride_log + 1u - group->step_count;  /* log2 of the smallest stride */
+    uint64_t low_mask = ((uint64_t)1 << low_log) - 1u;
+    uint64_t low = group_index & low_mask;
+    uint64_t base = (group_index >> low_log) << (low_log + group->register_log);
+    bool flip = group->stride_log + 1u == group->phase;
+    bool upper_half = (reg >> (group->step_count - 1u)) & 1u;
+    if (flip && upper_half)
+        low = low_mask - low;  /* mirrored, so the flip partner sits in this group */
+    return base + ((uint64_t)reg << low_log) + low;
+}
+
+/* Groups of the given shape with at least one key below count. */
+uint64_t bitonic_active_group_count(const bitonic_step_group *group, uint64_t count);
+
+/* Splits the steps of one phase with strides 2^first_stride_log down to
+ * 2^last_stride_log into step groups of at most max_log steps: the first groups
+ * full, the last one taking the rest. Writes step group number index (with
+ * register_log = max_log) and returns true, or returns false when index is past
+ * the last group. */
+bool bitonic_phase_step_group(uint32_t phase, uint32_t first_stride_log, uint32_t last_stride_log, uint32_t max_log,
+                              uint32_t index, bitonic_step_group *out_group);
+
+#endif /* BITONIC_SCHEDULE_H */

@@ -1,0 +1,59 @@
+/* tuning.c: device limits to sort sizes (see tuning.h). The choices and why:
+ * - 16 keys per thread in the tile kernel: enough registers to run four steps
+ *   per shared-memory round trip, few enough that a 512-thread workgroup keeps
+ *   its keys without spilling.
+ * - The largest power-of-two tile whose keys (padded) fit the shared memory the
+ *   device reports and whose threads fit one workgroup: bigger tiles mean fewer
+ *   passes over device memory, which is what a bitonic sort pays for.
+ * - 32 keys per thread (5 steps) in global passes for keys alone, 16 with values:
+ *   the register budget the multistep bitonic literature found best. */
+#include "tuning.h"
+
+#include "schedule.h"
+
+#define PREFERRED_TILE_REGISTER_LOG 4u
+#define PREFERRED_GLOBAL_WORKGROUP 128u
+
+uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
+{
+    uint64_t keys = (uint64_t)1 << tile_log;
+    return (keys + (keys >> 5)) * bytes_per_key;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
+                           uint32_t max_steps_override, bitonic_tuning *out)
+{
+    uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
+    if (max_threads == 0 || bytes_per_key == 0)
+        return false;
+
+    /* Largest tile the device holds, with at most 2^PREFERRED registers a thread. */
+    uint32_t tile_log = 0;
+    for (uint32_t log = 1; log <= 24u; ++log) {
+        uint32_t register_log = min_u32(PREFERRED_TILE_REGISTER_LOG, log);
+        uint64_t threads = (uint64_t)1 << (log - register_log);
+        if (bitonic_tile_shared_bytes(log, bytes_per_key) <= limits->max_shared_memory_bytes && threads <= max_threads)
+            tile_log = log;
+    }
+    if (tile_log == 0)
+        return false;
+    if (tile_keys_override != 0) {
+        uint32_t wanted = bitonic_ceil_log2(tile_keys_override);
+        tile_log = min_u32(tile_log, wanted == 0 ? 1u : wanted);
+    }
+    out->tile_log = tile_log;
+    out->tile_register_log = min_u32(PREFERRED_TILE_REGISTER_LOG, tile_log);
+    out->tile_workgroup_size = 1u << (tile_log - out->tile_register_log);
+
+    uint32_t steps = bytes_per_key > 4u ? 4u : 5u;
+    if (max_steps_override != 0)
+        steps = min_u32(max_steps_override, BITONIC_MAX_STEP_GROUP_LOG);
+    out->max_global_steps = steps;
+    out->global_workgroup_size = min_u32(PREFERRED_GLOBAL_WORKGROUP, max_threads);
+    return true;
+}

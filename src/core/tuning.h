@@ -1,0 +1,35 @@
+/* tuning.h: the one place that turns a device's reported limits into the sizes
+ * the sort uses (tile, keys per thread, workgroup sizes, steps per global pass).
+ * Nothing else in the library picks a size, so a new GPU needs no code change. */
+#ifndef BITONIC_TUNING_H
+#define BITONIC_TUNING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct bitonic_device_limits {
+    uint32_t max_workgroup_invocations;
+    uint32_t max_workgroup_size_x;
+    uint32_t max_shared_memory_bytes;
+    uint32_t subgroup_size;
+} bitonic_device_limits;
+
+typedef struct bitonic_tuning {
+    uint32_t tile_log;              /* a workgroup sorts 2^tile_log keys on chip */
+    uint32_t tile_register_log;     /* keys per thread in the tile kernel (log2) */
+    uint32_t tile_workgroup_size;   /* 2^(tile_log - tile_register_log) */
+    uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
+    uint32_t global_workgroup_size;
+} bitonic_tuning;
+
+/* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. tile_keys_override and
+ * max_steps_override are 0 for "derive"; an override above what the device allows
+ * is clamped. Returns false if the device cannot hold even a 2-key tile. */
+bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
+                           uint32_t max_steps_override, bitonic_tuning *out);
+
+/* Shared memory a tile of 2^tile_log keys takes, with its bank-conflict padding
+ * of one word in 32 (the tile kernel's layout). */
+uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key);
+
+#endif /* BITONIC_TUNING_H */

@@ -1,0 +1,625 @@
+/* vk_context.c: the Vulkan host layer behind bitonic.h. It picks a device,
+ * creates the instance (with the validation layer when asked), the device, a
+ * queue and the sorter, and implements resident buffers and the host sort on
+ * top of bitonic_vulkan_record_sort(): the same recording path an engine uses. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context_internal.h"
+#include "schedule.h"
+#include "vk_internal.h"
+
+#define QUERY_COUNT (2u + BITONIC_SCHEDULE_MAX_PASSES)
+
+struct bitonic_vk_context {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical_device;
+    uint32_t device_index;
+    VkPhysicalDeviceProperties properties;
+    VkPhysicalDeviceMemoryProperties memory;
+    VkDevice device;
+    uint32_t queue_family;
+    VkQueue queue;
+    VkCommandPool command_pool;
+    VkCommandBuffer command_buffer;
+    VkFence fence;
+    VkQueryPool query_pool;          /* VK_NULL_HANDLE when the queue has no timestamps */
+    bitonic_vulkan_sorter *sorter;
+    uint64_t validation_messages;
+    bitonic_message_fn on_message;
+    void *message_user_data;
+    VkResult last_result;
+};
+
+struct bitonic_vk_buffer {
+    size_t capacity;
+    VkBuffer device_buffer;          /* where the keys are sorted */
+    VkDeviceMemory device_memory;
+    VkBuffer staging_buffer;         /* host-visible, for upload and download */
+    VkDeviceMemory staging_memory;
+    uint32_t *staging_keys;
+};
+
+/* Records a failing VkResult and turns it into a status. */
+static bitonic_status fail(bitonic_vk_context *vk, VkResult result)
+{
+    vk->last_result = result;
+    return bitonic_status_from_vk(result);
+}
+
+#define VK_TRY(vk, call)                      \
+    do {                                      \
+        VkResult try_result_ = (call);        \
+        if (try_result_ != VK_SUCCESS)        \
+            return fail((vk), try_result_);   \
+    } while (0)
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                       VkDebugUtilsMessageTypeFlagsEXT types,
+                                                       const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                       void *user_data)
+{
+    bitonic_vk_context *vk = user_data;
+    ++vk->validation_messages;
+    if (vk->on_message)
+        vk->on_message(vk->message_user_data, data && data->pMessage ? data->pMessage : "(no message text)");
+    return VK_FALSE;
+}
+
+static bool has_layer(const char *name)
+{
+    uint32_t count = 0;
+    if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS || count == 0)
+        return false;
+    VkLayerProperties *layers = malloc(count * sizeof *layers);
+    bool found = false;
+    if (layers && vkEnumerateInstanceLayerProperties(&count, layers) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; ++i)
+            found = strcmp(layers[i].layerName, name) == 0;
+    free(layers);
+    return found;
+}
+
+static bitonic_status create_instance(bitonic_vk_context *vk, bool validation)
+{
+    uint32_t loader_version = VK_API_VERSION_1_0;
+    if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS || loader_version < VK_API_VERSION_1_1)
+        return BITONIC_ERROR_VULKAN_UNAVAILABLE;
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "bitonic",
+                             .pEngineName = "bitonic", .apiVersion = VK_API_VERSION_1_3};
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT features = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+                                        .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = enables};
+    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .pNext = &features,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_debug_message,
+        .pUserData = vk,
+    };
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    if (validation) {
+        if (!has_layer(layer))
+            return BITONIC_ERROR_VALIDATION_LAYER_MISSING;
+        info.pNext = &messenger_info;  /* also catches messages from instance creation itself */
+        info.enabledLayerCount = 1;
+        info.ppEnabledLayerNames = &layer;
+        info.enabledExtensionCount = 2;
+        info.ppEnabledExtensionNames = extensions;
+    }
+    VK_TRY(vk, vkCreateInstance(&info, NULL, &vk->instance));
+    if (validation) {
+        PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance, "vkCreateDebugUtilsMessengerEXT");
+        if (!create_messenger)
+            return BITONIC_ERROR_VALIDATION_LAYER_MISSING;
+        messenger_info.pNext = NULL;
+        VK_TRY(vk, create_messenger(vk->instance, &messenger_info, NULL, &vk->messenger));
+    }
+    return BITONIC_SUCCESS;
+}
+
+static bool has_device_extension(VkPhysicalDevice physical_device, const char *name)
+{
+    uint32_t count = 0;
+    if (vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, NULL) != VK_SUCCESS)
+        return false;
+    VkExtensionProperties *extensions = malloc((count ? count : 1) * sizeof *extensions);
+    bool found = false;
+    if (extensions && vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, extensions) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; ++i)
+            found = strcmp(extensions[i].extensionName, name) == 0;
+    free(extensions);
+    return found;
+}
+
+/* A queue family with compute, preferring one that also has timestamps. */
+static bool find_compute_queue(VkPhysicalDevice physical_device, uint32_t *out_family, uint32_t *out_timestamp_bits)
+{
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, NULL);
+    VkQueueFamilyProperties *families = malloc((count ? count : 1) * sizeof *families);
+    if (!families)
+        return false;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, families);
+    bool found = false;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+            continue;
+        if (!found || (*out_timestamp_bits == 0 && families[i].timestampValidBits > 0)) {
+            *out_family = i;
+            *out_timestamp_bits = families[i].timestampValidBits;
+            found = true;
+        }
+    }
+    free(families);
+    return found;
+}
+
+static bool device_suitable(VkPhysicalDevice physical_device)
+{
+    VkPhysicalDeviceProperties properties;
+    vkGetPhysicalDeviceProperties(physical_device, &properties);
+    uint32_t family, timestamp_bits = 0;
+    return properties.apiVersion >= VK_API_VERSION_1_1 &&
+           find_compute_queue(physical_device, &family, &timestamp_bits) &&
+           has_device_extension(physical_device, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+}
+
+static bool name_contains(const char *name, const char *wanted)
+{
+    size_t wanted_length = strlen(wanted);
+    for (const char *start = name; *start; ++start) {
+        size_t i = 0;
+        while (i < wanted_length && start[i] &&
+               tolower((unsigned char)start[i]) == tolower((unsigned char)wanted[i]))
+            ++i;
+        if (i == wanted_length)
+            return true;
+    }
+    return wanted_length == 0;
+}
+
+/* Lower is preferred; -1 means "never pick automatically". */
+static int type_rank(VkPhysicalDeviceType type, bool cpu_allowed)
+{
+    switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return cpu_allowed ? 3 : -1;
+    default: return cpu_allowed ? 4 : -1;
+    }
+}
+
+static bitonic_status choose_device(bitonic_vk_context *vk, const bitonic_selector *selector)
+{
+    uint32_t count = 0;
+    VK_TRY(vk, vkEnumeratePhysicalDevices(vk->instance, &count, NULL));
+    if (count == 0)
+        return BITONIC_ERROR_DEVICE_NOT_FOUND;
+    VkPhysicalDevice *devices = malloc(count * sizeof *devices);
+    if (!devices)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    VkResult result = vkEnumeratePhysicalDevices(vk->instance, &count, devices);
+    if (result != VK_SUCCESS && result != VK_INCOMPLETE) {
+        free(devices);
+        return fail(vk, result);
+    }
+    int best_rank = -1;
+    uint32_t best = UINT32_MAX;
+    bool matched_unsuitable = false;
+    for (uint32_t i = 0; i < count; ++i) {
+        VkPhysicalDeviceProperties properties;
+        vkGetPhysicalDeviceProperties(devices[i], &properties);
+        int rank;
+        switch (selector->kind) {
+        case BITONIC_SELECT_INDEX: rank = i == selector->index ? 0 : -1; break;
+        case BITONIC_SELECT_NAME: rank = name_contains(properties.deviceName, selector->name) ? 0 : -1; break;
+        case BITONIC_SELECT_ANY_VULKAN: rank = type_rank(properties.deviceType, true); break;
+        default: rank = type_rank(properties.deviceType, false); break;
+        }
+        if (rank < 0 || (best_rank >= 0 && rank >= best_rank))
+            continue;
+        if (!device_suitable(devices[i])) {
+            matched_unsuitable = true;
+            continue;
+        }
+        best_rank = rank;
+        best = i;
+    }
+    if (best != UINT32_MAX) {
+        vk->physical_device = devices[best];
+        vk->device_index = best;
+    }
+    free(devices);
+    if (best == UINT32_MAX)
+        return matched_unsuitable && selector->kind != BITONIC_SELECT_AUTO ? BITONIC_ERROR_UNSUPPORTED
+                                                                          : BITONIC_ERROR_DEVICE_NOT_FOUND;
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_context_desc *desc)
+{
+    uint32_t timestamp_bits = 0;
+    find_compute_queue(vk->physical_device, &vk->queue_family, &timestamp_bits);
+    vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
+    vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &vk->memory);
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                          .queueFamilyIndex = vk->queue_family, .queueCount = 1,
+                                          .pQueuePriorities = &priority};
+    const char *extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
+                                      .pQueueCreateInfos = &queue_info, .enabledExtensionCount = 1,
+                                      .ppEnabledExtensionNames = extensions};
+    VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, NULL, &vk->device));
+    vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
+
+    VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                         .queueFamilyIndex = vk->queue_family};
+    VK_TRY(vk, vkCreateCommandPool(vk->device, &pool_info, NULL, &vk->command_pool));
+    VkCommandBufferAllocateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                               .commandPool = vk->command_pool,
+                                               .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    VK_TRY(vk, vkAllocateCommandBuffers(vk->device, &buffer_info, &vk->command_buffer));
+    VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_TRY(vk, vkCreateFence(vk->device, &fence_info, NULL, &vk->fence));
+    if (timestamp_bits > 0 && vk->properties.limits.timestampPeriod > 0.0f) {
+        VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT};
+        VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
+    }
+    bitonic_vulkan_sorter_desc sorter_desc = {.instance = vk->instance, .physical_device = vk->physical_device,
+                                              .device = vk->device, .tile_keys = desc->tile_keys,
+                                              .max_strides_per_global_pass = desc->max_strides_per_global_pass};
+    return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
+}
+
+bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const bitonic_selector *selector,
+                                         bitonic_vk_context **out)
+{
+    *out = NULL;
+    bitonic_vk_context *vk = calloc(1, sizeof *vk);
+    if (!vk)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    vk->on_message = desc->on_validation_message;
+    vk->message_user_data = desc->message_user_data;
+    bitonic_status status = create_instance(vk, desc->validation);
+    if (status == BITONIC_SUCCESS)
+        status = choose_device(vk, selector);
+    if (status == BITONIC_SUCCESS)
+        status = create_device(vk, desc);
+    if (status != BITONIC_SUCCESS) {
+        bitonic_vk_context_destroy(vk);
+        return status;
+    }
+    *out = vk;
+    return BITONIC_SUCCESS;
+}
+
+void bitonic_vk_context_destroy(bitonic_vk_context *vk)
+{
+    if (!vk)
+        return;
+    if (vk->device) {
+        vkDeviceWaitIdle(vk->device);
+        bitonic_vulkan_sorter_destroy(vk->sorter);
+        vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
+        vkDestroyFence(vk->device, vk->fence, NULL);
+        vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
+        vkDestroyDevice(vk->device, NULL);
+    }
+    if (vk->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance, "vkDestroyDebugUtilsMessengerEXT");
+        if (destroy_messenger)
+            destroy_messenger(vk->instance, vk->messenger, NULL);
+    }
+    if (vk->instance)
+        vkDestroyInstance(vk->instance, NULL);
+    free(vk);
+}
+
+void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info)
+{
+    bitonic_vulkan_sorter_info sorter_info;
+    bitonic_vulkan_sorter_get_info(vk->sorter, &sorter_info);
+    snprintf(info->device_name, sizeof info->device_name, "%s", vk->properties.deviceName);
+    info->vulkan_device_index = vk->device_index;
+    info->vulkan_api_version = vk->properties.apiVersion;
+    info->subgroup_size = sorter_info.subgroup_size;
+    info->workgroup_size = sorter_info.workgroup_size;
+    info->keys_per_thread = sorter_info.keys_per_thread;
+    info->tile_keys = sorter_info.tile_keys;
+    info->max_strides_per_global_pass = sorter_info.max_strides_per_global_pass;
+    info->max_keys = sorter_info.max_keys;
+    info->timestamp_period_ns = vk->query_pool ? vk->properties.limits.timestampPeriod : 0.0;
+    info->validation_messages = vk->validation_messages;
+    info->last_vk_result = vk->last_result;
+}
+
+static bool find_memory_type(const bitonic_vk_context *vk, uint32_t type_bits, VkMemoryPropertyFlags wanted,
+                             uint32_t *out_type)
+{
+    for (uint32_t i = 0; i < vk->memory.memoryTypeCount; ++i)
+        if ((type_bits & (1u << i)) && (vk->memory.memoryTypes[i].propertyFlags & wanted) == wanted) {
+            *out_type = i;
+            return true;
+        }
+    return false;
+}
+
+static bitonic_status create_buffer(bitonic_vk_context *vk, VkDeviceSize size, VkBufferUsageFlags usage,
+                                    VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags fallback, VkBuffer *out_buffer,
+                                    VkDeviceMemory *out_memory)
+{
+    VkBufferCreateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage,
+                                      .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    VK_TRY(vk, vkCreateBuffer(vk->device, &buffer_info, NULL, out_buffer));
+    VkMemoryRequirements requirements;
+    vkGetBufferMemoryRequirements(vk->device, *out_buffer, &requirements);
+    uint32_t type;
+    if (!find_memory_type(vk, requirements.memoryTypeBits, wanted, &type) &&
+        !find_memory_type(vk, requirements.memoryTypeBits, fallback, &type))
+        return BITONIC_ERROR_UNSUPPORTED;
+    VkMemoryAllocateInfo allocate_info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                          .allocationSize = requirements.size, .memoryTypeIndex = type};
+    VK_TRY(vk, vkAllocateMemory(vk->device, &allocate_info, NULL, out_memory));
+    VK_TRY(vk, vkBindBufferMemory(vk->device, *out_buffer, *out_memory, 0));
+    return BITONIC_SUCCESS;
+}
+
+void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer)
+{
+    if (!buffer)
+        return;
+    vkDestroyBuffer(vk->device, buffer->device_buffer, NULL);
+    vkFreeMemory(vk->device, buffer->device_memory, NULL);
+    vkDestroyBuffer(vk->device, buffer->staging_buffer, NULL);
+    vkFreeMemory(vk->device, buffer->staging_memory, NULL);  /* unmaps too */
+    free(buffer);
+}
+
+bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out)
+{
+    *out = NULL;
+    bitonic_vulkan_sorter_info info;
+    bitonic_vulkan_sorter_get_info(vk->sorter, &info);
+    if (capacity > info.max_keys)
+        return BITONIC_ERROR_TOO_LARGE;
+    bitonic_vk_buffer *buffer = calloc(1, sizeof *buffer);
+    if (!buffer)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    buffer->capacity = capacity;
+    VkDeviceSize size = (VkDeviceSize)capacity * sizeof(uint32_t);
+    bitonic_status status = create_buffer(
+        vk, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &buffer->device_buffer, &buffer->device_memory);
+    if (status == BITONIC_SUCCESS)
+        status = create_buffer(vk, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                               &buffer->staging_buffer, &buffer->staging_memory);
+    if (status == BITONIC_SUCCESS) {
+        VkResult result = vkMapMemory(vk->device, buffer->staging_memory, 0, VK_WHOLE_SIZE, 0,
+                                      (void **)&buffer->staging_keys);
+        if (result != VK_SUCCESS)
+            status = fail(vk, result);
+    }
+    if (status != BITONIC_SUCCESS) {
+        bitonic_vk_buffer_destroy(vk, buffer);
+        return status;
+    }
+    *out = buffer;
+    return BITONIC_SUCCESS;
+}
+
+/* A barrier between a transfer and the sort, or the sort and a transfer. */
+static void record_buffer_barrier(VkCommandBuffer command_buffer, VkPipelineStageFlags source_stage,
+                                  VkAccessFlags source_access, VkPipelineStageFlags destination_stage,
+                                  VkAccessFlags destination_access)
+{
+    VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = source_access,
+                               .dstAccessMask = destination_access};
+    vkCmdPipelineBarrier(command_buffer, source_stage, destination_stage, 0, 1, &barrier, 0, NULL, 0, NULL);
+}
+
+static bitonic_status begin_commands(bitonic_vk_context *vk)
+{
+    VK_TRY(vk, vkResetCommandBuffer(vk->command_buffer, 0));
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    VK_TRY(vk, vkBeginCommandBuffer(vk->command_buffer, &begin));
+    /* Order this submission's transfers and sorts after the previous one's: a
+     * fence wait alone does not make device writes visible to later commands. */
+    record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                          VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
+                              VK_ACCESS_SHADER_WRITE_BIT);
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status submit_and_wait(bitonic_vk_context *vk)
+{
+    VK_TRY(vk, vkEndCommandBuffer(vk->command_buffer));
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                           .pCommandBuffers = &vk->command_buffer};
+    VK_TRY(vk, vkResetFences(vk->device, 1, &vk->fence));
+    VK_TRY(vk, vkQueueSubmit(vk->queue, 1, &submit, vk->fence));
+    VK_TRY(vk, vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, UINT64_MAX));
+    return BITONIC_SUCCESS;
+}
+
+static void record_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count)
+{
+    VkBufferCopy region = {.size = (VkDeviceSize)count * sizeof(uint32_t)};
+    vkCmdCopyBuffer(vk->command_buffer, buffer->staging_buffer, buffer->device_buffer, 1, &region);
+}
+
+static void record_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count)
+{
+    VkBufferCopy region = {.size = (VkDeviceSize)count * sizeof(uint32_t)};
+    vkCmdCopyBuffer(vk->command_buffer, buffer->device_buffer, buffer->staging_buffer, 1, &region);
+    record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
+bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const uint32_t *keys,
+                                        size_t count)
+{
+    memcpy(buffer->staging_keys, keys, count * sizeof(uint32_t));
+    bitonic_status status = begin_commands(vk);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    record_upload(vk, buffer, count);
+    return submit_and_wait(vk);
+}
+
+bitonic_status bitonic_vk_buffer_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
+                                          size_t count)
+{
+    bitonic_status status = begin_commands(vk);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    record_download(vk, buffer, count);
+    status = submit_and_wait(vk);
+    if (status == BITONIC_SUCCESS)
+        memcpy(keys, buffer->staging_keys, count * sizeof(uint32_t));
+    return status;
+}
+
+/* Records the sort with timestamps when timing is wanted and possible. */
+static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
+                                  bitonic_order order, bool timed, bool profile)
+{
+    bitonic_vulkan_sort_info info = {.keys = buffer->device_buffer, .count = (uint32_t)count, .order = order};
+    if (timed) {
+        vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, 0, QUERY_COUNT);
+        info.timestamps = vk->query_pool;
+        info.profile_passes = profile;
+    }
+    return bitonic_vulkan_record_sort(vk->sorter, vk->command_buffer, &info);
+}
+
+static bitonic_status read_timing(bitonic_vk_context *vk, size_t count, bool profile, bitonic_timing *timing)
+{
+    uint32_t passes = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, false);
+    uint32_t stamps = profile && passes > 0 ? passes + 1u : 2u;
+    uint64_t ticks[QUERY_COUNT];
+    VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, 0, stamps, sizeof ticks, ticks, sizeof ticks[0],
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    double period_ms = vk->properties.limits.timestampPeriod * 1e-6;
+    timing->sort_ms = (double)(ticks[stamps - 1] - ticks[0]) * period_ms;
+    timing->pass_count = passes;
+    if (profile)
+        for (uint32_t p = 0; p < passes && p < timing->pass_capacity; ++p)
+            timing->pass_ms[p] = (double)(ticks[p + 1] - ticks[p]) * period_ms;
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
+                                          bitonic_order order, bitonic_timing *timing, bool upload, bool download)
+{
+    if (count > buffer->capacity)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bool timed = timing && vk->query_pool != VK_NULL_HANDLE;
+    bool profile = timed && timing->pass_ms && timing->pass_capacity > 0;
+    bitonic_status status = begin_commands(vk);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    if (upload && count > 0) {
+        record_upload(vk, buffer, count);
+        record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    }
+    status = record_sort(vk, buffer, count, order, timed, profile);
+    if (status != BITONIC_SUCCESS) {
+        vkEndCommandBuffer(vk->command_buffer);
+        return status;
+    }
+    if (download && count > 0) {
+        record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        record_download(vk, buffer, count);
+    }
+    status = submit_and_wait(vk);
+    if (status == BITONIC_SUCCESS && timed)
+        status = read_timing(vk, count, profile, timing);
+    else if (timing && !timed)
+        *timing = (bitonic_timing){.pass_count = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, false)};
+    return status;
+}
+
+bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
+                                      bitonic_order order, bitonic_timing *timing)
+{
+    return sort_with_transfers(vk, buffer, count, order, timing, false, false);
+}
+
+bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys, size_t count,
+                                    bitonic_order order, bitonic_timing *timing)
+{
+    memcpy(buffer->staging_keys, keys, count * sizeof(uint32_t));
+    bitonic_status status = sort_with_transfers(vk, buffer, count, order, timing, true, true);
+    if (status == BITONIC_SUCCESS)
+        memcpy(keys, buffer->staging_keys, count * sizeof(uint32_t));
+    return status;
+}
+
+bitonic_status bitonic_list_devices(bitonic_device_info *out_devices, uint32_t capacity, uint32_t *out_count)
+{
+    if (!out_count || (!out_devices && capacity > 0))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    *out_count = 0;
+    bitonic_vk_context scratch = {0};
+    bitonic_status status = create_instance(&scratch, false);
+    if (status != BITONIC_SUCCESS)
+        return status == BITONIC_ERROR_VULKAN ? BITONIC_ERROR_VULKAN_UNAVAILABLE : status;
+    uint32_t count = 0;
+    VkResult result = vkEnumeratePhysicalDevices(scratch.instance, &count, NULL);
+    VkPhysicalDevice *devices = count ? malloc(count * sizeof *devices) : NULL;
+    if (result == VK_SUCCESS && count > 0 && devices)
+        result = vkEnumeratePhysicalDevices(scratch.instance, &count, devices);
+    if (result != VK_SUCCESS && result != VK_INCOMPLETE) {
+        free(devices);
+        vkDestroyInstance(scratch.instance, NULL);
+        return bitonic_status_from_vk(result);
+    }
+    for (uint32_t i = 0; i < count && i < capacity && devices; ++i) {
+        VkPhysicalDeviceProperties properties;
+        vkGetPhysicalDeviceProperties(devices[i], &properties);
+        bitonic_device_limits limits;
+        uint64_t max_range;
+        bitonic_vk_read_limits(devices[i], &limits, &max_range);
+        bitonic_device_info *info = &out_devices[i];
+        memset(info, 0, sizeof *info);
+        snprintf(info->name, sizeof info->name, "%s", properties.deviceName);
+        info->index = i;
+        info->vendor_id = properties.vendorID;
+        info->device_id = properties.deviceID;
+        info->device_type = (uint32_t)properties.deviceType;
+        info->api_version = properties.apiVersion;
+        info->subgroup_size = limits.subgroup_size;
+        info->max_workgroup_invocations = limits.max_workgroup_invocations;
+        info->max_shared_memory_bytes = limits.max_shared_memory_bytes;
+        info->max_storage_buffer_range = max_range;
+        info->suitable = device_suitable(devices[i]);
+    }
+    *out_count = count;
+    free(devices);
+    vkDestroyInstance(scratch.instance, NULL);
+    return BITONIC_SUCCESS;
+}

@@ -1,0 +1,324 @@
+/* vk_sorter.c: the Vulkan executor of the schedule. Creates the pipelines for
+ * one device (sizes from tuning.c, passed as specialisation constants) and
+ * records a sort as one dispatch per pass of the schedule, with a
+ * compute-to-compute barrier between passes. Descriptors are pushed
+ * (VK_KHR_push_descriptor), so recording allocates nothing and any buffer of the
+ * caller's can be sorted without registering it first. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedule.h"
+#include "vk_internal.h"
+
+enum { KEYS_ONLY = 0, WITH_VALUES = 1, VARIANT_COUNT = 2 };
+
+typedef struct pass_push_constants {
+    uint32_t count;
+    uint32_t phase;
+    uint32_t stride_log;
+    uint32_t last_phase;
+    uint32_t group_count;
+    uint32_t key_xor;
+} pass_push_constants;
+
+typedef struct sorter_variant {
+    bitonic_tuning tuning;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout pipeline_layout;
+    VkPipeline tile_pipeline;
+    VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
+} sorter_variant;
+
+struct bitonic_vulkan_sorter {
+    VkDevice device;
+    const VkAllocationCallbacks *allocator;
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
+    bitonic_device_limits limits;
+    uint32_t max_group_count[3];
+    uint64_t max_keys;
+    sorter_variant variants[VARIANT_COUNT];
+};
+
+bitonic_status bitonic_status_from_vk(VkResult result)
+{
+    switch (result) {
+    case VK_SUCCESS: return BITONIC_SUCCESS;
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return BITONIC_ERROR_OUT_OF_DEVICE_MEMORY;
+    case VK_ERROR_DEVICE_LOST: return BITONIC_ERROR_DEVICE_LOST;
+    case VK_ERROR_INITIALIZATION_FAILED:
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return BITONIC_ERROR_VULKAN_UNAVAILABLE;
+    case VK_ERROR_LAYER_NOT_PRESENT: return BITONIC_ERROR_VALIDATION_LAYER_MISSING;
+    case VK_ERROR_EXTENSION_NOT_PRESENT:
+    case VK_ERROR_FEATURE_NOT_PRESENT: return BITONIC_ERROR_UNSUPPORTED;
+    default: return BITONIC_ERROR_VULKAN;
+    }
+}
+
+void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_limits *out_limits,
+                            uint64_t *out_max_storage_range)
+{
+    VkPhysicalDeviceSubgroupProperties subgroup = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                              .pNext = &subgroup};
+    vkGetPhysicalDeviceProperties2(physical_device, &properties);
+    const VkPhysicalDeviceLimits *limits = &properties.properties.limits;
+    out_limits->max_workgroup_invocations = limits->maxComputeWorkGroupInvocations;
+    out_limits->max_workgroup_size_x = limits->maxComputeWorkGroupSize[0];
+    out_limits->max_shared_memory_bytes = limits->maxComputeSharedMemorySize;
+    out_limits->subgroup_size = subgroup.subgroupSize;
+    *out_max_storage_range = limits->maxStorageBufferRange;
+}
+
+static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
+                                const uint32_t *code, size_t code_size, const uint32_t *constants,
+                                uint32_t constant_count, VkPipeline *out_pipeline)
+{
+    VkShaderModuleCreateInfo module_info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                            .codeSize = code_size, .pCode = code};
+    VkShaderModule module;
+    VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
+    if (result != VK_SUCCESS)
+        return result;
+    VkSpecializationMapEntry entries[3];
+    for (uint32_t i = 0; i < constant_count; ++i)
+        entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
+    VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
+                                           .dataSize = constant_count * 4u, .pData = constants};
+    VkComputePipelineCreateInfo pipeline_info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main",
+                  .pSpecializationInfo = &specialization},
+        .layout = layout,
+    };
+    result = vkCreateComputePipelines(sorter->device, cache, 1, &pipeline_info, sorter->allocator, out_pipeline);
+    vkDestroyShaderModule(sorter->device, module, sorter->allocator);
+    return result;
+}
+
+static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, int with_values,
+                               sorter_variant *variant)
+{
+    VkDescriptorSetLayoutBinding bindings[2];
+    uint32_t binding_count = with_values ? 2u : 1u;
+    for (uint32_t i = 0; i < binding_count; ++i)
+        bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                                     .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                     .descriptorCount = 1,
+                                                     .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo set_info = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                                .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+                                                .bindingCount = binding_count, .pBindings = bindings};
+    VkResult result = vkCreateDescriptorSetLayout(sorter->device, &set_info, sorter->allocator, &variant->set_layout);
+    if (result != VK_SUCCESS)
+        return result;
+    VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0,
+                                 .size = sizeof(pass_push_constants)};
+    VkPipelineLayoutCreateInfo layout_info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                              .setLayoutCount = 1, .pSetLayouts = &variant->set_layout,
+                                              .pushConstantRangeCount = 1, .pPushConstantRanges = &range};
+    result = vkCreatePipelineLayout(sorter->device, &layout_info, sorter->allocator, &variant->pipeline_layout);
+    if (result != VK_SUCCESS)
+        return result;
+
+    const bitonic_tuning *tuning = &variant->tuning;
+    uint32_t tile_constants[3] = {tuning->tile_workgroup_size, tuning->tile_register_log, tuning->tile_log};
+    result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                             with_values ? bitonic_spirv_tile_pass_values : bitonic_spirv_tile_pass,
+                             with_values ? bitonic_spirv_tile_pass_values_size : bitonic_spirv_tile_pass_size,
+                             tile_constants, 3, &variant->tile_pipeline);
+    for (uint32_t steps = 1; result == VK_SUCCESS && steps <= tuning->max_global_steps; ++steps) {
+        uint32_t global_constants[2] = {tuning->global_workgroup_size, steps};
+        result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                                 with_values ? bitonic_spirv_global_pass_values : bitonic_spirv_global_pass,
+                                 with_values ? bitonic_spirv_global_pass_values_size : bitonic_spirv_global_pass_size,
+                                 global_constants, 2, &variant->global_pipelines[steps]);
+    }
+    return result;
+}
+
+bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
+                                            bitonic_vulkan_sorter **out_sorter)
+{
+    if (!out_sorter)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    *out_sorter = NULL;
+    if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_vulkan_sorter *sorter = calloc(1, sizeof *sorter);
+    if (!sorter)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    sorter->device = desc->device;
+    sorter->allocator = desc->allocator;
+    sorter->push_descriptor_set =
+        (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(desc->device, "vkCmdPushDescriptorSetKHR");
+    if (!sorter->push_descriptor_set) {
+        free(sorter);
+        return BITONIC_ERROR_UNSUPPORTED;
+    }
+
+    uint64_t max_storage_range;
+    bitonic_vk_read_limits(desc->physical_device, &sorter->limits, &max_storage_range);
+    VkPhysicalDeviceProperties properties;
+    vkGetPhysicalDeviceProperties(desc->physical_device, &properties);
+    memcpy(sorter->max_group_count, properties.limits.maxComputeWorkGroupCount, sizeof sorter->max_group_count);
+    /* One binding covers the keys; group and key indices are 32-bit in the shaders. */
+    sorter->max_keys = max_storage_range / sizeof(uint32_t);
+    if (sorter->max_keys > ((uint64_t)1 << 31))
+        sorter->max_keys = (uint64_t)1 << 31;
+
+    VkResult result = VK_SUCCESS;
+    for (int variant = 0; variant < VARIANT_COUNT && result == VK_SUCCESS; ++variant) {
+        uint32_t bytes_per_key = variant == WITH_VALUES ? 8u : 4u;
+        if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->max_strides_per_global_pass,
+                                   &sorter->variants[variant].tuning)) {
+            bitonic_vulkan_sorter_destroy(sorter);
+            return BITONIC_ERROR_UNSUPPORTED;
+        }
+        result = create_variant(sorter, desc->pipeline_cache, variant == WITH_VALUES, &sorter->variants[variant]);
+    }
+    if (result != VK_SUCCESS) {
+        bitonic_vulkan_sorter_destroy(sorter);
+        return bitonic_status_from_vk(result);
+    }
+    *out_sorter = sorter;
+    return BITONIC_SUCCESS;
+}
+
+void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
+{
+    if (!sorter)
+        return;
+    for (int v = 0; v < VARIANT_COUNT; ++v) {
+        sorter_variant *variant = &sorter->variants[v];
+        for (uint32_t steps = 0; steps <= BITONIC_MAX_STEP_GROUP_LOG; ++steps)
+            vkDestroyPipeline(sorter->device, variant->global_pipelines[steps], sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
+        vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
+        vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
+    }
+    free(sorter);
+}
+
+void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info)
+{
+    const bitonic_tuning *tuning = &sorter->variants[KEYS_ONLY].tuning;
+    out_info->subgroup_size = sorter->limits.subgroup_size;
+    out_info->workgroup_size = tuning->tile_workgroup_size;
+    out_info->keys_per_thread = 1u << tuning->tile_register_log;
+    out_info->tile_keys = 1u << tuning->tile_log;
+    out_info->max_strides_per_global_pass = tuning->max_global_steps;
+    out_info->max_keys = sorter->max_keys;
+}
+
+static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values,
+                               bitonic_pass *passes)
+{
+    const bitonic_tuning *tuning = &sorter->variants[with_values ? WITH_VALUES : KEYS_ONLY].tuning;
+    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps};
+    return bitonic_schedule_build(count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+}
+
+uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values)
+{
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build_schedule(sorter, count, with_values, passes);
+    return pass_count == UINT32_MAX ? 0 : pass_count;
+}
+
+/* Spreads a workgroup count over x and y: x is limited per dimension (65535 on
+ * many devices); the shaders linearise the two back. */
+static bool split_groups(const bitonic_vulkan_sorter *sorter, uint64_t workgroups, uint32_t *x, uint32_t *y)
+{
+    uint64_t max_x = sorter->max_group_count[0];
+    *x = (uint32_t)(workgroups < max_x ? workgroups : max_x);
+    uint64_t rows = (workgroups + *x - 1u) / *x;
+    if (rows > sorter->max_group_count[1])
+        return false;
+    *y = (uint32_t)rows;
+    return true;
+}
+
+static void record_pass_barrier(VkCommandBuffer command_buffer)
+{
+    VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                         1, &barrier, 0, NULL, 0, NULL);
+}
+
+bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                          const bitonic_vulkan_sort_info *info)
+{
+    if (!sorter || command_buffer == VK_NULL_HANDLE || !info || info->keys == VK_NULL_HANDLE ||
+        (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (info->count > sorter->max_keys)
+        return BITONIC_ERROR_TOO_LARGE;
+    bool with_values = info->values != VK_NULL_HANDLE;
+    const sorter_variant *variant = &sorter->variants[with_values ? WITH_VALUES : KEYS_ONLY];
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build_schedule(sorter, info->count, with_values, passes);
+    if (pass_count == UINT32_MAX)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+
+    /* Check every dispatch fits before recording anything. */
+    uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
+    for (uint32_t p = 0; p < pass_count; ++p) {
+        uint64_t groups = passes[p].group_count;
+        uint64_t workgroups = passes[p].kind == BITONIC_PASS_TILE
+                                  ? groups
+                                  : (groups + variant->tuning.global_workgroup_size - 1u) /
+                                        variant->tuning.global_workgroup_size;
+        if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
+            return BITONIC_ERROR_TOO_LARGE;
+    }
+
+    bool timed = info->timestamps != VK_NULL_HANDLE;
+    if (timed)
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
+    if (pass_count > 0) {
+        VkDescriptorBufferInfo buffers[2] = {
+            {.buffer = info->keys, .offset = info->keys_offset, .range = (VkDeviceSize)info->count * 4u},
+            {.buffer = info->values, .offset = info->values_offset, .range = (VkDeviceSize)info->count * 4u},
+        };
+        VkWriteDescriptorSet writes[2];
+        for (uint32_t i = 0; i < 2; ++i)
+            writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                               .dstBinding = i, .descriptorCount = 1,
+                                               .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                               .pBufferInfo = &buffers[i]};
+        VkPipeline bound = VK_NULL_HANDLE;
+        for (uint32_t p = 0; p < pass_count; ++p) {
+            const bitonic_pass *pass = &passes[p];
+            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? variant->tile_pipeline
+                                                                  : variant->global_pipelines[pass->step_count];
+            if (pipeline != bound) {
+                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+                if (bound == VK_NULL_HANDLE)
+                    sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                                variant->pipeline_layout, 0, with_values ? 2u : 1u, writes);
+                bound = pipeline;
+            }
+            pass_push_constants constants = {
+                .count = info->count, .phase = pass->phase, .stride_log = pass->stride_log,
+                .last_phase = pass->last_phase, .group_count = pass->group_count,
+                .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
+            };
+            vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                               sizeof constants, &constants);
+            vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
+            if (timed && info->profile_passes)
+                vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
+                                    info->first_query + 1u + p);
+            if (p + 1 < pass_count)
+                record_pass_barrier(command_buffer);
+        }
+    }
+    if (timed && !(info->profile_passes && pass_count > 0))
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
+                            info->first_query + 1u);
+    return BITONIC_SUCCESS;
+}

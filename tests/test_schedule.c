@@ -1,0 +1,146 @@
+/* test_schedule.c: proves the schedule on the CPU. By the 0-1 principle a
+ * comparator network that sorts every binary input sorts every input, so every
+ * binary input of every length up to 20 is run through the reference executor
+ * (64 inputs at a time, bit-sliced) for several tile and pass shapes. Also checks
+ * pass counts against the formulas and random numeric inputs against qsort. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference_executor.h"
+#include "schedule.h"
+#include "test_util.h"
+
+typedef struct shape {
+    uint32_t tile_log, tile_register_log, max_global_steps;
+} shape;
+
+static const shape shapes[] = {
+    {0, 0, 1}, {0, 0, 2}, {0, 0, 5}, {1, 1, 1}, {2, 1, 2}, {2, 2, 3},
+    {3, 2, 2}, {3, 3, 5}, {4, 2, 3}, {4, 4, 4}, {5, 4, 5}, {13, 4, 5},
+};
+#define SHAPE_COUNT (sizeof shapes / sizeof shapes[0])
+
+static uint32_t build(const shape *s, uint64_t n, bitonic_pass *passes)
+{
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps};
+    return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+}
+
+static bool run(const shape *s, const bitonic_pass *passes, uint32_t count, bitonic_reference_mode mode,
+                uint64_t *keys, uint64_t n)
+{
+    bitonic_reference_config config = {s->tile_log, s->tile_register_log, mode};
+    return bitonic_reference_run(passes, count, &config, keys, n);
+}
+
+/* Every binary input of length n, 64 per run. */
+static bool sorts_every_binary_input(const shape *s, uint32_t n)
+{
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build(s, n, passes);
+    if (pass_count == UINT32_MAX)
+        return false;
+    uint64_t inputs = (uint64_t)1 << n;
+    uint64_t words[32];
+    for (uint64_t first = 0; first < inputs; first += 64) {
+        for (uint32_t i = 0; i < n; ++i) {
+            uint64_t word = 0;
+            for (uint32_t bit = 0; bit < 64; ++bit) {
+                uint64_t input = (first + bit) % inputs;
+                word |= ((input >> i) & 1u) << bit;
+            }
+            words[i] = word;
+        }
+        if (!run(s, passes, pass_count, BITONIC_REFERENCE_BITSLICED, words, n))
+            return false;
+        for (uint32_t i = 0; i + 1 < n; ++i)
+            if (words[i] & ~words[i + 1])  /* a 1 above a 0 in some input */
+                return false;
+    }
+    return true;
+}
+
+/* The group count of every global pass is exactly the prefix of groups that
+ * hold a key below n. */
+static bool group_counts_exact(const shape *s, uint64_t n)
+{
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build(s, n, passes);
+    for (uint32_t p = 0; p < pass_count; ++p) {
+        if (passes[p].kind != BITONIC_PASS_GLOBAL)
+            continue;
+        bitonic_step_group group = {passes[p].phase, passes[p].stride_log, passes[p].step_count,
+                                    passes[p].step_count};
+        uint64_t groups = passes[p].group_count;
+        if (groups == 0 || bitonic_group_key_index(&group, groups - 1, 0) >= n ||
+            bitonic_group_key_index(&group, groups, 0) < n)
+            return false;
+    }
+    return true;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool sorts_random(const shape *s, uint64_t n, uint64_t seed)
+{
+    uint64_t *keys = malloc(n * sizeof *keys), *expected = malloc(n * sizeof *expected);
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build(s, n, passes);
+    for (uint64_t i = 0; i < n; ++i)
+        keys[i] = expected[i] = test_random_u64(&seed) % (n / 2 + 1);  /* with duplicates */
+    qsort(expected, n, sizeof *expected, compare_u64);
+    bool ok = run(s, passes, pass_count, BITONIC_REFERENCE_NUMERIC, keys, n) &&
+              memcmp(keys, expected, n * sizeof *keys) == 0;
+    free(keys);
+    free(expected);
+    return ok;
+}
+
+int main(void)
+{
+    test_counter t = {0};
+
+    for (size_t i = 0; i < SHAPE_COUNT; ++i) {
+        const shape *s = &shapes[i];
+        bool all = true;
+        for (uint32_t n = 0; n <= 20 && all; ++n)
+            all = sorts_every_binary_input(s, n);
+        TEST_CHECK(&t, all, "0-1 principle, lengths 0..20, tile 2^%u, %u keys/thread, %u steps/pass", s->tile_log,
+                   1u << s->tile_register_log, s->max_global_steps);
+        bool exact = true;
+        for (uint64_t n = 2; n < 5000 && exact; n += 1 + n / 7)
+            exact = group_counts_exact(s, n);
+        TEST_CHECK(&t, exact, "group counts exact, shape %zu", i);
+        uint64_t sizes[] = {2, 3, 31, 64, 100, 1000, 4097, 12345};
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+            TEST_CHECK(&t, sorts_random(s, sizes[k], 42 + k), "random %" PRIu64 " keys, shape %zu", sizes[k], i);
+    }
+
+    /* The pure network (no tile, one step per pass) has log2 N (log2 N + 1) / 2 passes. */
+    const shape pure = {0, 0, 1};
+    for (uint32_t k = 1; k <= 30; ++k) {
+        bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+        uint64_t n = (uint64_t)1 << k;
+        TEST_CHECK(&t, build(&pure, n, passes) == k * (k + 1) / 2, "pure network pass count at 2^%u", k);
+        TEST_CHECK(&t, build(&pure, n - 1, passes) == (k == 1 ? 0 : k * (k + 1) / 2),
+                   "pure network pass count at 2^%u - 1", k);
+    }
+    /* With a tile of 2^t and m steps per global pass: 1 + sum over phases p > t of
+     * (ceil((p - t) / m) + 1). */
+    for (uint32_t k = 1; k <= 30; ++k) {
+        const shape tiled = {13, 4, 5};
+        uint32_t expected = 1;
+        for (uint32_t p = 14; p <= k; ++p)
+            expected += (p - 13 + 4) / 5 + 1;
+        bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+        TEST_CHECK(&t, build(&tiled, (uint64_t)1 << k, passes) == expected, "tiled pass count at 2^%u", k);
+    }
+    TEST_CHECK(&t, build(&shapes[0], 0, NULL) == 0 && build(&shapes[0], 1, NULL) == 0, "0 and 1 keys need no pass");
+    return test_finish(&t);
+}

@@ -1,0 +1,274 @@
+/* test_vulkan_interop.c: the recording API on a device the test creates
+ * itself, as an engine would: its own instance (validation on), device, buffers
+ * and command buffer. Sorts keys with values (the values are the original
+ * indices, so the result must be a permutation that sorts the keys), records
+ * timestamps, sorts at an offset inside a larger buffer, and checks the
+ * documented failures (too many keys, missing push descriptors). */
+#define _DEFAULT_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitonic_vulkan.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+typedef struct app {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkCommandBuffer commands;
+    VkPhysicalDeviceMemoryProperties memory;
+    VkDeviceSize offset_alignment;
+    unsigned messages;
+} app;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                 VkDebugUtilsMessageTypeFlagsEXT types,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    test_print_validation_message(user, data->pMessage);
+    return VK_FALSE;
+}
+
+static bool name_matches(const char *name, const char *selector)
+{
+    if (strcmp(selector, "vulkan") == 0)
+        return true;
+    for (const char *s = name; *s; ++s)
+        if (strncasecmp(s, selector, strlen(selector)) == 0)
+            return true;
+    return false;
+}
+
+static bool create_app(app *a, bool push_descriptors)
+{
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *instance_extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    VkApplicationInfo app_info = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_1};
+    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+        .pfnUserCallback = on_message, .pUserData = &a->messages};
+    VkInstanceCreateInfo instance_info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = &messenger_info,
+                                          .pApplicationInfo = &app_info, .enabledLayerCount = 1,
+                                          .ppEnabledLayerNames = &layer, .enabledExtensionCount = 1,
+                                          .ppEnabledExtensionNames = instance_extensions};
+    if (vkCreateInstance(&instance_info, NULL, &a->instance) != VK_SUCCESS)
+        return false;
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkCreateDebugUtilsMessengerEXT");
+    create_messenger(a->instance, &messenger_info, NULL, &a->messenger);
+
+    uint32_t count = 8;
+    VkPhysicalDevice devices[8];
+    vkEnumeratePhysicalDevices(a->instance, &count, devices);
+    const char *selector = test_device_selector();
+    for (uint32_t i = 0; i < count && !a->physical_device; ++i) {
+        VkPhysicalDeviceProperties properties;
+        vkGetPhysicalDeviceProperties(devices[i], &properties);
+        if (name_matches(properties.deviceName, selector)) {
+            a->physical_device = devices[i];
+            a->offset_alignment = properties.limits.minStorageBufferOffsetAlignment;
+        }
+    }
+    if (!a->physical_device)
+        return false;
+    vkGetPhysicalDeviceMemoryProperties(a->physical_device, &a->memory);
+    uint32_t family_count = 16;
+    VkQueueFamilyProperties families[16];
+    vkGetPhysicalDeviceQueueFamilyProperties(a->physical_device, &family_count, families);
+    uint32_t family = 0;
+    while (family < family_count && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+        ++family;
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                          .queueFamilyIndex = family, .queueCount = 1, .pQueuePriorities = &priority};
+    const char *device_extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
+                                      .pQueueCreateInfos = &queue_info,
+                                      .enabledExtensionCount = push_descriptors ? 1u : 0u,
+                                      .ppEnabledExtensionNames = device_extensions};
+    if (vkCreateDevice(a->physical_device, &device_info, NULL, &a->device) != VK_SUCCESS)
+        return false;
+    vkGetDeviceQueue(a->device, family, 0, &a->queue);
+    VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                         .queueFamilyIndex = family};
+    vkCreateCommandPool(a->device, &pool_info, NULL, &a->pool);
+    VkCommandBufferAllocateInfo allocate = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                            .commandPool = a->pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                            .commandBufferCount = 1};
+    return vkAllocateCommandBuffers(a->device, &allocate, &a->commands) == VK_SUCCESS;
+}
+
+static void destroy_app(app *a)
+{
+    if (a->device) {
+        vkDestroyCommandPool(a->device, a->pool, NULL);
+        vkDestroyDevice(a->device, NULL);
+    }
+    if (a->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkDestroyDebugUtilsMessengerEXT");
+        destroy_messenger(a->instance, a->messenger, NULL);
+    }
+    if (a->instance)
+        vkDestroyInstance(a->instance, NULL);
+}
+
+typedef struct host_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    uint32_t *data;
+} host_buffer;
+
+/* Host-visible storage buffers keep the test short; the sort does not care. */
+static bool create_host_buffer(app *a, VkDeviceSize size, host_buffer *out)
+{
+    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
+                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+    if (vkCreateBuffer(a->device, &info, NULL, &out->buffer) != VK_SUCCESS)
+        return false;
+    VkMemoryRequirements requirements;
+    vkGetBufferMemoryRequirements(a->device, out->buffer, &requirements);
+    VkMemoryPropertyFlags wanted = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = 0;
+    while (type < a->memory.memoryTypeCount &&
+           !((requirements.memoryTypeBits & (1u << type)) &&
+             (a->memory.memoryTypes[type].propertyFlags & wanted) == wanted))
+        ++type;
+    VkMemoryAllocateInfo allocate = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                     .allocationSize = requirements.size, .memoryTypeIndex = type};
+    return vkAllocateMemory(a->device, &allocate, NULL, &out->memory) == VK_SUCCESS &&
+           vkBindBufferMemory(a->device, out->buffer, out->memory, 0) == VK_SUCCESS &&
+           vkMapMemory(a->device, out->memory, 0, VK_WHOLE_SIZE, 0, (void **)&out->data) == VK_SUCCESS;
+}
+
+static void destroy_host_buffer(app *a, host_buffer *b)
+{
+    vkDestroyBuffer(a->device, b->buffer, NULL);
+    vkFreeMemory(a->device, b->memory, NULL);
+}
+
+static bool submit(app *a)
+{
+    VkSubmitInfo submit_info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                                .pCommandBuffers = &a->commands};
+    return vkQueueSubmit(a->queue, 1, &submit_info, VK_NULL_HANDLE) == VK_SUCCESS &&
+           vkQueueWaitIdle(a->queue) == VK_SUCCESS;
+}
+
+/* Sorts count pairs at a key offset of `first` keys; returns whether the
+ * result is right: keys in order, values a permutation that maps back. */
+static bool sort_pairs(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys, host_buffer *values, uint32_t first,
+                       uint32_t count, bitonic_order order, VkQueryPool queries, uint64_t *seed)
+{
+    uint32_t *input = malloc((count + 1) * sizeof *input);
+    for (uint32_t i = 0; i < count; ++i) {
+        input[i] = (uint32_t)test_random_u64(seed) % (count / 3 + 1);
+        keys->data[first + i] = input[i];
+        values->data[first + i] = i;
+    }
+    keys->data[first + count] = 0xdeadbeef;  /* must survive: no write past the end */
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(a->commands, &begin);
+    if (queries)
+        vkCmdResetQueryPool(a->commands, queries, 0, 2);
+    bitonic_vulkan_sort_info info = {.keys = keys->buffer, .keys_offset = (VkDeviceSize)first * 4u, .count = count,
+                                     .order = order, .values = values->buffer,
+                                     .values_offset = (VkDeviceSize)first * 4u, .timestamps = queries};
+    bitonic_status status = bitonic_vulkan_record_sort(sorter, a->commands, &info);
+    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(a->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
+                         0, NULL, 0, NULL);
+    vkEndCommandBuffer(a->commands);
+    bool ok = status == BITONIC_SUCCESS && submit(a) && keys->data[first + count] == 0xdeadbeef;
+    bool *seen = calloc(count + 1, 1);
+    for (uint32_t i = 0; ok && i < count; ++i) {
+        uint32_t key = keys->data[first + i], value = values->data[first + i];
+        ok = value < count && !seen[value] && input[value] == key;
+        if (ok && i > 0)
+            ok = order == BITONIC_ORDER_ASCENDING ? keys->data[first + i - 1] <= key : keys->data[first + i - 1] >= key;
+        if (ok)
+            seen[value] = true;
+    }
+    free(seen);
+    free(input);
+    return ok;
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    app a = {0};
+    if (!TEST_CHECK(&t, create_app(&a, true), "create a Vulkan device with validation on")) {
+        destroy_app(&a);
+        return test_finish(&t);
+    }
+    bitonic_vulkan_sorter *sorter = NULL;
+    bitonic_vulkan_sorter_desc desc = {.instance = a.instance, .physical_device = a.physical_device,
+                                       .device = a.device};
+    bitonic_status status = bitonic_vulkan_sorter_create(&desc, &sorter);
+    if (TEST_CHECK(&t, status == BITONIC_SUCCESS, "sorter (%s)", bitonic_status_string(status))) {
+        bitonic_vulkan_sorter_info info;
+        bitonic_vulkan_sorter_get_info(sorter, &info);
+        uint32_t capacity = 3u * info.tile_keys + 1000u;
+        uint32_t first = (uint32_t)(a.offset_alignment / 4u > 16u ? a.offset_alignment / 4u : 16u);
+        host_buffer keys, values;
+        create_host_buffer(&a, (capacity + first + 1u) * 4u, &keys);
+        create_host_buffer(&a, (capacity + first + 1u) * 4u, &values);
+        VkQueryPool queries;
+        VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+        vkCreateQueryPool(a.device, &query_info, NULL, &queries);
+        uint64_t seed = 99;
+        uint32_t counts[] = {0, 1, 2, 3, 17, 255, 256, 257, info.tile_keys - 1, info.tile_keys, info.tile_keys + 1,
+                             2 * info.tile_keys + 5, capacity};
+        for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
+            for (int o = 0; o < 2; ++o)
+                TEST_CHECK(&t, sort_pairs(&a, sorter, &keys, &values, i % 2 ? first : 0, counts[i], (bitonic_order)o,
+                                          i == 4 ? queries : VK_NULL_HANDLE, &seed),
+                           "pairs: %u keys, %s, offset %u", counts[i], o ? "descending" : "ascending",
+                           i % 2 ? first : 0);
+        uint64_t stamps[2] = {0, 0};
+        vkGetQueryPoolResults(a.device, queries, 0, 2, sizeof stamps, stamps, 8, VK_QUERY_RESULT_64_BIT);
+        TEST_CHECK(&t, stamps[1] >= stamps[0], "timestamps written in order");
+
+        vkBeginCommandBuffer(a.commands, &(VkCommandBufferBeginInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO});
+        bitonic_vulkan_sort_info too_many = {.keys = keys.buffer, .count = (uint32_t)(info.max_keys + 1)};
+        if (info.max_keys < UINT32_MAX)
+            TEST_CHECK(&t, bitonic_vulkan_record_sort(sorter, a.commands, &too_many) == BITONIC_ERROR_TOO_LARGE,
+                       "more keys than a buffer binding holds");
+        bitonic_vulkan_sort_info no_keys = {.count = 5};
+        TEST_CHECK(&t, bitonic_vulkan_record_sort(sorter, a.commands, &no_keys) == BITONIC_ERROR_INVALID_ARGUMENT,
+                   "no key buffer");
+        vkEndCommandBuffer(a.commands);
+        TEST_CHECK(&t, bitonic_vulkan_sort_pass_count(sorter, 1, false) == 0 &&
+                           bitonic_vulkan_sort_pass_count(sorter, info.tile_keys, false) == 1 &&
+                           bitonic_vulkan_sort_pass_count(sorter, info.tile_keys * 2, false) == 3,
+                   "pass counts: one tile pass, then global + tile merge");
+        vkDestroyQueryPool(a.device, queries, NULL);
+        destroy_host_buffer(&a, &keys);
+        destroy_host_buffer(&a, &values);
+        bitonic_vulkan_sorter_destroy(sorter);
+    }
+    TEST_CHECK(&t, bitonic_vulkan_sorter_create(NULL, &sorter) == BITONIC_ERROR_INVALID_ARGUMENT,
+               "NULL description refused");
+    destroy_app(&a);
+
+    app plain = {0};
+    if (create_app(&plain, false)) {
+        bitonic_vulkan_sorter_desc plain_desc = {.instance = plain.instance,
+                                                 .physical_device = plain.physical_device, .device = plain.device};
+        TEST_CHECK(&t, bitonic_vulkan_sorter_create(&plain_desc, &sorter) == BITONIC_ERROR_UNSUPPORTED,
+                   "a device without VK_KHR_push_descriptor is refused");
+    }
+    destroy_app(&plain);
+    TEST_CHECK(&t, a.messages == 0 && plain.messages == 0, "no validation message");
+    return test_finish(&t);
+}

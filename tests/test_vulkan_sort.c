@@ -1,0 +1,144 @@
+/* test_vulkan_sort.c: the Vulkan path through the host API, against qsort.
+ * Every count from 0 to 300, the neighbours of each power of two up to a limit
+ * (BITONIC_TEST_MAX_LOG, default 16: what lavapipe sorts in seconds), random,
+ * sorted, reverse, all-equal and few-distinct inputs, both orders; once with the
+ * tile the device allows and once with a tiny tile and short global passes, so
+ * the global passes run at every size. Validation on; any message fails. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitonic.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+typedef enum pattern { RANDOM, SORTED, REVERSE, ALL_EQUAL, FEW_DISTINCT, EXTREMES, PATTERN_COUNT } pattern;
+static const char *pattern_names[] = {"random", "sorted", "reverse", "all-equal", "few-distinct", "extremes"};
+
+static void fill(uint32_t *keys, size_t n, pattern p, uint64_t *seed)
+{
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t r = (uint32_t)test_random_u64(seed);
+        switch (p) {
+        case RANDOM: keys[i] = r; break;
+        case SORTED: keys[i] = (uint32_t)i * 3u; break;
+        case REVERSE: keys[i] = (uint32_t)(n - i) * 5u; break;
+        case ALL_EQUAL: keys[i] = 0x12345678u; break;
+        case FEW_DISTINCT: keys[i] = r % 4u; break;
+        default: keys[i] = (r & 1u) ? UINT32_MAX : (r & 2u) ? 0u : r; break;  /* the pad value is a real key */
+        }
+    }
+}
+
+static int ascending(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int descending(const void *a, const void *b)
+{
+    return ascending(b, a);
+}
+
+typedef struct fixture {
+    bitonic_context *context;
+    uint32_t *keys, *expected;
+    uint64_t seed;
+} fixture;
+
+static bool check_sort(fixture *f, size_t n, pattern p, bitonic_order order)
+{
+    fill(f->keys, n, p, &f->seed);
+    memcpy(f->expected, f->keys, n * sizeof(uint32_t));
+    qsort(f->expected, n, sizeof(uint32_t), order == BITONIC_ORDER_ASCENDING ? ascending : descending);
+    bitonic_sort_options options = {.order = order};
+    bitonic_status status = bitonic_sort_u32(f->context, f->keys, n, &options);
+    if (status != BITONIC_SUCCESS) {
+        printf("sort failed: %s\n", bitonic_status_string(status));
+        return false;
+    }
+    return memcmp(f->keys, f->expected, n * sizeof(uint32_t)) == 0;
+}
+
+static void run_suite(test_counter *t, const bitonic_context_desc *desc, const char *label, uint32_t max_log)
+{
+    fixture f = {.seed = 1234};
+    bitonic_status status = bitonic_context_create(desc, &f.context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
+        return;
+    bitonic_context_info info;
+    bitonic_context_get_info(f.context, &info);
+    printf("%s: %s, tile %u keys, %u threads x %u keys, %u steps per global pass\n", label, info.device_name,
+           info.tile_keys, info.workgroup_size, info.keys_per_thread, info.max_strides_per_global_pass);
+    size_t capacity = ((size_t)1 << max_log) + 1;
+    f.keys = malloc(capacity * sizeof(uint32_t));
+    f.expected = malloc(capacity * sizeof(uint32_t));
+
+    for (size_t n = 0; n <= 300; ++n) {
+        pattern p = (pattern)(n % PATTERN_COUNT);
+        bitonic_order order = (n / PATTERN_COUNT) % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING;
+        TEST_CHECK(t, check_sort(&f, n, RANDOM, order), "%s: %zu random keys", label, n);
+        TEST_CHECK(t, check_sort(&f, n, p, order), "%s: %zu %s keys", label, n, pattern_names[p]);
+    }
+    for (uint32_t log = 9; log <= max_log; ++log)
+        for (int delta = -1; delta <= 1; ++delta) {
+            size_t n = ((size_t)1 << log) + (size_t)delta;
+            for (int p = 0; p < PATTERN_COUNT; ++p)
+                for (int o = 0; o < 2; ++o)
+                    TEST_CHECK(t, check_sort(&f, n, (pattern)p, (bitonic_order)o), "%s: %zu %s keys, %s", label, n,
+                               pattern_names[p], o ? "descending" : "ascending");
+        }
+
+    /* Resident buffer: upload once, sort twice (the second sort sees sorted
+     * input), download. */
+    size_t n = ((size_t)1 << (max_log - 1)) + 77;
+    bitonic_buffer *buffer = NULL;
+    status = bitonic_buffer_create(f.context, n, &buffer);
+    if (TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: buffer (%s)", label, bitonic_status_string(status))) {
+        fill(f.keys, n, RANDOM, &f.seed);
+        memcpy(f.expected, f.keys, n * sizeof(uint32_t));
+        qsort(f.expected, n, sizeof(uint32_t), descending);
+        bitonic_timing timing = {0};
+        bitonic_sort_options down = {.order = BITONIC_ORDER_DESCENDING};
+        bool ok = bitonic_buffer_upload(buffer, f.keys, n) == BITONIC_SUCCESS &&
+                  bitonic_buffer_sort(buffer, n, NULL, NULL) == BITONIC_SUCCESS &&
+                  bitonic_buffer_sort(buffer, n, &down, &timing) == BITONIC_SUCCESS &&
+                  bitonic_buffer_download(buffer, f.keys, n) == BITONIC_SUCCESS;
+        TEST_CHECK(t, ok && memcmp(f.keys, f.expected, n * sizeof(uint32_t)) == 0,
+                   "%s: resident buffer sorted twice", label);
+        TEST_CHECK(t, timing.pass_count > 0 && timing.sort_ms >= 0.0, "%s: timing reported", label);
+        TEST_CHECK(t, bitonic_buffer_sort(buffer, n + 1, NULL, NULL) == BITONIC_ERROR_INVALID_ARGUMENT,
+                   "%s: a count above capacity is refused", label);
+        bitonic_buffer_destroy(buffer);
+    }
+    bitonic_context_get_info(f.context, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label,
+               info.validation_messages);
+    free(f.keys);
+    free(f.expected);
+    bitonic_context_destroy(f.context);
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    unsigned printed = 0;
+    uint32_t max_log = 16;
+    const char *env = getenv("BITONIC_TEST_MAX_LOG");
+    if (env && atoi(env) >= 10 && atoi(env) <= 30)
+        max_log = (uint32_t)atoi(env);
+
+    bitonic_context_desc desc = {.device = test_device_selector(), .validation = true,
+                                 .on_validation_message = test_print_validation_message,
+                                 .message_user_data = &printed};
+    run_suite(&t, &desc, "device tile", max_log);
+    desc.tile_keys = 32;
+    desc.max_strides_per_global_pass = 2;
+    run_suite(&t, &desc, "32-key tile", max_log < 13 ? max_log : 13);
+    desc.tile_keys = 256;
+    desc.max_strides_per_global_pass = 5;
+    run_suite(&t, &desc, "256-key tile", max_log < 14 ? max_log : 14);
+    TEST_CHECK(&t, printed == 0, "no validation message at all");
+    return test_finish(&t);
+}

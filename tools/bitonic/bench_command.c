@@ -1,0 +1,231 @@
+/* bench_command.c: the benchmark of `bitonic bench` (see bench_command.h).
+ * Each run sorts freshly generated keys, so no run sees data a previous run
+ * left sorted; every output is checked (order plus a fingerprint of the key
+ * multiset), and a wrong result stops the bench with an error. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_command.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bitonic.h"
+
+#define WARMUP_RUNS 2u
+#define MAX_PROFILE_PASSES 600u
+
+bench_options bench_default_options(void)
+{
+    return (bench_options){.min_log = 10, .max_log = 0, .runs = 10, .end_to_end = true};
+}
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Fills keys with random values; returns a fingerprint of the multiset. */
+static uint64_t fill_random(uint32_t *keys, size_t n, uint64_t *state)
+{
+    uint64_t fingerprint = 0;
+    for (size_t i = 0; i < n; ++i) {
+        *state += 0x9e3779b97f4a7c15ull;
+        keys[i] = (uint32_t)mix64(*state);
+        fingerprint += mix64(keys[i]);
+    }
+    return fingerprint;
+}
+
+static bool verify(const uint32_t *keys, size_t n, uint64_t fingerprint, bool descending)
+{
+    uint64_t seen = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && (descending ? keys[i - 1] < keys[i] : keys[i - 1] > keys[i]))
+            return false;
+        seen += mix64(keys[i]);
+    }
+    return seen == fingerprint;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct measurement {
+    double median_ms, min_ms;
+    unsigned runs;
+    bool verified;
+} measurement;
+
+static measurement summarize(double *times, unsigned runs, bool verified)
+{
+    qsort(times, runs, sizeof *times, compare_double);
+    double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+    return (measurement){median, times[0], runs, verified};
+}
+
+/* GPU time of the sort alone, keys resident on the device. */
+static bitonic_status measure_resident(bitonic_context *context, bitonic_buffer *buffer, uint32_t *keys, size_t n,
+                                       const bench_options *options, uint64_t *seed, measurement *out)
+{
+    double *times = malloc(options->runs * sizeof *times);
+    bool verified = true;
+    bitonic_status status = BITONIC_SUCCESS;
+    for (unsigned run = 0; run < WARMUP_RUNS + options->runs && status == BITONIC_SUCCESS; ++run) {
+        uint64_t fingerprint = fill_random(keys, n, seed);
+        bitonic_timing timing = {0};
+        status = bitonic_buffer_upload(buffer, keys, n);
+        if (status == BITONIC_SUCCESS)
+            status = bitonic_buffer_sort(buffer, n, NULL, &timing);
+        if (status == BITONIC_SUCCESS)
+            status = bitonic_buffer_download(buffer, keys, n);
+        if (status == BITONIC_SUCCESS && !verify(keys, n, fingerprint, false))
+            verified = false;
+        if (run >= WARMUP_RUNS)
+            times[run - WARMUP_RUNS] = timing.sort_ms;
+    }
+    if (status == BITONIC_SUCCESS)
+        *out = summarize(times, options->runs, verified);
+    free(times);
+    return status;
+}
+
+/* Host memory to host memory through bitonic_sort_u32, timed by the clock. */
+static bitonic_status measure_end_to_end(bitonic_context *context, uint32_t *keys, size_t n,
+                                         const bench_options *options, uint64_t *seed, measurement *out)
+{
+    double *times = malloc(options->runs * sizeof *times);
+    bool verified = true;
+    bitonic_status status = BITONIC_SUCCESS;
+    for (unsigned run = 0; run < WARMUP_RUNS + options->runs && status == BITONIC_SUCCESS; ++run) {
+        uint64_t fingerprint = fill_random(keys, n, seed);
+        double start = now_ms();
+        status = bitonic_sort_u32(context, keys, n, NULL);
+        double elapsed = now_ms() - start;
+        if (status == BITONIC_SUCCESS && !verify(keys, n, fingerprint, false))
+            verified = false;
+        if (run >= WARMUP_RUNS)
+            times[run - WARMUP_RUNS] = elapsed;
+    }
+    if (status == BITONIC_SUCCESS)
+        *out = summarize(times, options->runs, verified);
+    free(times);
+    return status;
+}
+
+static void print_profile(bitonic_buffer *buffer, uint32_t *keys, size_t n, uint64_t *seed)
+{
+    double pass_ms[MAX_PROFILE_PASSES];
+    bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = MAX_PROFILE_PASSES};
+    fill_random(keys, n, seed);
+    if (bitonic_buffer_upload(buffer, keys, n) != BITONIC_SUCCESS ||
+        bitonic_buffer_sort(buffer, n, NULL, &timing) != BITONIC_SUCCESS)
+        return;
+    printf("  profile of %zu keys: %u passes, %.4f ms\n   ", n, timing.pass_count, timing.sort_ms);
+    for (uint32_t p = 0; p < timing.pass_count && p < MAX_PROFILE_PASSES; ++p)
+        printf(" %u:%.4f%s", p, pass_ms[p], (p + 1) % 8 == 0 ? "\n   " : "");
+    printf("\n");
+}
+
+static void print_row(const bench_options *options, const char *impl, size_t n, const measurement *m)
+{
+    if (options->csv)
+        printf("%s,u32,%zu,%.6f,%.6f,%u,%d\n", impl, n, m->median_ms, m->min_ms, m->runs, m->verified ? 1 : 0);
+    else
+        printf("%-12s %12zu %12.4f %12.4f %10.3f   %s\n", impl, n, m->median_ms, m->min_ms,
+               m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
+}
+
+int bench_run(const bench_options *options)
+{
+    bitonic_context *context;
+    bitonic_context_desc desc = {.device = options->device, .validation = options->validation};
+    bitonic_status status = bitonic_context_create(&desc, &context);
+    if (status != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
+        return 1;
+    }
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    unsigned max_log = options->max_log;
+    if (max_log == 0)
+        max_log = info.backend == BITONIC_BACKEND_CPU ? 22u : info.timestamp_period_ns > 0 ? 24u : 16u;
+    while (max_log > options->min_log && ((uint64_t)1 << max_log) + 1u > info.max_keys)
+        --max_log;
+    size_t capacity = ((size_t)1 << max_log) + 1u;
+    uint32_t *keys = malloc(capacity * sizeof *keys);
+    bitonic_buffer *buffer = NULL;
+    status = keys ? bitonic_buffer_create(context, capacity, &buffer) : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    if (status != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: cannot allocate %zu keys: %s\n", capacity, bitonic_status_string(status));
+        free(keys);
+        bitonic_context_destroy(context);
+        return 1;
+    }
+    if (options->csv)
+        printf("impl,type,n,median_ms,min_ms,runs,verified\n");
+    else
+        printf("# %s; tile %u keys; median of %u runs after %u warm-ups; random u32 keys\n"
+               "%-12s %12s %12s %12s %10s   %s\n",
+               info.device_name, info.tile_keys, options->runs, WARMUP_RUNS, "impl", "n", "median ms", "min ms",
+               "G keys/s", "check");
+    uint64_t seed = (uint64_t)time(NULL);
+    int exit_code = 0;
+    for (unsigned log = options->min_log; log <= max_log && exit_code == 0; ++log) {
+        size_t sizes[3] = {(size_t)1 << log, ((size_t)1 << log) + 1u, 3u * ((size_t)1 << (log - 1))};
+        unsigned size_count = log > options->min_log ? 3u : 2u;
+        /* ascending n: 3 * 2^(log-1) lies between 2^(log-1) + 1 and 2^log */
+        size_t ordered[3] = {size_count == 3 ? sizes[2] : sizes[0], size_count == 3 ? sizes[0] : sizes[1], sizes[1]};
+        for (unsigned s = 0; s < size_count && exit_code == 0; ++s) {
+            size_t n = ordered[s];
+            measurement resident, host;
+            status = measure_resident(context, buffer, keys, n, options, &seed, &resident);
+            if (status == BITONIC_SUCCESS) {
+                print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : "bitonic", n, &resident);
+                if (!resident.verified)
+                    exit_code = 1;
+            }
+            if (status == BITONIC_SUCCESS && options->end_to_end && info.backend == BITONIC_BACKEND_VULKAN) {
+                status = measure_end_to_end(context, keys, n, options, &seed, &host);
+                if (status == BITONIC_SUCCESS) {
+                    print_row(options, "bitonic_e2e", n, &host);
+                    if (!host.verified)
+                        exit_code = 1;
+                }
+            }
+            if (status == BITONIC_SUCCESS && options->profile && !options->csv)
+                print_profile(buffer, keys, n, &seed);
+            if (status != BITONIC_SUCCESS) {
+                fprintf(stderr, "bitonic: sorting %zu keys failed: %s\n", n, bitonic_status_string(status));
+                exit_code = 1;
+            }
+            fflush(stdout);
+        }
+    }
+    if (exit_code == 0 && options->validation) {
+        bitonic_context_get_info(context, &info);
+        if (info.validation_messages > 0) {
+            fprintf(stderr, "bitonic: %" PRIu64 " validation messages\n", info.validation_messages);
+            exit_code = 1;
+        }
+    }
+    if (exit_code != 0 && status == BITONIC_SUCCESS)
+        fprintf(stderr, "bitonic: a sorted result was wrong\n");
+    bitonic_buffer_destroy(buffer);
+    free(keys);
+    bitonic_context_destroy(context);
+    return exit_code;
+}

@@ -1,0 +1,194 @@
+/* main.c: the `bitonic` command-line tool.
+ *
+ *   bitonic info                     devices, limits, the chosen one and its sizes
+ *   bitonic sort IN OUT              sort a raw uint32 or .npy file
+ *   bitonic bench                    timed, verified sorts of random keys
+ *
+ * It uses only the public API (bitonic.h). Errors are one line on stderr and a
+ * non-zero exit; a failed sort never leaves an output file behind. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_command.h"
+#include "bitonic.h"
+#include "key_file.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: bitonic info [--device SEL]\n"
+          "       bitonic sort IN OUT [--descending] [--device SEL]\n"
+          "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
+          "                     [--no-e2e] [--validation]\n"
+          "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
+          "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
+          out);
+}
+
+static const char *device_type_name(uint32_t type)
+{
+    switch (type) {
+    case 1: return "integrated GPU";
+    case 2: return "discrete GPU";
+    case 3: return "virtual GPU";
+    case 4: return "CPU";
+    default: return "other";
+    }
+}
+
+static int command_info(const char *device)
+{
+    bitonic_device_info devices[16];
+    uint32_t count = 0;
+    bitonic_status status = bitonic_list_devices(devices, 16, &count);
+    if (status != BITONIC_SUCCESS) {
+        printf("Vulkan: %s\n", bitonic_status_string(status));
+    } else {
+        printf("Vulkan devices: %u\n", count);
+        for (uint32_t i = 0; i < count && i < 16; ++i) {
+            const bitonic_device_info *d = &devices[i];
+            printf("  [%u] %s (%s, Vulkan %u.%u.%u)%s\n", d->index, d->name, device_type_name(d->device_type),
+                   d->api_version >> 22, (d->api_version >> 12) & 0x3ffu, d->api_version & 0xfffu,
+                   d->suitable ? "" : "  -- unsuitable: lacks compute or VK_KHR_push_descriptor");
+            printf("      subgroup %u, %u invocations per workgroup, %u bytes shared memory, %" PRIu64
+                   " bytes per storage buffer\n",
+                   d->subgroup_size, d->max_workgroup_invocations, d->max_shared_memory_bytes,
+                   d->max_storage_buffer_range);
+        }
+    }
+    bitonic_context *context;
+    status = bitonic_context_create(&(bitonic_context_desc){.device = device}, &context);
+    if (status != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
+        return 1;
+    }
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    printf("Chosen: %s (%s)\n", info.device_name, info.backend == BITONIC_BACKEND_VULKAN ? "Vulkan" : "CPU path");
+    if (info.backend == BITONIC_BACKEND_VULKAN)
+        printf("  tile %u keys = %u threads x %u keys; up to %u steps per global pass; subgroup %u;\n"
+               "  at most %" PRIu64 " keys per sort; timestamps %s\n",
+               info.tile_keys, info.workgroup_size, info.keys_per_thread, info.max_strides_per_global_pass,
+               info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    bitonic_context_destroy(context);
+    return 0;
+}
+
+static int command_sort(const char *in_path, const char *out_path, bool descending, const char *device)
+{
+    char error[512];
+    struct key_file keys;
+    struct key_file_read_options read_options = {.accepted_dtypes = KEY_DTYPE_BIT(KEY_DTYPE_U32)};
+    if (key_file_read(in_path, &read_options, &keys, error, sizeof error) != 0) {
+        fprintf(stderr, "bitonic: %s\n", error);
+        return 1;
+    }
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = device}, &context);
+    if (status != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
+        key_file_free(&keys);
+        return 1;
+    }
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    if (keys.count > info.max_keys) {
+        fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", in_path,
+                keys.count, info.device_name, info.max_keys);
+        status = BITONIC_ERROR_TOO_LARGE;
+    } else {
+        bitonic_sort_options options = {.order = descending ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING};
+        status = bitonic_sort_u32(context, keys.data, keys.count, &options);
+        if (status != BITONIC_SUCCESS)
+            fprintf(stderr, "bitonic: sorting %s failed: %s\n", in_path, bitonic_status_string(status));
+    }
+    bitonic_context_destroy(context);
+    int exit_code = 1;
+    if (status == BITONIC_SUCCESS) {
+        if (key_file_write_atomic(out_path, &keys, error, sizeof error) == 0)
+            exit_code = 0;
+        else
+            fprintf(stderr, "bitonic: %s\n", error);
+    }
+    key_file_free(&keys);
+    return exit_code;
+}
+
+static bool parse_unsigned(const char *text, unsigned min, unsigned max, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long value = strtoul(text ? text : "", &end, 10);
+    if (!text || *text == '\0' || *end != '\0' || errno || value < min || value > max)
+        return false;
+    *out = (unsigned)value;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *command = argv[1];
+    const char *device = NULL;
+    const char *positional[2] = {NULL, NULL};
+    int positional_count = 0;
+    bool descending = false;
+    bench_options bench = bench_default_options();
+    for (int i = 2; i < argc; ++i) {
+        const char *arg = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(arg, "--device") == 0 && value) {
+            device = value;
+            ++i;
+        } else if (strcmp(arg, "--descending") == 0) {
+            descending = true;
+        } else if (strcmp(arg, "--csv") == 0) {
+            bench.csv = true;
+        } else if (strcmp(arg, "--profile") == 0) {
+            bench.profile = true;
+        } else if (strcmp(arg, "--no-e2e") == 0) {
+            bench.end_to_end = false;
+        } else if (strcmp(arg, "--validation") == 0) {
+            bench.validation = true;
+        } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0) &&
+                   value) {
+            unsigned *target = arg[2] == 'r' ? &bench.runs : arg[3] == 'i' ? &bench.min_log : &bench.max_log;
+            unsigned low = arg[2] == 'r' ? 10 : 1, high = arg[2] == 'r' ? 1000 : 31;
+            if (!parse_unsigned(value, low, high, target)) {
+                fprintf(stderr, "bitonic: %s wants a number from %u to %u, not '%s'\n", arg, low, high, value);
+                return 2;
+            }
+            ++i;
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            fprintf(stderr, "bitonic: unknown option '%s'\n", arg);
+            usage(stderr);
+            return 2;
+        } else if (positional_count < 2) {
+            positional[positional_count++] = arg;
+        } else {
+            fprintf(stderr, "bitonic: unexpected argument '%s'\n", arg);
+            return 2;
+        }
+    }
+    bench.device = device;
+    if (strcmp(command, "info") == 0 && positional_count == 0)
+        return command_info(device);
+    if (strcmp(command, "sort") == 0 && positional_count == 2)
+        return command_sort(positional[0], positional[1], descending, device);
+    if (strcmp(command, "bench") == 0 && positional_count == 0)
+        return bench_run(&bench);
+    if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    usage(stderr);
+    return 2;
+}
