@@ -67,6 +67,7 @@ struct Options {
   int device = 0;
   bool list_sizes = false;
   bool host_self_test = false;
+  bool corrupt = false;  // damage each output before checking it, to prove the checks can fail
 };
 
 const int kMinRuns = 10;
@@ -91,6 +92,8 @@ void print_usage(FILE* out) {
       "  --csv             print impl,type,n,median_ms,min_ms,runs,verified lines\n"
       "  --list-sizes      print the sizes that would run and exit (needs no GPU)\n"
       "  --host-self-test  check the host generator and reference sort and exit (needs no GPU)\n"
+      "  --corrupt         damage each output before it is checked: every result must then\n"
+      "                    show verified=0 and the exit status must be 1 (tests the checks)\n"
       "Times are GPU times from CUDA events around the sort call alone; temporary storage is\n"
       "allocated once beforehand and the input is copied into the working buffer before each\n"
       "run, outside the timing. d2d_copy copies the n keys (and n values for pairs).\n",
@@ -239,6 +242,8 @@ Options parse_options(int argc, char** argv) {
       options.list_sizes = true;
     } else if (arg == "--host-self-test") {
       options.host_self_test = true;
+    } else if (arg == "--corrupt") {
+      options.corrupt = true;
     } else {
       usage_error("unknown option", arg.c_str());
     }
@@ -736,7 +741,21 @@ struct TypeBench {
       CUDA_CHECK(cudaMemsetAsync(d_out_values, 0xA5, n * sizeof(uint32_t), gpu.stream));
   }
 
-  unsigned long long check_sorted_on_device(const Key* keys, const uint32_t* values, size_t n) {
+  // For --corrupt: copies the last element over the first (a value for pairs, so that the
+  // permutation check is the one that must notice).
+  void corrupt_output(Key* keys, uint32_t* values, size_t n) {
+    if (!options.corrupt || n < 2) return;
+    if constexpr (kPairs) {
+      CUDA_CHECK(cudaMemcpyAsync(values, values + n - 1, sizeof *values, cudaMemcpyDeviceToDevice,
+                                 gpu.stream));
+    } else {
+      CUDA_CHECK(cudaMemcpyAsync(keys, keys + n - 1, sizeof *keys, cudaMemcpyDeviceToDevice,
+                                 gpu.stream));
+    }
+  }
+
+  unsigned long long check_sorted_on_device(Key* keys, uint32_t* values, size_t n) {
+    corrupt_output(keys, values, n);
     gpu.begin_check();
     unsigned grid = gpu.grid_for(n);
     if constexpr (kPairs) {
@@ -786,6 +805,7 @@ struct TypeBench {
   }
 
   unsigned long long check_copy_on_device(size_t n) {
+    corrupt_output(d_out_keys, d_out_values, n);
     gpu.begin_check();
     unsigned grid = gpu.grid_for(n);
     count_key_mismatches<<<grid, 256, 0, gpu.stream>>>(
