@@ -249,6 +249,7 @@ static int parse_bool(struct header_cursor *cursor, bool *value)
 /* A non-negative Python integer, with Python 2's L suffix allowed. */
 static int parse_dimension(struct header_cursor *cursor, uint64_t *value)
 {
+    *value = 0;
     int c = peek(cursor);
     if (c < '0' || c > '9')
         return header_fail(cursor, "expected a non-negative integer in 'shape'");
@@ -636,6 +637,8 @@ static int read_open_file(int fd, size_t file_size, unsigned char *buffer, char 
  * is not confused with a failed malloc). */
 static int read_whole_file(const char *path, unsigned char **bytes, size_t *size, char *error, size_t error_size)
 {
+    *bytes = NULL;
+    *size = 0;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return fail(error, error_size, "cannot open: %s", strerror(errno));
@@ -705,6 +708,7 @@ void key_file_free(struct key_file *keys)
 
 static int check_writable(const struct key_file *keys, size_t *data_size, char *error, size_t error_size)
 {
+    *data_size = 0;
     if (keys->format != KEY_FILE_FORMAT_RAW && keys->format != KEY_FILE_FORMAT_NPY)
         return fail(error, error_size, "cannot write format '%s' (only raw or npy)",
                     key_file_format_name(keys->format));
