@@ -294,7 +294,7 @@ static void test_npy_round_trip(void)
         /* What the tool does: read, then write back in the same format. */
         const char *copy = scratch_path("copy.npy");
         TEST_CHECK(&counter, key_file_write_atomic(copy, &in, error, sizeof error) == 0, "rewrite %s", name);
-        size_t original_size, copy_size;
+        size_t original_size = 0, copy_size = 0;
         unsigned char *original = load_file(path, &original_size), *copied = load_file(copy, &copy_size);
         TEST_CHECK(&counter, original && copied && original_size == copy_size &&
                                  memcmp(original, copied, copy_size) == 0,
