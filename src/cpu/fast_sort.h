@@ -73,6 +73,8 @@ uint32_t bitonic_cpu_choose_pivot(const bitonic_cpu_kernels *kernels, const uint
  * the front and returns their count (count when every key equals pivot). */
 size_t bitonic_cpu_split_equal(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t pivot);
 size_t bitonic_cpu_depth_budget(size_t count);
+/* The smallest count the parallel sort splits across `threads` threads. */
+size_t bitonic_cpu_parallel_min_keys(uint32_t threads);
 void bitonic_cpu_reverse(uint32_t *keys, size_t count);
 void bitonic_cpu_reverse_parallel(uint32_t *keys, size_t count, uint32_t threads);
 

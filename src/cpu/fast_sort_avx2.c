@@ -235,6 +235,7 @@ static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
         return bitonic_cpu_partition_scalar(keys, count, pivot_key);
     const vec pivot_flipped = _mm256_set1_epi32((int)(pivot_key ^ 0x80000000u));
     vec saved_left[UNROLL], saved_right[UNROLL];
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++) {
         saved_left[u] = _mm256_loadu_si256((const __m256i *)(keys + (size_t)u * LANES));
         saved_right[u] = _mm256_loadu_si256((const __m256i *)(keys + count - step + (size_t)u * LANES));
@@ -244,20 +245,24 @@ static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
     while (read_right - read_left >= step) {
         vec in[UNROLL];
         if (read_left - cur.left <= cur.right - read_right) {
+            #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm256_loadu_si256((const __m256i *)(keys + read_left + (size_t)u * LANES));
             read_left += step;
         } else {
             read_right -= step;
+            #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm256_loadu_si256((const __m256i *)(keys + read_right + (size_t)u * LANES));
         }
+        #pragma GCC unroll 4
         for (int u = 0; u < UNROLL; u++)
             partition_store_full(&cur, in[u], pivot_flipped);
     }
     vec rest[UNROLL];
     int rest_valid[UNROLL];
     size_t rest_count = read_right - read_left;
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++) {
         size_t first = (size_t)u * LANES;
         rest_valid[u] = rest_count <= first ? 0 : (rest_count - first >= LANES ? LANES : (int)(rest_count - first));
@@ -265,9 +270,11 @@ static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
                                                         lane_mask(rest_count, u))
                                 : _mm256_setzero_si256();
     }
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++)
         if (rest_valid[u])
             partition_store_exact(&cur, rest[u], rest_valid[u], pivot_flipped);
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++) {
         partition_store_exact(&cur, saved_left[u], LANES, pivot_flipped);
         partition_store_exact(&cur, saved_right[u], LANES, pivot_flipped);

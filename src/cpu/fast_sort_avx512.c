@@ -125,24 +125,27 @@ ALWAYS_INLINE __mmask16 lane_mask(size_t count, int reg)
     return left >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
 }
 
+ALWAYS_INLINE size_t block_offset(size_t count, int reg)
+{
+    size_t first = (size_t)reg * LANES;
+    return first < count ? first : count;
+}
+
 /* Loads count keys into reg_count registers, padding with the largest key so
  * the padding sorts to the end and is never stored. */
 ALWAYS_INLINE void sort_block(uint32_t *keys, size_t count, const int reg_count)
 {
     vec r[MAX_REGS];
     const vec pad = _mm512_set1_epi32(-1);
+    /* Registers past the end get an empty mask; their address is clamped to one
+     * past the end, which a masked access with no lanes never touches. */
 #pragma GCC unroll 16
-    for (int i = 0; i < reg_count; i++) {
-        __mmask16 m = lane_mask(count, i);
-        r[i] = m ? _mm512_mask_loadu_epi32(pad, m, keys + (size_t)i * LANES) : pad;
-    }
+    for (int i = 0; i < reg_count; i++)
+        r[i] = _mm512_mask_loadu_epi32(pad, lane_mask(count, i), keys + block_offset(count, i));
     sort_registers(r, reg_count);
 #pragma GCC unroll 16
-    for (int i = 0; i < reg_count; i++) {
-        __mmask16 m = lane_mask(count, i);
-        if (m)
-            _mm512_mask_storeu_epi32(keys + (size_t)i * LANES, m, r[i]);
-    }
+    for (int i = 0; i < reg_count; i++)
+        _mm512_mask_storeu_epi32(keys + block_offset(count, i), lane_mask(count, i), r[i]);
 }
 
 static void avx512_base_sort(uint32_t *keys, size_t count)
@@ -194,6 +197,7 @@ static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
         return bitonic_cpu_partition_scalar(keys, count, pivot_key);
     const vec pivot = _mm512_set1_epi32((int)pivot_key);
     vec saved_left[UNROLL], saved_right[UNROLL];
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++) {
         saved_left[u] = _mm512_loadu_si512(keys + (size_t)u * LANES);
         saved_right[u] = _mm512_loadu_si512(keys + count - step + (size_t)u * LANES);
@@ -203,14 +207,17 @@ static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
     while (read_right - read_left >= step) {
         vec in[UNROLL];
         if (read_left - cur.left <= cur.right - read_right) {
+            #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm512_loadu_si512(keys + read_left + (size_t)u * LANES);
             read_left += step;
         } else {
             read_right -= step;
+            #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm512_loadu_si512(keys + read_right + (size_t)u * LANES);
         }
+        #pragma GCC unroll 4
         for (int u = 0; u < UNROLL; u++)
             partition_store(&cur, in[u], 0xFFFF, pivot);
     }
@@ -219,14 +226,17 @@ static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
     vec rest[UNROLL];
     __mmask16 rest_mask[UNROLL];
     size_t rest_count = read_right - read_left;
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++) {
         rest_mask[u] = lane_mask(rest_count, u);
         rest[u] = rest_mask[u] ? _mm512_maskz_loadu_epi32(rest_mask[u], keys + read_left + (size_t)u * LANES)
                                : _mm512_setzero_si512();
     }
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++)
         if (rest_mask[u])
             partition_store(&cur, rest[u], rest_mask[u], pivot);
+    #pragma GCC unroll 4
     for (int u = 0; u < UNROLL; u++) {
         partition_store(&cur, saved_left[u], 0xFFFF, pivot);
         partition_store(&cur, saved_right[u], 0xFFFF, pivot);

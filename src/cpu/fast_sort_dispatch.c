@@ -4,9 +4,15 @@
  * quicksort whose partitions and leaves are the chosen kernels; descending order
  * is the ascending sort reversed, which is exact for keys without payloads.
  * Threading lives in fast_sort_threads.c. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity, so taskset and cpusets limit the threads */
+#endif
 #include "fast_sort.h"
 
 #include <unistd.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #if defined(BITONIC_CPU_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
 #define BITONIC_CPU_DETECT_X86 1
@@ -115,8 +121,15 @@ uint32_t bitonic_cpu_choose_pivot(const bitonic_cpu_kernels *kernels, const uint
     if (sample_count > count)
         sample_count = count;
     size_t stride = count / sample_count;
-    for (size_t i = 0; i < sample_count; i++)
-        sample[i] = keys[i * stride + sample_jitter(i, count) % stride];
+    /* Scale the 32-bit hash into [0, stride) with a multiply instead of a
+     * division, which cost a tenth of the sort at 2^20 keys. */
+    if (stride <= UINT32_MAX) {
+        for (size_t i = 0; i < sample_count; i++)
+            sample[i] = keys[i * stride + (size_t)(((sample_jitter(i, count) & UINT32_MAX) * (uint64_t)stride) >> 32)];
+    } else {
+        for (size_t i = 0; i < sample_count; i++)
+            sample[i] = keys[i * stride + sample_jitter(i, count) % stride];
+    }
     bitonic_cpu_sort_sequential(kernels, sample, sample_count);
     return sample[sample_count / 2];
 }
@@ -207,9 +220,19 @@ void bitonic_cpu_reverse(uint32_t *keys, size_t count)
     }
 }
 
-static uint32_t online_cores(void)
+/* The cores this thread may run on: the affinity mask on Linux (so taskset and
+ * container cpusets are respected), else the online count. Asked per sort, and
+ * only for sorts large enough to use threads, since it costs a system call. */
+static uint32_t available_cores(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = 0;
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cores = CPU_COUNT(&set);
+#endif
+    if (cores < 1)
+        cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1)
         return 1;
     if (cores > BITONIC_CPU_MAX_THREADS)
@@ -233,7 +256,9 @@ bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order 
         target = bitonic_cpu_best_target();
     if (count < 2)
         return BITONIC_SUCCESS;
-    uint32_t threads = config && config->threads ? config->threads : online_cores();
+    uint32_t threads = config && config->threads ? config->threads : 1;
+    if (config == NULL || config->threads == 0)
+        threads = count >= bitonic_cpu_parallel_min_keys(2) ? available_cores() : 1;
     if (threads > BITONIC_CPU_MAX_THREADS)
         threads = BITONIC_CPU_MAX_THREADS;
 

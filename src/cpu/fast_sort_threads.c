@@ -16,6 +16,11 @@
 /* Swapping fewer keys than this across threads is not worth a thread start. */
 #define PARALLEL_MIN_SWAP_KEYS ((size_t)1 << 16)
 
+size_t bitonic_cpu_parallel_min_keys(uint32_t threads)
+{
+    return PARALLEL_MIN_KEYS_PER_THREAD * threads;
+}
+
 typedef void (*job_fn)(void *job);
 
 typedef struct job_thread {
