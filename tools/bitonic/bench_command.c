@@ -185,11 +185,11 @@ int bench_run(const bench_options *options)
     uint64_t seed = (uint64_t)time(NULL);
     int exit_code = 0;
     for (unsigned log = options->min_log; log <= max_log && exit_code == 0; ++log) {
-        size_t sizes[3] = {(size_t)1 << log, ((size_t)1 << log) + 1u, 3u * ((size_t)1 << (log - 1))};
-        unsigned size_count = log > options->min_log ? 3u : 2u;
-        /* ascending n: 3 * 2^(log-1) lies between 2^(log-1) + 1 and 2^log */
-        size_t ordered[3] = {size_count == 3 ? sizes[2] : sizes[0], size_count == 3 ? sizes[0] : sizes[1], sizes[1]};
-        for (unsigned s = 0; s < size_count && exit_code == 0; ++s) {
+        /* 3 * 2^(log-2) lies between 2^(log-1) + 1 and 2^log: sizes in ascending order */
+        size_t ordered[3] = {3u * ((size_t)1 << log) / 4u, (size_t)1 << log, ((size_t)1 << log) + 1u};
+        unsigned first = log > options->min_log && log >= 2 ? 0u : 1u;
+        unsigned size_count = 3u;
+        for (unsigned s = first; s < size_count && exit_code == 0; ++s) {
             size_t n = ordered[s];
             measurement resident, host;
             status = measure_resident(context, buffer, keys, n, options, &seed, &resident);

@@ -1,0 +1,41 @@
+#!/bin/bash
+# h100_run.sh: everything one device session does, in one call (device time is
+# scarce): unpack the carried Vulkan loader and validation layer, run the tests
+# on the GPU with validation on, then our bench and CUB's in the same run, and
+# write the ratio table. Expects build/ (built on the Debian machine, with
+# build/cub_sort_bench from bench/cub/build.sh) and .gl/ (the .deb files).
+# Output goes to $OUT (the device tool's folder) or ./out.
+set -u
+out=${OUT:-out}
+mkdir -p "$out"
+max_log=${MAX_LOG:-26}
+for f in .gl/libvulkan1_*.deb; do dpkg -x "$f" /; done
+ldconfig
+mkdir -p /tmp/vvl && dpkg -x .gl/vulkan-validationlayers_*.deb /tmp/vvl
+export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d
+export LD_LIBRARY_PATH=/tmp/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+bitonic=build/tools/bitonic/bitonic
+$bitonic info | tee "$out/info.txt"
+export BITONIC_TEST_DEVICE=${BITONIC_TEST_DEVICE:-NVIDIA}
+status=0
+for t in schedule tuning api vulkan_interop; do
+  build/tests/test_$t > "$out/test_$t.log" 2>&1 || status=1
+  echo "test_$t: $(tail -n 1 "$out/test_$t.log")"
+done
+BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-20} build/tests/test_vulkan_sort > "$out/test_vulkan_sort.log" 2>&1 || status=1
+echo "test_vulkan_sort: $(tail -n 1 "$out/test_vulkan_sort.log")"
+grep -m 5 -E "FAIL|VALIDATION" "$out"/test_*.log
+# Our bench (GPU time from timestamps, end-to-end from host memory), then CUB.
+$bitonic bench --device NVIDIA --min-log 10 --max-log "$max_log" --csv > "$out/bitonic.csv" 2> "$out/bitonic_bench.err" || status=1
+$bitonic bench --device NVIDIA --min-log 20 --max-log 24 --profile --no-e2e > "$out/profile.txt" 2>&1 || status=1
+if [ -x build/cub_sort_bench ]; then
+  build/cub_sort_bench --types u32 --min-log 10 --max-log "$max_log" --csv > "$out/cub.csv" 2> "$out/cub.err" || status=1
+fi
+python3 bench/report/compare.py "$out/bitonic.csv" "$out/cub.csv" --out "$out/report.md" > /dev/null 2>&1
+cat "$out/report.md" 2>/dev/null | head -80
+tail -n 3 "$out/bitonic_bench.err" "$out/cub.err" 2>/dev/null
+exit $status

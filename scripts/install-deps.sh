@@ -1,0 +1,11 @@
+#!/bin/sh
+# install-deps.sh: the Debian 12 packages to build bitonic and run its tests
+# (compiler, CMake, glslc, the Vulkan loader and headers, lavapipe, the Khronos
+# validation layer, clang for the fuzzer, pkg-config for the install test).
+set -eu
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends \
+    build-essential cmake pkg-config glslc libvulkan-dev libvulkan1 mesa-vulkan-drivers \
+    vulkan-validationlayers vulkan-tools clang libclang-rt-14-dev python3 > /dev/null

@@ -1,0 +1,30 @@
+#!/bin/sh
+# test.sh: the whole test suite, as CI runs it: a warnings-as-errors build and
+# its CTest suite (Vulkan tests on lavapipe with validation on), the same suite
+# under AddressSanitizer + UndefinedBehaviorSanitizer, and a bounded run of the
+# libFuzzer target for the key-file readers.
+set -eu
+jobs=$(nproc 2>/dev/null || echo 2)
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+echo "== build (Release, -Werror) and tests"
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DBITONIC_WERROR=ON > build-test.log
+cmake --build build-test -j"$jobs" >> build-test.log
+(cd build-test && ctest --output-on-failure -j1)
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBITONIC_SANITIZE=ON -DBITONIC_BUILD_BENCH=OFF > build-asan.log
+cmake --build build-asan -j"$jobs" >> build-asan.log
+# The Vulkan drivers are not ours: their allocations at exit are not our leaks.
+(cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j1 -E install)
+
+if command -v clang > /dev/null; then
+  echo "== fuzzing the key-file readers"
+  cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DBITONIC_BUILD_FUZZERS=ON \
+      -DBITONIC_BUILD_BENCH=OFF -DBITONIC_BUILD_APPS=OFF > build-fuzz.log
+  cmake --build build-fuzz -j"$jobs" --target fuzz_key_file >> build-fuzz.log
+  (cd build-fuzz && ctest --output-on-failure -R fuzz)
+fi
+echo "== all test stages passed"

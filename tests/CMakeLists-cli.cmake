@@ -1,0 +1,6 @@
+# The command-line tool as a user meets it (tests/test_cli.py).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cli COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.py $<TARGET_FILE:bitonic_cli>)
+  set_tests_properties(cli PROPERTIES TIMEOUT 600)
+endif()

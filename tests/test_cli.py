@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""test_cli.py BITONIC: the `bitonic` tool as a user meets it. Sorts raw and
+.npy files on the CPU path and on the first Vulkan device (lavapipe here), and
+checks that bad input gets one clear line on stderr, a non-zero exit, and no
+output file (an existing output is left untouched)."""
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+tool = sys.argv[1]
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def run(*args):
+    return subprocess.run([tool, *args], capture_output=True, text=True, timeout=300)
+
+
+def npy_bytes(descr, values, fmt):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, len(values))
+    total = 10 + len(header) + 1
+    header += " " * ((64 - total % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + struct.pack(
+        "<%d%s" % (len(values), fmt), *values)
+
+
+with tempfile.TemporaryDirectory() as scratch:
+    def path(name):
+        return os.path.join(scratch, name)
+
+    rng = random.Random(5)
+    keys = [rng.getrandbits(32) for _ in range(5000)] + [0, 0xFFFFFFFF]
+    with open(path("keys.bin"), "wb") as f:
+        f.write(struct.pack("<%dI" % len(keys), *keys))
+    with open(path("keys.npy"), "wb") as f:
+        f.write(npy_bytes("<u4", keys, "I"))
+
+    for device in ("cpu", "vulkan"):
+        r = run("sort", path("keys.bin"), path("out.bin"), "--device", device)
+        check(r.returncode == 0, "raw sort on %s: %s" % (device, r.stderr))
+        with open(path("out.bin"), "rb") as f:
+            got = list(struct.unpack("<%dI" % len(keys), f.read()))
+        check(got == sorted(keys), "raw output sorted on " + device)
+        r = run("sort", path("keys.npy"), path("out.npy"), "--descending", "--device", device)
+        check(r.returncode == 0, "npy sort on %s: %s" % (device, r.stderr))
+        with open(path("out.npy"), "rb") as f:
+            data = f.read()
+        check(data[:6] == b"\x93NUMPY" and b"'<u4'" in data[:128], "npy output keeps format and dtype")
+        offset = 10 + struct.unpack("<H", data[8:10])[0]
+        got = list(struct.unpack("<%dI" % len(keys), data[offset:]))
+        check(got == sorted(keys, reverse=True), "npy output sorted descending on " + device)
+
+    with open(path("odd.bin"), "wb") as f:
+        f.write(b"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a")
+    with open(path("broken.npy"), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00\x20\x00{'descr': '<u4', 'shape': (")
+    with open(path("floats.npy"), "wb") as f:
+        f.write(npy_bytes("<f4", [1.5, -2.0], "f"))
+    with open(path("two_d.npy"), "wb") as f:
+        data = npy_bytes("<u4", [1, 2, 3, 4], "I").replace(b"(4,)", b"(2,2)")
+        f.write(data)
+    cases = [
+        ("odd.bin", "not a multiple of 4"),
+        ("broken.npy", ""),
+        ("floats.npy", "float32"),
+        ("two_d.npy", ""),
+        ("missing.bin", "missing.bin"),
+    ]
+    for name, words in cases:
+        out = path("never_" + name)
+        r = run("sort", path(name), out)
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        check(r.returncode != 0, "%s: non-zero exit" % name)
+        check(len(lines) == 1 and lines[0].startswith("bitonic: ") and words in lines[0],
+              "%s: one clear line, got %r" % (name, r.stderr))
+        check(not os.path.exists(out), "%s: no output file left" % name)
+
+    with open(path("existing.bin"), "wb") as f:
+        f.write(b"keep me!")
+    r = run("sort", path("odd.bin"), path("existing.bin"))
+    with open(path("existing.bin"), "rb") as f:
+        check(r.returncode != 0 and f.read() == b"keep me!", "a failed sort leaves an existing output alone")
+    r = run("sort", path("keys.bin"), path("no_such_dir/out.bin"))
+    check(r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, "unwritable output: one line, non-zero")
+    check(not any(n.startswith("no_such") or ".tmp" in n for n in os.listdir(scratch)), "no temporary left behind")
+    r = run("sort", path("keys.bin"), path("x.bin"), "--device", "no such device")
+    check(r.returncode != 0 and not os.path.exists(path("x.bin")), "unknown device: non-zero, no output")
+    r = run("frobnicate")
+    check(r.returncode == 2 and "usage" in r.stderr, "unknown command prints usage")
+    r = run("info")
+    check(r.returncode == 0 and "Chosen:" in r.stdout, "info names the chosen device")
+    r = run("bench", "--device", "cpu", "--min-log", "10", "--max-log", "12", "--runs", "10", "--csv")
+    rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
+    check(r.returncode == 0 and len(rows) >= 5 and all(row[-1] == "1" for row in rows), "bench on the CPU verifies")
+    r = run("bench", "--device", "vulkan", "--min-log", "10", "--max-log", "11", "--runs", "10", "--validation")
+    check(r.returncode == 0 and "WRONG" not in r.stdout, "bench on Vulkan with validation: " + r.stderr)
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
