@@ -9,6 +9,7 @@
 //   bitonic_cpu_bench [--csv] [--reps N] [--min-log K] [--max-log K] [--log-step S]
 //                     [--threads T] [--shapes random,sorted,reverse,equal,few]
 //                     [--target auto|portable|avx2|avx512] [--no-slow]
+//                     [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort]
 // Ours runs twice: on one thread ("ours-1t") and on T threads ("ours-mt", T = 0
 // means all cores). C++ is used only because the peers are C++ templates.
 #include <algorithm>
@@ -37,6 +38,7 @@ struct Options {
     std::vector<std::string> shapes = {"random", "sorted", "reverse", "equal", "few"};
     bitonic_cpu_target target = BITONIC_CPU_TARGET_AUTO;
     bool skip_slow = false; // qsort and std::sort above 2^20 take seconds each
+    std::vector<std::string> only; // sorter names to run; empty = all
 };
 
 uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -166,6 +168,7 @@ Options parse(int argc, char **argv) {
         else if (arg == "--threads") opt.threads = (uint32_t)std::atoi(value().c_str());
         else if (arg == "--shapes") opt.shapes = split(value());
         else if (arg == "--no-slow") opt.skip_slow = true;
+        else if (arg == "--sorters") opt.only = split(value());
         else if (arg == "--target") {
             std::string t = value();
             opt.target = t == "portable" ? BITONIC_CPU_TARGET_PORTABLE
@@ -176,7 +179,8 @@ Options parse(int argc, char **argv) {
             std::fprintf(stderr,
                          "usage: %s [--csv] [--reps N] [--min-log K] [--max-log K] [--log-step S] [--threads T]\n"
                          "          [--shapes random,sorted,reverse,equal,few] [--target auto|portable|avx2|avx512]"
-                         " [--no-slow]\n",
+                         " [--no-slow]\n"
+                         "          [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort]\n",
                          argv[0]);
             std::exit(2);
         }
@@ -221,7 +225,12 @@ int main(int argc, char **argv) {
 
             Result results[SORTER_COUNT];
             for (int s = 0; s < SORTER_COUNT; s++) {
-                if (opt.skip_slow && sorters[s].slow && log > 20) { results[s].skipped = true; continue; }
+                bool wanted = opt.only.empty() || std::find(opt.only.begin(), opt.only.end(),
+                                                            std::string(sorters[s].name)) != opt.only.end();
+                if (!wanted || (opt.skip_slow && sorters[s].slow && log > 20)) {
+                    results[s].skipped = true;
+                    continue;
+                }
                 results[s] = measure(s, inputs, expected, n, batch, opt, vq);
                 all_ok &= results[s].ok;
             }
@@ -239,9 +248,10 @@ int main(int argc, char **argv) {
                     else std::printf(" %.1f%s |", results[s].median_mkeys, results[s].ok ? "" : " WRONG");
                 }
                 double ours = results[OURS_1T].median_mkeys;
-                std::printf(" %.2f |", results[OURS_MT].median_mkeys / ours);
+                if (results[OURS_1T].skipped || results[OURS_MT].skipped) std::printf(" - |");
+                else std::printf(" %.2f |", results[OURS_MT].median_mkeys / ours);
                 for (int s : {VQSORT, PDQSORT, STD_SORT, QSORT}) {
-                    if (results[s].skipped) std::printf(" - |");
+                    if (results[s].skipped || results[OURS_1T].skipped) std::printf(" - |");
                     else std::printf(" %.2f |", ours / results[s].median_mkeys);
                 }
                 std::printf("\n");

@@ -2,14 +2,15 @@
  * A quicksort whose top levels partition in parallel: each thread partitions its
  * own slice around a shared pivot with the vector kernel, then the keys that sit
  * on the wrong side of the global split are swapped across, again in parallel.
- * The two sides then go to disjoint groups of threads, sized by their key counts,
- * until every group is one thread, which runs the sequential sort. A serial first
- * partition would cap two cores at about 1.6x; this keeps every pass parallel.
+ * Once the pieces are small (about two per thread), the threads take them from a
+ * shared queue, largest first, and sort each alone. A serial first partition
+ * would cap two cores at about 1.6x; this keeps every pass parallel.
  * If a thread cannot be created, its work runs on the calling thread instead, so
  * the sort never fails for lack of threads. */
 #include "fast_sort.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* Below this many keys per thread, starting threads costs more than it saves. */
 #define PARALLEL_MIN_KEYS_PER_THREAD ((size_t)1 << 16)
@@ -173,73 +174,109 @@ static size_t parallel_partition(const bitonic_cpu_kernels *kernels, uint32_t *k
     return split;
 }
 
-typedef struct sort_job {
-    const bitonic_cpu_kernels *kernels;
+/* Pieces the parallel partitions may cut the input into before the threads
+ * take them over: about 2 per thread, with room for lopsided splits. */
+#define MAX_PIECES (4 * BITONIC_CPU_MAX_THREADS + 16)
+
+typedef struct key_piece {
     uint32_t *keys;
     size_t count;
-    uint32_t threads;
-    size_t depth_budget;
-} sort_job;
+} key_piece;
 
-static void parallel_sort_run(void *arg);
+typedef struct piece_queue {
+    const bitonic_cpu_kernels *kernels;
+    key_piece pieces[MAX_PIECES]; /* largest first */
+    size_t piece_count;
+    atomic_size_t next;
+} piece_queue;
 
-static void parallel_sort(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t threads,
-                          size_t depth_budget)
+static void piece_worker_run(void *arg)
 {
-    while (threads > 1 && count >= PARALLEL_MIN_KEYS_PER_THREAD * threads) {
-        if (depth_budget-- == 0)
-            break;
-        /* A large sample keeps the two sides within a few percent of the
-         * median, which is what balances the thread groups. */
-        uint32_t pivot = bitonic_cpu_choose_pivot(kernels, keys, count, BITONIC_CPU_MAX_PIVOT_SAMPLE);
-        size_t below = parallel_partition(kernels, keys, count, pivot, threads);
-        if (below == 0) {
-            size_t equal = pivot == UINT32_MAX ? count : parallel_partition(kernels, keys, count, pivot + 1, threads);
-            keys += equal;
-            count -= equal;
-            continue;
-        }
-        size_t above = count - below;
-        size_t smaller = below < above ? below : above;
-        if (smaller * 2 * threads < count) {
-            /* Too lopsided to split the threads: sort the small side with all of
-             * them, then carry on with the large side. */
-            if (below < above) {
-                parallel_sort(kernels, keys, below, threads, depth_budget);
-                keys += below;
-                count = above;
-            } else {
-                parallel_sort(kernels, keys + below, above, threads, depth_budget);
-                count = below;
-            }
-            continue;
-        }
-        uint32_t left_threads = (uint32_t)(((uint64_t)threads * below + count / 2) / count);
-        if (left_threads < 1)
-            left_threads = 1;
-        if (left_threads > threads - 1)
-            left_threads = threads - 1;
-        sort_job sides[2] = {
-            {kernels, keys, below, left_threads, depth_budget},
-            {kernels, keys + below, above, threads - left_threads, depth_budget},
-        };
-        run_jobs(parallel_sort_run, sides, sizeof sides[0], 2);
-        return;
+    piece_queue *queue = *(piece_queue **)arg;
+    for (;;) {
+        size_t index = atomic_fetch_add_explicit(&queue->next, 1, memory_order_relaxed);
+        if (index >= queue->piece_count)
+            return;
+        bitonic_cpu_sort_sequential(queue->kernels, queue->pieces[index].keys, queue->pieces[index].count);
     }
-    bitonic_cpu_sort_sequential(kernels, keys, count);
 }
 
-static void parallel_sort_run(void *arg)
+static size_t largest_piece(const key_piece *pieces, size_t piece_count)
 {
-    sort_job *job = arg;
-    parallel_sort(job->kernels, job->keys, job->count, job->threads, job->depth_budget);
+    size_t largest = 0;
+    for (size_t i = 1; i < piece_count; i++)
+        if (pieces[i].count > pieces[largest].count)
+            largest = i;
+    return largest;
 }
 
+static int larger_piece_first(const key_piece *a, const key_piece *b)
+{
+    return a->count > b->count;
+}
+
+static void sort_pieces_largest_first(key_piece *pieces, size_t piece_count)
+{
+    for (size_t i = 1; i < piece_count; i++) {
+        key_piece piece = pieces[i];
+        size_t j = i;
+        while (j > 0 && larger_piece_first(&piece, &pieces[j - 1])) {
+            pieces[j] = pieces[j - 1];
+            j--;
+        }
+        pieces[j] = piece;
+    }
+}
+
+/* Two phases. First, every thread together partitions the largest piece until
+ * no piece holds more than 1/(2*threads) of the keys, so each pass over the data
+ * runs on all cores. Then each thread takes the largest piece left, sorts it
+ * alone and comes back for more; with about two pieces per thread, a thread that
+ * the OS slows down or a lopsided split costs little idle time elsewhere. */
 void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t threads)
 {
     if (threads > BITONIC_CPU_MAX_THREADS)
         threads = BITONIC_CPU_MAX_THREADS;
-    parallel_sort(kernels, keys, count, threads ? threads : 1, bitonic_cpu_depth_budget(count));
+    if (threads <= 1 || count < PARALLEL_MIN_KEYS_PER_THREAD * threads) {
+        bitonic_cpu_sort_sequential(kernels, keys, count);
+        return;
+    }
+    piece_queue queue;
+    queue.kernels = kernels;
+    queue.pieces[0] = (key_piece){keys, count};
+    queue.piece_count = 1;
+    atomic_init(&queue.next, 0);
+
+    size_t target = count / (2 * threads);
+    if (target < PARALLEL_MIN_KEYS_PER_THREAD)
+        target = PARALLEL_MIN_KEYS_PER_THREAD;
+    /* Bounds the splits whatever the pivots do; leftovers are just larger pieces. */
+    size_t splits_left = 4 * (size_t)threads + 8;
+    while (splits_left-- > 0 && queue.piece_count + 1 < MAX_PIECES) {
+        size_t largest = largest_piece(queue.pieces, queue.piece_count);
+        key_piece piece = queue.pieces[largest];
+        if (piece.count <= target)
+            break;
+        /* A large sample keeps the two sides within a few percent of the median. */
+        uint32_t pivot = bitonic_cpu_choose_pivot(kernels, piece.keys, piece.count, BITONIC_CPU_MAX_PIVOT_SAMPLE);
+        size_t below = parallel_partition(kernels, piece.keys, piece.count, pivot, threads);
+        if (below == 0) {
+            /* Nothing below the pivot: the keys equal to it are final. */
+            size_t equal = pivot == UINT32_MAX
+                               ? piece.count
+                               : parallel_partition(kernels, piece.keys, piece.count, pivot + 1, threads);
+            queue.pieces[largest] = (key_piece){piece.keys + equal, piece.count - equal};
+            continue;
+        }
+        queue.pieces[largest] = (key_piece){piece.keys, below};
+        queue.pieces[queue.piece_count++] = (key_piece){piece.keys + below, piece.count - below};
+    }
+
+    sort_pieces_largest_first(queue.pieces, queue.piece_count);
+    piece_queue *workers[BITONIC_CPU_MAX_THREADS];
+    for (uint32_t i = 0; i < threads; i++)
+        workers[i] = &queue;
+    run_jobs(piece_worker_run, workers, sizeof workers[0], threads);
 }
 
 typedef struct reverse_job {
