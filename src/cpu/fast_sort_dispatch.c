@@ -195,9 +195,22 @@ void bitonic_cpu_sort_sequential(const bitonic_cpu_kernels *kernels, uint32_t *k
     quick_sort(kernels, keys, count, bitonic_cpu_depth_budget(count));
 }
 
+/* Order checks in blocks of 64 without an early exit inside a block, so the
+ * compiler vectorises them (sorted input then costs ~1/10 of a sort); random
+ * input still stops after the first block. */
+#define ORDER_CHECK_BLOCK 64
+
 static int is_nondecreasing(const uint32_t *keys, size_t count)
 {
-    for (size_t i = 1; i < count; i++)
+    size_t i = 1;
+    for (; i + ORDER_CHECK_BLOCK <= count; i += ORDER_CHECK_BLOCK) {
+        unsigned descents = 0;
+        for (size_t j = 0; j < ORDER_CHECK_BLOCK; j++)
+            descents |= keys[i + j - 1] > keys[i + j];
+        if (descents)
+            return 0;
+    }
+    for (; i < count; i++)
         if (keys[i - 1] > keys[i])
             return 0;
     return 1;
@@ -205,7 +218,15 @@ static int is_nondecreasing(const uint32_t *keys, size_t count)
 
 static int is_nonincreasing(const uint32_t *keys, size_t count)
 {
-    for (size_t i = 1; i < count; i++)
+    size_t i = 1;
+    for (; i + ORDER_CHECK_BLOCK <= count; i += ORDER_CHECK_BLOCK) {
+        unsigned ascents = 0;
+        for (size_t j = 0; j < ORDER_CHECK_BLOCK; j++)
+            ascents |= keys[i + j - 1] < keys[i + j];
+        if (ascents)
+            return 0;
+    }
+    for (; i < count; i++)
         if (keys[i - 1] < keys[i])
             return 0;
     return 1;
