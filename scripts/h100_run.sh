@@ -9,7 +9,7 @@ set -u
 out=${OUT:-out}
 mkdir -p "$out"
 max_log=${MAX_LOG:-26}
-for f in .gl/libvulkan1_*.deb; do dpkg -x "$f" /; done
+for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
 ldconfig
 mkdir -p /tmp/vvl && dpkg -x .gl/vulkan-validationlayers_*.deb /tmp/vvl
 export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d

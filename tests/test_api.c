@@ -42,8 +42,9 @@ static void test_arguments(test_counter *t)
     bitonic_context *context = (bitonic_context *)1;
     TEST_CHECK(t, bitonic_context_create(NULL, NULL) == BITONIC_ERROR_INVALID_ARGUMENT, "create without out pointer");
     bitonic_context_desc missing = {.device = "no such device at all"};
-    TEST_CHECK(t, bitonic_context_create(&missing, &context) == BITONIC_ERROR_DEVICE_NOT_FOUND && context == NULL,
-               "an unknown device name is reported, *out cleared");
+    bitonic_status status = bitonic_context_create(&missing, &context);
+    TEST_CHECK(t, (status == BITONIC_ERROR_DEVICE_NOT_FOUND || status == BITONIC_ERROR_VULKAN_UNAVAILABLE) &&
+                      context == NULL, "an unknown device name is reported, *out cleared");
     bitonic_context_desc cpu = {.device = "cpu"};
     if (!TEST_CHECK(t, bitonic_context_create(&cpu, &context) == BITONIC_SUCCESS, "cpu context"))
         return;
