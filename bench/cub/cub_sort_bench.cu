@@ -311,7 +311,22 @@ void generate_keys(Key* keys, size_t n, uint64_t seed, unsigned threads) {
   });
 }
 
-// std::sort on slices in parallel, then rounds of pairwise std::merge. `scratch` holds n keys.
+// How many of the first `k` outputs of merging sorted a[0, a_size) and b[0, b_size) come from a:
+// the smallest i with a[i] >= b[k-i-1] (the "merge path" split), so that merging a[0, i) with
+// b[0, k-i) and the rest separately gives the same sorted sequence.
+template <typename Key>
+size_t merge_split(const Key* a, size_t a_size, const Key* b, size_t b_size, size_t k) {
+  size_t low = k > b_size ? k - b_size : 0, high = std::min(k, a_size);
+  while (low < high) {
+    size_t i = low + (high - low) / 2;
+    if (a[i] < b[k - i - 1]) low = i + 1;
+    else high = i;
+  }
+  return low;
+}
+
+// std::sort on slices in parallel, then rounds of pairwise merges; each merge is itself cut into
+// parts by merge_split so that every round keeps all threads busy. `scratch` holds n keys.
 template <typename Key>
 void reference_sort(Key* keys, size_t n, Key* scratch, unsigned threads) {
   size_t slices = 1;
@@ -329,12 +344,23 @@ void reference_sort(Key* keys, size_t n, Key* scratch, unsigned threads) {
   Key* from = keys;
   Key* to = scratch;
   for (size_t width = 1; width < slices; width *= 2) {
+    size_t merges = slices / (2 * width);
+    size_t parts = std::max<size_t>(1, threads / merges);
     workers.clear();
     for (size_t s = 0; s < slices; s += 2 * width) {
-      workers.emplace_back([=, &bounds] {
-        std::merge(from + bounds[s], from + bounds[s + width], from + bounds[s + width],
-                   from + bounds[s + 2 * width], to + bounds[s]);
-      });
+      const Key* a = from + bounds[s];
+      const Key* b = from + bounds[s + width];
+      size_t a_size = bounds[s + width] - bounds[s], b_size = bounds[s + 2 * width] - bounds[s + width];
+      Key* out = to + bounds[s];
+      for (size_t part = 0; part < parts; ++part) {
+        workers.emplace_back([=] {
+          size_t total = a_size + b_size;
+          size_t k0 = total * part / parts, k1 = total * (part + 1) / parts;
+          size_t i0 = merge_split(a, a_size, b, b_size, k0);
+          size_t i1 = merge_split(a, a_size, b, b_size, k1);
+          std::merge(a + i0, a + i1, b + (k0 - i0), b + (k1 - i1), out + k0);
+        });
+      }
     }
     for (std::thread& worker : workers) worker.join();
     std::swap(from, to);
@@ -359,19 +385,24 @@ bool host_self_test_type(const char* name, unsigned threads) {
   bool ok = true;
   const size_t sizes[] = {1, 2, 1000, (1u << 16) + 1, 3u << 19, (1u << 22) + 7};
   for (size_t n : sizes) {
-    std::vector<Key> keys(n), scratch(n);
-    generate_keys(keys.data(), n, 12345 + n, threads);
-    std::vector<Key> expected(keys);
-    std::sort(expected.begin(), expected.end());
-    for (unsigned thread_count : {1u, 3u, 8u, threads}) {
-      std::vector<Key> sorted(keys);
-      reference_sort(sorted.data(), n, scratch.data(), thread_count);
-      bool same = std::equal(sorted.begin(), sorted.end(), expected.begin(),
-                             [](Key a, Key b) { return !(a < b) && !(b < a); });
-      if (!same || !keys_sorted(sorted.data(), n)) {
-        std::fprintf(stderr, "host self-test: %s n=%zu, %u threads: reference sort differs "
-                     "from std::sort\n", name, n, thread_count);
-        ok = false;
+    for (bool few_values : {false, true}) {
+      std::vector<Key> keys(n), scratch(n);
+      generate_keys(keys.data(), n, 12345 + n, threads);
+      if (few_values)  // only 7 distinct keys: the merge splits must handle ties
+        for (size_t i = 7; i < n; ++i) keys[i] = keys[i % 7];
+      std::vector<Key> expected(keys);
+      std::sort(expected.begin(), expected.end());
+      for (unsigned thread_count : {1u, 3u, 8u, threads}) {
+        std::vector<Key> sorted(keys);
+        reference_sort(sorted.data(), n, scratch.data(), thread_count);
+        bool same = std::equal(sorted.begin(), sorted.end(), expected.begin(),
+                               [](Key a, Key b) { return !(a < b) && !(b < a); });
+        if (!same || !keys_sorted(sorted.data(), n)) {
+          std::fprintf(stderr, "host self-test: %s n=%zu%s, %u threads: reference sort differs "
+                       "from std::sort\n", name, n, few_values ? " (7 distinct keys)" : "",
+                       thread_count);
+          ok = false;
+        }
       }
     }
   }

@@ -92,10 +92,11 @@ struct key_file_read_options {
 };
 
 /* Reads the whole file at path into out. On failure out is zeroed (nothing to
- * free) and error says why: missing or unreadable path, a raw file whose size
- * is not a multiple of 4, a broken .npy header, an unsupported or unaccepted
- * dtype, a shape that is not 1-D, data shorter or longer than the header says,
- * an element count whose byte size overflows size_t, out of memory. */
+ * free) and error says why: a path that is missing, unreadable or not a
+ * regular file (a directory, a pipe), a raw file whose size is not a multiple
+ * of 4, a broken .npy header, an unsupported or unaccepted dtype, a shape that
+ * is not 1-D, data shorter or longer than the header says, an element count
+ * whose byte size overflows size_t, out of memory. */
 int key_file_read(const char *path, const struct key_file_read_options *options, struct key_file *out,
                   char *error, size_t error_size);
 
@@ -125,7 +126,8 @@ struct key_npy_header {
 int key_file_parse_npy_header(const unsigned char *bytes, size_t size, struct key_npy_header *header,
                               char *error, size_t error_size);
 
-/* Largest header key_file_format_npy_header writes. */
+/* Room for any header key_file_format_npy_header writes (128 bytes for every
+ * count up to 20 digits, as NumPy's own headers). */
 #define KEY_NPY_HEADER_MAX 192
 
 /* Writes the version 1.0 header NumPy itself would write for a 1-D C-order
@@ -136,10 +138,11 @@ size_t key_file_format_npy_header(enum key_dtype dtype, size_t count, unsigned c
 
 /* Writes keys to path in keys->format, atomically: into a new temporary file
  * "<path>.tmp.XXXXXX" in the same directory, flushed with fsync, then renamed
- * over path. On any failure the temporary file is removed, and path is left as
- * it was (untouched if it existed, absent if it did not). A file that replaces
- * an existing path keeps that file's permission bits; a new one gets
- * 0666 minus the umask, as a plain fopen would give it. */
+ * over path. On any failure the temporary file is removed, and path is left
+ * as it was (untouched if it existed, absent if it did not). A symbolic link
+ * at path is replaced, not written through. A file that replaces an existing
+ * one keeps its permission bits; a new one gets 0666 minus the umask, as a
+ * plain fopen would give it. */
 int key_file_write_atomic(const char *path, const struct key_file *keys, char *error, size_t error_size);
 
 #ifdef __cplusplus
