@@ -47,6 +47,7 @@ static bool write_file(const char *path, const void *bytes, size_t size)
 /* The file's bytes (malloc'd, at least 1 byte) or NULL if it cannot be read. */
 static unsigned char *load_file(const char *path, size_t *size)
 {
+    *size = 0;
     FILE *file = fopen(path, "rb");
     if (file == NULL)
         return NULL;
