@@ -5,7 +5,6 @@
 // stride, so neighbouring invocations read neighbouring addresses), runs the
 // steps in registers and writes the keys back. No shared memory, no barrier.
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint REGISTER_LOG = 1u;
 const uint REGISTERS = 1u << REGISTER_LOG;
 
 #include "network.glsl"

@@ -1,5 +1,7 @@
 // network.glsl: what the tile and global kernels share: the push constants,
 // the key buffers, and one step group of the bitonic network in registers.
+// REGISTER_LOG (keys per thread, log2) is a build-time constant: each kernel
+// is compiled once per value (shaders/CMakeLists.txt) and the tuning picks one.
 // Addressing mirrors bitonic_group_key_index() in src/core/schedule.h; keep the
 // two in step (the C reference executor proves that formula on every input).
 #extension GL_EXT_control_flow_attributes : require
@@ -59,25 +61,48 @@ uint group_key_index(uint group_index, uint reg, uint phase, uint top_stride_log
     return base + (reg << low_log) + low;
 }
 
-// The steps of one step group over all registers: every register index is a
-// compile-time constant once the loops unroll, so the keys stay in registers.
+// One step over all registers: the flip of blocks of BLOCK registers, or the
+// half-cleaner at register stride STRIDE. Each is a literal at every use, so
+// the one-level loops unroll at build time and every register index is a
+// constant: the keys stay in registers instead of spilling to local memory.
+#define FLIP_STEP(BLOCK)                                                   \
+    [[unroll]] for (uint i = 0u; i < REGISTERS; ++i)                       \
+        if ((i & ((BLOCK) >> 1)) == 0u)                                     \
+            compare_exchange(i, i ^ ((BLOCK) - 1u));
+#define DISPERSE_STEP(STRIDE)                                              \
+    [[unroll]] for (uint i = 0u; i < REGISTERS; ++i)                       \
+        if ((i & (STRIDE)) == 0u)                                           \
+            compare_exchange(i, i | (STRIDE));
+
+// The steps of one step group: the flip when the group starts its phase, then
+// the half-cleaners of the remaining strides, over all registers.
 void register_network(bool flip, uint step_count)
 {
-    [[unroll]] for (uint steps = 1u; steps <= REGISTER_LOG; ++steps) {
-        if (flip && step_count == steps) {
-            uint block_mask = (1u << steps) - 1u;
-            uint half_block = 1u << (steps - 1u);
-            [[unroll]] for (uint i = 0u; i < REGISTERS; ++i)
-                if ((i & half_block) == 0u)
-                    compare_exchange(i, i ^ block_mask);
-        }
-    }
+#if REGISTER_LOG >= 5
+    if (flip && step_count == 5u) { FLIP_STEP(32u) }
+#endif
+#if REGISTER_LOG >= 4
+    if (flip && step_count == 4u) { FLIP_STEP(16u) }
+#endif
+#if REGISTER_LOG >= 3
+    if (flip && step_count == 3u) { FLIP_STEP(8u) }
+#endif
+#if REGISTER_LOG >= 2
+    if (flip && step_count == 2u) { FLIP_STEP(4u) }
+#endif
+    if (flip && step_count == 1u) { FLIP_STEP(2u) }
     uint disperse_steps = flip ? step_count - 1u : step_count;
-    [[unroll]] for (uint stride = REGISTERS >> 1; stride > 0u; stride >>= 1) {
-        if (stride < (1u << disperse_steps)) {
-            [[unroll]] for (uint i = 0u; i < REGISTERS; ++i)
-                if ((i & stride) == 0u)
-                    compare_exchange(i, i | stride);
-        }
-    }
+#if REGISTER_LOG >= 5
+    if (disperse_steps >= 5u) { DISPERSE_STEP(16u) }
+#endif
+#if REGISTER_LOG >= 4
+    if (disperse_steps >= 4u) { DISPERSE_STEP(8u) }
+#endif
+#if REGISTER_LOG >= 3
+    if (disperse_steps >= 3u) { DISPERSE_STEP(4u) }
+#endif
+#if REGISTER_LOG >= 2
+    if (disperse_steps >= 2u) { DISPERSE_STEP(2u) }
+#endif
+    if (disperse_steps >= 1u) { DISPERSE_STEP(1u) }
 }

@@ -9,8 +9,7 @@
 // The tile is padded one word in 32, which keeps the strided register loads
 // free of bank conflicts.
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint REGISTER_LOG = 4u;
-layout(constant_id = 2) const uint TILE_LOG = 12u;
+layout(constant_id = 1) const uint TILE_LOG = 12u;
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint TILE_KEYS = 1u << TILE_LOG;
 

@@ -4,6 +4,7 @@
 #ifndef BITONIC_VK_INTERNAL_H
 #define BITONIC_VK_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,15 +13,25 @@
 
 bitonic_status bitonic_status_from_vk(VkResult result);
 
-/* Generated from shaders/ at build time (cmake/embed_spirv.cmake). */
-extern const uint32_t bitonic_spirv_tile_pass[];
-extern const size_t bitonic_spirv_tile_pass_size;
-extern const uint32_t bitonic_spirv_tile_pass_values[];
-extern const size_t bitonic_spirv_tile_pass_values_size;
-extern const uint32_t bitonic_spirv_global_pass[];
-extern const size_t bitonic_spirv_global_pass_size;
-extern const uint32_t bitonic_spirv_global_pass_values[];
-extern const size_t bitonic_spirv_global_pass_values_size;
+/* Generated from shaders/ at build time (cmake/embed_spirv.cmake): each kernel
+ * once per keys-per-thread value, with and without values. */
+#define BITONIC_DECLARE_SPIRV(name) extern const uint32_t name[]; extern const size_t name##_size;
+#define BITONIC_DECLARE_KERNEL(kernel, r) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r)
+BITONIC_DECLARE_KERNEL(tile_pass, 1) BITONIC_DECLARE_KERNEL(tile_pass, 2) BITONIC_DECLARE_KERNEL(tile_pass, 3)
+BITONIC_DECLARE_KERNEL(tile_pass, 4)
+BITONIC_DECLARE_KERNEL(global_pass, 1) BITONIC_DECLARE_KERNEL(global_pass, 2) BITONIC_DECLARE_KERNEL(global_pass, 3)
+BITONIC_DECLARE_KERNEL(global_pass, 4) BITONIC_DECLARE_KERNEL(global_pass, 5)
+
+typedef struct bitonic_spirv {
+    const uint32_t *code;
+    size_t size;
+} bitonic_spirv;
+
+/* The module of a kernel ("tile" or "global") for a keys-per-thread log2; code
+ * is NULL when that variant is not built. */
+bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values);
+bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values);
 
 /* Reads the limits the tuning needs from a physical device. */
 void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_limits *out_limits,

@@ -70,17 +70,44 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
     *out_max_storage_range = limits->maxStorageBufferRange;
 }
 
-static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
-                                const uint32_t *code, size_t code_size, const uint32_t *constants,
-                                uint32_t constant_count, VkPipeline *out_pipeline)
+#define SPIRV_CASE(kernel, r)                                                                       \
+    case r:                                                                                         \
+        return with_values ? (bitonic_spirv){bitonic_spirv_##kernel##_values_r##r,                 \
+                                             bitonic_spirv_##kernel##_values_r##r##_size}          \
+                           : (bitonic_spirv){bitonic_spirv_##kernel##_r##r, bitonic_spirv_##kernel##_r##r##_size};
+
+bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values)
 {
+    switch (register_log) {
+        SPIRV_CASE(tile_pass, 1) SPIRV_CASE(tile_pass, 2) SPIRV_CASE(tile_pass, 3) SPIRV_CASE(tile_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
+bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values)
+{
+    switch (register_log) {
+        SPIRV_CASE(global_pass, 1) SPIRV_CASE(global_pass, 2) SPIRV_CASE(global_pass, 3)
+        SPIRV_CASE(global_pass, 4) SPIRV_CASE(global_pass, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
+static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
+                                bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
+                                VkPipeline *out_pipeline)
+{
+    if (!spirv.code)
+        return VK_ERROR_FEATURE_NOT_PRESENT;
+    const uint32_t *code = spirv.code;
+    size_t code_size = spirv.size;
     VkShaderModuleCreateInfo module_info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                             .codeSize = code_size, .pCode = code};
     VkShaderModule module;
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[3];
+    VkSpecializationMapEntry entries[2];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -123,17 +150,14 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
         return result;
 
     const bitonic_tuning *tuning = &variant->tuning;
-    uint32_t tile_constants[3] = {tuning->tile_workgroup_size, tuning->tile_register_log, tuning->tile_log};
+    uint32_t tile_constants[2] = {tuning->tile_workgroup_size, tuning->tile_log};
     result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                             with_values ? bitonic_spirv_tile_pass_values : bitonic_spirv_tile_pass,
-                             with_values ? bitonic_spirv_tile_pass_values_size : bitonic_spirv_tile_pass_size,
-                             tile_constants, 3, &variant->tile_pipeline);
+                             bitonic_spirv_tile_pass(tuning->tile_register_log, with_values), tile_constants, 2,
+                             &variant->tile_pipeline);
     for (uint32_t steps = 1; result == VK_SUCCESS && steps <= tuning->max_global_steps; ++steps) {
-        uint32_t global_constants[2] = {tuning->global_workgroup_size, steps};
-        result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 with_values ? bitonic_spirv_global_pass_values : bitonic_spirv_global_pass,
-                                 with_values ? bitonic_spirv_global_pass_values_size : bitonic_spirv_global_pass_size,
-                                 global_constants, 2, &variant->global_pipelines[steps]);
+        uint32_t global_constants[1] = {tuning->global_workgroup_size};
+        result = create_pipeline(sorter, cache, variant->pipeline_layout, bitonic_spirv_global_pass(steps, with_values),
+                                 global_constants, 1, &variant->global_pipelines[steps]);
     }
     return result;
 }
