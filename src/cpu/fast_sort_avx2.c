@@ -228,6 +228,21 @@ ALWAYS_INLINE void partition_store_exact(partition_cursor *cur, vec v, int valid
                            above);
 }
 
+/* Keys ahead of the read cursors to prefetch: on a range larger than the caches
+ * the two-ended access pattern defeats the hardware prefetcher. */
+#define PREFETCH_KEYS 1024
+
+/* Prefetches one step of keys (a cache line per two vectors) at first if it lies
+ * in the unread range. */
+ALWAYS_INLINE void prefetch_step(const uint32_t *keys, size_t first, size_t read_left, size_t read_right)
+{
+    if (first >= read_left && first + UNROLL * LANES <= read_right) {
+#pragma GCC unroll 2
+        for (int line = 0; line < UNROLL / 2; line++)
+            __builtin_prefetch(keys + first + (size_t)line * 2 * LANES);
+    }
+}
+
 static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
 {
     const size_t step = UNROLL * LANES;
@@ -248,12 +263,15 @@ static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
             #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm256_loadu_si256((const __m256i *)(keys + read_left + (size_t)u * LANES));
+            prefetch_step(keys, read_left + PREFETCH_KEYS, read_left, read_right);
             read_left += step;
         } else {
             read_right -= step;
             #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm256_loadu_si256((const __m256i *)(keys + read_right + (size_t)u * LANES));
+            if (read_right >= PREFETCH_KEYS)
+                prefetch_step(keys, read_right - PREFETCH_KEYS, read_left, read_right);
         }
         #pragma GCC unroll 4
         for (int u = 0; u < UNROLL; u++)

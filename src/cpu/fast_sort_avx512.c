@@ -187,6 +187,21 @@ ALWAYS_INLINE void partition_store(partition_cursor *cur, vec v, __mmask16 valid
                              _mm512_maskz_compress_epi32(above, v));
 }
 
+/* Keys ahead of the read cursors to prefetch: on a range larger than the caches
+ * the two-ended access pattern defeats the hardware prefetcher, and a 2^24-key
+ * pass ran at half the memory bandwidth without this. */
+#define PREFETCH_KEYS 1024
+
+/* Prefetches one step of keys at first if it lies in the unread range. */
+ALWAYS_INLINE void prefetch_step(const uint32_t *keys, size_t first, size_t read_left, size_t read_right)
+{
+    if (first >= read_left && first + UNROLL * LANES <= read_right) {
+#pragma GCC unroll 4
+        for (int u = 0; u < UNROLL; u++)
+            __builtin_prefetch(keys + first + (size_t)u * LANES);
+    }
+}
+
 /* In place: the first and last UNROLL vectors are held in registers, which opens
  * a gap at each end; each step reads UNROLL vectors from the side whose gap is
  * smaller, so neither write cursor can overtake unread keys. */
@@ -210,12 +225,15 @@ static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
             #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm512_loadu_si512(keys + read_left + (size_t)u * LANES);
+            prefetch_step(keys, read_left + PREFETCH_KEYS, read_left, read_right);
             read_left += step;
         } else {
             read_right -= step;
             #pragma GCC unroll 4
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm512_loadu_si512(keys + read_right + (size_t)u * LANES);
+            if (read_right >= PREFETCH_KEYS)
+                prefetch_step(keys, read_right - PREFETCH_KEYS, read_left, read_right);
         }
         #pragma GCC unroll 4
         for (int u = 0; u < UNROLL; u++)

@@ -2,15 +2,15 @@
  * A quicksort whose top levels partition in parallel: each thread partitions its
  * own slice around a shared pivot with the vector kernel, then the keys that sit
  * on the wrong side of the global split are swapped across, again in parallel.
- * Once the pieces are small (about two per thread), the threads take them from a
- * shared queue, largest first, and sort each alone. A serial first partition
- * would cap two cores at about 1.6x; this keeps every pass parallel.
+ * Once there is a piece per thread, the threads take pieces from a shared queue,
+ * largest first, split them alone while they are large (sharing one side of
+ * each split) and sort them. A serial first partition would cap two cores at
+ * about 1.6x; this keeps every pass parallel.
  * If a thread cannot be created, its work runs on the calling thread instead, so
  * the sort never fails for lack of threads. */
 #include "fast_sort.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 
 /* Below this many keys per thread, starting threads costs more than it saves. */
 #define PARALLEL_MIN_KEYS_PER_THREAD ((size_t)1 << 16)
@@ -174,32 +174,27 @@ static size_t parallel_partition(const bitonic_cpu_kernels *kernels, uint32_t *k
     return split;
 }
 
-/* Pieces the parallel partitions may cut the input into before the threads
- * take them over: about 2 per thread, with room for lopsided splits. */
-#define MAX_PIECES (4 * BITONIC_CPU_MAX_THREADS + 16)
+/* Pieces waiting in the queue at most; a piece that finds the queue full is
+ * sorted by the thread that holds it. */
+#define MAX_PIECES (8 * BITONIC_CPU_MAX_THREADS + 16)
 
 typedef struct key_piece {
     uint32_t *keys;
     size_t count;
+    size_t depth_budget; /* partitions left before the heapsort guard */
 } key_piece;
 
-typedef struct piece_queue {
+/* The shared work: pieces not yet taken, and how many threads hold one. Work is
+ * over when the queue is empty and nobody holds a piece (nobody can add more). */
+typedef struct work_queue {
     const bitonic_cpu_kernels *kernels;
-    key_piece pieces[MAX_PIECES]; /* largest first */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    key_piece pieces[MAX_PIECES];
     size_t piece_count;
-    atomic_size_t next;
-} piece_queue;
-
-static void piece_worker_run(void *arg)
-{
-    piece_queue *queue = *(piece_queue **)arg;
-    for (;;) {
-        size_t index = atomic_fetch_add_explicit(&queue->next, 1, memory_order_relaxed);
-        if (index >= queue->piece_count)
-            return;
-        bitonic_cpu_sort_sequential(queue->kernels, queue->pieces[index].keys, queue->pieces[index].count);
-    }
-}
+    uint32_t busy;
+    size_t grain; /* pieces larger than this are split and shared */
+} work_queue;
 
 static size_t largest_piece(const key_piece *pieces, size_t piece_count)
 {
@@ -210,29 +205,90 @@ static size_t largest_piece(const key_piece *pieces, size_t piece_count)
     return largest;
 }
 
-static int larger_piece_first(const key_piece *a, const key_piece *b)
+/* Waits for a piece; returns 0 when all work is done. Largest first, so the
+ * pieces left for last are the small ones. */
+static int take_piece(work_queue *queue, key_piece *out)
 {
-    return a->count > b->count;
+    pthread_mutex_lock(&queue->lock);
+    while (queue->piece_count == 0 && queue->busy > 0)
+        pthread_cond_wait(&queue->changed, &queue->lock);
+    int got = queue->piece_count > 0;
+    if (got) {
+        size_t largest = largest_piece(queue->pieces, queue->piece_count);
+        *out = queue->pieces[largest];
+        queue->pieces[largest] = queue->pieces[--queue->piece_count];
+        queue->busy++;
+    }
+    pthread_mutex_unlock(&queue->lock);
+    return got;
 }
 
-static void sort_pieces_largest_first(key_piece *pieces, size_t piece_count)
+/* Offers a piece to idle threads; returns 0 if the queue is full. */
+static int share_piece(work_queue *queue, key_piece piece)
 {
-    for (size_t i = 1; i < piece_count; i++) {
-        key_piece piece = pieces[i];
-        size_t j = i;
-        while (j > 0 && larger_piece_first(&piece, &pieces[j - 1])) {
-            pieces[j] = pieces[j - 1];
-            j--;
+    pthread_mutex_lock(&queue->lock);
+    int shared = queue->piece_count < MAX_PIECES;
+    if (shared) {
+        queue->pieces[queue->piece_count++] = piece;
+        pthread_cond_signal(&queue->changed);
+    }
+    pthread_mutex_unlock(&queue->lock);
+    return shared;
+}
+
+static void finish_piece(work_queue *queue)
+{
+    pthread_mutex_lock(&queue->lock);
+    queue->busy--;
+    if (queue->busy == 0 && queue->piece_count == 0)
+        pthread_cond_broadcast(&queue->changed);
+    pthread_mutex_unlock(&queue->lock);
+}
+
+/* Splits a piece alone until it is no larger than the grain, sharing one side of
+ * each split, then sorts what is left. */
+static void work_on_piece(work_queue *queue, key_piece piece)
+{
+    const bitonic_cpu_kernels *kernels = queue->kernels;
+    while (piece.count > queue->grain && piece.depth_budget > 0) {
+        piece.depth_budget--;
+        uint32_t pivot = bitonic_cpu_choose_pivot(kernels, piece.keys, piece.count, 256);
+        size_t below = kernels->partition(piece.keys, piece.count, pivot);
+        if (below == 0) {
+            size_t equal = bitonic_cpu_split_equal(kernels, piece.keys, piece.count, pivot);
+            piece.keys += equal;
+            piece.count -= equal;
+            continue;
         }
-        pieces[j] = piece;
+        key_piece left = {piece.keys, below, piece.depth_budget};
+        key_piece right = {piece.keys + below, piece.count - below, piece.depth_budget};
+        /* Keep the larger side: fewer hand-overs, and the shared side is the
+         * one an idle thread finishes soonest. */
+        key_piece kept = left.count >= right.count ? left : right;
+        key_piece offered = left.count >= right.count ? right : left;
+        if (!share_piece(queue, offered))
+            bitonic_cpu_sort_sequential(kernels, offered.keys, offered.count);
+        piece = kept;
+    }
+    bitonic_cpu_sort_sequential(kernels, piece.keys, piece.count);
+}
+
+static void queue_worker_run(void *arg)
+{
+    work_queue *queue = *(work_queue **)arg;
+    key_piece piece;
+    while (take_piece(queue, &piece)) {
+        work_on_piece(queue, piece);
+        finish_piece(queue);
     }
 }
 
-/* Two phases. First, every thread together partitions the largest piece until
- * no piece holds more than 1/(2*threads) of the keys, so each pass over the data
- * runs on all cores. Then each thread takes the largest piece left, sorts it
- * alone and comes back for more; with about two pieces per thread, a thread that
- * the OS slows down or a lopsided split costs little idle time elsewhere. */
+/* Two phases. While there are fewer pieces than threads, all threads together
+ * partition the largest piece, so even the first pass over the data runs on
+ * every core. Then each thread takes the largest piece waiting, splits it alone
+ * (sharing one side of every split) down to about 1/(4*threads) of the input,
+ * and sorts it; a thread the OS slows down or a lopsided split only shifts work
+ * to the other threads instead of making them wait. */
 void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t threads)
 {
     if (threads > BITONIC_CPU_MAX_THREADS)
@@ -241,22 +297,28 @@ void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *key
         bitonic_cpu_sort_sequential(kernels, keys, count);
         return;
     }
-    piece_queue queue;
+    work_queue queue;
+    if (pthread_mutex_init(&queue.lock, NULL) != 0) {
+        bitonic_cpu_sort_sequential(kernels, keys, count);
+        return;
+    }
+    if (pthread_cond_init(&queue.changed, NULL) != 0) {
+        pthread_mutex_destroy(&queue.lock);
+        bitonic_cpu_sort_sequential(kernels, keys, count);
+        return;
+    }
     queue.kernels = kernels;
-    queue.pieces[0] = (key_piece){keys, count};
+    queue.busy = 0;
+    queue.grain = count / (4 * (size_t)threads);
+    queue.pieces[0] = (key_piece){keys, count, bitonic_cpu_depth_budget(count)};
     queue.piece_count = 1;
-    atomic_init(&queue.next, 0);
 
-    size_t target = count / (2 * threads);
-    if (target < PARALLEL_MIN_KEYS_PER_THREAD)
-        target = PARALLEL_MIN_KEYS_PER_THREAD;
-    /* Bounds the splits whatever the pivots do; leftovers are just larger pieces. */
-    size_t splits_left = 4 * (size_t)threads + 8;
-    while (splits_left-- > 0 && queue.piece_count + 1 < MAX_PIECES) {
+    while (queue.piece_count < threads) {
         size_t largest = largest_piece(queue.pieces, queue.piece_count);
         key_piece piece = queue.pieces[largest];
-        if (piece.count <= target)
+        if (piece.count <= queue.grain || piece.depth_budget == 0)
             break;
+        piece.depth_budget--;
         /* A large sample keeps the two sides within a few percent of the median. */
         uint32_t pivot = bitonic_cpu_choose_pivot(kernels, piece.keys, piece.count, BITONIC_CPU_MAX_PIVOT_SAMPLE);
         size_t below = parallel_partition(kernels, piece.keys, piece.count, pivot, threads);
@@ -265,18 +327,19 @@ void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *key
             size_t equal = pivot == UINT32_MAX
                                ? piece.count
                                : parallel_partition(kernels, piece.keys, piece.count, pivot + 1, threads);
-            queue.pieces[largest] = (key_piece){piece.keys + equal, piece.count - equal};
+            queue.pieces[largest] = (key_piece){piece.keys + equal, piece.count - equal, piece.depth_budget};
             continue;
         }
-        queue.pieces[largest] = (key_piece){piece.keys, below};
-        queue.pieces[queue.piece_count++] = (key_piece){piece.keys + below, piece.count - below};
+        queue.pieces[largest] = (key_piece){piece.keys, below, piece.depth_budget};
+        queue.pieces[queue.piece_count++] = (key_piece){piece.keys + below, piece.count - below, piece.depth_budget};
     }
 
-    sort_pieces_largest_first(queue.pieces, queue.piece_count);
-    piece_queue *workers[BITONIC_CPU_MAX_THREADS];
+    work_queue *workers[BITONIC_CPU_MAX_THREADS];
     for (uint32_t i = 0; i < threads; i++)
         workers[i] = &queue;
-    run_jobs(piece_worker_run, workers, sizeof workers[0], threads);
+    run_jobs(queue_worker_run, workers, sizeof workers[0], threads);
+    pthread_cond_destroy(&queue.changed);
+    pthread_mutex_destroy(&queue.lock);
 }
 
 typedef struct reverse_job {
