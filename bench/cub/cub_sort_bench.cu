@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -286,6 +287,58 @@ void parallel_for(size_t n, unsigned threads, Body body) {
   for (std::thread& worker : workers) worker.join();
 }
 
+// The first i in [0, n) for which bad(i) holds, or n; slices are scanned at once.
+template <typename Bad>
+size_t parallel_find(size_t n, unsigned threads, Bad bad) {
+  std::atomic<size_t> first{n};
+  parallel_for(n, threads, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      if (!bad(i)) continue;
+      size_t current = first.load();
+      while (i < current && !first.compare_exchange_weak(current, i)) {
+      }
+      return;
+    }
+  });
+  return first.load();
+}
+
+// Host memory for n elements, pinned when the system allows (faster, truly asynchronous copies).
+template <typename T>
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer() { release(); }
+
+  void allocate(size_t n) {
+    release();
+    if (cudaMallocHost(&data_, n * sizeof(T)) == cudaSuccess) {
+      pinned_ = true;
+      return;
+    }
+    (void)cudaGetLastError();
+    data_ = static_cast<T*>(std::malloc(n * sizeof(T)));
+    if (!data_) {
+      std::fprintf(stderr, "cub_sort_bench: out of host memory for %zu elements\n", n);
+      std::exit(2);
+    }
+  }
+  T* get() const { return data_; }
+  T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  void release() {
+    if (data_ && pinned_) CUDA_CHECK(cudaFreeHost(data_));
+    if (data_ && !pinned_) std::free(data_);
+    data_ = nullptr;
+    pinned_ = false;
+  }
+  T* data_ = nullptr;
+  bool pinned_ = false;
+};
+
 // splitmix64 evaluated at a position, so any slice of the stream can be drawn independently.
 inline uint64_t splitmix64_at(uint64_t seed, uint64_t index) {
   uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
@@ -519,6 +572,12 @@ struct Gpu {
     return static_cast<unsigned>(std::max<size_t>(1, std::min(blocks, limit)));
   }
 
+  // Copies on the benchmark stream, so they are ordered with its work, and waits for them.
+  void copy_and_wait(void* destination, const void* source, size_t bytes) {
+    CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
   void begin_check() { CUDA_CHECK(cudaMemsetAsync(d_mismatches, 0, sizeof *d_mismatches, stream)); }
 
   unsigned long long end_check() {
@@ -623,8 +682,13 @@ struct TypeBench {
   void* d_temp = nullptr;
   size_t temp_bytes = 0;
 
-  std::unique_ptr<Key[]> h_input, h_want, h_out;
-  std::unique_ptr<uint32_t[]> h_out_values;
+  HostBuffer<Key> h_input, h_want, h_out;
+  HostBuffer<uint32_t> h_out_values;
+
+  // Where a sweep's wall time goes, printed at the end of each type.
+  struct {
+    double generate = 0, reference_sort = 0, upload = 0, gpu_runs = 0, host_checks = 0;
+  } seconds;
 
   TypeBench(const Options& o, Gpu& g, const char* name, uint64_t seed)
       : options(o), gpu(g), type_name(name), type_seed(seed) {}
@@ -728,10 +792,10 @@ struct TypeBench {
       if (try_allocate(n)) break;
     }
     if (capacity) {
-      h_input.reset(new Key[capacity]);
-      h_want.reset(new Key[capacity]);
-      h_out.reset(new Key[capacity]);
-      if constexpr (kPairs) h_out_values.reset(new uint32_t[capacity]);
+      h_input.allocate(capacity);
+      h_want.allocate(capacity);
+      h_out.allocate(capacity);
+      if constexpr (kPairs) h_out_values.allocate(capacity);
     }
   }
 
@@ -745,16 +809,31 @@ struct TypeBench {
   // Fresh keys for this size, their reference order on the host and on the device.
   void prepare_input(size_t n) {
     uint64_t seed = splitmix64_at(type_seed, n);
-    generate_keys(h_input.get(), n, seed, threads);
-    CUDA_CHECK(cudaMemcpy(d_input_keys, h_input.get(), n * sizeof(Key), cudaMemcpyHostToDevice));
-    if constexpr (kPairs) {
-      fill_indices<<<gpu.grid_for(n), 256, 0, gpu.stream>>>(d_input_values, n);
-      CUDA_CHECK_LAUNCH();
-    }
-    std::copy(h_input.get(), h_input.get() + n, h_want.get());
-    reference_sort(h_want.get(), n, h_out.get(), threads);
-    CUDA_CHECK(cudaMemcpy(d_want_keys, h_want.get(), n * sizeof(Key), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+    Key* input = h_input.get();
+    Key* want = h_want.get();
+    add_seconds(seconds.generate, [&] {
+      generate_keys(input, n, seed, threads);
+      parallel_for(n, threads, [=](size_t begin, size_t end) {
+        std::copy(input + begin, input + end, want + begin);
+      });
+    });
+    add_seconds(seconds.reference_sort, [&] { reference_sort(want, n, h_out.get(), threads); });
+    add_seconds(seconds.upload, [&] {
+      gpu.copy_and_wait(d_input_keys, input, n * sizeof(Key));
+      gpu.copy_and_wait(d_want_keys, want, n * sizeof(Key));
+      if constexpr (kPairs) {
+        fill_indices<<<gpu.grid_for(n), 256, 0, gpu.stream>>>(d_input_values, n);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+      }
+    });
+  }
+
+  template <typename Work>
+  static void add_seconds(double& total, Work work) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   void copy_input_to_work(size_t n) {
@@ -807,32 +886,44 @@ struct TypeBench {
 
   // The same checks again on the host, independent of the checking kernels above.
   bool check_sorted_on_host(const Key* keys, const uint32_t* values, size_t n) {
-    CUDA_CHECK(cudaMemcpy(h_out.get(), keys, n * sizeof(Key), cudaMemcpyDeviceToHost));
-    const Key* got = h_out.get();
-    const Key* want = h_want.get();
-    for (size_t i = 0; i < n; ++i)
-      if (!(got[i] == want[i])) {
-        std::fprintf(stderr, "cub_sort_bench: %s n=%zu: first wrong key at %zu\n", type_name, n, i);
-        return false;
+    bool ok = true;
+    add_seconds(seconds.host_checks, [&] {
+      gpu.copy_and_wait(h_out.get(), keys, n * sizeof(Key));
+      const Key* got = h_out.get();
+      const Key* want = h_want.get();
+      size_t bad = parallel_find(n, threads, [=](size_t i) { return !(got[i] == want[i]); });
+      if (bad < n) {
+        std::fprintf(stderr, "cub_sort_bench: %s n=%zu: first wrong key at %zu\n", type_name, n,
+                     bad);
+        ok = false;
+      } else if constexpr (kPairs) {
+        ok = check_values_on_host(got, values, n);
       }
-    if constexpr (kPairs) return check_values_on_host(got, values, n);
-    return true;
+    });
+    return ok;
   }
 
   // Each value names the input position its key came from, and each position appears once.
   bool check_values_on_host(const Key* got, const uint32_t* values, size_t n) {
-    CUDA_CHECK(cudaMemcpy(h_out_values.get(), values, n * sizeof(uint32_t),
-                          cudaMemcpyDeviceToHost));
-    std::vector<bool> seen(n, false);
-    for (size_t i = 0; i < n; ++i) {
-      uint32_t value = h_out_values[i];
-      if (value >= n || seen[value] || !(h_input[value] == got[i])) {
-        std::fprintf(stderr, "cub_sort_bench: %s n=%zu: wrong value at %zu\n", type_name, n, i);
-        return false;
-      }
-      seen[value] = true;
-    }
-    return true;
+    gpu.copy_and_wait(h_out_values.get(), values, n * sizeof(uint32_t));
+    const uint32_t* value = h_out_values.get();
+    const Key* input = h_input.get();
+    std::unique_ptr<std::atomic<uint8_t>[]> seen(new std::atomic<uint8_t>[n]);
+    parallel_for(n, threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) seen[i].store(0, std::memory_order_relaxed);
+    });
+    size_t bad = parallel_find(n, threads, [&](size_t i) {
+      if (value[i] >= n || !(input[value[i]] == got[i])) return true;
+      seen[value[i]].store(1, std::memory_order_relaxed);
+      return false;
+    });
+    if (bad == n)
+      bad = parallel_find(n, threads,
+                          [&](size_t i) { return seen[i].load(std::memory_order_relaxed) == 0; });
+    if (bad < n)
+      std::fprintf(stderr, "cub_sort_bench: %s n=%zu: values are not a permutation matching the "
+                   "keys (at %zu)\n", type_name, n, bad);
+    return bad == n;
   }
 
   unsigned long long check_copy_on_device(size_t n) {
@@ -852,8 +943,16 @@ struct TypeBench {
   }
 
   bool check_copy_on_host(size_t n) {
-    CUDA_CHECK(cudaMemcpy(h_out.get(), d_out_keys, n * sizeof(Key), cudaMemcpyDeviceToHost));
-    return std::memcmp(h_out.get(), h_input.get(), n * sizeof(Key)) == 0;
+    bool ok = true;
+    add_seconds(seconds.host_checks, [&] {
+      gpu.copy_and_wait(h_out.get(), d_out_keys, n * sizeof(Key));
+      const Key* got = h_out.get();
+      const Key* input = h_input.get();
+      ok = parallel_find(n, threads, [=](size_t i) {
+             return std::memcmp(&got[i], &input[i], sizeof(Key)) != 0;
+           }) == n;
+    });
+    return ok;
   }
 
   Result bench_radix(size_t n) {
@@ -935,7 +1034,8 @@ struct TypeBench {
                          {IMPL_MERGE, "cub_merge", &TypeBench::bench_merge}};
       for (const auto& impl : impls) {
         if (!(options.impls & impl.impl)) continue;
-        Result result = (this->*impl.bench)(n);
+        Result result;
+        add_seconds(seconds.gpu_runs, [&] { result = (this->*impl.bench)(n); });
         if (!result.verified) {
           std::fprintf(stderr, "cub_sort_bench: FAILED verification: %s %s n=%zu\n", impl.name,
                        type_name, n);
@@ -944,6 +1044,11 @@ struct TypeBench {
         print_result(options, impl.name, type_name, n, result);
       }
     }
+    std::fprintf(stderr, "# %s: %.1f s: generate %.1f, reference sort %.1f, upload %.1f, "
+                 "GPU runs and checks %.1f (of which host checks %.1f)\n", type_name,
+                 seconds.generate + seconds.reference_sort + seconds.upload + seconds.gpu_runs,
+                 seconds.generate, seconds.reference_sort, seconds.upload, seconds.gpu_runs,
+                 seconds.host_checks);
     return failures;
   }
 };
