@@ -205,6 +205,11 @@ int main(void)
     for (size_t i = 0; i < sizeof large / sizeof large[0]; i++)
         for (size_t s = 0; s < sizeof large_shapes / sizeof large_shapes[0]; s++)
             run_all(large[i], large_shapes[s], some_threads, 3);
+    /* On 4 threads and 2^22 keys or more, the first passes partition in parallel
+     * and swap keys across slices (fast_sort_threads.c); cover that code. */
+    const uint32_t four_threads[] = {4};
+    run_all(((size_t)1 << 22) + 777, SHAPE_RANDOM, four_threads, 1);
+    run_all(((size_t)1 << 22) + 777, SHAPE_FEW_DISTINCT, four_threads, 1);
     const uint32_t all_cores[] = {0};
     run_all((size_t)1 << 18, SHAPE_RANDOM, all_cores, 1);
     run_all((size_t)1 << 18, SHAPE_REVERSE, all_cores, 1);

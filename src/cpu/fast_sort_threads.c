@@ -2,10 +2,9 @@
  * A quicksort whose top levels partition in parallel: each thread partitions its
  * own slice around a shared pivot with the vector kernel, then the keys that sit
  * on the wrong side of the global split are swapped across, again in parallel.
- * Once there is a piece per thread, the threads take pieces from a shared queue,
- * largest first, split them alone while they are large (sharing one side of
- * each split) and sort them. A serial first partition would cap two cores at
- * about 1.6x; this keeps every pass parallel.
+ * Once there is a piece per thread (at once, on 2 or 3 threads), the threads take
+ * pieces from a shared queue, largest first, split them alone while they are
+ * large (sharing one side of each split) and sort them.
  * If a thread cannot be created, its work runs on the calling thread instead, so
  * the sort never fails for lack of threads. */
 #include "fast_sort.h"
@@ -14,6 +13,13 @@
 
 /* Below this many keys per thread, starting threads costs more than it saves. */
 #define PARALLEL_MIN_KEYS_PER_THREAD ((size_t)1 << 16)
+/* The first passes over large inputs are partitioned by all threads together
+ * only from this many threads and keys: with prefetching, one thread partitions
+ * 2^24 keys in ~2.5 ms, less than the parallel pass plus its cross-slice swap on
+ * 2 cores (34.6 vs 36.5 ms for the whole 2^24 sort), but a serial top level
+ * would idle 3 or more threads. */
+#define PARALLEL_PARTITION_MIN_THREADS 4
+#define PARALLEL_PARTITION_MIN_KEYS ((size_t)1 << 22)
 /* Swapping fewer keys than this across threads is not worth a thread start. */
 #define PARALLEL_MIN_SWAP_KEYS ((size_t)1 << 16)
 
@@ -283,9 +289,9 @@ static void queue_worker_run(void *arg)
     }
 }
 
-/* Two phases. While there are fewer pieces than threads, all threads together
- * partition the largest piece, so even the first pass over the data runs on
- * every core. Then each thread takes the largest piece waiting, splits it alone
+/* Two phases. On 4 or more threads and large inputs, while there are fewer
+ * pieces than threads, all threads together partition the largest piece, so even
+ * the first pass over the data runs on every core. Then each thread takes the largest piece waiting, splits it alone
  * (sharing one side of every split) down to about 1/(4*threads) of the input,
  * and sorts it; a thread the OS slows down or a lopsided split only shifts work
  * to the other threads instead of making them wait. */
@@ -313,7 +319,8 @@ void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *key
     queue.pieces[0] = (key_piece){keys, count, bitonic_cpu_depth_budget(count)};
     queue.piece_count = 1;
 
-    while (queue.piece_count < threads) {
+    while (queue.piece_count < threads && threads >= PARALLEL_PARTITION_MIN_THREADS &&
+           count >= PARALLEL_PARTITION_MIN_KEYS) {
         size_t largest = largest_piece(queue.pieces, queue.piece_count);
         key_piece piece = queue.pieces[largest];
         if (piece.count <= queue.grain || piece.depth_budget == 0)
