@@ -9,7 +9,7 @@
 //   bitonic_cpu_bench [--csv] [--reps N] [--min-log K] [--max-log K] [--log-step S]
 //                     [--threads T] [--shapes random,sorted,reverse,equal,few]
 //                     [--target auto|portable|avx2|avx512] [--no-slow]
-//                     [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort]
+//                     [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort] [--descending]
 // Ours runs twice: on one thread ("ours-1t") and on T threads ("ours-mt", T = 0
 // means all cores). C++ is used only because the peers are C++ templates.
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct Options {
     bitonic_cpu_target target = BITONIC_CPU_TARGET_AUTO;
     bool skip_slow = false; // qsort and std::sort above 2^20 take seconds each
     std::vector<std::string> only; // sorter names to run; empty = all
+    bool descending = false;
 };
 
 uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -75,6 +77,8 @@ int compare_u32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+int compare_u32_descending(const void *a, const void *b) { return compare_u32(b, a); }
+
 struct Sorter {
     const char *name;
     bool slow;
@@ -87,16 +91,27 @@ const Sorter sorters[SORTER_COUNT] = {
 };
 
 bool run_sorter(int id, uint32_t *keys, size_t n, const Options &opt, const hwy::Sorter &vq) {
+    bool desc = opt.descending;
     switch (id) {
     case OURS_1T:
     case OURS_MT: {
         bitonic_cpu_sort_config config = {opt.target, id == OURS_1T ? 1u : opt.threads};
-        return bitonic_cpu_sort_u32(keys, n, BITONIC_ORDER_ASCENDING, &config) == BITONIC_SUCCESS;
+        return bitonic_cpu_sort_u32(keys, n, desc ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING, &config) ==
+               BITONIC_SUCCESS;
     }
-    case VQSORT: vq(keys, n, hwy::SortAscending()); return true;
-    case PDQSORT: pdqsort_branchless(keys, keys + n); return true;
-    case STD_SORT: std::sort(keys, keys + n); return true;
-    case QSORT: std::qsort(keys, n, sizeof *keys, compare_u32); return true;
+    case VQSORT:
+        if (desc) vq(keys, n, hwy::SortDescending());
+        else vq(keys, n, hwy::SortAscending());
+        return true;
+    case PDQSORT:
+        if (desc) pdqsort_branchless(keys, keys + n, std::greater<uint32_t>());
+        else pdqsort_branchless(keys, keys + n);
+        return true;
+    case STD_SORT:
+        if (desc) std::sort(keys, keys + n, std::greater<uint32_t>());
+        else std::sort(keys, keys + n);
+        return true;
+    case QSORT: std::qsort(keys, n, sizeof *keys, desc ? compare_u32_descending : compare_u32); return true;
     }
     return false;
 }
@@ -169,6 +184,7 @@ Options parse(int argc, char **argv) {
         else if (arg == "--shapes") opt.shapes = split(value());
         else if (arg == "--no-slow") opt.skip_slow = true;
         else if (arg == "--sorters") opt.only = split(value());
+        else if (arg == "--descending") opt.descending = true;
         else if (arg == "--target") {
             std::string t = value();
             opt.target = t == "portable" ? BITONIC_CPU_TARGET_PORTABLE
@@ -180,7 +196,7 @@ Options parse(int argc, char **argv) {
                          "usage: %s [--csv] [--reps N] [--min-log K] [--max-log K] [--log-step S] [--threads T]\n"
                          "          [--shapes random,sorted,reverse,equal,few] [--target auto|portable|avx2|avx512]"
                          " [--no-slow]\n"
-                         "          [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort]\n",
+                         "          [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort] [--descending]\n",
                          argv[0]);
             std::exit(2);
         }
@@ -201,11 +217,12 @@ int main(int argc, char **argv) {
     bool all_ok = true;
 
     if (opt.csv) {
-        std::printf("shape,n,sorter,median_mkeys_per_s,best_mkeys_per_s,reps,verified\n");
+        std::printf("order,shape,n,sorter,median_mkeys_per_s,best_mkeys_per_s,reps,verified\n");
     } else {
-        std::printf("Target %s; ours-mt threads=%u (0 = all cores); M keys/s, median of %d runs; "
+        std::printf("Target %s; %s order; ours-mt threads=%u (0 = all cores); M keys/s, median of %d runs; "
                     "ratios are ours-1t / peer.\n\n",
-                    bitonic_cpu_target_name(resolved), opt.threads, opt.reps);
+                    bitonic_cpu_target_name(resolved), opt.descending ? "descending" : "ascending", opt.threads,
+                    opt.reps);
         std::printf("| shape | n |");
         for (int s = 0; s < SORTER_COUNT; s++) std::printf(" %s |", sorters[s].name);
         std::printf(" mt/1t | 1t/vqsort | 1t/pdqsort | 1t/std::sort | 1t/qsort |\n|---|--:|");
@@ -221,7 +238,10 @@ int main(int argc, char **argv) {
             std::vector<uint32_t> inputs(n * batch), expected;
             for (size_t b = 0; b < batch; b++) fill(inputs.data() + b * n, n, shape);
             expected = inputs;
-            for (size_t b = 0; b < batch; b++) std::sort(expected.begin() + b * n, expected.begin() + (b + 1) * n);
+            for (size_t b = 0; b < batch; b++) {
+                std::sort(expected.begin() + b * n, expected.begin() + (b + 1) * n);
+                if (opt.descending) std::reverse(expected.begin() + b * n, expected.begin() + (b + 1) * n);
+            }
 
             Result results[SORTER_COUNT];
             for (int s = 0; s < SORTER_COUNT; s++) {
@@ -237,7 +257,8 @@ int main(int argc, char **argv) {
             if (opt.csv) {
                 for (int s = 0; s < SORTER_COUNT; s++) {
                     if (results[s].skipped) continue;
-                    std::printf("%s,%zu,%s,%.2f,%.2f,%d,%s\n", shape.c_str(), n, sorters[s].name,
+                    std::printf("%s,%s,%zu,%s,%.2f,%.2f,%d,%s\n", opt.descending ? "desc" : "asc", shape.c_str(), n,
+                                sorters[s].name,
                                 results[s].median_mkeys, results[s].best_mkeys, results[s].reps,
                                 results[s].ok ? "yes" : "NO");
                 }
