@@ -96,6 +96,7 @@ typedef struct bitonic_context_info {
     char device_name[256];
     uint32_t vulkan_device_index;    /* UINT32_MAX for the CPU path */
     uint32_t vulkan_api_version;     /* VK_MAKE_API_VERSION form; 0 for the CPU path */
+    uint32_t vulkan_device_type;     /* VkPhysicalDeviceType (4 = a CPU driver such as lavapipe); 0 for the CPU path */
     uint32_t subgroup_size;          /* 0 when not used */
     uint32_t workgroup_size;         /* invocations per workgroup of the sort kernels */
     uint32_t keys_per_thread;        /* keys a thread holds in registers in the tile kernel */

@@ -337,6 +337,7 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     snprintf(info->device_name, sizeof info->device_name, "%s", vk->properties.deviceName);
     info->vulkan_device_index = vk->device_index;
     info->vulkan_api_version = vk->properties.apiVersion;
+    info->vulkan_device_type = (uint32_t)vk->properties.deviceType;
     info->subgroup_size = sorter_info.subgroup_size;
     info->workgroup_size = sorter_info.workgroup_size;
     info->keys_per_thread = sorter_info.keys_per_thread;
