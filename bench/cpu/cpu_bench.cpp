@@ -9,6 +9,7 @@
 //   bitonic_cpu_bench [--csv] [--reps N] [--min-log K] [--max-log K] [--log-step S]
 //                     [--threads T] [--shapes random,sorted,reverse,equal,few]
 //                     [--target auto|portable|avx2|avx512] [--no-slow]
+// (--target avx2 also holds vqsort to AVX2, and portable holds it to SSE4.)
 //                     [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort] [--descending]
 // Ours runs twice: on one thread ("ours-1t") and on T threads ("ours-mt", T = 0
 // means all cores). C++ is used only because the peers are C++ templates.
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include <hwy/contrib/sort/vqsort.h>
+#include <hwy/targets.h>
 #include <pdqsort.h>
 
 extern "C" {
@@ -213,6 +215,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     bitonic_cpu_target resolved = opt.target == BITONIC_CPU_TARGET_AUTO ? bitonic_cpu_best_target() : opt.target;
+    // Hold vqsort to the same instruction set as ours when a target is forced.
+    if (opt.target == BITONIC_CPU_TARGET_AVX2) hwy::SetSupportedTargetsForTest(HWY_AVX2 | HWY_SSE4);
+    if (opt.target == BITONIC_CPU_TARGET_PORTABLE) hwy::SetSupportedTargetsForTest(HWY_SSE4);
     hwy::Sorter vq;
     bool all_ok = true;
 
