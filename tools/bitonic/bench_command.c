@@ -175,7 +175,8 @@ static void print_row(const bench_options *options, const char *impl, size_t n, 
 int bench_run(const bench_options *options)
 {
     bitonic_context *context;
-    bitonic_context_desc desc = {.device = options->device, .validation = options->validation};
+    bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
+                                 .tile_keys = options->tile_keys, .max_strides_per_global_pass = options->max_steps};
     bitonic_status status = bitonic_context_create(&desc, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));

@@ -14,6 +14,8 @@ typedef struct bench_options {
     bool profile;                /* print GPU time per pass */
     bool end_to_end;             /* also time host memory -> sort -> host memory */
     bool validation;
+    unsigned tile_keys;          /* 0: derived from the device */
+    unsigned max_steps;          /* steps per global pass, 0: derived */
 } bench_options;
 
 bench_options bench_default_options(void);

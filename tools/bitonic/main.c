@@ -21,7 +21,7 @@ static void usage(FILE *out)
     fputs("usage: bitonic info [--device SEL]\n"
           "       bitonic sort IN OUT [--descending] [--device SEL]\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
-          "                     [--no-e2e] [--validation]\n"
+          "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
           out);
@@ -155,10 +155,19 @@ int main(int argc, char **argv)
             bench.end_to_end = false;
         } else if (strcmp(arg, "--validation") == 0) {
             bench.validation = true;
-        } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0) &&
+        } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
+                    strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0) &&
                    value) {
-            unsigned *target = arg[2] == 'r' ? &bench.runs : arg[3] == 'i' ? &bench.min_log : &bench.max_log;
-            unsigned low = arg[2] == 'r' ? 10 : 1, high = arg[2] == 'r' ? 1000 : 31;
+            unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
+                               : strcmp(arg, "--min-log") == 0   ? &bench.min_log
+                               : strcmp(arg, "--max-log") == 0   ? &bench.max_log
+                               : strcmp(arg, "--tile-keys") == 0 ? &bench.tile_keys
+                                                                 : &bench.max_steps;
+            unsigned low = target == &bench.runs ? 10 : 1;
+            unsigned high = target == &bench.runs        ? 1000
+                            : target == &bench.tile_keys ? (1u << 24)
+                            : target == &bench.max_steps ? 5
+                                                         : 31;
             if (!parse_unsigned(value, low, high, target)) {
                 fprintf(stderr, "bitonic: %s wants a number from %u to %u, not '%s'\n", arg, low, high, value);
                 return 2;
