@@ -58,8 +58,8 @@ flock_params flock_default_params(uint32_t count, uint64_t seed)
 {
     return (flock_params){
         .count = count, .seed = seed, .dt = 1.0f / 60.0f, .radius = 2.0f, .speed = 6.0f,
-        .speed_variation = 0.9f, .rotation_rate = 4.0f, .separation_weight = 1.5f, .alignment_weight = 1.0f,
-        .cohesion_weight = 1.0f, .target_weight = 0.3f, .spawn_radius = 0.0f,
+        .speed_variation = 0.9f, .rotation_rate = 4.0f, .separation_weight = 1.5f, .alignment_weight = 1.5f,
+        .cohesion_weight = 0.8f, .target_weight = 0.3f, .spawn_radius = 0.0f,
     };
 }
 
@@ -106,11 +106,13 @@ static float spawn_radius_of(const flock_params *p)
 
 void flock_target_at(const flock *f, uint32_t step, float out[3])
 {
-    float t = (float)step * f->params.dt;
+    /* A Lissajous curve whose size follows the flock's and whose speed stays
+     * near 4 units/s (below the boids' 6), so the flock streams after it. */
     float a = 0.8f * spawn_radius_of(&f->params);
-    out[0] = a * sinf(0.23f * t);
-    out[1] = 0.25f * a * sinf(0.37f * t + 1.0f);
-    out[2] = a * sinf(0.31f * t + 2.0f);
+    float phase = (float)step * f->params.dt * 4.0f / a;
+    out[0] = a * sinf(phase);
+    out[1] = 0.25f * a * sinf(1.7f * phase + 1.0f);
+    out[2] = a * sinf(1.3f * phase + 2.0f);
 }
 
 static uint64_t splitmix64(uint64_t *state)

@@ -14,7 +14,7 @@ void main()
 {
     if (SHADOW) {
         float visibility = exp(-frame.fog_density * length(world_position - frame.camera_position));
-        colour = vec4(0.0, 0.0, 0.05, 0.35 * visibility);
+        colour = vec4(0.0, 0.0, 0.05, 0.22 * visibility);
         return;
     }
     vec3 n = normalize(gl_FrontFacing ? normal : -normal);
