@@ -80,6 +80,7 @@ typedef struct bitonic_context_desc {
      * power of two; a value above what the device allows is clamped. Tests use
      * small tiles to exercise the global passes at small sizes. */
     uint32_t tile_keys;
+    uint32_t tile_keys_per_thread;   /* a power of two, 2..32 */
     uint32_t max_strides_per_global_pass;
     /* Threads for the CPU path, 0 = all cores. */
     uint32_t cpu_threads;

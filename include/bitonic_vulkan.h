@@ -29,6 +29,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     VkPipelineCache pipeline_cache;          /* VK_NULL_HANDLE: none */
     /* Tuning overrides, 0 = derived from the device's limits (see bitonic_context_desc). */
     uint32_t tile_keys;
+    uint32_t tile_keys_per_thread;
     uint32_t max_strides_per_global_pass;
 } bitonic_vulkan_sorter_desc;
 

@@ -58,17 +58,24 @@ void main()
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
 
-    // Coalesced load: consecutive threads, consecutive keys.
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        uint local_index = r * threads + thread;
-        uint index = tile_base + local_index;
-        bool inside = active_tile && index < params.count;
-        tile_keys[padded(local_index)] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+    // The first step group loads its keys straight from memory when its
+    // smallest stride is at least 8 (neighbouring threads then read whole 32-byte
+    // sectors: a tile merge); otherwise (a tile sort starts at stride 1) the tile
+    // comes in through shared memory in coalesced order.
+    uint first_steps = min(REGISTER_LOG, params.stride_log + 1u);
+    bool load_direct = params.stride_log + 1u - first_steps >= 3u;
+    if (!load_direct) {
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            uint local_index = r * threads + thread;
+            uint index = tile_base + local_index;
+            bool inside = active_tile && index < params.count;
+            tile_keys[padded(local_index)] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
 #ifdef WITH_VALUES
-        tile_values[padded(local_index)] = inside ? values[index] : 0u;
+            tile_values[padded(local_index)] = inside ? values[index] : 0u;
 #endif
+        }
+        barrier();
     }
-    barrier();
 
     // Which step group the registers hold: none yet.
     bool holding = false;
@@ -82,8 +89,19 @@ void main()
                 if (holding) {
                     registers_to_shared(held_phase, held_top, held_steps);
                     barrier();
+                    shared_to_registers(phase, top, steps);
+                } else if (load_direct) {
+                    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+                        uint index = tile_base + group_key_index(thread, r, phase, top, steps);
+                        bool inside = active_tile && index < params.count;
+                        reg_keys[r] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+#ifdef WITH_VALUES
+                        reg_values[r] = inside ? values[index] : 0u;
+#endif
+                    }
+                } else {
+                    shared_to_registers(phase, top, steps);
                 }
-                shared_to_registers(phase, top, steps);
             }
             register_network(top + 1u == phase, steps);
             holding = true;

@@ -21,22 +21,25 @@ int main(void)
     const bitonic_device_limits small = {128, 128, 16384, 4};
     const bitonic_device_limits tiny = {64, 64, 1024, 1};
 
-    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
                        tuning.tile_log == 12, "lavapipe keys: 4096-key tile (got 2^%u)", tuning.tile_log);
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, &tuning) && fits(&h100, 4, &tuning) && tuning.tile_log == 13,
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && fits(&h100, 4, &tuning) && tuning.tile_log == 13,
                "H100 keys: 8192-key tile in 48 KiB (got 2^%u)", tuning.tile_log);
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, &tuning) && fits(&h100, 8, &tuning) && tuning.tile_log == 12,
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && fits(&h100, 8, &tuning) && tuning.tile_log == 12,
                "H100 pairs: 4096-key tile (got 2^%u)", tuning.tile_log);
-    TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, &tuning) && fits(&small, 4, &tuning) && tuning.tile_log == 11,
+    TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, 0, &tuning) && fits(&small, 4, &tuning) && tuning.tile_log == 11,
                "128 invocations cap the tile at 128 x 16 keys (got 2^%u)", tuning.tile_log);
-    TEST_CHECK(&t, bitonic_tuning_derive(&tiny, 8, 0, 0, &tuning) && fits(&tiny, 8, &tuning),
+    TEST_CHECK(&t, bitonic_tuning_derive(&tiny, 8, 0, 0, 0, &tuning) && fits(&tiny, 8, &tuning),
                "1 KiB of shared memory still gives a tile");
-    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 32, 2, &tuning) && tuning.tile_log == 5 &&
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 32, 0, 2, &tuning) && tuning.tile_log == 5 &&
                        tuning.max_global_steps == 2 && fits(&lavapipe, 4, &tuning),
                "overrides: 32-key tile, 2 steps per pass");
-    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 1u << 20, 9, &tuning) && tuning.tile_log == 12 &&
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 1u << 20, 0, 9, &tuning) && tuning.tile_log == 12 &&
                        tuning.max_global_steps == 5, "overrides above the device are clamped");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 32, 0, &tuning) && tuning.tile_register_log == 5 &&
+                       tuning.tile_log == 13 && tuning.tile_workgroup_size == 256 && fits(&h100, 4, &tuning),
+               "32 keys per thread: 256 threads hold the 8192-key tile");
     const bitonic_device_limits none = {0, 0, 0, 0};
-    TEST_CHECK(&t, !bitonic_tuning_derive(&none, 4, 0, 0, &tuning), "a device with no shared memory is refused");
+    TEST_CHECK(&t, !bitonic_tuning_derive(&none, 4, 0, 0, 0, &tuning), "a device with no shared memory is refused");
     return test_finish(&t);
 }

@@ -139,6 +139,14 @@ int main(void)
     desc.tile_keys = 256;
     desc.max_strides_per_global_pass = 5;
     run_suite(&t, &desc, "256-key tile", max_log < 14 ? max_log : 14);
+    desc.tile_keys = 1024;
+    desc.tile_keys_per_thread = 32;
+    desc.max_strides_per_global_pass = 3;
+    run_suite(&t, &desc, "1024-key tile, 32 keys a thread", max_log < 15 ? max_log : 15);
+    desc.tile_keys = 0;
+    desc.tile_keys_per_thread = 4;
+    desc.max_strides_per_global_pass = 4;
+    run_suite(&t, &desc, "device tile, 4 keys a thread", max_log);
     TEST_CHECK(&t, printed == 0, "no validation message at all");
     return test_finish(&t);
 }

@@ -26,8 +26,14 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 }
 
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
-                           uint32_t max_steps_override, bitonic_tuning *out)
+                           uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out)
 {
+    uint32_t preferred_register_log = PREFERRED_TILE_REGISTER_LOG;
+    if (keys_per_thread_override != 0) {
+        preferred_register_log = bitonic_ceil_log2(keys_per_thread_override);
+        preferred_register_log = preferred_register_log < 1u ? 1u : preferred_register_log;
+        preferred_register_log = min_u32(preferred_register_log, BITONIC_MAX_STEP_GROUP_LOG);
+    }
     uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
     if (max_threads == 0 || bytes_per_key == 0)
         return false;
@@ -35,7 +41,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     /* Largest tile the device holds, with at most 2^PREFERRED registers a thread. */
     uint32_t tile_log = 0;
     for (uint32_t log = 1; log <= 24u; ++log) {
-        uint32_t register_log = min_u32(PREFERRED_TILE_REGISTER_LOG, log);
+        uint32_t register_log = min_u32(preferred_register_log, log);
         uint64_t threads = (uint64_t)1 << (log - register_log);
         if (bitonic_tile_shared_bytes(log, bytes_per_key) <= limits->max_shared_memory_bytes && threads <= max_threads)
             tile_log = log;
@@ -47,7 +53,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
         tile_log = min_u32(tile_log, wanted == 0 ? 1u : wanted);
     }
     out->tile_log = tile_log;
-    out->tile_register_log = min_u32(PREFERRED_TILE_REGISTER_LOG, tile_log);
+    out->tile_register_log = min_u32(preferred_register_log, tile_log);
     out->tile_workgroup_size = 1u << (tile_log - out->tile_register_log);
 
     uint32_t steps = bytes_per_key > 4u ? 4u : 5u;

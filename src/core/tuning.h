@@ -22,11 +22,10 @@ typedef struct bitonic_tuning {
     uint32_t global_workgroup_size;
 } bitonic_tuning;
 
-/* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. tile_keys_override and
- * max_steps_override are 0 for "derive"; an override above what the device allows
+/* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows
  * is clamped. Returns false if the device cannot hold even a 2-key tile. */
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
-                           uint32_t max_steps_override, bitonic_tuning *out);
+                           uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out);
 
 /* Shared memory a tile of 2^tile_log keys takes, with its bank-conflict padding
  * of one word in 32 (the tile kernel's layout). */

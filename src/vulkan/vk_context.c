@@ -281,6 +281,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     }
     bitonic_vulkan_sorter_desc sorter_desc = {.instance = vk->instance, .physical_device = vk->physical_device,
                                               .device = vk->device, .tile_keys = desc->tile_keys,
+                                              .tile_keys_per_thread = desc->tile_keys_per_thread,
                                               .max_strides_per_global_pass = desc->max_strides_per_global_pass};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }

@@ -19,7 +19,7 @@ bitonic_status bitonic_status_from_vk(VkResult result);
 #define BITONIC_DECLARE_KERNEL(kernel, r) \
     BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r)
 BITONIC_DECLARE_KERNEL(tile_pass, 1) BITONIC_DECLARE_KERNEL(tile_pass, 2) BITONIC_DECLARE_KERNEL(tile_pass, 3)
-BITONIC_DECLARE_KERNEL(tile_pass, 4)
+BITONIC_DECLARE_KERNEL(tile_pass, 4) BITONIC_DECLARE_KERNEL(tile_pass, 5)
 BITONIC_DECLARE_KERNEL(global_pass, 1) BITONIC_DECLARE_KERNEL(global_pass, 2) BITONIC_DECLARE_KERNEL(global_pass, 3)
 BITONIC_DECLARE_KERNEL(global_pass, 4) BITONIC_DECLARE_KERNEL(global_pass, 5)
 

@@ -80,6 +80,7 @@ bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values)
 {
     switch (register_log) {
         SPIRV_CASE(tile_pass, 1) SPIRV_CASE(tile_pass, 2) SPIRV_CASE(tile_pass, 3) SPIRV_CASE(tile_pass, 4)
+        SPIRV_CASE(tile_pass, 5)
     default: return (bitonic_spirv){NULL, 0};
     }
 }
@@ -195,7 +196,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     VkResult result = VK_SUCCESS;
     for (int variant = 0; variant < VARIANT_COUNT && result == VK_SUCCESS; ++variant) {
         uint32_t bytes_per_key = variant == WITH_VALUES ? 8u : 4u;
-        if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->max_strides_per_global_pass,
+        if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->tile_keys_per_thread,
+                                   desc->max_strides_per_global_pass,
                                    &sorter->variants[variant].tuning)) {
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;

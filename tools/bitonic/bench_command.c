@@ -18,9 +18,10 @@
 /* Keys of the scratch buffer sorted to bring the GPU's clocks up before each
  * timed sort: generating and checking keys on the host leaves the GPU idle long
  * enough to drop to its idle clock, and a sort timed right after would measure
- * the clock ramp, not the sort. CUB's bench keeps the GPU busy the same way. */
-#define CLOCK_WARMUP_KEYS (1u << 20)
-#define CLOCK_WARMUP_MS 5.0
+ * the clock ramp, not the sort (seen on the H100: 5 ms of warm-up was too
+ * little after the host had checked 2^24 keys). */
+#define CLOCK_WARMUP_KEYS (1u << 22)
+#define CLOCK_WARMUP_MS 30.0
 
 bench_options bench_default_options(void)
 {
@@ -176,7 +177,8 @@ int bench_run(const bench_options *options)
 {
     bitonic_context *context;
     bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
-                                 .tile_keys = options->tile_keys, .max_strides_per_global_pass = options->max_steps};
+                                 .tile_keys = options->tile_keys, .tile_keys_per_thread = options->keys_per_thread,
+                                 .max_strides_per_global_pass = options->max_steps};
     bitonic_status status = bitonic_context_create(&desc, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
@@ -206,9 +208,9 @@ int bench_run(const bench_options *options)
     if (options->csv)
         printf("impl,type,n,median_ms,min_ms,runs,verified\n");
     else
-        printf("# %s; tile %u keys; median of %u runs after %u warm-ups; random u32 keys\n"
+        printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random u32 keys\n"
                "%-12s %12s %12s %12s %10s   %s\n",
-               info.device_name, info.tile_keys, options->runs, WARMUP_RUNS, "impl", "n", "median ms", "min ms",
+               info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "n", "median ms", "min ms",
                "G keys/s", "check");
     uint64_t seed = (uint64_t)time(NULL);
     int exit_code = 0;

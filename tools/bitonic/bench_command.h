@@ -16,6 +16,7 @@ typedef struct bench_options {
     bool validation;
     unsigned tile_keys;          /* 0: derived from the device */
     unsigned max_steps;          /* steps per global pass, 0: derived */
+    unsigned keys_per_thread;    /* in the tile kernel, 0: derived */
 } bench_options;
 
 bench_options bench_default_options(void);

@@ -22,6 +22,7 @@ static void usage(FILE *out)
           "       bitonic sort IN OUT [--descending] [--device SEL]\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
+          "                     [--keys-per-thread K]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
           out);
@@ -156,17 +157,20 @@ int main(int argc, char **argv)
         } else if (strcmp(arg, "--validation") == 0) {
             bench.validation = true;
         } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
-                    strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0) &&
+                    strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0 ||
+                    strcmp(arg, "--keys-per-thread") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
                                : strcmp(arg, "--max-log") == 0   ? &bench.max_log
                                : strcmp(arg, "--tile-keys") == 0 ? &bench.tile_keys
-                                                                 : &bench.max_steps;
+                               : strcmp(arg, "--max-steps") == 0 ? &bench.max_steps
+                                                                 : &bench.keys_per_thread;
             unsigned low = target == &bench.runs ? 10 : 1;
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.tile_keys ? (1u << 24)
                             : target == &bench.max_steps ? 5
+                            : target == &bench.keys_per_thread ? 32
                                                          : 31;
             if (!parse_unsigned(value, low, high, target)) {
                 fprintf(stderr, "bitonic: %s wants a number from %u to %u, not '%s'\n", arg, low, high, value);
