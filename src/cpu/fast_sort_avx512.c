@@ -164,7 +164,7 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
         for (int stride = block / 4; stride > 0; stride /= 2) {
 #pragma GCC unroll 16
             for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0) {
+                if ((i & stride) == 0 && i + stride < reg_count) {
                     vec a = r[i], b = r[i + stride];
                     r[i] = _mm512_min_epu32(a, b);
                     r[i + stride] = _mm512_max_epu32(a, b);

@@ -100,7 +100,7 @@ ALWAYS_INLINE void sort_registers(lanes4 *r, const int reg_count)
         for (int stride = block / 4; stride > 0; stride /= 2) {
 #pragma GCC unroll 16
             for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0) {
+                if ((i & stride) == 0 && i + stride < reg_count) {
                     lanes4 a = r[i], b = r[i + stride];
                     r[i] = lanes_min(a, b);
                     r[i + stride] = lanes_max(a, b);
