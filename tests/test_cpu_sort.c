@@ -178,6 +178,46 @@ static void test_arguments(void)
           "best target is concrete and supported", "-", "-", "-", 0, 0);
 }
 
+/* The heapsort guard only runs on inputs that defeat the pivot sample, so drive
+ * it directly with small depth budgets, for every kernel set. */
+static void test_depth_guard(void)
+{
+    const bitonic_cpu_kernels *kernels[3] = {&bitonic_cpu_kernels_portable, NULL, NULL};
+    const bitonic_cpu_target targets[3] = {BITONIC_CPU_TARGET_PORTABLE, BITONIC_CPU_TARGET_AVX2,
+                                           BITONIC_CPU_TARGET_AVX512};
+#ifdef BITONIC_CPU_HAVE_X86
+    kernels[1] = &bitonic_cpu_kernels_avx2;
+    kernels[2] = &bitonic_cpu_kernels_avx512;
+#endif
+    const size_t counts[] = {300, 1000, 4097, 70000};
+    for (size_t t = 0; t < 3; t++) {
+        if (!kernels[t] || !bitonic_cpu_target_supported(targets[t]))
+            continue;
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            for (int shape = 0; shape < SHAPE_COUNT; shape++) {
+                for (size_t budget = 0; budget <= 2; budget++) {
+                    size_t count = counts[c];
+                    uint32_t *keys = malloc(count * sizeof *keys), *expected = malloc(count * sizeof *keys);
+                    if (!keys || !expected) {
+                        check(0, "test could not allocate", "-", "-", shape_names[shape], count, 0);
+                        free(keys);
+                        free(expected);
+                        return;
+                    }
+                    fill(keys, count, (enum shape)shape);
+                    memcpy(expected, keys, count * sizeof *keys);
+                    qsort(expected, count, sizeof *expected, compare_u32);
+                    bitonic_cpu_sort_with_depth_budget(kernels[t], keys, count, budget);
+                    check(memcmp(keys, expected, count * sizeof *keys) == 0, "depth guard (heapsort) result",
+                          bitonic_cpu_target_name(targets[t]), "asc", shape_names[shape], count, 1);
+                    free(keys);
+                    free(expected);
+                }
+            }
+        }
+    }
+}
+
 int main(void)
 {
     printf("CPU targets:");
@@ -187,6 +227,7 @@ int main(void)
     printf(" (auto=%s)\n", bitonic_cpu_target_name(bitonic_cpu_best_target()));
 
     test_arguments();
+    test_depth_guard();
 
     const uint32_t one_thread[] = {1};
     const uint32_t some_threads[] = {1, 2, 3};

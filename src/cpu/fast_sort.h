@@ -65,6 +65,10 @@ void bitonic_cpu_insertion_sort(uint32_t *keys, size_t count);
 
 /* Driver pieces shared by fast_sort_dispatch.c and fast_sort_threads.c. */
 void bitonic_cpu_sort_sequential(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count);
+/* The sequential sort with a given partition depth before the heapsort guard
+ * takes over; lets the test reach the guard. */
+void bitonic_cpu_sort_with_depth_budget(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
+                                        size_t depth_budget);
 void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t threads);
 /* The median of sample_count keys spread over the range (sample_count <= count). */
 uint32_t bitonic_cpu_choose_pivot(const bitonic_cpu_kernels *kernels, const uint32_t *keys, size_t count,

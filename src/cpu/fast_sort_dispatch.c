@@ -195,6 +195,12 @@ void bitonic_cpu_sort_sequential(const bitonic_cpu_kernels *kernels, uint32_t *k
     quick_sort(kernels, keys, count, bitonic_cpu_depth_budget(count));
 }
 
+void bitonic_cpu_sort_with_depth_budget(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
+                                        size_t depth_budget)
+{
+    quick_sort(kernels, keys, count, depth_budget);
+}
+
 /* Order checks in blocks of 64 without an early exit inside a block, so the
  * compiler vectorises them (sorted input then costs ~1/10 of a sort); random
  * input still stops after the first block. */
