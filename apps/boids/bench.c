@@ -144,7 +144,8 @@ int boids_run_bench(gpu *g, const boids_options *o)
         flock_metrics m = flock_measure(state, params.count, 100000);
         double steps_per_second = seconds > 0.0 ? o->steps / seconds : 0.0;
         double step_ms = totals.steps ? totals.step_ms / totals.steps : 0.0;
-        double sort_ms = totals.steps ? totals.sort_ms / totals.steps : 0.0;
+        /* Brute force sorts nothing; its two sort stamps only measure the timer. */
+        double sort_ms = totals.steps && o->search != FLOCK_SEARCH_BRUTE ? totals.sort_ms / totals.steps : 0.0;
         printf("bench device=\"%s\" search=%s count=%u steps=%u steps_per_s=%.2f wall_ms_per_step=%.3f ",
                g->properties.deviceName, flock_search_name(o->search), params.count, o->steps, steps_per_second,
                o->steps ? 1e3 * seconds / o->steps : 0.0);

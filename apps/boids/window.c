@@ -286,9 +286,10 @@ int boids_run_window(const boids_options *o)
     if (w.window)
         glfwDestroyWindow(w.window);
     glfwTerminate();
-    if (o->validation && messages > 0) {
-        fprintf(stderr, "bitonic-boids: %llu validation messages\n", (unsigned long long)messages);
-        return 1;
+    if (o->validation) {
+        printf("validation: %llu messages\n", (unsigned long long)messages);
+        if (messages > 0)
+            return 1;
     }
     return ok ? 0 : 1;
 }
