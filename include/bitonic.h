@@ -82,6 +82,10 @@ typedef struct bitonic_context_desc {
     uint32_t tile_keys;
     uint32_t tile_keys_per_thread;   /* a power of two, 2..32 */
     uint32_t max_strides_per_global_pass;
+    /* Ask the driver for per-pipeline statistics (registers, spills) where it
+     * offers them (VK_KHR_pipeline_executable_properties); see
+     * bitonic_context_pipeline_report(). */
+    bool capture_pipeline_statistics;
     /* Threads for the CPU path, 0 = all cores. */
     uint32_t cpu_threads;
 } bitonic_context_desc;
@@ -114,6 +118,11 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
 typedef struct bitonic_sort_options {
     bitonic_order order;
 } bitonic_sort_options;
+
+/* The driver's statistics of each sort pipeline, one line each, when the context
+ * was created with capture_pipeline_statistics and the device offers them;
+ * otherwise BITONIC_ERROR_UNSUPPORTED. */
+bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, char *text, size_t capacity);
 
 /* Sorts count 32-bit unsigned keys in host memory, in place. options may be NULL.
  * On the Vulkan backend this uploads, records the same sort that

@@ -31,6 +31,11 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t tile_keys;
     uint32_t tile_keys_per_thread;
     uint32_t max_strides_per_global_pass;
+    /* Create the pipelines with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR so
+     * bitonic_vulkan_sorter_pipeline_report() can list the driver's statistics
+     * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and
+     * its pipelineExecutableInfo feature enabled on the device. */
+    bool capture_pipeline_statistics;
 } bitonic_vulkan_sorter_desc;
 
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;
@@ -73,6 +78,13 @@ typedef struct bitonic_vulkan_sort_info {
     uint32_t first_query;
     bool profile_passes;
 } bitonic_vulkan_sort_info;
+
+/* Writes one line per pipeline with the statistics the driver reports for it
+ * (for example register count and spills), NUL-terminated and cut to capacity.
+ * BITONIC_ERROR_UNSUPPORTED unless the sorter was created with
+ * capture_pipeline_statistics. */
+bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter *sorter, char *text,
+                                                     size_t capacity);
 
 /* Number of passes (dispatches) a sort of count keys records. */
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values);

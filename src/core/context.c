@@ -111,6 +111,16 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
     return BITONIC_SUCCESS;
 }
 
+bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, char *text, size_t capacity)
+{
+    if (!context || !text || capacity == 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    text[0] = '\0';
+    if (context->backend != BITONIC_BACKEND_VULKAN)
+        return BITONIC_ERROR_UNSUPPORTED;
+    return bitonic_vk_context_pipeline_report(context->vk, text, capacity);
+}
+
 static bool valid_options(const bitonic_sort_options *options)
 {
     return !options || options->order == BITONIC_ORDER_ASCENDING || options->order == BITONIC_ORDER_DESCENDING;

@@ -45,6 +45,7 @@ bitonic_selector bitonic_parse_selector(const char *text);
 bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const bitonic_selector *selector,
                                          bitonic_vk_context **out);
 void bitonic_vk_context_destroy(bitonic_vk_context *vk);
+bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, char *text, size_t capacity);
 void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info);
 bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out);
 void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer);

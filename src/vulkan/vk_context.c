@@ -257,9 +257,17 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                           .queueFamilyIndex = vk->queue_family, .queueCount = 1,
                                           .pQueuePriorities = &priority};
-    const char *extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-    VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                                      .pQueueCreateInfos = &queue_info, .enabledExtensionCount = 1,
+    const char *extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
+                                VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_features = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+        .pipelineExecutableInfo = VK_TRUE};
+    bool statistics = desc->capture_pipeline_statistics &&
+                      has_device_extension(vk->physical_device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                      .pNext = statistics ? &executable_features : NULL,
+                                      .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
+                                      .enabledExtensionCount = statistics ? 2u : 1u,
                                       .ppEnabledExtensionNames = extensions};
     VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, NULL, &vk->device));
     vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
@@ -282,7 +290,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     bitonic_vulkan_sorter_desc sorter_desc = {.instance = vk->instance, .physical_device = vk->physical_device,
                                               .device = vk->device, .tile_keys = desc->tile_keys,
                                               .tile_keys_per_thread = desc->tile_keys_per_thread,
-                                              .max_strides_per_global_pass = desc->max_strides_per_global_pass};
+                                              .max_strides_per_global_pass = desc->max_strides_per_global_pass,
+                                              .capture_pipeline_statistics = statistics};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
@@ -329,6 +338,11 @@ void bitonic_vk_context_destroy(bitonic_vk_context *vk)
     if (vk->instance)
         vkDestroyInstance(vk->instance, NULL);
     free(vk);
+}
+
+bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, char *text, size_t capacity)
+{
+    return bitonic_vulkan_sorter_pipeline_report(vk->sorter, text, capacity);
 }
 
 void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info)

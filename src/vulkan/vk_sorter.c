@@ -4,6 +4,7 @@
  * compute-to-compute barrier between passes. Descriptors are pushed
  * (VK_KHR_push_descriptor), so recording allocates nothing and any buffer of the
  * caller's can be sorted without registering it first. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ typedef struct sorter_variant {
 
 struct bitonic_vulkan_sorter {
     VkDevice device;
+    bool capture_statistics;
     const VkAllocationCallbacks *allocator;
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
     bitonic_device_limits limits;
@@ -119,6 +121,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main",
                   .pSpecializationInfo = &specialization},
         .layout = layout,
+        .flags = sorter->capture_statistics ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
     };
     result = vkCreateComputePipelines(sorter->device, cache, 1, &pipeline_info, sorter->allocator, out_pipeline);
     vkDestroyShaderModule(sorter->device, module, sorter->allocator);
@@ -176,6 +179,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     sorter->device = desc->device;
     sorter->allocator = desc->allocator;
+    sorter->capture_statistics = desc->capture_pipeline_statistics;
     sorter->push_descriptor_set =
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(desc->device, "vkCmdPushDescriptorSetKHR");
     if (!sorter->push_descriptor_set) {
@@ -236,6 +240,68 @@ void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic
     out_info->tile_keys = 1u << tuning->tile_log;
     out_info->max_strides_per_global_pass = tuning->max_global_steps;
     out_info->max_keys = sorter->max_keys;
+}
+
+/* Appends to text what the driver says of one pipeline's executables. */
+static void report_pipeline(const bitonic_vulkan_sorter *sorter, VkPipeline pipeline, const char *name, char *text,
+                            size_t capacity, size_t *used)
+{
+    PFN_vkGetPipelineExecutableStatisticsKHR get_statistics = (PFN_vkGetPipelineExecutableStatisticsKHR)
+        vkGetDeviceProcAddr(sorter->device, "vkGetPipelineExecutableStatisticsKHR");
+    if (!get_statistics || pipeline == VK_NULL_HANDLE || *used >= capacity)
+        return;
+    VkPipelineExecutableInfoKHR executable = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                              .pipeline = pipeline, .executableIndex = 0};
+    VkPipelineExecutableStatisticKHR statistics[32];
+    uint32_t count = 32;
+    for (uint32_t i = 0; i < count; ++i)
+        statistics[i] = (VkPipelineExecutableStatisticKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    VkResult result = get_statistics(sorter->device, &executable, &count, statistics);
+    if (result != VK_SUCCESS && result != VK_INCOMPLETE)
+        return;
+    *used += (size_t)snprintf(text + *used, capacity - *used, "%s:", name);
+    for (uint32_t i = 0; i < count && *used < capacity; ++i) {
+        const VkPipelineExecutableStatisticKHR *st = &statistics[i];
+        switch (st->format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+            *used += (size_t)snprintf(text + *used, capacity - *used, " %s=%u", st->name, st->value.b32);
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+            *used += (size_t)snprintf(text + *used, capacity - *used, " %s=%lld", st->name, (long long)st->value.i64);
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+            *used += (size_t)snprintf(text + *used, capacity - *used, " %s=%llu", st->name,
+                                      (unsigned long long)st->value.u64);
+            break;
+        default:
+            *used += (size_t)snprintf(text + *used, capacity - *used, " %s=%g", st->name, st->value.f64);
+            break;
+        }
+    }
+    if (*used < capacity)
+        *used += (size_t)snprintf(text + *used, capacity - *used, "\n");
+}
+
+bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter *sorter, char *text, size_t capacity)
+{
+    if (!sorter || !text || capacity == 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    text[0] = '\0';
+    if (!sorter->capture_statistics)
+        return BITONIC_ERROR_UNSUPPORTED;
+    size_t used = 0;
+    for (int v = 0; v < VARIANT_COUNT; ++v) {
+        const sorter_variant *variant = &sorter->variants[v];
+        char name[64];
+        snprintf(name, sizeof name, "tile%s (%u keys/thread)", v == WITH_VALUES ? "+values" : "",
+                 1u << variant->tuning.tile_register_log);
+        report_pipeline(sorter, variant->tile_pipeline, name, text, capacity, &used);
+        for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
+            snprintf(name, sizeof name, "global%s (%u steps)", v == WITH_VALUES ? "+values" : "", steps);
+            report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
+        }
+    }
+    return BITONIC_SUCCESS;
 }
 
 static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values,

@@ -18,7 +18,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: bitonic info [--device SEL]\n"
+    fputs("usage: bitonic info [--device SEL] [--pipelines]\n"
           "       bitonic sort IN OUT [--descending] [--device SEL]\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
@@ -39,7 +39,7 @@ static const char *device_type_name(uint32_t type)
     }
 }
 
-static int command_info(const char *device)
+static int command_info(const char *device, bool pipelines)
 {
     bitonic_device_info devices[16];
     uint32_t count = 0;
@@ -60,7 +60,8 @@ static int command_info(const char *device)
         }
     }
     bitonic_context *context;
-    status = bitonic_context_create(&(bitonic_context_desc){.device = device}, &context);
+    status = bitonic_context_create(&(bitonic_context_desc){.device = device, .capture_pipeline_statistics = pipelines},
+                                    &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
         return 1;
@@ -73,6 +74,14 @@ static int command_info(const char *device)
                "  at most %" PRIu64 " keys per sort; timestamps %s\n",
                info.tile_keys, info.workgroup_size, info.keys_per_thread, info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    if (pipelines) {
+        static char report[16384];
+        status = bitonic_context_pipeline_report(context, report, sizeof report);
+        if (status == BITONIC_SUCCESS)
+            printf("Pipelines (driver statistics):\n%s", report);
+        else
+            printf("Pipelines: no statistics (%s)\n", bitonic_status_string(status));
+    }
     bitonic_context_destroy(context);
     return 0;
 }
@@ -139,6 +148,7 @@ int main(int argc, char **argv)
     const char *positional[2] = {NULL, NULL};
     int positional_count = 0;
     bool descending = false;
+    bool pipelines = false;
     bench_options bench = bench_default_options();
     for (int i = 2; i < argc; ++i) {
         const char *arg = argv[i];
@@ -148,6 +158,8 @@ int main(int argc, char **argv)
             ++i;
         } else if (strcmp(arg, "--descending") == 0) {
             descending = true;
+        } else if (strcmp(arg, "--pipelines") == 0) {
+            pipelines = true;
         } else if (strcmp(arg, "--csv") == 0) {
             bench.csv = true;
         } else if (strcmp(arg, "--profile") == 0) {
@@ -193,7 +205,7 @@ int main(int argc, char **argv)
     }
     bench.device = device;
     if (strcmp(command, "info") == 0 && positional_count == 0)
-        return command_info(device);
+        return command_info(device, pipelines);
     if (strcmp(command, "sort") == 0 && positional_count == 2)
         return command_sort(positional[0], positional[1], descending, device);
     if (strcmp(command, "bench") == 0 && positional_count == 0)
