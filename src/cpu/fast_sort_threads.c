@@ -296,11 +296,12 @@ static void queue_worker_run(void *arg)
 }
 
 /* Two phases. On 4 or more threads and large inputs, while there are fewer
- * pieces than threads, all threads together partition the largest piece, so even
- * the first pass over the data runs on every core. Then each thread takes the largest piece waiting, splits it alone
- * (sharing one side of every split) down to about 1/(16*threads) of the input,
- * and sorts it; a thread the OS slows down or a lopsided split only shifts work
- * to the other threads instead of making them wait. */
+ * pieces than threads, all threads together partition the largest piece, so
+ * even the first pass over the data runs on every core. Then each thread takes
+ * the largest piece waiting, splits it alone (sharing one side of every split)
+ * down to about 1/(16*threads) of the input, and sorts it; a thread the OS slows
+ * down or a lopsided split only shifts work to the other threads instead of
+ * making them wait. */
 void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t threads)
 {
     if (threads > BITONIC_CPU_MAX_THREADS)
