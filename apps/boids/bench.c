@@ -2,7 +2,8 @@
  * command buffers that alternate (the CPU records one batch while the GPU runs
  * the other), with timestamps around each step and around its sort, so the
  * summary separates the sort's GPU time from the whole step's. Steps per
- * second is wall-clock time over the timed steps, submission included. */
+ * second is wall-clock time over the timed steps, submission included. A
+ * time budget ends the timed part early, so large slow runs still report. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,22 +89,37 @@ static bool submit_batch(gpu *g, flock *f, VkQueryPool pool, uint32_t slot_index
     return true;
 }
 
-/* Runs `steps` steps in batches through the two slots; timed batches add to totals. */
-static bool run_steps(gpu *g, flock *f, VkQueryPool pool, bench_slot *slots, uint32_t *next_slot, uint32_t steps,
-                      bool timed, gpu_totals *totals)
+/* Runs up to `steps` steps in batches of batch_steps through the two slots,
+ * stopping early (after at least one batch) once seconds_budget is spent, so
+ * a slow search at a large count still reports instead of running for hours.
+ * Timed batches add to totals; returns the steps run, or UINT32_MAX on failure. */
+static uint32_t run_steps(gpu *g, flock *f, VkQueryPool pool, bench_slot *slots, uint32_t *next_slot, uint32_t steps,
+                          uint32_t batch_steps, double seconds_budget, bool timed, gpu_totals *totals)
 {
-    for (uint32_t done = 0; done < steps;) {
-        uint32_t batch = steps - done < STEPS_PER_BATCH ? steps - done : STEPS_PER_BATCH;
+    double start = now_seconds();
+    uint32_t done = 0;
+    while (done < steps && (done == 0 || now_seconds() - start < seconds_budget)) {
+        uint32_t batch = steps - done < batch_steps ? steps - done : batch_steps;
         uint32_t s = *next_slot;
         if (!collect(g, pool, s, &slots[s], totals) || !submit_batch(g, f, pool, s, &slots[s], batch, timed))
-            return false;
+            return UINT32_MAX;
         *next_slot = (s + 1u) % SLOTS;
         done += batch;
     }
     for (uint32_t s = 0; s < SLOTS; ++s)
         if (!collect(g, pool, s, &slots[s], totals))
-            return false;
-    return true;
+            return UINT32_MAX;
+    return done;
+}
+
+/* Batch size: enough steps per submission to keep the GPU busy between
+ * submissions (about 50 ms of work), from the time of one untimed step. */
+static uint32_t batch_size_for(double seconds_per_step)
+{
+    if (seconds_per_step <= 0.0)
+        return STEPS_PER_BATCH;
+    double steps = 0.05 / seconds_per_step;
+    return steps >= STEPS_PER_BATCH ? STEPS_PER_BATCH : (steps < 1.0 ? 1u : (uint32_t)steps);
 }
 
 int boids_run_bench(gpu *g, const boids_options *o)
@@ -133,22 +149,31 @@ int boids_run_bench(gpu *g, const boids_options *o)
         ok = gpu_check(vkCreateQueryPool(g->device, &info, NULL, &pool), "vkCreateQueryPool");
     }
     gpu_totals totals = {0};
-    uint32_t next_slot = 0;
-    ok = ok && run_steps(g, &f, pool, slots, &next_slot, o->warmup_steps, false, &totals);
+    uint32_t next_slot = 0, timed_steps = 0;
+    /* One lone step first (also the first of the warm-up): it sizes the batches. */
+    double first = now_seconds();
+    ok = ok && run_steps(g, &f, pool, slots, &next_slot, 1, 1, 0.0, false, &totals) != UINT32_MAX;
+    uint32_t batch = batch_size_for(now_seconds() - first);
+    if (ok && o->warmup_steps > 1)
+        ok = run_steps(g, &f, pool, slots, &next_slot, o->warmup_steps - 1u, batch, 0.25 * o->time_budget_seconds,
+                       false, &totals) != UINT32_MAX;
     double start = now_seconds();
-    ok = ok && run_steps(g, &f, pool, slots, &next_slot, o->steps, true, &totals);
+    if (ok) {
+        timed_steps = run_steps(g, &f, pool, slots, &next_slot, o->steps, batch, o->time_budget_seconds, true, &totals);
+        ok = timed_steps != UINT32_MAX;
+    }
     double seconds = now_seconds() - start;
 
     flock_boid *state = ok ? malloc((size_t)params.count * sizeof *state) : NULL;
     if (ok && state && flock_read_state(&f, state)) {
         flock_metrics m = flock_measure(state, params.count, 100000);
-        double steps_per_second = seconds > 0.0 ? o->steps / seconds : 0.0;
+        double steps_per_second = seconds > 0.0 ? timed_steps / seconds : 0.0;
         double step_ms = totals.steps ? totals.step_ms / totals.steps : 0.0;
         /* Brute force sorts nothing; its two sort stamps only measure the timer. */
         double sort_ms = totals.steps && o->search != FLOCK_SEARCH_BRUTE ? totals.sort_ms / totals.steps : 0.0;
         printf("bench device=\"%s\" search=%s count=%u steps=%u steps_per_s=%.2f wall_ms_per_step=%.3f ",
-               g->properties.deviceName, flock_search_name(o->search), params.count, o->steps, steps_per_second,
-               o->steps ? 1e3 * seconds / o->steps : 0.0);
+               g->properties.deviceName, flock_search_name(o->search), params.count, timed_steps, steps_per_second,
+               timed_steps ? 1e3 * seconds / timed_steps : 0.0);
         if (timestamps)
             printf("gpu_step_ms=%.3f gpu_sort_ms=%.3f sort_share=%.1f%% ", step_ms, sort_ms,
                    step_ms > 0.0 ? 100.0 * sort_ms / step_ms : 0.0);

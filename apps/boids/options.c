@@ -1,6 +1,10 @@
 /* options.c: parses the command line (see usage() for the options). */
 #include "options.h"
 
+/* Brute force above this many boids needs --force: 2^20 boids are 10^12 pair
+ * tests a step, seconds on a fast GPU; 16M would be about an hour. */
+#define BOIDS_BRUTE_COUNT_LIMIT (1u << 20)
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,8 @@ static void usage(FILE *out)
           "  --frame-every K    steps per picture (default 1)\n"
           "  --bench            time steps/s and the GPU time of the sort vs the whole step\n"
           "  --warmup W         bench: untimed steps first (default 10)\n"
+          "  --time-budget S    bench: stop after S seconds of timed steps (default 30)\n"
+          "  --force            run brute force above 2^20 boids (hours per step at 16M)\n"
           "  --check            prove grid and station find exactly brute's neighbours\n"
           "  --max-groups-x K   split dispatches into rows of K workgroups (tests 2-D dispatch)\n"
           "  --quiet            no progress bar\n",
@@ -65,7 +71,8 @@ static bool parse_size(const char *text, uint32_t *width, uint32_t *height)
 int boids_options_parse(int argc, char **argv, boids_options *o)
 {
     *o = (boids_options){.count = 4096, .steps = 600, .search = FLOCK_SEARCH_GRID, .seed = 42, .width = 1280,
-                         .height = 720, .frame_every = 1, .warmup_steps = 10};
+                         .height = 720, .frame_every = 1, .warmup_steps = 10,
+                         .time_budget_seconds = 30.0};
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -99,6 +106,10 @@ int boids_options_parse(int argc, char **argv, boids_options *o)
             ok = parse_u32(value, &o->max_groups_x) && o->max_groups_x >= 1;
         } else if (strcmp(arg, "--warmup") == 0) {
             ok = parse_u32(value, &o->warmup_steps);
+        } else if (strcmp(arg, "--time-budget") == 0) {
+            uint32_t seconds;
+            ok = parse_u32(value, &seconds) && seconds >= 1;
+            o->time_budget_seconds = seconds;
         } else {
             takes_value = false;
             if (strcmp(arg, "--validation") == 0)
@@ -111,6 +122,8 @@ int boids_options_parse(int argc, char **argv, boids_options *o)
                 o->check = true;
             else if (strcmp(arg, "--quiet") == 0)
                 o->quiet = true;
+            else if (strcmp(arg, "--force") == 0)
+                o->force = true;
             else {
                 fprintf(stderr, "bitonic-boids: unknown option %s\n", arg);
                 usage(stderr);
@@ -124,6 +137,12 @@ int boids_options_parse(int argc, char **argv, boids_options *o)
         }
         if (takes_value)
             ++i;
+    }
+    if (o->search == FLOCK_SEARCH_BRUTE && o->count > BOIDS_BRUTE_COUNT_LIMIT && !o->force) {
+        fprintf(stderr, "bitonic-boids: brute force compares all %u x %u pairs each step, minutes to hours per step\n"
+                        "  at this count even on a fast GPU; use --search grid or station, or --force\n",
+                o->count, o->count);
+        return -1;
     }
     if (!o->steps_given)
         o->steps = o->check ? 12 : (o->bench ? 200 : 600);

@@ -24,6 +24,8 @@ typedef struct boids_options {
     uint32_t frame_every;        /* steps per rendered frame */
     uint32_t max_groups_x;       /* 0: the device's limit */
     uint32_t warmup_steps;       /* bench */
+    double time_budget_seconds;  /* bench: stop timing after this long (at least one batch) */
+    bool force;                  /* allow brute force at counts where one step takes minutes */
     bool quiet;                  /* no progress bar */
 } boids_options;
 
