@@ -376,16 +376,18 @@ static render_push frame_constants(renderer *r, const flock *f, float seconds_pe
     float scale = f->world_half_extent / 2.5f;  /* about the spawn radius */
     float time = (float)f->step * f->params.dt;
     float angle = 0.6f + 0.05f * time;
-    float distance = 2.2f * scale + 6.0f;
+    float distance = 2.4f * scale + 6.0f;
     float eye[3] = {r->camera_focus[0] + distance * cosf(angle), r->camera_focus[1] + 0.45f * distance,
                     r->camera_focus[2] + distance * sinf(angle)};
     float view[16], projection[16];
-    look_at(eye, r->camera_focus, view);
+    /* Aim a little below the flock so its shadow on the floor is in view too. */
+    float aim[3] = {r->camera_focus[0], r->camera_focus[1] - 0.45f * scale, r->camera_focus[2]};
+    look_at(eye, aim, view);
     perspective(0.85f, (float)r->width / (float)r->height, 0.05f * scale, 20.0f * distance, projection);
     render_push push = {
         .camera_position = {eye[0], eye[1], eye[2]}, .fog_density = 0.45f / distance,
         .light_direction = {0.35f, -1.0f, 0.25f}, .boid_length = 0.45f * f->params.radius * (scale > 40.0f ? scale / 40.0f : 1.0f),
-        .floor_centre = {r->camera_focus[0], -1.3f * scale - 2.0f * f->params.radius, r->camera_focus[2]},
+        .floor_centre = {r->camera_focus[0], -1.1f * scale - 2.0f * f->params.radius, r->camera_focus[2]},
         .floor_extent = 12.0f * distance, .fog_colour = {0.74f, 0.80f, 0.86f}, .grid_spacing = 2.0f * f->params.radius,
     };
     normalize3(push.light_direction);
