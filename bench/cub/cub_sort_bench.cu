@@ -955,6 +955,10 @@ struct TypeBench {
     return ok;
   }
 
+  std::string label(const char* impl, size_t n) const {
+    return std::string(impl) + " " + type_name + " n=" + std::to_string(n);
+  }
+
   Result bench_radix(size_t n) {
     grow_temp(radix_temp_bytes(n));
     int count = static_cast<int>(n);
@@ -977,7 +981,8 @@ struct TypeBench {
           }
         },
         [&] { return check_sorted_on_device(d_out_keys, d_out_values, n); },
-        [&] { return check_sorted_on_host(d_out_keys, d_out_values, n); }, "cub_radix");
+        [&] { return check_sorted_on_host(d_out_keys, d_out_values, n); },
+        label("cub_radix", n).c_str());
   }
 
   Result bench_merge(size_t n) {
@@ -996,7 +1001,8 @@ struct TypeBench {
           }
         },
         [&] { return check_sorted_on_device(d_work_keys, d_work_values, n); },
-        [&] { return check_sorted_on_host(d_work_keys, d_work_values, n); }, "cub_merge");
+        [&] { return check_sorted_on_host(d_work_keys, d_work_values, n); },
+        label("cub_merge", n).c_str());
   }
 
   Result bench_copy(size_t n) {
@@ -1010,7 +1016,7 @@ struct TypeBench {
                                        cudaMemcpyDeviceToDevice, gpu.stream));
         },
         [&] { return check_copy_on_device(n); }, [&] { return check_copy_on_host(n); },
-        "d2d_copy");
+        label("d2d_copy", n).c_str());
   }
 
   // Returns the number of results that failed verification.
