@@ -82,6 +82,7 @@ typedef struct bitonic_context_desc {
     uint32_t tile_keys;
     uint32_t tile_keys_per_thread;   /* a power of two, 2..32 */
     uint32_t max_strides_per_global_pass;
+    bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     /* Ask the driver for per-pipeline statistics (registers, spills) where it
      * offers them (VK_KHR_pipeline_executable_properties); see
      * bitonic_context_pipeline_report(). */
@@ -107,6 +108,7 @@ typedef struct bitonic_context_info {
     uint32_t keys_per_thread;        /* keys a thread holds in registers in the tile kernel */
     uint32_t tile_keys;              /* keys one workgroup sorts on chip */
     uint32_t max_strides_per_global_pass;
+    bool tile_uses_subgroup_shuffle;
     uint64_t max_keys;               /* the largest count one sort accepts */
     double timestamp_period_ns;      /* 0 when the device has no compute timestamps */
     uint64_t validation_messages;    /* messages seen so far (0 unless validation is on) */

@@ -36,6 +36,8 @@ typedef struct bitonic_vulkan_sorter_desc {
      * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and
      * its pipelineExecutableInfo feature enabled on the device. */
     bool capture_pipeline_statistics;
+    /* Use the shared-memory tile kernel even where subgroup shuffles exist. */
+    bool no_subgroup_shuffle;
 } bitonic_vulkan_sorter_desc;
 
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;
@@ -52,6 +54,7 @@ typedef struct bitonic_vulkan_sorter_info {
     uint32_t tile_keys;
     uint32_t max_strides_per_global_pass;
     uint64_t max_keys;                  /* the largest count one sort accepts */
+    bool tile_uses_subgroup_shuffle;    /* the tile kernel exchanges keys by subgroup shuffles */
 } bitonic_vulkan_sorter_info;
 
 void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);

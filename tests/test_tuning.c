@@ -16,10 +16,10 @@ int main(void)
 {
     test_counter t = {0};
     bitonic_tuning tuning = {0};
-    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8};
-    const bitonic_device_limits h100 = {1024, 1024, 49152, 32};
-    const bitonic_device_limits small = {128, 128, 16384, 4};
-    const bitonic_device_limits tiny = {64, 64, 1024, 1};
+    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false};
+    const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false};
+    const bitonic_device_limits small = {128, 128, 16384, 4, false};
+    const bitonic_device_limits tiny = {64, 64, 1024, 1, false};
 
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
                        tuning.tile_log == 12, "lavapipe keys: 4096-key tile (got 2^%u)", tuning.tile_log);
@@ -39,7 +39,23 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 32, 0, &tuning) && tuning.tile_register_log == 5 &&
                        tuning.tile_log == 13 && tuning.tile_workgroup_size == 256 && fits(&h100, 4, &tuning),
                "32 keys per thread: 256 threads hold the 8192-key tile");
-    const bitonic_device_limits none = {0, 0, 0, 0};
+    const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true};
+    const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true};
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
+                       tuning.tile_log == 13 && tuning.tile_register_log == 4 && fits(&h100_shuffle, 4, &tuning),
+               "H100 with shuffles: 8192-key tile, 16 keys a thread, shuffle kernel");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 8, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
+                       tuning.tile_log == 12 && tuning.tile_register_log == 3 && fits(&h100_shuffle, 8, &tuning),
+               "H100 pairs with shuffles: 8 keys a thread so the step groups fit the 4096-key tile");
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
+                       tuning.tile_register_log == 4 && fits(&lavapipe_shuffle, 4, &tuning),
+               "lavapipe with shuffles (subgroup 8)");
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 32, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
+                       tuning.tile_log == 5 && tuning.tile_register_log == 1 && fits(&lavapipe_shuffle, 4, &tuning),
+               "a 32-key tile takes the shuffle kernel with 2 keys a thread (16 threads, two subgroups of 8)");
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
+                       tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
+    const bitonic_device_limits none = {0, 0, 0, 0, false};
     TEST_CHECK(&t, !bitonic_tuning_derive(&none, 4, 0, 0, 0, &tuning), "a device with no shared memory is refused");
     return test_finish(&t);
 }

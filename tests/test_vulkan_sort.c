@@ -69,8 +69,9 @@ static void run_suite(test_counter *t, const bitonic_context_desc *desc, const c
         return;
     bitonic_context_info info;
     bitonic_context_get_info(f.context, &info);
-    printf("%s: %s, tile %u keys, %u threads x %u keys, %u steps per global pass\n", label, info.device_name,
-           info.tile_keys, info.workgroup_size, info.keys_per_thread, info.max_strides_per_global_pass);
+    printf("%s: %s, tile %u keys, %u threads x %u keys, %u steps per global pass, %s\n", label, info.device_name,
+           info.tile_keys, info.workgroup_size, info.keys_per_thread, info.max_strides_per_global_pass,
+           info.tile_uses_subgroup_shuffle ? "shuffles" : "shared memory only");
     size_t capacity = ((size_t)1 << max_log) + 1;
     f.keys = malloc(capacity * sizeof(uint32_t));
     f.expected = malloc(capacity * sizeof(uint32_t));
@@ -147,6 +148,10 @@ int main(void)
     desc.tile_keys_per_thread = 4;
     desc.max_strides_per_global_pass = 4;
     run_suite(&t, &desc, "device tile, 4 keys a thread", max_log);
+    desc.tile_keys_per_thread = 0;
+    desc.max_strides_per_global_pass = 0;
+    desc.no_subgroup_shuffle = true;
+    run_suite(&t, &desc, "device tile, no shuffles", max_log);
     TEST_CHECK(&t, printed == 0, "no validation message at all");
     return test_finish(&t);
 }

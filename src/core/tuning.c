@@ -54,6 +54,23 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     }
     out->tile_log = tile_log;
     out->tile_register_log = min_u32(preferred_register_log, tile_log);
+    out->tile_uses_shuffle = false;
+    /* With shuffles, strides below keys-per-thread x subgroup need no shared
+     * memory; the kernel wants whole subgroups and every shared-memory step group
+     * inside the tile (2 x register_log + log2(subgroup) <= tile_log). Fewer keys
+     * per thread can make that hold. */
+    uint32_t subgroup_log = bitonic_ceil_log2(limits->subgroup_size);
+    bool power_of_two = limits->subgroup_size > 0 && (1u << subgroup_log) == limits->subgroup_size;
+    for (uint32_t register_log = out->tile_register_log; limits->subgroup_shuffle && power_of_two &&
+                                                         register_log >= 1 && !out->tile_uses_shuffle;
+         --register_log) {
+        uint32_t thread_log = tile_log - register_log;
+        if (2u * register_log + subgroup_log <= tile_log && thread_log >= subgroup_log &&
+            ((uint64_t)1 << thread_log) <= max_threads) {
+            out->tile_register_log = register_log;
+            out->tile_uses_shuffle = true;
+        }
+    }
     out->tile_workgroup_size = 1u << (tile_log - out->tile_register_log);
 
     uint32_t steps = bytes_per_key > 4u ? 4u : 5u;

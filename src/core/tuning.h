@@ -12,12 +12,14 @@ typedef struct bitonic_device_limits {
     uint32_t max_workgroup_size_x;
     uint32_t max_shared_memory_bytes;
     uint32_t subgroup_size;
+    bool subgroup_shuffle;          /* compute shaders have subgroupShuffleXor */
 } bitonic_device_limits;
 
 typedef struct bitonic_tuning {
     uint32_t tile_log;              /* a workgroup sorts 2^tile_log keys on chip */
     uint32_t tile_register_log;     /* keys per thread in the tile kernel (log2) */
     uint32_t tile_workgroup_size;   /* 2^(tile_log - tile_register_log) */
+    bool tile_uses_shuffle;         /* tile_shuffle_pass.comp instead of tile_pass.comp */
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
 } bitonic_tuning;

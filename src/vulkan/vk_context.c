@@ -291,7 +291,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .device = vk->device, .tile_keys = desc->tile_keys,
                                               .tile_keys_per_thread = desc->tile_keys_per_thread,
                                               .max_strides_per_global_pass = desc->max_strides_per_global_pass,
-                                              .capture_pipeline_statistics = statistics};
+                                              .capture_pipeline_statistics = statistics,
+                                              .no_subgroup_shuffle = desc->no_subgroup_shuffle};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
@@ -359,6 +360,7 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->tile_keys = sorter_info.tile_keys;
     info->max_strides_per_global_pass = sorter_info.max_strides_per_global_pass;
     info->max_keys = sorter_info.max_keys;
+    info->tile_uses_subgroup_shuffle = sorter_info.tile_uses_subgroup_shuffle;
     info->timestamp_period_ns = vk->query_pool ? vk->properties.limits.timestampPeriod : 0.0;
     info->validation_messages = vk->validation_messages;
     info->last_vk_result = vk->last_result;

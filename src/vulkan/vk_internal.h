@@ -20,6 +20,9 @@ bitonic_status bitonic_status_from_vk(VkResult result);
     BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r)
 BITONIC_DECLARE_KERNEL(tile_pass, 1) BITONIC_DECLARE_KERNEL(tile_pass, 2) BITONIC_DECLARE_KERNEL(tile_pass, 3)
 BITONIC_DECLARE_KERNEL(tile_pass, 4) BITONIC_DECLARE_KERNEL(tile_pass, 5)
+BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 1) BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 2)
+BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 3) BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 4)
+BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 5)
 BITONIC_DECLARE_KERNEL(global_pass, 1) BITONIC_DECLARE_KERNEL(global_pass, 2) BITONIC_DECLARE_KERNEL(global_pass, 3)
 BITONIC_DECLARE_KERNEL(global_pass, 4) BITONIC_DECLARE_KERNEL(global_pass, 5)
 
@@ -31,6 +34,7 @@ typedef struct bitonic_spirv {
 /* The module of a kernel ("tile" or "global") for a keys-per-thread log2; code
  * is NULL when that variant is not built. */
 bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values);
+bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values);
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values);
 
 /* Reads the limits the tuning needs from a physical device. */

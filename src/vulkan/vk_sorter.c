@@ -69,6 +69,9 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
     out_limits->max_workgroup_size_x = limits->maxComputeWorkGroupSize[0];
     out_limits->max_shared_memory_bytes = limits->maxComputeSharedMemorySize;
     out_limits->subgroup_size = subgroup.subgroupSize;
+    out_limits->subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                                   (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+                                   (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
     *out_max_storage_range = limits->maxStorageBufferRange;
 }
 
@@ -83,6 +86,15 @@ bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values)
     switch (register_log) {
         SPIRV_CASE(tile_pass, 1) SPIRV_CASE(tile_pass, 2) SPIRV_CASE(tile_pass, 3) SPIRV_CASE(tile_pass, 4)
         SPIRV_CASE(tile_pass, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
+bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values)
+{
+    switch (register_log) {
+        SPIRV_CASE(tile_shuffle_pass, 1) SPIRV_CASE(tile_shuffle_pass, 2) SPIRV_CASE(tile_shuffle_pass, 3)
+        SPIRV_CASE(tile_shuffle_pass, 4) SPIRV_CASE(tile_shuffle_pass, 5)
     default: return (bitonic_spirv){NULL, 0};
     }
 }
@@ -156,7 +168,10 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     const bitonic_tuning *tuning = &variant->tuning;
     uint32_t tile_constants[2] = {tuning->tile_workgroup_size, tuning->tile_log};
     result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                             bitonic_spirv_tile_pass(tuning->tile_register_log, with_values), tile_constants, 2,
+                             tuning->tile_uses_shuffle
+                                 ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, with_values)
+                                 : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values),
+                             tile_constants, 2,
                              &variant->tile_pipeline);
     for (uint32_t steps = 1; result == VK_SUCCESS && steps <= tuning->max_global_steps; ++steps) {
         uint32_t global_constants[1] = {tuning->global_workgroup_size};
@@ -189,6 +204,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
 
     uint64_t max_storage_range;
     bitonic_vk_read_limits(desc->physical_device, &sorter->limits, &max_storage_range);
+    if (desc->no_subgroup_shuffle)
+        sorter->limits.subgroup_shuffle = false;
     VkPhysicalDeviceProperties properties;
     vkGetPhysicalDeviceProperties(desc->physical_device, &properties);
     memcpy(sorter->max_group_count, properties.limits.maxComputeWorkGroupCount, sizeof sorter->max_group_count);
@@ -240,6 +257,7 @@ void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic
     out_info->tile_keys = 1u << tuning->tile_log;
     out_info->max_strides_per_global_pass = tuning->max_global_steps;
     out_info->max_keys = sorter->max_keys;
+    out_info->tile_uses_subgroup_shuffle = tuning->tile_uses_shuffle;
 }
 
 /* Appends to text what the driver says of one pipeline's executables. */
@@ -293,8 +311,8 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         const sorter_variant *variant = &sorter->variants[v];
         char name[64];
-        snprintf(name, sizeof name, "tile%s (%u keys/thread)", v == WITH_VALUES ? "+values" : "",
-                 1u << variant->tuning.tile_register_log);
+        snprintf(name, sizeof name, "tile%s%s (%u keys/thread)", variant->tuning.tile_uses_shuffle ? " shuffle" : "",
+                 v == WITH_VALUES ? "+values" : "", 1u << variant->tuning.tile_register_log);
         report_pipeline(sorter, variant->tile_pipeline, name, text, capacity, &used);
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", v == WITH_VALUES ? "+values" : "", steps);

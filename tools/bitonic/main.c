@@ -70,9 +70,10 @@ static int command_info(const char *device, bool pipelines)
     bitonic_context_get_info(context, &info);
     printf("Chosen: %s (%s)\n", info.device_name, info.backend == BITONIC_BACKEND_VULKAN ? "Vulkan" : "CPU path");
     if (info.backend == BITONIC_BACKEND_VULKAN)
-        printf("  tile %u keys = %u threads x %u keys; up to %u steps per global pass; subgroup %u;\n"
+        printf("  tile %u keys = %u threads x %u keys (%s); up to %u steps per global pass; subgroup %u;\n"
                "  at most %" PRIu64 " keys per sort; timestamps %s\n",
-               info.tile_keys, info.workgroup_size, info.keys_per_thread, info.max_strides_per_global_pass,
+               info.tile_keys, info.workgroup_size, info.keys_per_thread,
+               info.tile_uses_subgroup_shuffle ? "subgroup shuffles" : "shared memory", info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
     if (pipelines) {
         static char report[16384];
