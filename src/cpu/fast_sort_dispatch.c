@@ -147,7 +147,12 @@ size_t bitonic_cpu_depth_budget(size_t count)
     return 2 * floor_log2(count) + 4;
 }
 
-static void quick_sort(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, size_t depth_budget)
+/* key_floor: no key in the range is below it (the pivot that split the range off
+ * as its upper side, else 0). A pivot equal to the floor would leave nothing
+ * below it, so that pass is skipped and the keys equal to it are split off at
+ * once: on 16 distinct values this saves one of the two passes per value. */
+static void quick_sort(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, size_t depth_budget,
+                       uint32_t key_floor)
 {
     while (count > kernels->base_keys) {
         if (depth_budget-- == 0) {
@@ -159,21 +164,23 @@ static void quick_sort(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_
         if (sample_count > kernels->base_keys)
             sample_count = kernels->base_keys;
         uint32_t pivot = bitonic_cpu_choose_pivot(kernels, keys, count, sample_count);
-        size_t below = kernels->partition(keys, count, pivot);
+        size_t below = pivot == key_floor ? 0 : kernels->partition(keys, count, pivot);
         if (below == 0) {
             size_t equal = bitonic_cpu_split_equal(kernels, keys, count, pivot);
             keys += equal;
             count -= equal;
+            key_floor = pivot + (count > 0); /* the rest is above the pivot */
             continue;
         }
         /* Recurse into the smaller side and loop on the larger, so the stack
          * stays O(log n) deep. */
         if (below < count - below) {
-            quick_sort(kernels, keys, below, depth_budget);
+            quick_sort(kernels, keys, below, depth_budget, key_floor);
             keys += below;
             count -= below;
+            key_floor = pivot;
         } else {
-            quick_sort(kernels, keys + below, count - below, depth_budget);
+            quick_sort(kernels, keys + below, count - below, depth_budget, pivot);
             count = below;
         }
     }
@@ -192,13 +199,13 @@ size_t bitonic_cpu_split_equal(const bitonic_cpu_kernels *kernels, uint32_t *key
 
 void bitonic_cpu_sort_sequential(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count)
 {
-    quick_sort(kernels, keys, count, bitonic_cpu_depth_budget(count));
+    quick_sort(kernels, keys, count, bitonic_cpu_depth_budget(count), 0);
 }
 
 void bitonic_cpu_sort_with_depth_budget(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
                                         size_t depth_budget)
 {
-    quick_sort(kernels, keys, count, depth_budget);
+    quick_sort(kernels, keys, count, depth_budget, 0);
 }
 
 /* Order checks in blocks of 64 without an early exit inside a block, so the
