@@ -18,10 +18,10 @@
 /* Keys of the scratch buffer sorted to bring the GPU's clocks up before each
  * timed sort: generating and checking keys on the host leaves the GPU idle long
  * enough to drop to its idle clock, and a sort timed right after would measure
- * the clock ramp, not the sort (seen on the H100: 5 ms of warm-up was too
+ * the clock ramp, not the sort (seen on the H100: 5 and 30 ms of warm-up were too
  * little after the host had checked 2^24 keys). */
 #define CLOCK_WARMUP_KEYS (1u << 22)
-#define CLOCK_WARMUP_MS 30.0
+#define CLOCK_WARMUP_MS 60.0
 
 bench_options bench_default_options(void)
 {
