@@ -5,14 +5,16 @@
  * - The largest power-of-two tile whose keys (padded) fit the shared memory the
  *   device reports and whose threads fit one workgroup: bigger tiles mean fewer
  *   passes over device memory, which is what a bitonic sort pays for.
- * - 32 keys per thread (5 steps) in global passes for keys alone, 16 with values:
- *   the register budget the multistep bitonic literature found best. */
+ * - 16 keys per thread (4 steps) in global passes: on the H100 the 5-step pass
+ *   takes 96 registers and runs at half the bandwidth of a 1-step pass, and 4 steps
+ *   beat 5 at every size measured (docs/PERFORMANCE.md). */
 #include "tuning.h"
 
 #include "schedule.h"
 
 #define PREFERRED_TILE_REGISTER_LOG 4u
 #define PREFERRED_GLOBAL_WORKGROUP 128u
+#define PREFERRED_GLOBAL_STEPS 4u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
@@ -73,7 +75,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     }
     out->tile_workgroup_size = 1u << (tile_log - out->tile_register_log);
 
-    uint32_t steps = bytes_per_key > 4u ? 4u : 5u;
+    uint32_t steps = PREFERRED_GLOBAL_STEPS;
     if (max_steps_override != 0)
         steps = min_u32(max_steps_override, BITONIC_MAX_STEP_GROUP_LOG);
     out->max_global_steps = steps;
