@@ -34,10 +34,12 @@ fi
 # Our bench (GPU time from timestamps, end-to-end from host memory), then CUB.
 $bitonic bench --device NVIDIA --min-log 10 --max-log "$max_log" --csv > "$out/bitonic.csv" 2> "$out/bitonic_bench.err" || status=1
 $bitonic bench --device NVIDIA --min-log 20 --max-log 24 --profile --no-e2e > "$out/profile.txt" 2>&1 || status=1
+$bitonic bench --device NVIDIA --min-log 20 --max-log 20 --profile --no-e2e --tile-keys 1 --max-steps 1 > "$out/pure_network.txt" 2>&1 || status=1
 if [ -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then
   build/cub_sort_bench --types u32 --min-log 10 --max-log "$max_log" --csv > "$out/cub.csv" 2> "$out/cub.err" || status=1
 fi
 python3 bench/report/compare.py "$out/bitonic.csv" "$out/cub.csv" --out "$out/report.md" > /dev/null 2>&1
+[ -n "${WITH_BOIDS:-}" ] && bash scripts/h100_boids.sh
 cat "$out/report.md" 2>/dev/null | head -80
 tail -n 3 "$out/bitonic_bench.err" "$out/cub.err" 2>/dev/null
 exit $status
