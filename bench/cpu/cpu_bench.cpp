@@ -11,6 +11,10 @@
 //                     [--target auto|portable|avx2|avx512] [--no-slow]
 // (--target avx2 also holds vqsort to AVX2, and portable holds it to SSE4.)
 //                     [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort] [--descending]
+//                     [--scaling]
+// --scaling measures only ours, one thread against T threads, alternating the two
+// on a fresh input each repetition (so drifting machine load hits both alike),
+// and prints the medians and their ratio.
 // Ours runs twice: on one thread ("ours-1t") and on T threads ("ours-mt", T = 0
 // means all cores). C++ is used only because the peers are C++ templates.
 #include <algorithm>
@@ -43,6 +47,7 @@ struct Options {
     bool skip_slow = false; // qsort and std::sort above 2^20 take seconds each
     std::vector<std::string> only; // sorter names to run; empty = all
     bool descending = false;
+    bool scaling = false; // alternate ours-1t and ours-mt on fresh inputs instead
 };
 
 uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -187,6 +192,7 @@ Options parse(int argc, char **argv) {
         else if (arg == "--no-slow") opt.skip_slow = true;
         else if (arg == "--sorters") opt.only = split(value());
         else if (arg == "--descending") opt.descending = true;
+        else if (arg == "--scaling") opt.scaling = true;
         else if (arg == "--target") {
             std::string t = value();
             opt.target = t == "portable" ? BITONIC_CPU_TARGET_PORTABLE
@@ -198,12 +204,52 @@ Options parse(int argc, char **argv) {
                          "usage: %s [--csv] [--reps N] [--min-log K] [--max-log K] [--log-step S] [--threads T]\n"
                          "          [--shapes random,sorted,reverse,equal,few] [--target auto|portable|avx2|avx512]"
                          " [--no-slow]\n"
-                         "          [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort] [--descending]\n",
+                         "          [--sorters ours-1t,ours-mt,vqsort,pdqsort,std::sort,qsort] [--descending]"
+                         " [--scaling]\n",
                          argv[0]);
             std::exit(2);
         }
     }
     return opt;
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+// One thread against opt.threads threads, alternating on fresh inputs.
+bool run_scaling(const Options &opt, const hwy::Sorter &vq) {
+    bool all_ok = true;
+    std::printf("| shape | n | ours-1t ms | ours-mt ms | ours-1t M keys/s | ours-mt M keys/s | mt/1t |\n"
+                "|---|--:|--:|--:|--:|--:|--:|\n");
+    for (const std::string &shape : opt.shapes) {
+        for (int log = opt.min_log; log <= opt.max_log; log += opt.log_step) {
+            size_t n = (size_t)1 << log;
+            std::vector<uint32_t> input(n), work(n), expected;
+            std::vector<double> one, many;
+            for (int rep = -1; rep < opt.reps; rep++) {
+                fill(input.data(), n, shape);
+                expected = input;
+                std::sort(expected.begin(), expected.end());
+                if (opt.descending) std::reverse(expected.begin(), expected.end());
+                for (int id : {OURS_1T, OURS_MT}) {
+                    work = input;
+                    double start = now_seconds();
+                    bool ok = run_sorter(id, work.data(), n, opt, vq);
+                    double seconds = now_seconds() - start;
+                    ok &= work == expected;
+                    all_ok &= ok;
+                    if (rep >= 0) (id == OURS_1T ? one : many).push_back(seconds);
+                }
+            }
+            double t1 = median(one), tm = median(many);
+            std::printf("| %s | 2^%d | %.3f | %.3f | %.1f | %.1f | %.2f |\n", shape.c_str(), log, t1 * 1e3, tm * 1e3,
+                        n / t1 / 1e6, n / tm / 1e6, t1 / tm);
+            std::fflush(stdout);
+        }
+    }
+    return all_ok;
 }
 
 } // namespace
@@ -220,6 +266,14 @@ int main(int argc, char **argv) {
     if (opt.target == BITONIC_CPU_TARGET_PORTABLE) hwy::SetSupportedTargetsForTest(HWY_SSE4);
     hwy::Sorter vq;
     bool all_ok = true;
+    if (opt.scaling) {
+        std::printf("Target %s; %s order; ours-mt threads=%u (0 = all cores); median of %d alternating runs.\n\n",
+                    bitonic_cpu_target_name(resolved), opt.descending ? "descending" : "ascending", opt.threads,
+                    opt.reps);
+        all_ok = run_scaling(opt, vq);
+        if (!all_ok) std::fprintf(stderr, "some results were WRONG\n");
+        return all_ok ? 0 : 1;
+    }
 
     if (opt.csv) {
         std::printf("order,shape,n,sorter,median_mkeys_per_s,best_mkeys_per_s,reps,verified\n");
