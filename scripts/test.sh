@@ -14,7 +14,7 @@ cmake --build build-test -j"$jobs" >> build-test.log
 (cd build-test && ctest --output-on-failure -j1)
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBITONIC_SANITIZE=ON -DBITONIC_BUILD_BENCH=OFF > build-asan.log
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBITONIC_SANITIZE=ON -DBITONIC_BUILD_BENCH=OFF > build-asan.log
 cmake --build build-asan -j"$jobs" >> build-asan.log
 # The Vulkan drivers are not ours: their allocations at exit are not our leaks.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -22,6 +22,8 @@
  * little after the host had checked 2^24 keys). */
 #define CLOCK_WARMUP_KEYS (1u << 22)
 #define CLOCK_WARMUP_MS 60.0
+/* Resident buffers a batch of timed runs sorts back to back. */
+#define RUN_BUFFERS 12u
 
 bench_options bench_default_options(void)
 {
@@ -98,27 +100,38 @@ static bitonic_status warm_clocks(bitonic_buffer *scratch)
     return status;
 }
 
-/* GPU time of the sort alone, keys resident on the device. */
-static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *buffer, uint32_t *keys, size_t n,
-                                       const bench_options *options, uint64_t *seed, measurement *out)
+/* GPU time of the sort alone, keys resident on the device. The keys of a
+ * batch of runs are made and uploaded first, the clocks warmed, then the batch
+ * is sorted back to back and only then downloaded and checked: host work between
+ * timed sorts would let the GPU fall back to its idle clock. */
+static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer **buffers, unsigned buffer_count,
+                                       uint32_t *keys, size_t n, const bench_options *options, uint64_t *seed,
+                                       measurement *out)
 {
+    unsigned total = WARMUP_RUNS + options->runs;
     double *times = malloc(options->runs * sizeof *times);
+    uint64_t fingerprints[RUN_BUFFERS];
     bool verified = true;
-    bitonic_status status = BITONIC_SUCCESS;
-    for (unsigned run = 0; run < WARMUP_RUNS + options->runs && status == BITONIC_SUCCESS; ++run) {
-        uint64_t fingerprint = fill_random(keys, n, seed);
-        bitonic_timing timing = {0};
-        status = bitonic_buffer_upload(buffer, keys, n);
+    bitonic_status status = times ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    for (unsigned first = 0; first < total && status == BITONIC_SUCCESS; first += buffer_count) {
+        unsigned batch = total - first < buffer_count ? total - first : buffer_count;
+        for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
+            fingerprints[b] = fill_random(keys, n, seed);
+            status = bitonic_buffer_upload(buffers[b], keys, n);
+        }
         if (status == BITONIC_SUCCESS && scratch)
             status = warm_clocks(scratch);
-        if (status == BITONIC_SUCCESS)
-            status = bitonic_buffer_sort(buffer, n, NULL, &timing);
-        if (status == BITONIC_SUCCESS)
-            status = bitonic_buffer_download(buffer, keys, n);
-        if (status == BITONIC_SUCCESS && !verify(keys, n, fingerprint, false))
-            verified = false;
-        if (run >= WARMUP_RUNS)
-            times[run - WARMUP_RUNS] = timing.sort_ms;
+        for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
+            bitonic_timing timing = {0};
+            status = bitonic_buffer_sort(buffers[b], n, NULL, &timing);
+            if (first + b >= WARMUP_RUNS)
+                times[first + b - WARMUP_RUNS] = timing.sort_ms;
+        }
+        for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
+            status = bitonic_buffer_download(buffers[b], keys, n);
+            if (status == BITONIC_SUCCESS && !verify(keys, n, fingerprints[b], false))
+                verified = false;
+        }
     }
     if (status == BITONIC_SUCCESS)
         *out = summarize(times, options->runs, verified);
@@ -193,18 +206,32 @@ int bench_run(const bench_options *options)
         --max_log;
     size_t capacity = ((size_t)1 << max_log) + 1u;
     uint32_t *keys = malloc(capacity * sizeof *keys);
-    bitonic_buffer *buffer = NULL, *scratch = NULL;
-    status = keys ? bitonic_buffer_create(context, capacity, &buffer) : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    /* Fewer run buffers only when memory runs short: each batch warms the clocks anew. */
+    bitonic_buffer *buffers[RUN_BUFFERS] = {NULL}, *scratch = NULL;
+    unsigned buffer_count = 0;
+    status = keys ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    while (status == BITONIC_SUCCESS && buffer_count < RUN_BUFFERS) {
+        bitonic_status created = bitonic_buffer_create(context, capacity, &buffers[buffer_count]);
+        if (created == BITONIC_SUCCESS)
+            ++buffer_count;
+        else if (buffer_count == 0)
+            status = created;
+        else
+            break;
+    }
     /* Only a GPU changes its clock with load; the CPU path needs no warming. */
     if (status == BITONIC_SUCCESS && info.backend == BITONIC_BACKEND_VULKAN && info.vulkan_device_type != 4u &&
         CLOCK_WARMUP_KEYS <= info.max_keys)
         status = bitonic_buffer_create(context, CLOCK_WARMUP_KEYS, &scratch);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot allocate %zu keys: %s\n", capacity, bitonic_status_string(status));
+        for (unsigned b = 0; b < buffer_count; ++b)
+            bitonic_buffer_destroy(buffers[b]);
         free(keys);
         bitonic_context_destroy(context);
         return 1;
     }
+    bitonic_buffer *buffer = buffers[0];
     if (options->csv)
         printf("impl,type,n,median_ms,min_ms,runs,verified\n");
     else
@@ -222,7 +249,7 @@ int bench_run(const bench_options *options)
         for (unsigned s = first; s < size_count && exit_code == 0; ++s) {
             size_t n = ordered[s];
             measurement resident, host;
-            status = measure_resident(scratch, buffer, keys, n, options, &seed, &resident);
+            status = measure_resident(scratch, buffers, buffer_count, keys, n, options, &seed, &resident);
             if (status == BITONIC_SUCCESS) {
                 print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : "bitonic", n, &resident);
                 if (!resident.verified)
@@ -255,7 +282,8 @@ int bench_run(const bench_options *options)
     if (exit_code != 0 && status == BITONIC_SUCCESS)
         fprintf(stderr, "bitonic: a sorted result was wrong\n");
     bitonic_buffer_destroy(scratch);
-    bitonic_buffer_destroy(buffer);
+    for (unsigned b = 0; b < buffer_count; ++b)
+        bitonic_buffer_destroy(buffers[b]);
     free(keys);
     bitonic_context_destroy(context);
     return exit_code;
