@@ -366,15 +366,32 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->last_vk_result = vk->last_result;
 }
 
+/* The memory type for a buffer: it must have every wanted flag. Among those,
+ * prefer types without flags that were not asked for (a DEVICE_LOCAL type that
+ * is also HOST_VISIBLE sits in a small BAR window on many GPUs) and then the
+ * largest heap, so keys live in plain device memory. */
 static bool find_memory_type(const bitonic_vk_context *vk, uint32_t type_bits, VkMemoryPropertyFlags wanted,
                              uint32_t *out_type)
 {
-    for (uint32_t i = 0; i < vk->memory.memoryTypeCount; ++i)
-        if ((type_bits & (1u << i)) && (vk->memory.memoryTypes[i].propertyFlags & wanted) == wanted) {
+    const VkMemoryPropertyFlags extra_flags = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    bool found = false;
+    uint32_t best_extra = 0;
+    VkDeviceSize best_heap = 0;
+    for (uint32_t i = 0; i < vk->memory.memoryTypeCount; ++i) {
+        VkMemoryPropertyFlags flags = vk->memory.memoryTypes[i].propertyFlags;
+        if (!(type_bits & (1u << i)) || (flags & wanted) != wanted)
+            continue;
+        uint32_t extra = (uint32_t)__builtin_popcount(flags & extra_flags & ~wanted);
+        VkDeviceSize heap = vk->memory.memoryHeaps[vk->memory.memoryTypes[i].heapIndex].size;
+        if (!found || extra < best_extra || (extra == best_extra && heap > best_heap)) {
+            found = true;
+            best_extra = extra;
+            best_heap = heap;
             *out_type = i;
-            return true;
         }
-    return false;
+    }
+    return found;
 }
 
 static bitonic_status create_buffer(bitonic_vk_context *vk, VkDeviceSize size, VkBufferUsageFlags usage,
