@@ -290,14 +290,14 @@ bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order 
         target = bitonic_cpu_best_target();
     if (count < 2)
         return BITONIC_SUCCESS;
-    uint32_t threads = config && config->threads ? config->threads : 1;
-    if (config == NULL || config->threads == 0)
+    uint32_t threads = config ? config->threads : 0;
+    if (threads == 0)
         threads = count >= bitonic_cpu_parallel_min_keys(2) ? available_cores() : 1;
     if (threads > BITONIC_CPU_MAX_THREADS)
         threads = BITONIC_CPU_MAX_THREADS;
 
     /* One pass answers sorted, reversed and all-equal input; on random input
-     * each check stops within the first few keys. */
+     * each check stops after its first block of 64 keys. */
     int wants_descending = order == BITONIC_ORDER_DESCENDING;
     if (wants_descending ? is_nonincreasing(keys, count) : is_nondecreasing(keys, count))
         return BITONIC_SUCCESS;

@@ -1,10 +1,12 @@
 /* fast_sort_threads.c: the fast CPU sort on several cores.
- * A quicksort whose top levels partition in parallel: each thread partitions its
- * own slice around a shared pivot with the vector kernel, then the keys that sit
- * on the wrong side of the global split are swapped across, again in parallel.
- * Once there is a piece per thread (at once, on 2 or 3 threads), the threads take
- * pieces from a shared queue, largest first, split them alone while they are
- * large (sharing one side of each split) and sort them.
+ * The threads share a queue of key ranges ("pieces"), largest first. A thread
+ * takes a piece, splits it alone with the vector partition while it is large,
+ * offering one side of each split to the queue, and sorts what is left; so a
+ * lopsided split or a thread the OS slows down shifts work instead of leaving
+ * the others waiting. On 4 or more threads and large inputs, the first passes are
+ * partitioned by all threads together (each partitions its own slice around a
+ * shared pivot, then the keys on the wrong side of the split are swapped across),
+ * so that no thread waits out a serial top level.
  * If a thread cannot be created, its work runs on the calling thread instead, so
  * the sort never fails for lack of threads. */
 #include "fast_sort.h"
