@@ -5,6 +5,13 @@
 set -u
 out=${OUT:-out}
 boids=build/apps/boids/bitonic-boids
+# The app links GLFW and libpng, which the GPU machine lacks: unpack the
+# carried packages aside (not into /) and point the loader at them.
+if [ -d .gl/boids ]; then
+  mkdir -p /tmp/boids-libs
+  for f in .gl/boids/*.deb; do dpkg -x "$f" /tmp/boids-libs; done
+  export LD_LIBRARY_PATH=/tmp/boids-libs/usr/lib/x86_64-linux-gnu:/tmp/boids-libs/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
 [ -x "$boids" ] || { echo "no $boids"; exit 1; }
 {
   $boids --check --count 4000 --steps 8 --device NVIDIA --quiet | tail -n 2
