@@ -80,6 +80,5 @@ size_t bitonic_cpu_depth_budget(size_t count);
 /* The smallest count the parallel sort splits across `threads` threads. */
 size_t bitonic_cpu_parallel_min_keys(uint32_t threads);
 void bitonic_cpu_reverse(uint32_t *keys, size_t count);
-void bitonic_cpu_reverse_parallel(uint32_t *keys, size_t count, uint32_t threads);
 
 #endif /* BITONIC_CPU_FAST_SORT_H */

@@ -245,6 +245,8 @@ static int is_nonincreasing(const uint32_t *keys, size_t count)
     return 1;
 }
 
+/* One thread: the pass is bound by memory, and a second thread only added its
+ * start-up (2^22 reversed keys: 1.2 ms alone, 1.8 ms on two threads). */
 void bitonic_cpu_reverse(uint32_t *keys, size_t count)
 {
     for (size_t i = 0, j = count; i + 1 < j; i++, j--) {
@@ -302,12 +304,12 @@ bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order 
     if (wants_descending ? is_nonincreasing(keys, count) : is_nondecreasing(keys, count))
         return BITONIC_SUCCESS;
     if (wants_descending ? is_nondecreasing(keys, count) : is_nonincreasing(keys, count)) {
-        bitonic_cpu_reverse_parallel(keys, count, threads);
+        bitonic_cpu_reverse(keys, count);
         return BITONIC_SUCCESS;
     }
 
     bitonic_cpu_sort_parallel(kernels_for(target), keys, count, threads);
     if (wants_descending)
-        bitonic_cpu_reverse_parallel(keys, count, threads);
+        bitonic_cpu_reverse(keys, count);
     return BITONIC_SUCCESS;
 }

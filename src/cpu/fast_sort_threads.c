@@ -359,34 +359,3 @@ void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *key
     pthread_cond_destroy(&queue.changed);
     pthread_mutex_destroy(&queue.lock);
 }
-
-typedef struct reverse_job {
-    uint32_t *keys;
-    size_t count;
-    size_t first, last; /* pairs (i, count-1-i) for first <= i < last */
-} reverse_job;
-
-static void reverse_run(void *arg)
-{
-    reverse_job *job = arg;
-    for (size_t i = job->first; i < job->last; i++) {
-        uint32_t swap = job->keys[i];
-        job->keys[i] = job->keys[job->count - 1 - i];
-        job->keys[job->count - 1 - i] = swap;
-    }
-}
-
-void bitonic_cpu_reverse_parallel(uint32_t *keys, size_t count, uint32_t threads)
-{
-    if (threads > BITONIC_CPU_MAX_THREADS)
-        threads = BITONIC_CPU_MAX_THREADS;
-    if (threads <= 1 || count < PARALLEL_MIN_KEYS_PER_THREAD * threads) {
-        bitonic_cpu_reverse(keys, count);
-        return;
-    }
-    reverse_job jobs[BITONIC_CPU_MAX_THREADS];
-    size_t pairs = count / 2;
-    for (uint32_t i = 0; i < threads; i++)
-        jobs[i] = (reverse_job){keys, count, pairs * i / threads, pairs * (i + 1) / threads};
-    run_jobs(reverse_run, jobs, sizeof jobs[0], threads);
-}
