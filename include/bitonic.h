@@ -53,6 +53,16 @@ typedef enum bitonic_order {
     BITONIC_ORDER_DESCENDING = 1,
 } bitonic_order;
 
+/* The type of the keys. Every type sorts by one total order, the same on every
+ * backend: signed integers as numbers; floats -inf < ... < -0.0 < +0.0 < ... <
+ * +inf, then the NaNs (positive ones, then negative ones), as
+ * NumPy puts NaNs last. Descending is exactly the reverse (NaNs first). */
+typedef enum bitonic_key_type {
+    BITONIC_KEY_U32 = 0,
+    BITONIC_KEY_I32 = 1,
+    BITONIC_KEY_F32 = 2,
+} bitonic_key_type;
+
 typedef enum bitonic_backend {
     BITONIC_BACKEND_CPU = 0,     /* the plain C path */
     BITONIC_BACKEND_VULKAN = 1,
@@ -119,6 +129,10 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
 
 typedef struct bitonic_sort_options {
     bitonic_order order;
+    bitonic_key_type key_type;       /* for bitonic_sort() and the pair calls; u32 by default */
+    /* Pairs: equal keys keep their input order (values move with them). Without
+     * it, equal keys come out ordered by value, which is deterministic too. */
+    bool stable;
 } bitonic_sort_options;
 
 /* The driver's statistics of each sort pipeline, one line each, when the context
@@ -130,6 +144,27 @@ bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, c
  * On the Vulkan backend this uploads, records the same sort that
  * bitonic_vulkan_record_sort() records, submits, waits and downloads. */
 bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,
+                                const bitonic_sort_options *options);
+
+/* Sorts count 32-bit keys of options->key_type in place (bitonic_sort_u32 with
+ * a type). */
+bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options);
+
+/* Sorts count keys and moves the 32-bit value at the same index with each key.
+ * Equal keys come out ordered by value, or in input order with options->stable.
+ * The GPU and the CPU path give the same result, element for element. */
+bitonic_status bitonic_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                  const bitonic_sort_options *options);
+
+/* The permutation that sorts keys (keys are left as they are): out_indices[r]
+ * is the index of the key of rank r. Equal keys keep their input order, so it
+ * is the stable argsort. count must be below 2^32 - 1. */
+bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
+                               const bitonic_sort_options *options);
+
+/* The inverse of the argsort: out_ranks[i] is the rank of key i in sorted
+ * order (the boids seed's ValueIdxToKeyIdx). */
+bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
                                 const bitonic_sort_options *options);
 
 /* Resident buffers: upload once, sort many times, download. On the CPU backend

@@ -67,9 +67,11 @@ typedef struct bitonic_vulkan_sort_info {
     VkDeviceSize keys_offset;
     uint32_t count;
     bitonic_order order;
+    bitonic_key_type key_type;          /* how the 32-bit keys are ordered (bitonic.h) */
     /* Optional: count 32-bit values moved with their keys (same usage and offset
-     * rules). VK_NULL_HANDLE sorts keys alone. The order of equal keys, and so of
-     * their values, is not specified. */
+     * rules). VK_NULL_HANDLE sorts keys alone. Pairs are ordered by key, then by
+     * value: equal keys come out in value order, so with the original indices as
+     * values the sort is stable. */
     VkBuffer values;
     VkDeviceSize values_offset;
     /* Optional: a timestamp query pool. When set, the sort writes a timestamp at

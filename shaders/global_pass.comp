@@ -20,16 +20,16 @@ void main()
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint index = group_key_index(group_index, r, params.phase, top, REGISTER_LOG);
         bool inside = index < params.count;
-        reg_keys[r] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+        reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
-        reg_values[r] = inside ? values[index] : 0u;
+        reg_values[r] = inside ? values[index] : PAD_VALUE;
 #endif
     }
     register_network(flip, REGISTER_LOG);
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint index = group_key_index(group_index, r, params.phase, top, REGISTER_LOG);
         if (index < params.count) {
-            keys[index] = reg_keys[r] ^ params.key_xor;
+            keys[index] = store_key(reg_keys[r]);
 #ifdef WITH_VALUES
             values[index] = reg_values[r];
 #endif

@@ -12,7 +12,8 @@ layout(push_constant) uniform PassParams {
     uint stride_log;   // log2 of the first step's stride (phase - 1: the flip)
     uint last_phase;   // tile kernel: run through the end of this phase
     uint group_count;  // global: register groups to run; tile: tiles
-    uint key_xor;      // 0 ascending, all ones descending: applied on load and store
+    uint key_xor;      // 0 ascending, all ones descending: applied after the key transform
+    uint key_type;     // KEY_U32, KEY_I32 or KEY_F32: how the stored bits map to ordered bits
 } params;
 
 layout(std430, binding = 0) buffer Keys { uint keys[]; };
@@ -21,18 +22,70 @@ layout(std430, binding = 1) buffer Values { uint values[]; };
 #endif
 
 const uint PAD_KEY = 0xffffffffu;
+#ifdef WITH_VALUES
+// Pads sort after every real (key, value): real values are below 2^32 - 1.
+const uint PAD_VALUE = 0xffffffffu;
+#endif
+
+// Keys are bits: every key type maps to an unsigned integer whose order is the
+// wanted order (src/core/key_transform.h holds the same maps for the CPU).
+const uint KEY_U32 = 0u;
+const uint KEY_I32 = 1u;
+const uint KEY_F32 = 2u;
+
+// floats: -inf < ... < -0 < +0 < ... < +inf < +NaN (payload up) < -NaN (payload down)
+uint ordered_from_float_bits(uint x)
+{
+    bool negative_nan = x > 0xff800000u;
+    uint twiddled = (x & 0x80000000u) != 0u ? ~x : x | 0x80000000u;
+    return negative_nan ? ~x + 0xff800001u : twiddled - 0x007fffffu;
+}
+
+uint float_bits_from_ordered(uint y)
+{
+    if (y >= 0xff800001u)
+        return ~(y - 0xff800001u);
+    uint twiddled = y + 0x007fffffu;
+    return (twiddled & 0x80000000u) != 0u ? twiddled & 0x7fffffffu : ~twiddled;
+}
+
+uint load_key(uint stored)
+{
+    uint ordered = params.key_type == KEY_F32   ? ordered_from_float_bits(stored)
+                   : params.key_type == KEY_I32 ? stored ^ 0x80000000u
+                                                : stored;
+    return ordered ^ params.key_xor;
+}
+
+uint store_key(uint ordered)
+{
+    uint bits = ordered ^ params.key_xor;
+    return params.key_type == KEY_F32   ? float_bits_from_ordered(bits)
+           : params.key_type == KEY_I32 ? bits ^ 0x80000000u
+                                        : bits;
+}
 
 uint reg_keys[REGISTERS];
 #ifdef WITH_VALUES
 uint reg_values[REGISTERS];
 #endif
 
-// The smaller key to register a, the larger to b. With values, swap only when
-// b is strictly smaller, so a +infinity pad (above every real key) never moves down.
+// With values, (key, value) pairs are ordered by key, then by value: equal keys
+// come out in value order, so a sort is deterministic, and with the original
+// indices as values it is stable.
+#ifdef WITH_VALUES
+bool pair_less(uint key_x, uint value_x, uint key_y, uint value_y)
+{
+    return key_x < key_y || (key_x == key_y && value_x < value_y);
+}
+#endif
+
+// The smaller key to register a, the larger to b. Swap only when b is strictly
+// smaller, so a +infinity pad (above every real key) never moves down.
 void compare_exchange(uint a, uint b)
 {
 #ifdef WITH_VALUES
-    bool swap = reg_keys[b] < reg_keys[a];
+    bool swap = pair_less(reg_keys[b], reg_values[b], reg_keys[a], reg_values[a]);
     uint key_a = reg_keys[a], key_b = reg_keys[b];
     uint value_a = reg_values[a], value_b = reg_values[b];
     reg_keys[a] = swap ? key_b : key_a;

@@ -69,9 +69,9 @@ void main()
             uint local_index = r * threads + thread;
             uint index = tile_base + local_index;
             bool inside = active_tile && index < params.count;
-            tile_keys[padded(local_index)] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+            tile_keys[padded(local_index)] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
-            tile_values[padded(local_index)] = inside ? values[index] : 0u;
+            tile_values[padded(local_index)] = inside ? values[index] : PAD_VALUE;
 #endif
         }
         barrier();
@@ -94,9 +94,9 @@ void main()
                     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
                         uint index = tile_base + group_key_index(thread, r, phase, top, steps);
                         bool inside = active_tile && index < params.count;
-                        reg_keys[r] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+                        reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
-                        reg_values[r] = inside ? values[index] : 0u;
+                        reg_values[r] = inside ? values[index] : PAD_VALUE;
 #endif
                     }
                 } else {
@@ -120,7 +120,7 @@ void main()
         uint local_index = r * threads + thread;
         uint index = tile_base + local_index;
         if (active_tile && index < params.count) {
-            keys[index] = tile_keys[padded(local_index)] ^ params.key_xor;
+            keys[index] = store_key(tile_keys[padded(local_index)]);
 #ifdef WITH_VALUES
             values[index] = tile_values[padded(local_index)];
 #endif

@@ -70,7 +70,12 @@ void shared_to_registers(uint thread)
 // the upper key is strictly smaller, the rule of compare_exchange().
 void lane_combine(uint r, uint other_key, uint other_value, bool lower)
 {
+#ifdef WITH_VALUES
+    bool swap = lower ? pair_less(other_key, other_value, reg_keys[r], reg_values[r])
+                      : pair_less(reg_keys[r], reg_values[r], other_key, other_value);
+#else
     bool swap = lower ? other_key < reg_keys[r] : reg_keys[r] < other_key;
+#endif
     reg_keys[r] = swap ? other_key : reg_keys[r];
 #ifdef WITH_VALUES
     reg_values[r] = swap ? other_value : reg_values[r];
@@ -143,9 +148,9 @@ void main()
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint index = tile_base + held_index(thread, r);
             bool inside = active_tile && index < params.count;
-            reg_keys[r] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+            reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
-            reg_values[r] = inside ? values[index] : 0u;
+            reg_values[r] = inside ? values[index] : PAD_VALUE;
 #endif
         }
     } else {
@@ -153,9 +158,9 @@ void main()
             uint local_index = r * threads + gl_LocalInvocationID.x;
             uint index = tile_base + local_index;
             bool inside = active_tile && index < params.count;
-            tile_keys[padded(local_index)] = inside ? keys[index] ^ params.key_xor : PAD_KEY;
+            tile_keys[padded(local_index)] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
-            tile_values[padded(local_index)] = inside ? values[index] : 0u;
+            tile_values[padded(local_index)] = inside ? values[index] : PAD_VALUE;
 #endif
         }
         barrier();
@@ -210,7 +215,7 @@ void main()
         uint local_index = r * threads + gl_LocalInvocationID.x;
         uint index = tile_base + local_index;
         if (active_tile && index < params.count) {
-            keys[index] = tile_keys[padded(local_index)] ^ params.key_xor;
+            keys[index] = store_key(tile_keys[padded(local_index)]);
 #ifdef WITH_VALUES
             values[index] = tile_values[padded(local_index)];
 #endif

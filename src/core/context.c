@@ -10,6 +10,8 @@
 
 #include "context_internal.h"
 #include "fast_sort.h"
+#include "key_transform.h"
+#include "pair_sort.h"
 
 const char *bitonic_status_string(bitonic_status status)
 {
@@ -123,12 +125,23 @@ bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, c
 
 static bool valid_options(const bitonic_sort_options *options)
 {
-    return !options || options->order == BITONIC_ORDER_ASCENDING || options->order == BITONIC_ORDER_DESCENDING;
+    return !options || ((options->order == BITONIC_ORDER_ASCENDING || options->order == BITONIC_ORDER_DESCENDING) &&
+                        (unsigned)options->key_type <= (unsigned)BITONIC_KEY_F32);
 }
 
-static bitonic_order order_of(const bitonic_sort_options *options)
+static bitonic_sort_request request_of(const bitonic_sort_options *options)
 {
-    return options ? options->order : BITONIC_ORDER_ASCENDING;
+    bitonic_sort_request request = {BITONIC_ORDER_ASCENDING, BITONIC_KEY_U32};
+    if (options) {
+        request.order = options->order;
+        request.key_type = options->key_type;
+    }
+    return request;
+}
+
+static uint32_t order_xor(const bitonic_sort_request *request)
+{
+    return request->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
 }
 
 static double now_ms(void)
@@ -138,12 +151,24 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-static bitonic_status cpu_sort(const bitonic_context *context, uint32_t *keys, size_t count, bitonic_order order,
-                               bitonic_timing *timing)
+/* Keys on the CPU path: u32 goes straight to the fast sort; other types are
+ * mapped to ordered bits, sorted ascending and mapped back. */
+static bitonic_status cpu_sort(const bitonic_context *context, uint32_t *keys, size_t count,
+                               const bitonic_sort_request *request, bitonic_timing *timing)
 {
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, context->desc.cpu_threads};
     double start = now_ms();
-    bitonic_status status = bitonic_cpu_sort_u32(keys, count, order, &config);
+    bitonic_status status;
+    if (request->key_type == BITONIC_KEY_U32) {
+        status = bitonic_cpu_sort_u32(keys, count, request->order, &config);
+    } else {
+        uint32_t flip = order_xor(request);
+        for (size_t i = 0; i < count; ++i)
+            keys[i] = bitonic_ordered_from_key(keys[i], request->key_type, flip);
+        status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
+        for (size_t i = 0; i < count; ++i)
+            keys[i] = bitonic_key_from_ordered(keys[i], request->key_type, flip);
+    }
     if (timing) {
         timing->sort_ms = now_ms() - start;
         timing->pass_count = 1;
@@ -153,16 +178,9 @@ static bitonic_status cpu_sort(const bitonic_context *context, uint32_t *keys, s
     return status;
 }
 
-bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,
-                                const bitonic_sort_options *options)
+/* The host sort buffer, grown to at least count keys. */
+static bitonic_status host_sort_buffer(bitonic_context *context, size_t count, bitonic_buffer **out)
 {
-    if (!context || (!keys && count > 0) || !valid_options(options))
-        return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (count <= 1)
-        return BITONIC_SUCCESS;
-    if (context->backend == BITONIC_BACKEND_CPU)
-        return cpu_sort(context, keys, count, order_of(options), NULL);
-
     bitonic_buffer *buffer = context->host_sort_buffer;
     if (!buffer || buffer->capacity < count) {
         bitonic_buffer_destroy(buffer);
@@ -172,7 +190,141 @@ bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t
             return status;
         context->host_sort_buffer = buffer;
     }
-    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, count, order_of(options), NULL);
+    *out = buffer;
+    return BITONIC_SUCCESS;
+}
+
+bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
+{
+    if (!context || (!keys && count > 0) || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count <= 1)
+        return BITONIC_SUCCESS;
+    bitonic_sort_request request = request_of(options);
+    if (context->backend == BITONIC_BACKEND_CPU)
+        return cpu_sort(context, keys, count, &request, NULL);
+    bitonic_buffer *buffer;
+    bitonic_status status = host_sort_buffer(context, count, &buffer);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
+}
+
+bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,
+                                const bitonic_sort_options *options)
+{
+    bitonic_sort_options typed = options ? *options : (bitonic_sort_options){0};
+    typed.key_type = BITONIC_KEY_U32;
+    return bitonic_sort(context, keys, count, options ? &typed : NULL);
+}
+
+/* Pairs on the CPU path: packed as (ordered key << 32 | value) and sorted as
+ * 64-bit words, the order of the GPU's pair comparator. */
+static bitonic_status cpu_sort_pairs(uint32_t *keys, uint32_t *values, size_t count,
+                                     const bitonic_sort_request *request)
+{
+    uint64_t *words = malloc(2 * count * sizeof *words);
+    if (!words)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t flip = order_xor(request);
+    for (size_t i = 0; i < count; ++i)
+        words[i] = (uint64_t)bitonic_ordered_from_key(keys[i], request->key_type, flip) << 32 | values[i];
+    bitonic_cpu_sort_u64(words, words + count, count);
+    for (size_t i = 0; i < count; ++i) {
+        keys[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
+        values[i] = (uint32_t)words[i];
+    }
+    free(words);
+    return BITONIC_SUCCESS;
+}
+
+/* Pairs ordered by (key, value), on whichever backend the context has. */
+static bitonic_status sort_pairs_by_value(bitonic_context *context, uint32_t *keys, uint32_t *values, size_t count,
+                                          const bitonic_sort_request *request)
+{
+    if (context->backend == BITONIC_BACKEND_CPU)
+        return cpu_sort_pairs(keys, values, count, request);
+    bitonic_buffer *buffer;
+    bitonic_status status = host_sort_buffer(context, count, &buffer);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, values, count, request, NULL);
+}
+
+/* Indices 0 .. count-1 sorted by their keys; keys end sorted. Ties keep index
+ * order, because pairs with equal keys are ordered by value. */
+static bitonic_status sort_indices(bitonic_context *context, uint32_t *keys, uint32_t *indices, size_t count,
+                                   const bitonic_sort_request *request)
+{
+    for (size_t i = 0; i < count; ++i)
+        indices[i] = (uint32_t)i;
+    return sort_pairs_by_value(context, keys, indices, count, request);
+}
+
+bitonic_status bitonic_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                  const bitonic_sort_options *options)
+{
+    if (!context || ((!keys || !values) && count > 0) || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count >= UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    if (count <= 1)
+        return BITONIC_SUCCESS;
+    bitonic_sort_request request = request_of(options);
+    if (!(options && options->stable))
+        return sort_pairs_by_value(context, keys, values, count, &request);
+    /* Stable: sort (key, index), then carry the values along the permutation. */
+    uint32_t *indices = malloc(count * sizeof *indices), *moved = malloc(count * sizeof *moved);
+    bitonic_status status = indices && moved ? sort_indices(context, keys, indices, count, &request)
+                                             : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    if (status == BITONIC_SUCCESS) {
+        for (size_t i = 0; i < count; ++i)
+            moved[i] = values[indices[i]];
+        memcpy(values, moved, count * sizeof *values);
+    }
+    free(indices);
+    free(moved);
+    return status;
+}
+
+static bitonic_status argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
+                              const bitonic_sort_options *options)
+{
+    if (!context || ((!keys || !out_indices) && count > 0) || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count >= UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    if (count == 0)
+        return BITONIC_SUCCESS;
+    uint32_t *scratch_keys = malloc(count * sizeof *scratch_keys);
+    if (!scratch_keys)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(scratch_keys, keys, count * sizeof *scratch_keys);
+    bitonic_sort_request request = request_of(options);
+    bitonic_status status = sort_indices(context, scratch_keys, out_indices, count, &request);
+    free(scratch_keys);
+    return status;
+}
+
+bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
+                               const bitonic_sort_options *options)
+{
+    return argsort(context, keys, count, out_indices, options);
+}
+
+bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
+                                const bitonic_sort_options *options)
+{
+    if (!out_ranks && count > 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    uint32_t *indices = count ? malloc(count * sizeof *indices) : NULL;
+    if (count && !indices)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    bitonic_status status = argsort(context, keys, count, indices, options);
+    for (size_t rank = 0; status == BITONIC_SUCCESS && rank < count; ++rank)
+        out_ranks[indices[rank]] = (uint32_t)rank;
+    free(indices);
+    return status;
 }
 
 bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer)
@@ -245,7 +397,8 @@ bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const b
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_sort_request request = request_of(options);
     if (buffer->host_keys)
-        return cpu_sort(buffer->context, buffer->host_keys, count, order_of(options), out_timing);
-    return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, order_of(options), out_timing);
+        return cpu_sort(buffer->context, buffer->host_keys, count, &request, out_timing);
+    return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, &request, out_timing);
 }

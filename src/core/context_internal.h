@@ -7,6 +7,12 @@
 #include "bitonic.h"
 
 typedef struct bitonic_vk_context bitonic_vk_context;
+
+/* What one sort is asked to do, as the layers below the public API see it. */
+typedef struct bitonic_sort_request {
+    bitonic_order order;
+    bitonic_key_type key_type;
+} bitonic_sort_request;
 typedef struct bitonic_vk_buffer bitonic_vk_buffer;
 
 struct bitonic_context {
@@ -54,9 +60,11 @@ bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffe
 bitonic_status bitonic_vk_buffer_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
                                           size_t count);
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
-                                      bitonic_order order, bitonic_timing *timing);
-/* Upload, sort and download in one submission: the host convenience path. */
-bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys, size_t count,
-                                    bitonic_order order, bitonic_timing *timing);
+                                      const bitonic_sort_request *request, bitonic_timing *timing);
+/* Upload, sort and download in one submission: the host convenience path.
+ * values may be NULL (keys alone). */
+bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
+                                    uint32_t *values, size_t count, const bitonic_sort_request *request,
+                                    bitonic_timing *timing);
 
 #endif /* BITONIC_CONTEXT_INTERNAL_H */

@@ -35,6 +35,16 @@ const char *bitonic_cpu_target_name(bitonic_cpu_target target);
 bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order order,
                                     const bitonic_cpu_sort_config *config);
 
+/* Loop-unrolling hints for the kernels, whose register arrays must unroll to stay
+ * in registers. Left out without optimisation, where gcc with sanitizers warns
+ * that it ignores them (an error under -Werror). */
+#if defined(__OPTIMIZE__) && (defined(__GNUC__) || defined(__clang__))
+#define BITONIC_CPU_PRAGMA(text) _Pragma(#text)
+#define BITONIC_CPU_UNROLL(count) BITONIC_CPU_PRAGMA(GCC unroll count)
+#else
+#define BITONIC_CPU_UNROLL(count)
+#endif
+
 /* Internal to the fast sort's own files: one instruction set's building blocks.
  * The driver (fast_sort_dispatch.c) does the quicksort recursion, pivot choice,
  * depth guard and threading once; each instruction set supplies only the two

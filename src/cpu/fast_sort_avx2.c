@@ -115,20 +115,20 @@ ALWAYS_INLINE void sort_columns16(vec *r)
 ALWAYS_INLINE void transpose8(const vec *in, vec *out, int stride)
 {
     vec t[8], u[8];
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
     for (int i = 0; i < 8; i += 2) {
         t[i] = _mm256_unpacklo_epi32(in[i], in[i + 1]);
         t[i + 1] = _mm256_unpackhi_epi32(in[i], in[i + 1]);
     }
     /* u[4h + c]: rows 4h..4h+3 of column 4L+c in each 128-bit lane L. */
-#pragma GCC unroll 2
+BITONIC_CPU_UNROLL(2)
     for (int h = 0; h < 2; h++) {
         u[4 * h + 0] = _mm256_unpacklo_epi64(t[4 * h + 0], t[4 * h + 2]);
         u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h + 0], t[4 * h + 2]);
         u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
         u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
     }
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
     for (int c = 0; c < 4; c++) {
         out[c * stride] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x20);
         out[(c + 4) * stride] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x31);
@@ -143,7 +143,7 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
          * pair: the pairs are then already merged. 174 operations instead of
          * 464 for sorting each register and merging the pairs. */
         vec rows[16];
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < 16; i++)
             rows[i] = r[i];
         sort_columns16(rows);
@@ -151,15 +151,15 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
         transpose8(rows + 8, r + 1, 2);
         first_block = 4;
     } else {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = sort_register(r[i]);
     }
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
     for (int block = first_block; block <= reg_count; block *= 2) {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int base = 0; base < reg_count; base += block) {
-#pragma GCC unroll 8
+BITONIC_CPU_UNROLL(8)
             for (int i = 0; i < block / 2; i++) {
                 vec a = r[base + i];
                 vec b = reverse8(r[base + block - 1 - i]);
@@ -167,9 +167,9 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
                 r[base + block - 1 - i] = reverse8(_mm256_max_epu32(a, b));
             }
         }
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
         for (int stride = block / 4; stride > 0; stride /= 2) {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
             for (int i = 0; i < reg_count; i++) {
                 if ((i & stride) == 0 && i + stride < reg_count) {
                     vec a = r[i], b = r[i + stride];
@@ -178,7 +178,7 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
                 }
             }
         }
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = merge_register(r[i]);
     }
@@ -196,7 +196,7 @@ ALWAYS_INLINE void sort_block(uint32_t *keys, size_t count, const int reg_count)
 {
     vec r[MAX_REGS];
     const vec pad = _mm256_set1_epi32(-1);
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++) {
         if ((size_t)(i + 1) * LANES <= count) {
             r[i] = _mm256_loadu_si256((const __m256i *)(keys + (size_t)i * LANES));
@@ -209,7 +209,7 @@ ALWAYS_INLINE void sort_block(uint32_t *keys, size_t count, const int reg_count)
         }
     }
     sort_registers(r, reg_count);
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++) {
         if ((size_t)(i + 1) * LANES <= count)
             _mm256_storeu_si256((__m256i *)(keys + (size_t)i * LANES), r[i]);
@@ -297,7 +297,7 @@ ALWAYS_INLINE void partition_store_exact(partition_cursor *cur, vec v, int valid
 ALWAYS_INLINE void prefetch_step(const uint32_t *keys, size_t first, size_t read_left, size_t read_right)
 {
     if (first >= read_left && first + UNROLL * LANES <= read_right) {
-#pragma GCC unroll 2
+BITONIC_CPU_UNROLL(2)
         for (int line = 0; line < UNROLL / 2; line++)
             __builtin_prefetch(keys + first + (size_t)line * 2 * LANES);
     }
@@ -310,7 +310,7 @@ static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
         return bitonic_cpu_partition_scalar(keys, count, pivot_key);
     const vec pivot_flipped = _mm256_set1_epi32((int)(pivot_key ^ 0x80000000u));
     vec saved_left[UNROLL], saved_right[UNROLL];
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++) {
         saved_left[u] = _mm256_loadu_si256((const __m256i *)(keys + (size_t)u * LANES));
         saved_right[u] = _mm256_loadu_si256((const __m256i *)(keys + count - step + (size_t)u * LANES));
@@ -320,27 +320,27 @@ static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
     while (read_right - read_left >= step) {
         vec in[UNROLL];
         if (read_left - cur.left <= cur.right - read_right) {
-            #pragma GCC unroll 4
+            BITONIC_CPU_UNROLL(4)
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm256_loadu_si256((const __m256i *)(keys + read_left + (size_t)u * LANES));
             prefetch_step(keys, read_left + PREFETCH_KEYS, read_left, read_right);
             read_left += step;
         } else {
             read_right -= step;
-            #pragma GCC unroll 4
+            BITONIC_CPU_UNROLL(4)
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm256_loadu_si256((const __m256i *)(keys + read_right + (size_t)u * LANES));
             if (read_right >= PREFETCH_KEYS)
                 prefetch_step(keys, read_right - PREFETCH_KEYS, read_left, read_right);
         }
-        #pragma GCC unroll 4
+        BITONIC_CPU_UNROLL(4)
         for (int u = 0; u < UNROLL; u++)
             partition_store_full(&cur, in[u], pivot_flipped);
     }
     vec rest[UNROLL];
     int rest_valid[UNROLL];
     size_t rest_count = read_right - read_left;
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++) {
         size_t first = (size_t)u * LANES;
         rest_valid[u] = rest_count <= first ? 0 : (rest_count - first >= LANES ? LANES : (int)(rest_count - first));
@@ -348,11 +348,11 @@ static size_t avx2_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
                                                         lane_mask(rest_count, u))
                                 : _mm256_setzero_si256();
     }
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++)
         if (rest_valid[u])
             partition_store_exact(&cur, rest[u], rest_valid[u], pivot_flipped);
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++) {
         partition_store_exact(&cur, saved_left[u], LANES, pivot_flipped);
         partition_store_exact(&cur, saved_right[u], LANES, pivot_flipped);

@@ -107,21 +107,21 @@ ALWAYS_INLINE void sort_columns16(vec *r)
 ALWAYS_INLINE void transpose16(vec *r)
 {
     vec t[16];
-#pragma GCC unroll 8
+BITONIC_CPU_UNROLL(8)
     for (int i = 0; i < 16; i += 2) {
         t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
     }
     /* u[4g + c]: rows 4g..4g+3 of column 4L+c in each 128-bit lane L. */
     vec u[16];
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
     for (int g = 0; g < 4; g++) {
         u[4 * g + 0] = _mm512_unpacklo_epi64(t[4 * g + 0], t[4 * g + 2]);
         u[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g + 0], t[4 * g + 2]);
         u[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
         u[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
     }
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
     for (int c = 0; c < 4; c++) {
         vec even_low = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x88);
         vec odd_low = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xDD);
@@ -144,15 +144,15 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
         sort_columns16(r);
         transpose16(r);
     } else {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = sort_register(r[i]);
     }
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
     for (int block = 2; block <= reg_count; block *= 2) {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int base = 0; base < reg_count; base += block) {
-#pragma GCC unroll 8
+BITONIC_CPU_UNROLL(8)
             for (int i = 0; i < block / 2; i++) {
                 vec a = r[base + i];
                 vec b = reverse16(r[base + block - 1 - i]);
@@ -160,9 +160,9 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
                 r[base + block - 1 - i] = reverse16(_mm512_max_epu32(a, b));
             }
         }
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
         for (int stride = block / 4; stride > 0; stride /= 2) {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
             for (int i = 0; i < reg_count; i++) {
                 if ((i & stride) == 0 && i + stride < reg_count) {
                     vec a = r[i], b = r[i + stride];
@@ -171,7 +171,7 @@ ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
                 }
             }
         }
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = merge_register(r[i]);
     }
@@ -200,11 +200,11 @@ ALWAYS_INLINE void sort_block(uint32_t *keys, size_t count, const int reg_count)
     const vec pad = _mm512_set1_epi32(-1);
     /* Registers past the end get an empty mask; their address is clamped to one
      * past the end, which a masked access with no lanes never touches. */
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++)
         r[i] = _mm512_mask_loadu_epi32(pad, lane_mask(count, i), keys + block_offset(count, i));
     sort_registers(r, reg_count);
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++)
         _mm512_mask_storeu_epi32(keys + block_offset(count, i), lane_mask(count, i), r[i]);
 }
@@ -257,7 +257,7 @@ ALWAYS_INLINE void partition_store(partition_cursor *cur, vec v, __mmask16 valid
 ALWAYS_INLINE void prefetch_step(const uint32_t *keys, size_t first, size_t read_left, size_t read_right)
 {
     if (first >= read_left && first + UNROLL * LANES <= read_right) {
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
         for (int u = 0; u < UNROLL; u++)
             __builtin_prefetch(keys + first + (size_t)u * LANES);
     }
@@ -273,7 +273,7 @@ static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
         return bitonic_cpu_partition_scalar(keys, count, pivot_key);
     const vec pivot = _mm512_set1_epi32((int)pivot_key);
     vec saved_left[UNROLL], saved_right[UNROLL];
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++) {
         saved_left[u] = _mm512_loadu_si512(keys + (size_t)u * LANES);
         saved_right[u] = _mm512_loadu_si512(keys + count - step + (size_t)u * LANES);
@@ -283,20 +283,20 @@ static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
     while (read_right - read_left >= step) {
         vec in[UNROLL];
         if (read_left - cur.left <= cur.right - read_right) {
-            #pragma GCC unroll 4
+            BITONIC_CPU_UNROLL(4)
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm512_loadu_si512(keys + read_left + (size_t)u * LANES);
             prefetch_step(keys, read_left + PREFETCH_KEYS, read_left, read_right);
             read_left += step;
         } else {
             read_right -= step;
-            #pragma GCC unroll 4
+            BITONIC_CPU_UNROLL(4)
             for (int u = 0; u < UNROLL; u++)
                 in[u] = _mm512_loadu_si512(keys + read_right + (size_t)u * LANES);
             if (read_right >= PREFETCH_KEYS)
                 prefetch_step(keys, read_right - PREFETCH_KEYS, read_left, read_right);
         }
-        #pragma GCC unroll 4
+        BITONIC_CPU_UNROLL(4)
         for (int u = 0; u < UNROLL; u++)
             partition_store(&cur, in[u], 0xFFFF, pivot);
     }
@@ -305,17 +305,17 @@ static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
     vec rest[UNROLL];
     __mmask16 rest_mask[UNROLL];
     size_t rest_count = read_right - read_left;
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++) {
         rest_mask[u] = lane_mask(rest_count, u);
         rest[u] = rest_mask[u] ? _mm512_maskz_loadu_epi32(rest_mask[u], keys + read_left + (size_t)u * LANES)
                                : _mm512_setzero_si512();
     }
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++)
         if (rest_mask[u])
             partition_store(&cur, rest[u], rest_mask[u], pivot);
-    #pragma GCC unroll 4
+    BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++) {
         partition_store(&cur, saved_left[u], 0xFFFF, pivot);
         partition_store(&cur, saved_right[u], 0xFFFF, pivot);

@@ -81,14 +81,14 @@ ALWAYS_INLINE lanes4 mirror4(lanes4 v) { return coex_select(v, reverse4(v), (lan
 
 ALWAYS_INLINE void sort_registers(lanes4 *r, const int reg_count)
 {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++)
         r[i] = stride1(mirror4(stride1(r[i])));
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
     for (int block = 2; block <= reg_count; block *= 2) {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int base = 0; base < reg_count; base += block) {
-#pragma GCC unroll 8
+BITONIC_CPU_UNROLL(8)
             for (int i = 0; i < block / 2; i++) {
                 lanes4 a = r[base + i];
                 lanes4 b = reverse4(r[base + block - 1 - i]);
@@ -96,9 +96,9 @@ ALWAYS_INLINE void sort_registers(lanes4 *r, const int reg_count)
                 r[base + block - 1 - i] = reverse4(lanes_max(a, b));
             }
         }
-#pragma GCC unroll 4
+BITONIC_CPU_UNROLL(4)
         for (int stride = block / 4; stride > 0; stride /= 2) {
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
             for (int i = 0; i < reg_count; i++) {
                 if ((i & stride) == 0 && i + stride < reg_count) {
                     lanes4 a = r[i], b = r[i + stride];
@@ -107,7 +107,7 @@ ALWAYS_INLINE void sort_registers(lanes4 *r, const int reg_count)
                 }
             }
         }
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = stride1(stride2(r[i]));
     }
@@ -122,11 +122,11 @@ ALWAYS_INLINE void sort_block(uint32_t *keys, size_t count, const int reg_count)
     memcpy(lane, keys, count * sizeof *keys);
     for (size_t i = count; i < (size_t)reg_count * PORTABLE_LANES; i++)
         lane[i] = UINT32_MAX;
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++)
         memcpy(&r[i], lane + i * PORTABLE_LANES, sizeof r[i]);
     sort_registers(r, reg_count);
-#pragma GCC unroll 16
+BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++)
         memcpy(lane + i * PORTABLE_LANES, &r[i], sizeof r[i]);
     memcpy(keys, lane, count * sizeof *keys);

@@ -34,13 +34,20 @@ struct bitonic_vk_context {
     VkResult last_result;
 };
 
+/* One array of 32-bit words on the device, with its host-visible staging twin
+ * for upload and download. */
+typedef struct device_array {
+    VkBuffer device_buffer;
+    VkDeviceMemory device_memory;
+    VkBuffer staging_buffer;
+    VkDeviceMemory staging_memory;
+    uint32_t *staging;
+} device_array;
+
 struct bitonic_vk_buffer {
     size_t capacity;
-    VkBuffer device_buffer;          /* where the keys are sorted */
-    VkDeviceMemory device_memory;
-    VkBuffer staging_buffer;         /* host-visible, for upload and download */
-    VkDeviceMemory staging_memory;
-    uint32_t *staging_keys;
+    device_array keys;
+    device_array values;             /* made on the first sort with values */
 };
 
 /* Records a failing VkResult and turns it into a status. */
@@ -414,14 +421,43 @@ static bitonic_status create_buffer(bitonic_vk_context *vk, VkDeviceSize size, V
     return BITONIC_SUCCESS;
 }
 
+static void destroy_array(bitonic_vk_context *vk, device_array *array)
+{
+    vkDestroyBuffer(vk->device, array->device_buffer, NULL);
+    vkFreeMemory(vk->device, array->device_memory, NULL);
+    vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
+    vkFreeMemory(vk->device, array->staging_memory, NULL);  /* unmaps too */
+    *array = (device_array){0};
+}
+
+static bitonic_status create_array(bitonic_vk_context *vk, size_t capacity, device_array *array)
+{
+    VkDeviceSize size = (VkDeviceSize)capacity * sizeof(uint32_t);
+    bitonic_status status = create_buffer(
+        vk, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &array->device_buffer, &array->device_memory);
+    if (status == BITONIC_SUCCESS)
+        status = create_buffer(vk, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                               &array->staging_buffer, &array->staging_memory);
+    if (status == BITONIC_SUCCESS) {
+        VkResult result = vkMapMemory(vk->device, array->staging_memory, 0, VK_WHOLE_SIZE, 0, (void **)&array->staging);
+        if (result != VK_SUCCESS)
+            status = fail(vk, result);
+    }
+    if (status != BITONIC_SUCCESS)
+        destroy_array(vk, array);
+    return status;
+}
+
 void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer)
 {
     if (!buffer)
         return;
-    vkDestroyBuffer(vk->device, buffer->device_buffer, NULL);
-    vkFreeMemory(vk->device, buffer->device_memory, NULL);
-    vkDestroyBuffer(vk->device, buffer->staging_buffer, NULL);
-    vkFreeMemory(vk->device, buffer->staging_memory, NULL);  /* unmaps too */
+    destroy_array(vk, &buffer->keys);
+    destroy_array(vk, &buffer->values);
     free(buffer);
 }
 
@@ -436,22 +472,7 @@ bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity,
     if (!buffer)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     buffer->capacity = capacity;
-    VkDeviceSize size = (VkDeviceSize)capacity * sizeof(uint32_t);
-    bitonic_status status = create_buffer(
-        vk, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &buffer->device_buffer, &buffer->device_memory);
-    if (status == BITONIC_SUCCESS)
-        status = create_buffer(vk, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                               &buffer->staging_buffer, &buffer->staging_memory);
-    if (status == BITONIC_SUCCESS) {
-        VkResult result = vkMapMemory(vk->device, buffer->staging_memory, 0, VK_WHOLE_SIZE, 0,
-                                      (void **)&buffer->staging_keys);
-        if (result != VK_SUCCESS)
-            status = fail(vk, result);
-    }
+    bitonic_status status = create_array(vk, capacity, &buffer->keys);
     if (status != BITONIC_SUCCESS) {
         bitonic_vk_buffer_destroy(vk, buffer);
         return status;
@@ -497,16 +518,20 @@ static bitonic_status submit_and_wait(bitonic_vk_context *vk)
     return BITONIC_SUCCESS;
 }
 
-static void record_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count)
+static void record_upload(bitonic_vk_context *vk, const device_array *array, size_t count)
 {
     VkBufferCopy region = {.size = (VkDeviceSize)count * sizeof(uint32_t)};
-    vkCmdCopyBuffer(vk->command_buffer, buffer->staging_buffer, buffer->device_buffer, 1, &region);
+    vkCmdCopyBuffer(vk->command_buffer, array->staging_buffer, array->device_buffer, 1, &region);
 }
 
-static void record_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count)
+static void record_download(bitonic_vk_context *vk, const device_array *array, size_t count)
 {
     VkBufferCopy region = {.size = (VkDeviceSize)count * sizeof(uint32_t)};
-    vkCmdCopyBuffer(vk->command_buffer, buffer->device_buffer, buffer->staging_buffer, 1, &region);
+    vkCmdCopyBuffer(vk->command_buffer, array->device_buffer, array->staging_buffer, 1, &region);
+}
+
+static void record_download_barrier(bitonic_vk_context *vk)
+{
     record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                           VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
@@ -514,11 +539,11 @@ static void record_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, s
 bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const uint32_t *keys,
                                         size_t count)
 {
-    memcpy(buffer->staging_keys, keys, count * sizeof(uint32_t));
+    memcpy(buffer->keys.staging, keys, count * sizeof(uint32_t));
     bitonic_status status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
-    record_upload(vk, buffer, count);
+    record_upload(vk, &buffer->keys, count);
     return submit_and_wait(vk);
 }
 
@@ -528,18 +553,21 @@ bitonic_status bitonic_vk_buffer_download(bitonic_vk_context *vk, bitonic_vk_buf
     bitonic_status status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
-    record_download(vk, buffer, count);
+    record_download(vk, &buffer->keys, count);
+    record_download_barrier(vk);
     status = submit_and_wait(vk);
     if (status == BITONIC_SUCCESS)
-        memcpy(keys, buffer->staging_keys, count * sizeof(uint32_t));
+        memcpy(keys, buffer->keys.staging, count * sizeof(uint32_t));
     return status;
 }
 
 /* Records the sort with timestamps when timing is wanted and possible. */
-static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
-                                  bitonic_order order, bool timed, bool profile)
+static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count, bool with_values,
+                                  const bitonic_sort_request *request, bool timed, bool profile)
 {
-    bitonic_vulkan_sort_info info = {.keys = buffer->device_buffer, .count = (uint32_t)count, .order = order};
+    bitonic_vulkan_sort_info info = {.keys = buffer->keys.device_buffer, .count = (uint32_t)count,
+                                     .order = request->order, .key_type = request->key_type,
+                                     .values = with_values ? buffer->values.device_buffer : VK_NULL_HANDLE};
     if (timed) {
         vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, 0, QUERY_COUNT);
         info.timestamps = vk->query_pool;
@@ -548,9 +576,10 @@ static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buf
     return bitonic_vulkan_record_sort(vk->sorter, vk->command_buffer, &info);
 }
 
-static bitonic_status read_timing(bitonic_vk_context *vk, size_t count, bool profile, bitonic_timing *timing)
+static bitonic_status read_timing(bitonic_vk_context *vk, size_t count, bool with_values, bool profile,
+                                  bitonic_timing *timing)
 {
-    uint32_t passes = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, false);
+    uint32_t passes = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, with_values);
     uint32_t stamps = profile && passes > 0 ? passes + 1u : 2u;
     uint64_t ticks[QUERY_COUNT];
     VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, 0, stamps, sizeof ticks, ticks, sizeof ticks[0],
@@ -565,52 +594,76 @@ static bitonic_status read_timing(bitonic_vk_context *vk, size_t count, bool pro
 }
 
 static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
-                                          bitonic_order order, bitonic_timing *timing, bool upload, bool download)
+                                          bool with_values, const bitonic_sort_request *request,
+                                          bitonic_timing *timing, bool transfers)
 {
     if (count > buffer->capacity)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (with_values && !buffer->values.device_buffer) {
+        bitonic_status status = create_array(vk, buffer->capacity, &buffer->values);
+        if (status != BITONIC_SUCCESS)
+            return status;
+    }
     bool timed = timing && vk->query_pool != VK_NULL_HANDLE;
     bool profile = timed && timing->pass_ms && timing->pass_capacity > 0;
     bitonic_status status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
-    if (upload && count > 0) {
-        record_upload(vk, buffer, count);
+    if (transfers && count > 0) {
+        record_upload(vk, &buffer->keys, count);
+        if (with_values)
+            record_upload(vk, &buffer->values, count);
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     }
-    status = record_sort(vk, buffer, count, order, timed, profile);
+    status = record_sort(vk, buffer, count, with_values, request, timed, profile);
     if (status != BITONIC_SUCCESS) {
         vkEndCommandBuffer(vk->command_buffer);
         return status;
     }
-    if (download && count > 0) {
+    if (transfers && count > 0) {
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-        record_download(vk, buffer, count);
+        record_download(vk, &buffer->keys, count);
+        if (with_values)
+            record_download(vk, &buffer->values, count);
+        record_download_barrier(vk);
     }
     status = submit_and_wait(vk);
     if (status == BITONIC_SUCCESS && timed)
-        status = read_timing(vk, count, profile, timing);
+        status = read_timing(vk, count, with_values, profile, timing);
     else if (timing && !timed)
-        *timing = (bitonic_timing){.pass_count = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, false)};
+        *timing = (bitonic_timing){
+            .pass_count = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, with_values)};
     return status;
 }
 
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
-                                      bitonic_order order, bitonic_timing *timing)
+                                      const bitonic_sort_request *request, bitonic_timing *timing)
 {
-    return sort_with_transfers(vk, buffer, count, order, timing, false, false);
+    return sort_with_transfers(vk, buffer, count, false, request, timing, false);
 }
 
-bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys, size_t count,
-                                    bitonic_order order, bitonic_timing *timing)
+bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
+                                    uint32_t *values, size_t count, const bitonic_sort_request *request,
+                                    bitonic_timing *timing)
 {
-    memcpy(buffer->staging_keys, keys, count * sizeof(uint32_t));
-    bitonic_status status = sort_with_transfers(vk, buffer, count, order, timing, true, true);
-    if (status == BITONIC_SUCCESS)
-        memcpy(keys, buffer->staging_keys, count * sizeof(uint32_t));
+    bool with_values = values != NULL;
+    if (with_values && !buffer->values.device_buffer) {
+        bitonic_status status = create_array(vk, buffer->capacity, &buffer->values);
+        if (status != BITONIC_SUCCESS)
+            return status;
+    }
+    memcpy(buffer->keys.staging, keys, count * sizeof(uint32_t));
+    if (with_values)
+        memcpy(buffer->values.staging, values, count * sizeof(uint32_t));
+    bitonic_status status = sort_with_transfers(vk, buffer, count, with_values, request, timing, true);
+    if (status == BITONIC_SUCCESS) {
+        memcpy(keys, buffer->keys.staging, count * sizeof(uint32_t));
+        if (with_values)
+            memcpy(values, buffer->values.staging, count * sizeof(uint32_t));
+    }
     return status;
 }
 

@@ -20,6 +20,7 @@ typedef struct pass_push_constants {
     uint32_t last_phase;
     uint32_t group_count;
     uint32_t key_xor;
+    uint32_t key_type;
 } pass_push_constants;
 
 typedef struct sorter_variant {
@@ -363,7 +364,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                                           const bitonic_vulkan_sort_info *info)
 {
     if (!sorter || command_buffer == VK_NULL_HANDLE || !info || info->keys == VK_NULL_HANDLE ||
-        (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING))
+        (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
+        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F32)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (info->count > sorter->max_keys)
         return BITONIC_ERROR_TOO_LARGE;
@@ -416,6 +418,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .count = info->count, .phase = pass->phase, .stride_log = pass->stride_log,
                 .last_phase = pass->last_phase, .group_count = pass->group_count,
                 .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
+                .key_type = (uint32_t)info->key_type,
             };
             vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                sizeof constants, &constants);

@@ -1,0 +1,172 @@
+/* test_key_types.c: every key type x order x keys / pairs / stable pairs /
+ * argsort / rank map, on the CPU path and on the first Vulkan device (lavapipe
+ * here, validation on), against a reference that sorts with comparators written
+ * from the documented order (not from the bit maps the library uses). Floats
+ * include NaNs of both signs and several payloads, infinities, both zeros and
+ * subnormals; every input has many duplicates. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitonic.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+typedef struct item {
+    uint32_t key, value, index;
+} item;
+
+static bitonic_key_type sort_type;
+static bool sort_descending, sort_stable;
+
+static int float_class(float f, uint32_t bits)
+{
+    if (isnan(f))
+        return (bits & 0x80000000u) ? 3 : 2;  /* +NaN before -NaN, both after every number */
+    return 1;
+}
+
+/* -1, 0, 1 for the documented ascending order of two keys' bits. */
+static int compare_keys(uint32_t x, uint32_t y)
+{
+    if (sort_type == BITONIC_KEY_U32)
+        return (x > y) - (x < y);
+    if (sort_type == BITONIC_KEY_I32)
+        return ((int32_t)x > (int32_t)y) - ((int32_t)x < (int32_t)y);
+    float a, b;
+    memcpy(&a, &x, 4);
+    memcpy(&b, &y, 4);
+    int ca = float_class(a, x), cb = float_class(b, y);
+    if (ca != cb)
+        return (ca > cb) - (ca < cb);
+    if (ca == 2)
+        return (x > y) - (x < y);  /* +NaN payloads ascending */
+    if (ca == 3)
+        return (x < y) - (x > y);  /* -NaN: their bits descending */
+    if (a == b && a == 0.0f)
+        return (int)(y >> 31) - (int)(x >> 31);  /* -0 before +0 */
+    return (a > b) - (a < b);
+}
+
+static int compare_items(const void *p, const void *q)
+{
+    const item *x = p, *y = q;
+    int by_key = compare_keys(x->key, y->key);
+    if (sort_descending)
+        by_key = -by_key;
+    if (by_key)
+        return by_key;
+    uint32_t tie_x = sort_stable ? x->index : x->value, tie_y = sort_stable ? y->index : y->value;
+    return (tie_x > tie_y) - (tie_x < tie_y);
+}
+
+static uint32_t random_key(bitonic_key_type type, uint64_t *seed)
+{
+    uint64_t r = test_random_u64(seed);
+    if (type != BITONIC_KEY_F32)
+        return (r & 7u) == 0 ? (uint32_t)(r >> 32) : (uint32_t)(r % 13u) - 6u;  /* small and signed ones repeat */
+    static const uint32_t special[] = {
+        0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,  /* NaNs */
+        0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,  /* inf, zeros, subnormal */
+        0x007fffffu, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu};
+    if ((r & 3u) == 0)
+        return special[(r >> 8) % (sizeof special / sizeof special[0])];
+    float f = (float)((int64_t)(r >> 40) % 2000 - 1000) / 8.0f;  /* repeats, both signs */
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return bits;
+}
+
+typedef enum mode { KEYS, PAIRS, STABLE_PAIRS, ARGSORT, RANK_MAP } mode;
+static const char *mode_names[] = {"keys", "pairs", "stable pairs", "argsort", "rank map"};
+static const char *type_names[] = {"u32", "i32", "f32"};
+
+static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_order order, mode m, size_t n,
+                      uint64_t *seed)
+{
+    uint32_t *keys = malloc((n + 1) * 4), *values = malloc((n + 1) * 4), *out = malloc((n + 1) * 4);
+    item *expected = malloc((n + 1) * sizeof *expected);
+    for (size_t i = 0; i < n; ++i) {
+        keys[i] = random_key(type, seed);
+        values[i] = (uint32_t)(test_random_u64(seed) % 5u);  /* repeated values too */
+        expected[i] = (item){keys[i], m == KEYS ? 0u : values[i], (uint32_t)i};
+    }
+    sort_type = type;
+    sort_descending = order == BITONIC_ORDER_DESCENDING;
+    sort_stable = m != PAIRS;
+    qsort(expected, n, sizeof *expected, compare_items);
+    bitonic_sort_options options = {.order = order, .key_type = type, .stable = m == STABLE_PAIRS};
+    bitonic_status status;
+    bool ok = true;
+    switch (m) {
+    case KEYS:
+        status = bitonic_sort(context, keys, n, &options);
+        for (size_t i = 0; i < n && ok; ++i)
+            ok = keys[i] == expected[i].key;
+        break;
+    case PAIRS:
+    case STABLE_PAIRS:
+        status = bitonic_sort_pairs(context, keys, values, n, &options);
+        for (size_t i = 0; i < n && ok; ++i)
+            ok = keys[i] == expected[i].key && values[i] == expected[i].value;
+        break;
+    case ARGSORT:
+        status = bitonic_argsort(context, keys, n, out, &options);
+        for (size_t i = 0; i < n && ok; ++i)
+            ok = out[i] == expected[i].index;
+        break;
+    default:
+        status = bitonic_rank_map(context, keys, n, out, &options);
+        for (size_t rank = 0; rank < n && ok; ++rank)
+            ok = out[expected[rank].index] == rank;
+        break;
+    }
+    free(keys);
+    free(values);
+    free(out);
+    free(expected);
+    if (status != BITONIC_SUCCESS)
+        printf("status: %s\n", bitonic_status_string(status));
+    return status == BITONIC_SUCCESS && ok;
+}
+
+static void run_all(test_counter *t, const bitonic_context_desc *desc, const char *label)
+{
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(desc, &context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
+        return;
+    static const size_t sizes[] = {0, 1, 2, 3, 5, 17, 100, 255, 256, 257, 1000, 4095, 4097, 9000};
+    uint64_t seed = 77;
+    for (int type = 0; type <= 2; ++type)
+        for (int order = 0; order <= 1; ++order)
+            for (int m = KEYS; m <= RANK_MAP; ++m)
+                for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+                    TEST_CHECK(t, check_one(context, (bitonic_key_type)type, (bitonic_order)order, (mode)m, sizes[s], &seed),
+                               "%s: %s %s %s, %zu keys", label, type_names[type], order ? "descending" : "ascending",
+                               mode_names[m], sizes[s]);
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label, info.validation_messages);
+    uint32_t key = 0;
+    bitonic_sort_options bad = {.key_type = (bitonic_key_type)9};
+    TEST_CHECK(t, bitonic_sort(context, &key, 1, &bad) == BITONIC_ERROR_INVALID_ARGUMENT, "%s: unknown key type", label);
+    bitonic_context_destroy(context);
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    unsigned printed = 0;
+    run_all(&t, &(bitonic_context_desc){.device = "cpu"}, "cpu");
+    bitonic_context_desc vulkan = {.device = test_device_selector(), .validation = true,
+                                   .on_validation_message = test_print_validation_message,
+                                   .message_user_data = &printed};
+    run_all(&t, &vulkan, "vulkan");
+    vulkan.tile_keys = 64;
+    vulkan.max_strides_per_global_pass = 2;
+    run_all(&t, &vulkan, "vulkan, 64-key tile");
+    TEST_CHECK(&t, printed == 0, "no validation message");
+    return test_finish(&t);
+}
