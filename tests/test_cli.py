@@ -61,19 +61,55 @@ with tempfile.TemporaryDirectory() as scratch:
         got = list(struct.unpack("<%dI" % len(keys), data[offset:]))
         check(got == sorted(keys, reverse=True), "npy output sorted descending on " + device)
 
+    # Other dtypes, argsort and the float order (NaNs last, -0 before +0).
+    floats = [3.5, float("nan"), -0.0, 0.0, float("-inf"), -2.0, float("inf"), 1e-40, -7.25]
+    with open(path("floats.npy"), "wb") as f:
+        f.write(npy_bytes("<f4", floats, "f"))
+    ints = [5, -3, 2147483647, -2147483648, 0, -3, 7]
+    with open(path("ints.npy"), "wb") as f:
+        f.write(npy_bytes("<i4", ints, "i"))
+
+    def read_npy(name, fmt):
+        with open(path(name), "rb") as f:
+            data = f.read()
+        offset = 10 + struct.unpack("<H", data[8:10])[0]
+        count = (len(data) - offset) // struct.calcsize(fmt)
+        return data[:offset], list(struct.unpack("<%d%s" % (count, fmt), data[offset:]))
+
+    for device in ("cpu", "vulkan"):
+        r = run("sort", path("floats.npy"), path("floats_out.npy"), "--device", device)
+        header, got = read_npy("floats_out.npy", "f")
+        bits = [struct.unpack("<I", struct.pack("<f", v))[0] for v in got]
+        expected = [-float("inf"), -7.25, -2.0, -0.0, 0.0, struct.unpack("<f", struct.pack("<f", 1e-40))[0], 3.5,
+                    float("inf")]
+        check(r.returncode == 0 and b"'<f4'" in header and got[:8] == expected and bits[3] == 0x80000000
+              and bits[4] == 0 and got[8] != got[8], "float32 order on %s: %r" % (device, got))
+        r = run("sort", path("ints.npy"), path("ints_out.npy"), "--descending", "--device", device)
+        header, got = read_npy("ints_out.npy", "i")
+        check(r.returncode == 0 and got == sorted(ints, reverse=True), "int32 descending on " + device)
+        r = run("sort", path("ints.npy"), path("perm.npy"), "--argsort", "--device", device)
+        header, got = read_npy("perm.npy", "I")
+        check(r.returncode == 0 and b"'<u4'" in header and got == sorted(range(len(ints)), key=lambda i: ints[i]),
+              "stable argsort as uint32 on %s: %r" % (device, got))
+        r = run("sort", path("floats.npy"), path("perm64.npy"), "--argsort", "--index-dtype", "int64",
+                "--descending", "--device", device)
+        header, got = read_npy("perm64.npy", "q")
+        check(r.returncode == 0 and b"'<i8'" in header and got[0] == 1 and got[1] == 6 and got[-1] == 4,
+              "int64 argsort, descending floats (NaN first) on %s: %r" % (device, got))
+
     with open(path("odd.bin"), "wb") as f:
         f.write(b"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a")
     with open(path("broken.npy"), "wb") as f:
         f.write(b"\x93NUMPY\x01\x00\x20\x00{'descr': '<u4', 'shape': (")
-    with open(path("floats.npy"), "wb") as f:
-        f.write(npy_bytes("<f4", [1.5, -2.0], "f"))
+    with open(path("doubles.npy"), "wb") as f:
+        f.write(npy_bytes("<f8", [1.5, -2.0], "d"))
     with open(path("two_d.npy"), "wb") as f:
         data = npy_bytes("<u4", [1, 2, 3, 4], "I").replace(b"(4,)", b"(2,2)")
         f.write(data)
     cases = [
         ("odd.bin", "not a multiple of 4"),
         ("broken.npy", ""),
-        ("floats.npy", "float32"),
+        ("doubles.npy", "float64"),
         ("two_d.npy", ""),
         ("missing.bin", "missing.bin"),
     ]

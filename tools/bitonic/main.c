@@ -19,7 +19,9 @@
 static void usage(FILE *out)
 {
     fputs("usage: bitonic info [--device SEL] [--pipelines]\n"
-          "       bitonic sort IN OUT [--descending] [--device SEL]\n"
+          "       bitonic sort IN OUT [--descending] [--stable] [--argsort [--index-dtype uint32|int64]]\n"
+          "                    [--device SEL]\n"
+          "            IN: raw little-endian uint32, or .npy of uint32, int32 or float32\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
           "                     [--keys-per-thread K]\n"
@@ -87,17 +89,57 @@ static int command_info(const char *device, bool pipelines)
     return 0;
 }
 
-static int command_sort(const char *in_path, const char *out_path, bool descending, const char *device)
+typedef struct sort_command {
+    const char *in_path, *out_path, *device;
+    bool descending, stable, argsort;
+    bool int64_indices;              /* --argsort writes int64 instead of uint32 */
+} sort_command;
+
+static bool key_type_of(enum key_dtype dtype, bitonic_key_type *out)
+{
+    switch (dtype) {
+    case KEY_DTYPE_U32: *out = BITONIC_KEY_U32; return true;
+    case KEY_DTYPE_I32: *out = BITONIC_KEY_I32; return true;
+    case KEY_DTYPE_F32: *out = BITONIC_KEY_F32; return true;
+    default: return false;
+    }
+}
+
+/* The permutation as the key file to write: uint32, or int64 in a .npy. */
+static bool permutation_file(const uint32_t *indices, size_t count, const struct key_file *input, bool int64,
+                             struct key_file *out)
+{
+    *out = (struct key_file){.format = input->format, .dtype = KEY_DTYPE_U32, .count = count};
+    if (!int64) {
+        out->data = malloc(count ? count * sizeof(uint32_t) : 1);
+        if (out->data && count)
+            memcpy(out->data, indices, count * sizeof(uint32_t));
+        return out->data != NULL;
+    }
+    out->format = KEY_FILE_FORMAT_NPY;
+    out->dtype = KEY_DTYPE_I64;
+    int64_t *wide = malloc(count ? count * sizeof *wide : 1);
+    for (size_t i = 0; wide && i < count; ++i)
+        wide[i] = indices[i];
+    out->data = wide;
+    return wide != NULL;
+}
+
+static int command_sort(const sort_command *command)
 {
     char error[512];
     struct key_file keys;
-    struct key_file_read_options read_options = {.accepted_dtypes = KEY_DTYPE_BIT(KEY_DTYPE_U32)};
-    if (key_file_read(in_path, &read_options, &keys, error, sizeof error) != 0) {
+    struct key_file_read_options read_options = {
+        .accepted_dtypes = KEY_DTYPE_BIT(KEY_DTYPE_U32) | KEY_DTYPE_BIT(KEY_DTYPE_I32) | KEY_DTYPE_BIT(KEY_DTYPE_F32)};
+    if (key_file_read(command->in_path, &read_options, &keys, error, sizeof error) != 0) {
         fprintf(stderr, "bitonic: %s\n", error);
         return 1;
     }
+    bitonic_sort_options options = {.order = command->descending ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING,
+                                    .stable = command->stable};
+    key_type_of(keys.dtype, &options.key_type);
     bitonic_context *context;
-    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = device}, &context);
+    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = command->device}, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
         key_file_free(&keys);
@@ -105,24 +147,41 @@ static int command_sort(const char *in_path, const char *out_path, bool descendi
     }
     bitonic_context_info info;
     bitonic_context_get_info(context, &info);
-    if (keys.count > info.max_keys) {
-        fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", in_path,
+    uint32_t *indices = NULL;
+    if (keys.count > info.max_keys || (command->argsort && keys.count >= UINT32_MAX)) {
+        fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", command->in_path,
                 keys.count, info.device_name, info.max_keys);
         status = BITONIC_ERROR_TOO_LARGE;
+    } else if (command->argsort) {
+        indices = malloc(keys.count ? keys.count * sizeof *indices : 1);
+        status = indices ? bitonic_argsort(context, keys.data, keys.count, indices, &options)
+                         : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     } else {
-        bitonic_sort_options options = {.order = descending ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING};
-        status = bitonic_sort_u32(context, keys.data, keys.count, &options);
-        if (status != BITONIC_SUCCESS)
-            fprintf(stderr, "bitonic: sorting %s failed: %s\n", in_path, bitonic_status_string(status));
+        status = bitonic_sort(context, keys.data, keys.count, &options);
     }
+    if (status != BITONIC_SUCCESS && status != BITONIC_ERROR_TOO_LARGE)
+        fprintf(stderr, "bitonic: sorting %s failed: %s\n", command->in_path, bitonic_status_string(status));
     bitonic_context_destroy(context);
     int exit_code = 1;
     if (status == BITONIC_SUCCESS) {
-        if (key_file_write_atomic(out_path, &keys, error, sizeof error) == 0)
-            exit_code = 0;
-        else
-            fprintf(stderr, "bitonic: %s\n", error);
+        struct key_file permutation = {0};
+        const struct key_file *result = &keys;
+        if (command->argsort) {
+            if (!permutation_file(indices, keys.count, &keys, command->int64_indices, &permutation)) {
+                fprintf(stderr, "bitonic: out of memory for the permutation\n");
+                status = BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+            }
+            result = &permutation;
+        }
+        if (status == BITONIC_SUCCESS) {
+            if (key_file_write_atomic(command->out_path, result, error, sizeof error) == 0)
+                exit_code = 0;
+            else
+                fprintf(stderr, "bitonic: %s\n", error);
+        }
+        key_file_free(&permutation);
     }
+    free(indices);
     key_file_free(&keys);
     return exit_code;
 }
@@ -148,7 +207,7 @@ int main(int argc, char **argv)
     const char *device = NULL;
     const char *positional[2] = {NULL, NULL};
     int positional_count = 0;
-    bool descending = false;
+    bool descending = false, stable = false, argsort = false, int64_indices = false;
     bool pipelines = false;
     bench_options bench = bench_default_options();
     for (int i = 2; i < argc; ++i) {
@@ -159,6 +218,18 @@ int main(int argc, char **argv)
             ++i;
         } else if (strcmp(arg, "--descending") == 0) {
             descending = true;
+        } else if (strcmp(arg, "--stable") == 0) {
+            stable = true;
+        } else if (strcmp(arg, "--argsort") == 0) {
+            argsort = true;
+        } else if (strcmp(arg, "--index-dtype") == 0 && value) {
+            if (strcmp(value, "int64") == 0) {
+                int64_indices = true;
+            } else if (strcmp(value, "uint32") != 0) {
+                fprintf(stderr, "bitonic: --index-dtype is uint32 or int64, not '%s'\n", value);
+                return 2;
+            }
+            ++i;
         } else if (strcmp(arg, "--pipelines") == 0) {
             pipelines = true;
         } else if (strcmp(arg, "--csv") == 0) {
@@ -208,7 +279,8 @@ int main(int argc, char **argv)
     if (strcmp(command, "info") == 0 && positional_count == 0)
         return command_info(device, pipelines);
     if (strcmp(command, "sort") == 0 && positional_count == 2)
-        return command_sort(positional[0], positional[1], descending, device);
+        return command_sort(&(sort_command){positional[0], positional[1], device, descending, stable, argsort,
+                                            int64_indices});
     if (strcmp(command, "bench") == 0 && positional_count == 0)
         return bench_run(&bench);
     if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
