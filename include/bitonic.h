@@ -176,6 +176,10 @@ void bitonic_buffer_destroy(bitonic_buffer *buffer);
 bitonic_status bitonic_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count);
 bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count);
 
+/* Values for pair sorts of a resident buffer, one per key. */
+bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count);
+bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count);
+
 /* Timing of one sort, filled when a pointer is given. GPU time comes from
  * timestamp queries around the recorded passes; on the CPU path it is the wall
  * time of the sort. pass_ms, when non-NULL, receives the time of each pass (up to
@@ -191,6 +195,11 @@ typedef struct bitonic_timing {
 /* Sorts the first count keys of the buffer in place and waits for the result. */
 bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                    bitonic_timing *out_timing);
+
+/* Sorts the first count (key, value) pairs of the buffer, ordered by key, then
+ * by value (options->stable is not taken here: use indices as the values). */
+bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+                                         bitonic_timing *out_timing);
 
 /* Devices the library can see, for listing (`bitonic info`). Index i is the
  * Vulkan physical device index; the CPU path is not listed. */

@@ -29,14 +29,18 @@ for t in schedule tuning api vulkan_interop; do
 done
 BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-20} build/tests/test_vulkan_sort > "$out/test_vulkan_sort.log" 2>&1 || status=1
 echo "test_vulkan_sort: $(tail -n 1 "$out/test_vulkan_sort.log")"
+build/tests/test_key_types > "$out/test_key_types.log" 2>&1 || status=1
+echo "test_key_types: $(tail -n 1 "$out/test_key_types.log")"
+build/tests/api_tour NVIDIA || status=1
 grep -m 5 -E "FAIL|VALIDATION" "$out"/test_*.log
 fi
 # Our bench (GPU time from timestamps, end-to-end from host memory), then CUB.
-$bitonic bench --device NVIDIA --min-log 10 --max-log "$max_log" --csv > "$out/bitonic.csv" 2> "$out/bitonic_bench.err" || status=1
+types=${TYPES:-u32}
+$bitonic bench --device NVIDIA --min-log 10 --max-log "$max_log" --types "$types" --csv > "$out/bitonic.csv" 2> "$out/bitonic_bench.err" || status=1
 $bitonic bench --device NVIDIA --min-log 20 --max-log 24 --profile --no-e2e > "$out/profile.txt" 2>&1 || status=1
 $bitonic bench --device NVIDIA --min-log 20 --max-log 20 --profile --no-e2e --tile-keys 1 --max-steps 1 > "$out/pure_network.txt" 2>&1 || status=1
 if [ -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then
-  build/cub_sort_bench --types u32 --min-log 10 --max-log "$max_log" --csv > "$out/cub.csv" 2> "$out/cub.err" || status=1
+  build/cub_sort_bench --types "$types" --min-log 10 --max-log "$max_log" --csv > "$out/cub.csv" 2> "$out/cub.err" || status=1
 fi
 python3 bench/report/compare.py "$out/bitonic.csv" "$out/cub.csv" --out "$out/report.md" > /dev/null 2>&1
 [ -n "${WITH_BOIDS:-}" ] && bash scripts/h100_boids.sh

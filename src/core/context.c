@@ -363,6 +363,7 @@ void bitonic_buffer_destroy(bitonic_buffer *buffer)
     if (buffer->vk)
         bitonic_vk_buffer_destroy(buffer->context->vk, buffer->vk);
     free(buffer->host_keys);
+    free(buffer->host_values);
     free(buffer);
 }
 
@@ -400,5 +401,61 @@ bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const b
     bitonic_sort_request request = request_of(options);
     if (buffer->host_keys)
         return cpu_sort(buffer->context, buffer->host_keys, count, &request, out_timing);
-    return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, &request, out_timing);
+    return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, false, &request, out_timing);
+}
+
+static bitonic_status ensure_host_values(bitonic_buffer *buffer)
+{
+    if (!buffer->host_values)
+        buffer->host_values = malloc(buffer->capacity * sizeof(uint32_t));
+    return buffer->host_values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count)
+{
+    if (!buffer || (!values && count > 0) || count > buffer->capacity)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count == 0)
+        return BITONIC_SUCCESS;
+    if (!buffer->host_keys)
+        return bitonic_vk_buffer_upload_values(buffer->context->vk, buffer->vk, values, count);
+    bitonic_status status = ensure_host_values(buffer);
+    if (status == BITONIC_SUCCESS)
+        memcpy(buffer->host_values, values, count * sizeof(uint32_t));
+    return status;
+}
+
+bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count)
+{
+    if (!buffer || (!values && count > 0) || count > buffer->capacity)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count == 0)
+        return BITONIC_SUCCESS;
+    if (!buffer->host_keys)
+        return bitonic_vk_buffer_download_values(buffer->context->vk, buffer->vk, values, count);
+    bitonic_status status = ensure_host_values(buffer);
+    if (status == BITONIC_SUCCESS)
+        memcpy(values, buffer->host_values, count * sizeof(uint32_t));
+    return status;
+}
+
+bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+                                         bitonic_timing *out_timing)
+{
+    if (!buffer || count > buffer->capacity || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_sort_request request = request_of(options);
+    if (!buffer->host_keys)
+        return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, true, &request, out_timing);
+    bitonic_status status = ensure_host_values(buffer);
+    double start = now_ms();
+    if (status == BITONIC_SUCCESS && count > 1)
+        status = cpu_sort_pairs(buffer->host_keys, buffer->host_values, count, &request);
+    if (out_timing) {
+        *out_timing = (bitonic_timing){.sort_ms = now_ms() - start, .pass_count = 1,
+                                       .pass_ms = out_timing->pass_ms, .pass_capacity = out_timing->pass_capacity};
+        if (out_timing->pass_ms && out_timing->pass_capacity > 0)
+            out_timing->pass_ms[0] = out_timing->sort_ms;
+    }
+    return status;
 }

@@ -26,6 +26,7 @@ struct bitonic_buffer {
     bitonic_context *context;
     size_t capacity;
     uint32_t *host_keys;             /* CPU backend */
+    uint32_t *host_values;           /* CPU backend, made on the first values upload */
     bitonic_vk_buffer *vk;           /* Vulkan backend */
 };
 
@@ -59,8 +60,12 @@ bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffe
                                         size_t count);
 bitonic_status bitonic_vk_buffer_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
                                           size_t count);
+bitonic_status bitonic_vk_buffer_upload_values(bitonic_vk_context *vk, bitonic_vk_buffer *buffer,
+                                               const uint32_t *values, size_t count);
+bitonic_status bitonic_vk_buffer_download_values(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *values,
+                                                 size_t count);
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
-                                      const bitonic_sort_request *request, bitonic_timing *timing);
+                                      bool with_values, const bitonic_sort_request *request, bitonic_timing *timing);
 /* Upload, sort and download in one submission: the host convenience path.
  * values may be NULL (keys alone). */
 bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,

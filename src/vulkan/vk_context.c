@@ -536,29 +536,58 @@ static void record_download_barrier(bitonic_vk_context *vk)
                           VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
-bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const uint32_t *keys,
-                                        size_t count)
+static bitonic_status upload_array(bitonic_vk_context *vk, device_array *array, const uint32_t *words, size_t count)
 {
-    memcpy(buffer->keys.staging, keys, count * sizeof(uint32_t));
+    memcpy(array->staging, words, count * sizeof(uint32_t));
     bitonic_status status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
-    record_upload(vk, &buffer->keys, count);
+    record_upload(vk, array, count);
     return submit_and_wait(vk);
+}
+
+static bitonic_status download_array(bitonic_vk_context *vk, device_array *array, uint32_t *words, size_t count)
+{
+    bitonic_status status = begin_commands(vk);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    record_download(vk, array, count);
+    record_download_barrier(vk);
+    status = submit_and_wait(vk);
+    if (status == BITONIC_SUCCESS)
+        memcpy(words, array->staging, count * sizeof(uint32_t));
+    return status;
+}
+
+static bitonic_status ensure_values(bitonic_vk_context *vk, bitonic_vk_buffer *buffer)
+{
+    return buffer->values.device_buffer ? BITONIC_SUCCESS : create_array(vk, buffer->capacity, &buffer->values);
+}
+
+bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const uint32_t *keys,
+                                        size_t count)
+{
+    return upload_array(vk, &buffer->keys, keys, count);
 }
 
 bitonic_status bitonic_vk_buffer_download(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
                                           size_t count)
 {
-    bitonic_status status = begin_commands(vk);
-    if (status != BITONIC_SUCCESS)
-        return status;
-    record_download(vk, &buffer->keys, count);
-    record_download_barrier(vk);
-    status = submit_and_wait(vk);
-    if (status == BITONIC_SUCCESS)
-        memcpy(keys, buffer->keys.staging, count * sizeof(uint32_t));
-    return status;
+    return download_array(vk, &buffer->keys, keys, count);
+}
+
+bitonic_status bitonic_vk_buffer_upload_values(bitonic_vk_context *vk, bitonic_vk_buffer *buffer,
+                                               const uint32_t *values, size_t count)
+{
+    bitonic_status status = ensure_values(vk, buffer);
+    return status == BITONIC_SUCCESS ? upload_array(vk, &buffer->values, values, count) : status;
+}
+
+bitonic_status bitonic_vk_buffer_download_values(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *values,
+                                                 size_t count)
+{
+    bitonic_status status = ensure_values(vk, buffer);
+    return status == BITONIC_SUCCESS ? download_array(vk, &buffer->values, values, count) : status;
 }
 
 /* Records the sort with timestamps when timing is wanted and possible. */
@@ -599,8 +628,8 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
 {
     if (count > buffer->capacity)
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (with_values && !buffer->values.device_buffer) {
-        bitonic_status status = create_array(vk, buffer->capacity, &buffer->values);
+    if (with_values) {
+        bitonic_status status = ensure_values(vk, buffer);
         if (status != BITONIC_SUCCESS)
             return status;
     }
@@ -640,9 +669,9 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
 }
 
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
-                                      const bitonic_sort_request *request, bitonic_timing *timing)
+                                      bool with_values, const bitonic_sort_request *request, bitonic_timing *timing)
 {
-    return sort_with_transfers(vk, buffer, count, false, request, timing, false);
+    return sort_with_transfers(vk, buffer, count, with_values, request, timing, false);
 }
 
 bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
@@ -650,8 +679,8 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
                                     bitonic_timing *timing)
 {
     bool with_values = values != NULL;
-    if (with_values && !buffer->values.device_buffer) {
-        bitonic_status status = create_array(vk, buffer->capacity, &buffer->values);
+    if (with_values) {
+        bitonic_status status = ensure_values(vk, buffer);
         if (status != BITONIC_SUCCESS)
             return status;
     }

@@ -6,6 +6,7 @@
 #include "bench_command.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,35 @@
 
 bench_options bench_default_options(void)
 {
-    return (bench_options){.min_log = 10, .max_log = 0, .runs = 10, .end_to_end = true};
+    return (bench_options){.min_log = 10, .max_log = 0, .runs = 10, .end_to_end = true, .types = BENCH_TYPE_U32};
+}
+
+bool bench_parse_types(const char *text, unsigned *out_types)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {{"u32", BENCH_TYPE_U32}, {"f32", BENCH_TYPE_F32}, {"pairs", BENCH_TYPE_PAIRS}};
+    unsigned types = 0;
+    while (text && *text) {
+        size_t length = strcspn(text, ",");
+        bool known = false;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+            if (strlen(names[i].name) == length && strncmp(text, names[i].name, length) == 0) {
+                types |= names[i].bit;
+                known = true;
+            }
+        if (!known)
+            return false;
+        text += length + (text[length] == ',');
+    }
+    *out_types = types;
+    return types != 0;
+}
+
+static const char *type_name(unsigned type)
+{
+    return type == BENCH_TYPE_F32 ? "f32" : type == BENCH_TYPE_PAIRS ? "pairs" : "u32";
 }
 
 static uint64_t mix64(uint64_t z)
@@ -37,25 +66,54 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* Fills keys with random values; returns a fingerprint of the multiset. */
-static uint64_t fill_random(uint32_t *keys, size_t n, uint64_t *state)
+/* Fills keys with random bits (and values with the indices); returns a
+ * fingerprint of the multiset of keys, or of (key, value) pairs. */
+static uint64_t fill_random(uint32_t *keys, uint32_t *values, size_t n, uint64_t *state)
 {
     uint64_t fingerprint = 0;
     for (size_t i = 0; i < n; ++i) {
         *state += 0x9e3779b97f4a7c15ull;
         keys[i] = (uint32_t)mix64(*state);
-        fingerprint += mix64(keys[i]);
+        if (values) {
+            values[i] = (uint32_t)i;
+            fingerprint += mix64((uint64_t)keys[i] << 32 | i);
+        } else {
+            fingerprint += mix64(keys[i]);
+        }
     }
     return fingerprint;
 }
 
-static bool verify(const uint32_t *keys, size_t n, uint64_t fingerprint, bool descending)
+/* Whether float bits a may come before b in the documented order: numbers
+ * ascending with -0 before +0, then NaNs (positive ones, then negative ones). */
+static bool f32_in_order(uint32_t a_bits, uint32_t b_bits)
+{
+    float a, b;
+    memcpy(&a, &a_bits, sizeof a);
+    memcpy(&b, &b_bits, sizeof b);
+    if (isnan(a) || isnan(b)) {
+        int class_a = isnan(a) ? 1 + (int)(a_bits >> 31) : 0, class_b = isnan(b) ? 1 + (int)(b_bits >> 31) : 0;
+        if (class_a != class_b)
+            return class_a < class_b;
+        return class_a == 1 ? a_bits <= b_bits : a_bits >= b_bits;
+    }
+    if (a == b)
+        return a != 0.0f || (a_bits >> 31) >= (b_bits >> 31);
+    return a < b;
+}
+
+static bool verify(const uint32_t *keys, const uint32_t *values, size_t n, uint64_t fingerprint, unsigned type)
 {
     uint64_t seen = 0;
     for (size_t i = 0; i < n; ++i) {
-        if (i > 0 && (descending ? keys[i - 1] < keys[i] : keys[i - 1] > keys[i]))
-            return false;
-        seen += mix64(keys[i]);
+        if (i > 0) {
+            bool in_order = type == BENCH_TYPE_F32 ? f32_in_order(keys[i - 1], keys[i]) : keys[i - 1] <= keys[i];
+            if (type == BENCH_TYPE_PAIRS && keys[i - 1] == keys[i])
+                in_order = values[i - 1] < values[i];  /* equal keys in value order */
+            if (!in_order)
+                return false;
+        }
+        seen += values ? mix64((uint64_t)keys[i] << 32 | values[i]) : mix64(keys[i]);
     }
     return seen == fingerprint;
 }
@@ -101,31 +159,39 @@ static bitonic_status warm_clocks(bitonic_buffer *scratch)
  * is sorted back to back and only then downloaded and checked: host work between
  * timed sorts would let the GPU fall back to its idle clock. */
 static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer **buffers, unsigned buffer_count,
-                                       uint32_t *keys, size_t n, const bench_options *options, uint64_t *seed,
-                                       measurement *out)
+                                       uint32_t *keys, uint32_t *values, size_t n, unsigned type,
+                                       const bench_options *options, uint64_t *seed, measurement *out)
 {
     unsigned total = WARMUP_RUNS + options->runs;
     double *times = malloc(options->runs * sizeof *times);
     uint64_t fingerprints[RUN_BUFFERS];
     bool verified = true;
+    bool pairs = type == BENCH_TYPE_PAIRS;
+    uint32_t *run_values = pairs ? values : NULL;
+    bitonic_sort_options sort_options = {.key_type = type == BENCH_TYPE_F32 ? BITONIC_KEY_F32 : BITONIC_KEY_U32};
     bitonic_status status = times ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     for (unsigned first = 0; first < total && status == BITONIC_SUCCESS; first += buffer_count) {
         unsigned batch = total - first < buffer_count ? total - first : buffer_count;
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
-            fingerprints[b] = fill_random(keys, n, seed);
+            fingerprints[b] = fill_random(keys, run_values, n, seed);
             status = bitonic_buffer_upload(buffers[b], keys, n);
+            if (status == BITONIC_SUCCESS && pairs)
+                status = bitonic_buffer_upload_values(buffers[b], values, n);
         }
         if (status == BITONIC_SUCCESS && scratch)
             status = warm_clocks(scratch);
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
             bitonic_timing timing = {0};
-            status = bitonic_buffer_sort(buffers[b], n, NULL, &timing);
+            status = pairs ? bitonic_buffer_sort_pairs(buffers[b], n, &sort_options, &timing)
+                           : bitonic_buffer_sort(buffers[b], n, &sort_options, &timing);
             if (first + b >= WARMUP_RUNS)
                 times[first + b - WARMUP_RUNS] = timing.sort_ms;
         }
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
             status = bitonic_buffer_download(buffers[b], keys, n);
-            if (status == BITONIC_SUCCESS && !verify(keys, n, fingerprints[b], false))
+            if (status == BITONIC_SUCCESS && pairs)
+                status = bitonic_buffer_download_values(buffers[b], values, n);
+            if (status == BITONIC_SUCCESS && !verify(keys, run_values, n, fingerprints[b], type))
                 verified = false;
         }
     }
@@ -143,11 +209,11 @@ static bitonic_status measure_end_to_end(bitonic_context *context, uint32_t *key
     bool verified = true;
     bitonic_status status = BITONIC_SUCCESS;
     for (unsigned run = 0; run < WARMUP_RUNS + options->runs && status == BITONIC_SUCCESS; ++run) {
-        uint64_t fingerprint = fill_random(keys, n, seed);
+        uint64_t fingerprint = fill_random(keys, NULL, n, seed);
         double start = now_ms();
         status = bitonic_sort_u32(context, keys, n, NULL);
         double elapsed = now_ms() - start;
-        if (status == BITONIC_SUCCESS && !verify(keys, n, fingerprint, false))
+        if (status == BITONIC_SUCCESS && !verify(keys, NULL, n, fingerprint, BENCH_TYPE_U32))
             verified = false;
         if (run >= WARMUP_RUNS)
             times[run - WARMUP_RUNS] = elapsed;
@@ -162,7 +228,7 @@ static void print_profile(bitonic_buffer *scratch, bitonic_buffer *buffer, uint3
 {
     double pass_ms[MAX_PROFILE_PASSES];
     bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = MAX_PROFILE_PASSES};
-    fill_random(keys, n, seed);
+    fill_random(keys, NULL, n, seed);
     if (bitonic_buffer_upload(buffer, keys, n) != BITONIC_SUCCESS ||
         (scratch && warm_clocks(scratch) != BITONIC_SUCCESS) ||
         bitonic_buffer_sort(buffer, n, NULL, &timing) != BITONIC_SUCCESS)
@@ -173,12 +239,13 @@ static void print_profile(bitonic_buffer *scratch, bitonic_buffer *buffer, uint3
     printf("\n");
 }
 
-static void print_row(const bench_options *options, const char *impl, size_t n, const measurement *m)
+static void print_row(const bench_options *options, const char *impl, unsigned type, size_t n, const measurement *m)
 {
     if (options->csv)
-        printf("%s,u32,%zu,%.6f,%.6f,%u,%d\n", impl, n, m->median_ms, m->min_ms, m->runs, m->verified ? 1 : 0);
+        printf("%s,%s,%zu,%.6f,%.6f,%u,%d\n", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
+               m->verified ? 1 : 0);
     else
-        printf("%-12s %12zu %12.4f %12.4f %10.3f   %s\n", impl, n, m->median_ms, m->min_ms,
+        printf("%-12s %-6s %12zu %12.4f %12.4f %10.3f   %s\n", impl, type_name(type), n, m->median_ms, m->min_ms,
                m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
 }
 
@@ -202,10 +269,11 @@ int bench_run(const bench_options *options)
         --max_log;
     size_t capacity = ((size_t)1 << max_log) + 1u;
     uint32_t *keys = malloc(capacity * sizeof *keys);
+    uint32_t *values = malloc(capacity * sizeof *values);
     /* Fewer run buffers only when memory runs short: each batch warms the clocks anew. */
     bitonic_buffer *buffers[RUN_BUFFERS] = {NULL}, *scratch = NULL;
     unsigned buffer_count = 0;
-    status = keys ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    status = keys && values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     while (status == BITONIC_SUCCESS && buffer_count < RUN_BUFFERS) {
         bitonic_status created = bitonic_buffer_create(context, capacity, &buffers[buffer_count]);
         if (created == BITONIC_SUCCESS)
@@ -224,6 +292,7 @@ int bench_run(const bench_options *options)
         for (unsigned b = 0; b < buffer_count; ++b)
             bitonic_buffer_destroy(buffers[b]);
         free(keys);
+        free(values);
         bitonic_context_destroy(context);
         return 1;
     }
@@ -231,9 +300,9 @@ int bench_run(const bench_options *options)
     if (options->csv)
         printf("impl,type,n,median_ms,min_ms,runs,verified\n");
     else
-        printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random u32 keys\n"
-               "%-12s %12s %12s %12s %10s   %s\n",
-               info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "n", "median ms", "min ms",
+        printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random keys\n"
+               "%-12s %-6s %12s %12s %12s %10s   %s\n",
+               info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type", "n", "median ms", "min ms",
                "G keys/s", "check");
     uint64_t seed = (uint64_t)time(NULL);
     int exit_code = 0;
@@ -245,16 +314,23 @@ int bench_run(const bench_options *options)
         for (unsigned s = first; s < size_count && exit_code == 0; ++s) {
             size_t n = ordered[s];
             measurement resident, host;
-            status = measure_resident(scratch, buffers, buffer_count, keys, n, options, &seed, &resident);
-            if (status == BITONIC_SUCCESS) {
-                print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : "bitonic", n, &resident);
-                if (!resident.verified)
-                    exit_code = 1;
+            for (unsigned type = BENCH_TYPE_U32; type <= BENCH_TYPE_PAIRS && status == BITONIC_SUCCESS; type <<= 1) {
+                if (!(options->types & type))
+                    continue;
+                status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
+                                          &resident);
+                if (status == BITONIC_SUCCESS) {
+                    print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : "bitonic", type, n,
+                              &resident);
+                    if (!resident.verified)
+                        exit_code = 1;
+                }
             }
-            if (status == BITONIC_SUCCESS && options->end_to_end && info.backend == BITONIC_BACKEND_VULKAN) {
+            if (status == BITONIC_SUCCESS && options->end_to_end && info.backend == BITONIC_BACKEND_VULKAN &&
+                (options->types & BENCH_TYPE_U32)) {
                 status = measure_end_to_end(context, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, "bitonic_e2e", n, &host);
+                    print_row(options, "bitonic_e2e", BENCH_TYPE_U32, n, &host);
                     if (!host.verified)
                         exit_code = 1;
                 }
@@ -281,6 +357,7 @@ int bench_run(const bench_options *options)
     for (unsigned b = 0; b < buffer_count; ++b)
         bitonic_buffer_destroy(buffers[b]);
     free(keys);
+    free(values);
     bitonic_context_destroy(context);
     return exit_code;
 }

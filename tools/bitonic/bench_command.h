@@ -17,7 +17,17 @@ typedef struct bench_options {
     unsigned tile_keys;          /* 0: derived from the device */
     unsigned max_steps;          /* steps per global pass, 0: derived */
     unsigned keys_per_thread;    /* in the tile kernel, 0: derived */
+    unsigned types;              /* BENCH_TYPE_* bits: which kinds of sort to time */
 } bench_options;
+
+enum {
+    BENCH_TYPE_U32 = 1u,         /* u32 keys */
+    BENCH_TYPE_F32 = 2u,         /* f32 keys (random bits: NaNs, infinities and all) */
+    BENCH_TYPE_PAIRS = 4u,       /* u32 keys with u32 values (the original indices) */
+};
+
+/* Parses "u32,f32,pairs" into BENCH_TYPE_* bits; false on an unknown name. */
+bool bench_parse_types(const char *text, unsigned *out_types);
 
 bench_options bench_default_options(void);
 int bench_run(const bench_options *options);

@@ -24,7 +24,7 @@ static void usage(FILE *out)
           "            IN: raw little-endian uint32, or .npy of uint32, int32 or float32\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
-          "                     [--keys-per-thread K]\n"
+          "                     [--keys-per-thread K] [--types u32,f32,pairs]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
           out);
@@ -227,6 +227,12 @@ int main(int argc, char **argv)
                 int64_indices = true;
             } else if (strcmp(value, "uint32") != 0) {
                 fprintf(stderr, "bitonic: --index-dtype is uint32 or int64, not '%s'\n", value);
+                return 2;
+            }
+            ++i;
+        } else if (strcmp(arg, "--types") == 0 && value) {
+            if (!bench_parse_types(value, &bench.types)) {
+                fprintf(stderr, "bitonic: --types takes a list of u32, f32 and pairs, not '%s'\n", value);
                 return 2;
             }
             ++i;
