@@ -46,6 +46,14 @@ int main(int argc, char **argv)
     CHECK(bitonic_rank_map(ctx, distance, 3, rank, &(bitonic_sort_options){.key_type = BITONIC_KEY_F32}));
     /* order 1 2 0 (index of each rank), rank 2 0 1 (rank of each index) */
 
+    /* [search] */
+    float sorted[] = {0.5f, 1.5f, 1.5f, 2.5f};
+    float low[] = {1.0f, 1.5f}, high[] = {2.0f, 1.5f};
+    uint32_t first[2], end[2];
+    CHECK(bitonic_search_range(ctx, sorted, 4, low, high, 2, first, end,
+                               &(bitonic_sort_options){.key_type = BITONIC_KEY_F32}));
+    /* [1, 3) twice: the keys in [1.0, 2.0], and the keys equal to 1.5 */
+
     /* [resident] */
     bitonic_buffer *buffer;
     uint32_t many[1000];
@@ -63,7 +71,8 @@ int main(int argc, char **argv)
     int ok = keys[0] == 3 && keys[4] == 42 && isnan(temperatures[0]) && temperatures[1] == INFINITY &&
              signbit(temperatures[4]) && temperatures[5] == -4.0f && depth[0] == -2 && particle[0] == 11 &&
              particle[2] == 10 && particle[3] == 12 && order[0] == 1 && order[2] == 0 && rank[0] == 2 &&
-             rank[1] == 0 && many[0] == 0 && many[999] == 999;
+             rank[1] == 0 && many[0] == 0 && many[999] == 999 && first[0] == 1 && end[0] == 3 && first[1] == 1 &&
+             end[1] == 3;
     printf("api tour: %s\n", ok ? "all results as documented" : "WRONG");
     return ok ? 0 : 1;
 }

@@ -167,6 +167,15 @@ bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_
 bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
                                 const bitonic_sort_options *options);
 
+/* Range search on keys already sorted with the same options (order and key
+ * type): for each query i, out_first[i] is the lower bound of lows[i] and
+ * out_end[i] the upper bound of highs[i], so positions [first, end) hold
+ * exactly the keys between low and high (pass the same array twice for point
+ * queries). In descending order pass the larger bound as the low. */
+bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
+                                    const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
+                                    uint32_t *out_end, const bitonic_sort_options *options);
+
 /* Resident buffers: upload once, sort many times, download. On the CPU backend
  * the buffer is host memory. */
 typedef struct bitonic_buffer bitonic_buffer;

@@ -114,6 +114,33 @@ uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uin
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info);
 
+typedef struct bitonic_vulkan_search_info {
+    /* count keys sorted in `order` as `key_type`. */
+    VkBuffer keys;
+    VkDeviceSize keys_offset;
+    uint32_t count;
+    bitonic_order order;
+    bitonic_key_type key_type;
+    /* query_count queries: a low and a high key each (equal for a point query). */
+    VkBuffer lows, highs;
+    VkDeviceSize lows_offset, highs_offset;
+    uint32_t query_count;
+    /* Results, one uint32 per query: first = the first position whose key does
+     * not come before the low in the sort order (lower bound), end = the first
+     * position whose key comes after the high (upper bound). [first, end) holds
+     * exactly the keys between low and high. In descending order "before" means
+     * larger, so pass the larger bound as the low. */
+    VkBuffer first, end;
+    VkDeviceSize first_offset, end_offset;
+} bitonic_vulkan_search_info;
+
+/* Records the range search. Buffers need STORAGE_BUFFER usage and offsets that
+ * are multiples of minStorageBufferOffsetAlignment. It begins with
+ * COMPUTE_SHADER reads of keys, lows and highs and ends with COMPUTE_SHADER
+ * writes of first and end; it leaves the same state undefined as a sort. */
+bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                            const bitonic_vulkan_search_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,42 +27,16 @@ const uint PAD_KEY = 0xffffffffu;
 const uint PAD_VALUE = 0xffffffffu;
 #endif
 
-// Keys are bits: every key type maps to an unsigned integer whose order is the
-// wanted order (src/core/key_transform.h holds the same maps for the CPU).
-const uint KEY_U32 = 0u;
-const uint KEY_I32 = 1u;
-const uint KEY_F32 = 2u;
-
-// floats: -inf < ... < -0 < +0 < ... < +inf < +NaN (payload up) < -NaN (payload down)
-uint ordered_from_float_bits(uint x)
-{
-    bool negative_nan = x > 0xff800000u;
-    uint twiddled = (x & 0x80000000u) != 0u ? ~x : x | 0x80000000u;
-    return negative_nan ? ~x + 0xff800001u : twiddled - 0x007fffffu;
-}
-
-uint float_bits_from_ordered(uint y)
-{
-    if (y >= 0xff800001u)
-        return ~(y - 0xff800001u);
-    uint twiddled = y + 0x007fffffu;
-    return (twiddled & 0x80000000u) != 0u ? twiddled & 0x7fffffffu : ~twiddled;
-}
+#include "key_order.glsl"
 
 uint load_key(uint stored)
 {
-    uint ordered = params.key_type == KEY_F32   ? ordered_from_float_bits(stored)
-                   : params.key_type == KEY_I32 ? stored ^ 0x80000000u
-                                                : stored;
-    return ordered ^ params.key_xor;
+    return ordered_key(stored, params.key_type, params.key_xor);
 }
 
 uint store_key(uint ordered)
 {
-    uint bits = ordered ^ params.key_xor;
-    return params.key_type == KEY_F32   ? float_bits_from_ordered(bits)
-           : params.key_type == KEY_I32 ? bits ^ 0x80000000u
-                                        : bits;
+    return stored_key(ordered, params.key_type, params.key_xor);
 }
 
 uint reg_keys[REGISTERS];

@@ -1,5 +1,5 @@
 /* test_key_types.c: every key type x order x keys / pairs / stable pairs /
- * argsort / rank map, on the CPU path and on the first Vulkan device (lavapipe
+ * argsort / rank map / range search, on the CPU path and on the first Vulkan device (lavapipe
  * here, validation on), against a reference that sorts with comparators written
  * from the documented order (not from the bit maps the library uses). Floats
  * include NaNs of both signs and several payloads, infinities, both zeros and
@@ -131,6 +131,42 @@ static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_o
     return status == BITONIC_SUCCESS && ok;
 }
 
+/* Range search against a linear count: first = keys that come before the low
+ * in the sort order, end = keys that do not come after the high. */
+static bool check_search(bitonic_context *context, bitonic_key_type type, bitonic_order order, size_t n,
+                         uint64_t *seed)
+{
+    size_t queries = 64;
+    uint32_t *keys = malloc((n + 1) * 4), lows[64], highs[64], first[64], end[64];
+    for (size_t i = 0; i < n; ++i)
+        keys[i] = random_key(type, seed);
+    bitonic_sort_options options = {.order = order, .key_type = type};
+    bool ok = bitonic_sort(context, keys, n, &options) == BITONIC_SUCCESS;
+    sort_type = type;
+    for (size_t q = 0; q < queries; ++q) {
+        lows[q] = n && q % 3 == 0 ? keys[test_random_u64(seed) % n] : random_key(type, seed);
+        highs[q] = q % 2 ? lows[q] : random_key(type, seed);
+        int sign = order == BITONIC_ORDER_DESCENDING ? -1 : 1;
+        if (sign * compare_keys(highs[q], lows[q]) < 0) {  /* make low come first in the sort order */
+            uint32_t swap = lows[q];
+            lows[q] = highs[q];
+            highs[q] = swap;
+        }
+    }
+    ok = ok && bitonic_search_range(context, keys, n, lows, highs, queries, first, end, &options) == BITONIC_SUCCESS;
+    for (size_t q = 0; q < queries && ok; ++q) {
+        int sign = order == BITONIC_ORDER_DESCENDING ? -1 : 1;
+        uint32_t before = 0, not_after = 0;
+        for (size_t i = 0; i < n; ++i) {
+            before += sign * compare_keys(keys[i], lows[q]) < 0;
+            not_after += sign * compare_keys(keys[i], highs[q]) <= 0;
+        }
+        ok = first[q] == before && end[q] == not_after;
+    }
+    free(keys);
+    return ok;
+}
+
 static void run_all(test_counter *t, const bitonic_context_desc *desc, const char *label)
 {
     bitonic_context *context;
@@ -146,6 +182,13 @@ static void run_all(test_counter *t, const bitonic_context_desc *desc, const cha
                     TEST_CHECK(t, check_one(context, (bitonic_key_type)type, (bitonic_order)order, (mode)m, sizes[s], &seed),
                                "%s: %s %s %s, %zu keys", label, type_names[type], order ? "descending" : "ascending",
                                mode_names[m], sizes[s]);
+    static const size_t search_sizes[] = {0, 1, 7, 300, 5000};
+    for (int type = 0; type <= 2; ++type)
+        for (int order = 0; order <= 1; ++order)
+            for (size_t s = 0; s < sizeof search_sizes / sizeof search_sizes[0]; ++s)
+                TEST_CHECK(t, check_search(context, (bitonic_key_type)type, (bitonic_order)order, search_sizes[s], &seed),
+                           "%s: range search, %s %s, %zu keys", label, type_names[type],
+                           order ? "descending" : "ascending", search_sizes[s]);
     bitonic_context_info info;
     bitonic_context_get_info(context, &info);
     TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label, info.validation_messages);

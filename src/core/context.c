@@ -327,6 +327,49 @@ bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size
     return status;
 }
 
+/* The first position in [0, count) whose ordered key is at least bound (or
+ * above it when strictly_above): the CPU twin of shaders/search.comp. */
+static size_t partition_point(const uint32_t *keys, size_t count, uint32_t bound, bool strictly_above,
+                              const bitonic_sort_request *request)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        uint32_t key = bitonic_ordered_from_key(keys[middle], request->key_type, order_xor(request));
+        if (strictly_above ? key <= bound : key < bound)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
+                                    const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
+                                    uint32_t *out_end, const bitonic_sort_options *options)
+{
+    if (!context || (!sorted_keys && count > 0) ||
+        ((!lows || !highs || !out_first || !out_end) && query_count > 0) || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count >= UINT32_MAX || query_count >= UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    if (query_count == 0)
+        return BITONIC_SUCCESS;
+    bitonic_sort_request request = request_of(options);
+    if (context->backend == BITONIC_BACKEND_VULKAN)
+        return bitonic_vk_search_host(context->vk, sorted_keys, count, lows, highs, query_count, out_first, out_end,
+                                      &request);
+    const uint32_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
+    uint32_t flip = order_xor(&request);
+    for (size_t q = 0; q < query_count; ++q) {
+        out_first[q] = (uint32_t)partition_point(
+            keys, count, bitonic_ordered_from_key(low_keys[q], request.key_type, flip), false, &request);
+        out_end[q] = (uint32_t)partition_point(
+            keys, count, bitonic_ordered_from_key(high_keys[q], request.key_type, flip), true, &request);
+    }
+    return BITONIC_SUCCESS;
+}
+
 bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer)
 {
     if (!out_buffer)

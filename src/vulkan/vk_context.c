@@ -696,6 +696,53 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     return status;
 }
 
+bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const uint32_t *sorted_keys, size_t count,
+                                      const uint32_t *lows, const uint32_t *highs, size_t query_count,
+                                      uint32_t *out_first, uint32_t *out_end, const bitonic_sort_request *request)
+{
+    enum { KEYS, LOWS, HIGHS, FIRST, END, ARRAYS };
+    device_array arrays[ARRAYS] = {{0}};
+    size_t sizes[ARRAYS] = {count ? count : 1, query_count, query_count, query_count, query_count};
+    bitonic_status status = BITONIC_SUCCESS;
+    for (int a = 0; a < ARRAYS && status == BITONIC_SUCCESS; ++a)
+        status = create_array(vk, sizes[a], &arrays[a]);
+    if (status == BITONIC_SUCCESS) {
+        memcpy(arrays[KEYS].staging, sorted_keys, count * sizeof(uint32_t));
+        memcpy(arrays[LOWS].staging, lows, query_count * sizeof(uint32_t));
+        memcpy(arrays[HIGHS].staging, highs, query_count * sizeof(uint32_t));
+        status = begin_commands(vk);
+    }
+    if (status == BITONIC_SUCCESS) {
+        for (int a = KEYS; a <= HIGHS; ++a)
+            record_upload(vk, &arrays[a], sizes[a]);
+        record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        bitonic_vulkan_search_info info = {
+            .keys = arrays[KEYS].device_buffer, .count = (uint32_t)count, .order = request->order,
+            .key_type = request->key_type, .lows = arrays[LOWS].device_buffer, .highs = arrays[HIGHS].device_buffer,
+            .query_count = (uint32_t)query_count, .first = arrays[FIRST].device_buffer,
+            .end = arrays[END].device_buffer};
+        status = bitonic_vulkan_record_search(vk->sorter, vk->command_buffer, &info);
+        record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        record_download(vk, &arrays[FIRST], query_count);
+        record_download(vk, &arrays[END], query_count);
+        record_download_barrier(vk);
+        if (status == BITONIC_SUCCESS)
+            status = submit_and_wait(vk);
+        else
+            vkEndCommandBuffer(vk->command_buffer);
+    }
+    if (status == BITONIC_SUCCESS) {
+        memcpy(out_first, arrays[FIRST].staging, query_count * sizeof(uint32_t));
+        memcpy(out_end, arrays[END].staging, query_count * sizeof(uint32_t));
+    }
+    for (int a = 0; a < ARRAYS; ++a)
+        destroy_array(vk, &arrays[a]);
+    return status;
+}
+
 bitonic_status bitonic_list_devices(bitonic_device_info *out_devices, uint32_t capacity, uint32_t *out_count)
 {
     if (!out_count || (!out_devices && capacity > 0))

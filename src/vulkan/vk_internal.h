@@ -26,6 +26,8 @@ BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 5)
 BITONIC_DECLARE_KERNEL(global_pass, 1) BITONIC_DECLARE_KERNEL(global_pass, 2) BITONIC_DECLARE_KERNEL(global_pass, 3)
 BITONIC_DECLARE_KERNEL(global_pass, 4) BITONIC_DECLARE_KERNEL(global_pass, 5)
 
+BITONIC_DECLARE_SPIRV(bitonic_spirv_search)
+
 typedef struct bitonic_spirv {
     const uint32_t *code;
     size_t size;

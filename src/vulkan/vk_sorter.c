@@ -31,6 +31,16 @@ typedef struct sorter_variant {
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
 } sorter_variant;
 
+typedef struct search_push_constants {
+    uint32_t count;
+    uint32_t query_count;
+    uint32_t key_xor;
+    uint32_t key_type;
+} search_push_constants;
+
+#define SEARCH_BINDINGS 5u
+#define SEARCH_WORKGROUP 64u
+
 struct bitonic_vulkan_sorter {
     VkDevice device;
     bool capture_statistics;
@@ -40,6 +50,9 @@ struct bitonic_vulkan_sorter {
     uint32_t max_group_count[3];
     uint64_t max_keys;
     sorter_variant variants[VARIANT_COUNT];
+    VkDescriptorSetLayout search_set_layout;
+    VkPipelineLayout search_pipeline_layout;
+    VkPipeline search_pipeline;
 };
 
 bitonic_status bitonic_status_from_vk(VkResult result)
@@ -182,6 +195,37 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     return result;
 }
 
+static VkResult create_search_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache)
+{
+    VkDescriptorSetLayoutBinding bindings[SEARCH_BINDINGS];
+    for (uint32_t i = 0; i < SEARCH_BINDINGS; ++i)
+        bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                                     .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                     .descriptorCount = 1,
+                                                     .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo set_info = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                                .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+                                                .bindingCount = SEARCH_BINDINGS, .pBindings = bindings};
+    VkResult result =
+        vkCreateDescriptorSetLayout(sorter->device, &set_info, sorter->allocator, &sorter->search_set_layout);
+    if (result != VK_SUCCESS)
+        return result;
+    VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0,
+                                 .size = sizeof(search_push_constants)};
+    VkPipelineLayoutCreateInfo layout_info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                              .setLayoutCount = 1, .pSetLayouts = &sorter->search_set_layout,
+                                              .pushConstantRangeCount = 1, .pPushConstantRanges = &range};
+    result = vkCreatePipelineLayout(sorter->device, &layout_info, sorter->allocator, &sorter->search_pipeline_layout);
+    if (result != VK_SUCCESS)
+        return result;
+    uint32_t workgroup = SEARCH_WORKGROUP < sorter->limits.max_workgroup_invocations
+                             ? SEARCH_WORKGROUP
+                             : sorter->limits.max_workgroup_invocations;
+    return create_pipeline(sorter, cache, sorter->search_pipeline_layout,
+                           (bitonic_spirv){bitonic_spirv_search, bitonic_spirv_search_size}, &workgroup, 1,
+                           &sorter->search_pipeline);
+}
+
 bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
                                             bitonic_vulkan_sorter **out_sorter)
 {
@@ -226,6 +270,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         result = create_variant(sorter, desc->pipeline_cache, variant == WITH_VALUES, &sorter->variants[variant]);
     }
+    if (result == VK_SUCCESS)
+        result = create_search_pipeline(sorter, desc->pipeline_cache);
     if (result != VK_SUCCESS) {
         bitonic_vulkan_sorter_destroy(sorter);
         return bitonic_status_from_vk(result);
@@ -238,6 +284,9 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
 {
     if (!sorter)
         return;
+    vkDestroyPipeline(sorter->device, sorter->search_pipeline, sorter->allocator);
+    vkDestroyPipelineLayout(sorter->device, sorter->search_pipeline_layout, sorter->allocator);
+    vkDestroyDescriptorSetLayout(sorter->device, sorter->search_set_layout, sorter->allocator);
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         sorter_variant *variant = &sorter->variants[v];
         for (uint32_t steps = 0; steps <= BITONIC_MAX_STEP_GROUP_LOG; ++steps)
@@ -433,5 +482,51 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     if (timed && !(info->profile_passes && pass_count > 0))
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
                             info->first_query + 1u);
+    return BITONIC_SUCCESS;
+}
+
+bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                            const bitonic_vulkan_search_info *info)
+{
+    if (!sorter || command_buffer == VK_NULL_HANDLE || !info ||
+        (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
+        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F32)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (info->query_count == 0)
+        return BITONIC_SUCCESS;
+    if (info->keys == VK_NULL_HANDLE || info->lows == VK_NULL_HANDLE || info->highs == VK_NULL_HANDLE ||
+        info->first == VK_NULL_HANDLE || info->end == VK_NULL_HANDLE)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (info->count > sorter->max_keys || info->query_count > sorter->max_keys)
+        return BITONIC_ERROR_TOO_LARGE;
+    uint32_t workgroup = SEARCH_WORKGROUP < sorter->limits.max_workgroup_invocations
+                             ? SEARCH_WORKGROUP
+                             : sorter->limits.max_workgroup_invocations;
+    uint32_t groups_x, groups_y;
+    if (!split_groups(sorter, (info->query_count + (uint64_t)workgroup - 1u) / workgroup, &groups_x, &groups_y))
+        return BITONIC_ERROR_TOO_LARGE;
+    /* An empty key array still needs a non-empty binding: its whole buffer. */
+    VkDeviceSize key_range = info->count ? (VkDeviceSize)info->count * 4u : VK_WHOLE_SIZE;
+    VkDeviceSize query_range = (VkDeviceSize)info->query_count * 4u;
+    VkDescriptorBufferInfo buffers[SEARCH_BINDINGS] = {
+        {info->keys, info->keys_offset, key_range},   {info->lows, info->lows_offset, query_range},
+        {info->highs, info->highs_offset, query_range}, {info->first, info->first_offset, query_range},
+        {info->end, info->end_offset, query_range},
+    };
+    VkWriteDescriptorSet writes[SEARCH_BINDINGS];
+    for (uint32_t i = 0; i < SEARCH_BINDINGS; ++i)
+        writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = i,
+                                           .descriptorCount = 1,
+                                           .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                           .pBufferInfo = &buffers[i]};
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, sorter->search_pipeline);
+    sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, sorter->search_pipeline_layout, 0,
+                                SEARCH_BINDINGS, writes);
+    search_push_constants constants = {info->count, info->query_count,
+                                       info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
+                                       (uint32_t)info->key_type};
+    vkCmdPushConstants(command_buffer, sorter->search_pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       sizeof constants, &constants);
+    vkCmdDispatch(command_buffer, groups_x, groups_y, 1);
     return BITONIC_SUCCESS;
 }

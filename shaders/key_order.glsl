@@ -1,0 +1,39 @@
+// key_order.glsl: keys are bits. Every key type maps to an unsigned integer
+// whose order is the wanted order, and back (src/core/key_transform.h holds the
+// same maps for the CPU). Shared by the sort kernels and the search kernel.
+const uint KEY_U32 = 0u;
+const uint KEY_I32 = 1u;
+const uint KEY_F32 = 2u;
+
+// floats: -inf < ... < -0 < +0 < ... < +inf < +NaN (payload up) < -NaN (payload down)
+uint ordered_from_float_bits(uint x)
+{
+    bool negative_nan = x > 0xff800000u;
+    uint twiddled = (x & 0x80000000u) != 0u ? ~x : x | 0x80000000u;
+    return negative_nan ? ~x + 0xff800001u : twiddled - 0x007fffffu;
+}
+
+uint float_bits_from_ordered(uint y)
+{
+    if (y >= 0xff800001u)
+        return ~(y - 0xff800001u);
+    uint twiddled = y + 0x007fffffu;
+    return (twiddled & 0x80000000u) != 0u ? twiddled & 0x7fffffffu : ~twiddled;
+}
+
+// Stored key bits to ordered bits (XORed with all ones for descending order).
+uint ordered_key(uint stored, uint key_type, uint key_xor)
+{
+    uint ordered = key_type == KEY_F32   ? ordered_from_float_bits(stored)
+                   : key_type == KEY_I32 ? stored ^ 0x80000000u
+                                         : stored;
+    return ordered ^ key_xor;
+}
+
+uint stored_key(uint ordered, uint key_type, uint key_xor)
+{
+    uint bits = ordered ^ key_xor;
+    return key_type == KEY_F32   ? float_bits_from_ordered(bits)
+           : key_type == KEY_I32 ? bits ^ 0x80000000u
+                                 : bits;
+}
