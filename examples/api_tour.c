@@ -2,6 +2,7 @@
  * block is quoted in docs/API.md, and the test suite builds and runs this file
  * on the CPU path and on a Vulkan device, so the documentation compiles. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,13 @@ int main(int argc, char **argv)
     CHECK(bitonic_rank_map(ctx, distance, 3, rank, &(bitonic_sort_options){.key_type = BITONIC_KEY_F32}));
     /* order 1 2 0 (index of each rank), rank 2 0 1 (rank of each index) */
 
+    /* [records] */
+    typedef struct texel { float r, g, b, a; } texel;
+    texel image[] = {{0.1f, 0.9f, 0, 1}, {0.2f, 0.3f, 0, 1}, {0.3f, 0.5f, 0, 1}};
+    CHECK(bitonic_sort_records(ctx, image, 3, sizeof(texel), offsetof(texel, g),
+                               &(bitonic_sort_options){.key_type = BITONIC_KEY_F32}));
+    /* by green: r 0.2 0.3 0.1 */
+
     /* [search] */
     float sorted[] = {0.5f, 1.5f, 1.5f, 2.5f};
     float low[] = {1.0f, 1.5f}, high[] = {2.0f, 1.5f};
@@ -72,7 +80,7 @@ int main(int argc, char **argv)
              signbit(temperatures[4]) && temperatures[5] == -4.0f && depth[0] == -2 && particle[0] == 11 &&
              particle[2] == 10 && particle[3] == 12 && order[0] == 1 && order[2] == 0 && rank[0] == 2 &&
              rank[1] == 0 && many[0] == 0 && many[999] == 999 && first[0] == 1 && end[0] == 3 && first[1] == 1 &&
-             end[1] == 3;
+             end[1] == 3 && image[0].r == 0.2f && image[1].r == 0.3f && image[2].r == 0.1f && image[2].g == 0.9f;
     printf("api tour: %s\n", ok ? "all results as documented" : "WRONG");
     return ok ? 0 : 1;
 }

@@ -167,6 +167,13 @@ bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_
 bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
                                 const bitonic_sort_options *options);
 
+/* Sorts count records of stride bytes each (an array of structs) by the
+ * 32-bit key of options->key_type at key_offset in each record, for example
+ * RGBA texels by one channel. Equal keys keep their input order. Done as a
+ * (key, index) sort on the context's device and one gather of the records. */
+bitonic_status bitonic_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
+                                    size_t key_offset, const bitonic_sort_options *options);
+
 /* Range search on keys already sorted with the same options (order and key
  * type): for each query i, out_first[i] is the lower bound of lows[i] and
  * out_end[i] the upper bound of highs[i], so positions [first, end) hold

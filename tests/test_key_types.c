@@ -1,5 +1,5 @@
 /* test_key_types.c: every key type x order x keys / pairs / stable pairs /
- * argsort / rank map / range search, on the CPU path and on the first Vulkan device (lavapipe
+ * argsort / rank map / range search / records, on the CPU path and on the first Vulkan device (lavapipe
  * here, validation on), against a reference that sorts with comparators written
  * from the documented order (not from the bit maps the library uses). Floats
  * include NaNs of both signs and several payloads, infinities, both zeros and
@@ -167,6 +167,40 @@ static bool check_search(bitonic_context *context, bitonic_key_type type, bitoni
     return ok;
 }
 
+/* Records of 20 bytes with the key at byte 8; the rest of each record is its
+ * input index, so the expected order (stable by key) checks the whole record. */
+static bool check_records(bitonic_context *context, bitonic_key_type type, bitonic_order order, size_t n,
+                          uint64_t *seed)
+{
+    enum { STRIDE = 20, KEY_OFFSET = 8 };
+    unsigned char *records = malloc(n * STRIDE + 1);
+    item *expected = malloc((n + 1) * sizeof *expected);
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t key = random_key(type, seed), tag[4] = {(uint32_t)i, ~(uint32_t)i, 0, (uint32_t)i * 3u};
+        memcpy(records + i * STRIDE, tag, 8);
+        memcpy(records + i * STRIDE + KEY_OFFSET, &key, 4);
+        memcpy(records + i * STRIDE + 12, tag + 2, 8);
+        expected[i] = (item){key, 0, (uint32_t)i};
+    }
+    sort_type = type;
+    sort_descending = order == BITONIC_ORDER_DESCENDING;
+    sort_stable = true;
+    qsort(expected, n, sizeof *expected, compare_items);
+    bitonic_sort_options options = {.order = order, .key_type = type};
+    bool ok = bitonic_sort_records(context, records, n, STRIDE, KEY_OFFSET, &options) == BITONIC_SUCCESS;
+    for (size_t r = 0; r < n && ok; ++r) {
+        uint32_t index, complement, key, three;
+        memcpy(&index, records + r * STRIDE, 4);
+        memcpy(&complement, records + r * STRIDE + 4, 4);
+        memcpy(&key, records + r * STRIDE + KEY_OFFSET, 4);
+        memcpy(&three, records + r * STRIDE + 16, 4);
+        ok = index == expected[r].index && complement == ~index && key == expected[r].key && three == index * 3u;
+    }
+    free(records);
+    free(expected);
+    return ok;
+}
+
 static void run_all(test_counter *t, const bitonic_context_desc *desc, const char *label)
 {
     bitonic_context *context;
@@ -182,6 +216,10 @@ static void run_all(test_counter *t, const bitonic_context_desc *desc, const cha
                     TEST_CHECK(t, check_one(context, (bitonic_key_type)type, (bitonic_order)order, (mode)m, sizes[s], &seed),
                                "%s: %s %s %s, %zu keys", label, type_names[type], order ? "descending" : "ascending",
                                mode_names[m], sizes[s]);
+    for (int type = 0; type <= 2; ++type)
+        for (int order = 0; order <= 1; ++order)
+            TEST_CHECK(t, check_records(context, (bitonic_key_type)type, (bitonic_order)order, 3000, &seed),
+                       "%s: records, %s %s", label, type_names[type], order ? "descending" : "ascending");
     static const size_t search_sizes[] = {0, 1, 7, 300, 5000};
     for (int type = 0; type <= 2; ++type)
         for (int order = 0; order <= 1; ++order)

@@ -312,6 +312,37 @@ bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_
     return argsort(context, keys, count, out_indices, options);
 }
 
+bitonic_status bitonic_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
+                                    size_t key_offset, const bitonic_sort_options *options)
+{
+    if (!context || (!records && count > 0) || stride == 0 || key_offset > stride || stride - key_offset < 4 ||
+        !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count >= UINT32_MAX || (count > 0 && stride > SIZE_MAX / count))
+        return BITONIC_ERROR_TOO_LARGE;
+    if (count <= 1)
+        return BITONIC_SUCCESS;
+    uint32_t *keys = malloc(count * sizeof *keys), *indices = malloc(count * sizeof *indices);
+    unsigned char *gathered = malloc(count * stride);
+    bitonic_status status = keys && indices && gathered ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    unsigned char *bytes = records;
+    for (size_t i = 0; status == BITONIC_SUCCESS && i < count; ++i)
+        memcpy(&keys[i], bytes + i * stride + key_offset, sizeof keys[i]);
+    if (status == BITONIC_SUCCESS) {
+        bitonic_sort_request request = request_of(options);
+        status = sort_indices(context, keys, indices, count, &request);
+    }
+    if (status == BITONIC_SUCCESS) {
+        for (size_t rank = 0; rank < count; ++rank)
+            memcpy(gathered + rank * stride, bytes + (size_t)indices[rank] * stride, stride);
+        memcpy(records, gathered, count * stride);
+    }
+    free(keys);
+    free(indices);
+    free(gathered);
+    return status;
+}
+
 bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
                                 const bitonic_sort_options *options)
 {
