@@ -47,6 +47,13 @@ int main(int argc, char **argv)
     CHECK(bitonic_rank_map(ctx, distance, 3, rank, &(bitonic_sort_options){.key_type = BITONIC_KEY_F32}));
     /* order 1 2 0 (index of each rank), rank 2 0 1 (rank of each index) */
 
+    /* [rows] */
+    uint32_t rows[2][4] = {{4, 1, 3, 2}, {9, 7, 8, 6}};
+    CHECK(bitonic_sort_rows(ctx, rows, 2, 4, NULL));                  /* 1 2 3 4 | 6 7 8 9 */
+    size_t offsets[] = {0, 3, 3, 8};                                   /* three segments, one empty */
+    uint32_t segmented[] = {3, 1, 2, 50, 10, 40, 20, 30};
+    CHECK(bitonic_sort_segments(ctx, segmented, offsets, 3, NULL));   /* 1 2 3 | | 10 20 30 40 50 */
+
     /* [records] */
     typedef struct texel { float r, g, b, a; } texel;
     texel image[] = {{0.1f, 0.9f, 0, 1}, {0.2f, 0.3f, 0, 1}, {0.3f, 0.5f, 0, 1}};
@@ -80,7 +87,8 @@ int main(int argc, char **argv)
              signbit(temperatures[4]) && temperatures[5] == -4.0f && depth[0] == -2 && particle[0] == 11 &&
              particle[2] == 10 && particle[3] == 12 && order[0] == 1 && order[2] == 0 && rank[0] == 2 &&
              rank[1] == 0 && many[0] == 0 && many[999] == 999 && first[0] == 1 && end[0] == 3 && first[1] == 1 &&
-             end[1] == 3 && image[0].r == 0.2f && image[1].r == 0.3f && image[2].r == 0.1f && image[2].g == 0.9f;
+             end[1] == 3 && image[0].r == 0.2f && image[1].r == 0.3f && image[2].r == 0.1f && image[2].g == 0.9f && rows[0][0] == 1 && rows[0][3] == 4 &&
+             rows[1][0] == 6 && segmented[0] == 1 && segmented[2] == 3 && segmented[3] == 10 && segmented[7] == 50;
     printf("api tour: %s\n", ok ? "all results as documented" : "WRONG");
     return ok ? 0 : 1;
 }

@@ -150,6 +150,18 @@ bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t
  * a type). */
 bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options);
 
+/* Sorts row_count independent rows of row_length keys each, stored one after
+ * another, in one call: each row costs about what its own length costs. */
+bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
+                                 const bitonic_sort_options *options);
+
+/* Sorts segments of keys independently: segment s is keys[offsets[s] ..
+ * offsets[s+1]) (offsets has segment_count + 1 entries, non-decreasing). Segments
+ * are grouped by their length rounded up to a power of two and each group is
+ * sorted as batched rows, so a segment costs at most about twice its length. */
+bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
+                                     size_t segment_count, const bitonic_sort_options *options);
+
 /* Sorts count keys and moves the 32-bit value at the same index with each key.
  * Equal keys come out ordered by value, or in input order with options->stable.
  * The GPU and the CPU path give the same result, element for element. */

@@ -68,6 +68,10 @@ typedef struct bitonic_vulkan_sort_info {
     uint32_t count;
     bitonic_order order;
     bitonic_key_type key_type;          /* how the 32-bit keys are ordered (bitonic.h) */
+    /* 0: the count keys are one array. Else they are count / row_length rows
+     * (count a multiple of it) sorted independently, each at the cost of its own
+     * length rounded up to a power of two. */
+    uint32_t row_length;
     /* Optional: count 32-bit values moved with their keys (same usage and offset
      * rules). VK_NULL_HANDLE sorts keys alone. Pairs are ordered by key, then by
      * value: equal keys come out in value order, so with the original indices as

@@ -18,8 +18,8 @@ void main()
     uint top = params.stride_log;
     bool flip = top + 1u == params.phase;
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        uint index = group_key_index(group_index, r, params.phase, top, REGISTER_LOG);
-        bool inside = index < params.count;
+        uint index;
+        bool inside = physical_index(group_key_index(group_index, r, params.phase, top, REGISTER_LOG), index);
         reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
         reg_values[r] = inside ? values[index] : PAD_VALUE;
@@ -27,8 +27,8 @@ void main()
     }
     register_network(flip, REGISTER_LOG);
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        uint index = group_key_index(group_index, r, params.phase, top, REGISTER_LOG);
-        if (index < params.count) {
+        uint index;
+        if (physical_index(group_key_index(group_index, r, params.phase, top, REGISTER_LOG), index)) {
             keys[index] = store_key(reg_keys[r]);
 #ifdef WITH_VALUES
             values[index] = reg_values[r];

@@ -14,6 +14,8 @@ layout(push_constant) uniform PassParams {
     uint group_count;  // global: register groups to run; tile: tiles
     uint key_xor;      // 0 ascending, all ones descending: applied after the key transform
     uint key_type;     // KEY_U32, KEY_I32 or KEY_F32: how the stored bits map to ordered bits
+    uint row_log;      // 0: one array; else rows of 2^row_log virtual keys, sorted independently
+    uint row_length;   // keys a row holds in memory; its virtual keys past that are +infinity
 } params;
 
 layout(std430, binding = 0) buffer Keys { uint keys[]; };
@@ -28,6 +30,19 @@ const uint PAD_VALUE = 0xffffffffu;
 #endif
 
 #include "key_order.glsl"
+
+// The memory index of virtual key v, and whether it holds a real key (not a
+// +infinity pad past the end of the keys or past the end of its row).
+bool physical_index(uint v, out uint physical)
+{
+    if (params.row_log == 0u) {
+        physical = v;
+        return v < params.count;
+    }
+    uint column = v & ((1u << params.row_log) - 1u);
+    physical = (v >> params.row_log) * params.row_length + column;
+    return column < params.row_length && physical < params.count;
+}
 
 uint load_key(uint stored)
 {

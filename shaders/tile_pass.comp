@@ -67,8 +67,8 @@ void main()
     if (!load_direct) {
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint local_index = r * threads + thread;
-            uint index = tile_base + local_index;
-            bool inside = active_tile && index < params.count;
+            uint index;
+            bool inside = physical_index(tile_base + local_index, index) && active_tile;
             tile_keys[padded(local_index)] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
             tile_values[padded(local_index)] = inside ? values[index] : PAD_VALUE;
@@ -92,8 +92,8 @@ void main()
                     shared_to_registers(phase, top, steps);
                 } else if (load_direct) {
                     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-                        uint index = tile_base + group_key_index(thread, r, phase, top, steps);
-                        bool inside = active_tile && index < params.count;
+                        uint index;
+                        bool inside = physical_index(tile_base + group_key_index(thread, r, phase, top, steps), index) && active_tile;
                         reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
                         reg_values[r] = inside ? values[index] : PAD_VALUE;
@@ -118,8 +118,8 @@ void main()
 
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint local_index = r * threads + thread;
-        uint index = tile_base + local_index;
-        if (active_tile && index < params.count) {
+        uint index;
+        if (physical_index(tile_base + local_index, index) && active_tile) {
             keys[index] = store_key(tile_keys[padded(local_index)]);
 #ifdef WITH_VALUES
             values[index] = tile_values[padded(local_index)];

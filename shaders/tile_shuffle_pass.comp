@@ -146,8 +146,8 @@ void main()
         held_top = first_top;
         held_steps = first_steps;
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-            uint index = tile_base + held_index(thread, r);
-            bool inside = active_tile && index < params.count;
+            uint index;
+            bool inside = physical_index(tile_base + held_index(thread, r), index) && active_tile;
             reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
             reg_values[r] = inside ? values[index] : PAD_VALUE;
@@ -156,8 +156,8 @@ void main()
     } else {
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint local_index = r * threads + gl_LocalInvocationID.x;
-            uint index = tile_base + local_index;
-            bool inside = active_tile && index < params.count;
+            uint index;
+            bool inside = physical_index(tile_base + local_index, index) && active_tile;
             tile_keys[padded(local_index)] = inside ? load_key(keys[index]) : PAD_KEY;
 #ifdef WITH_VALUES
             tile_values[padded(local_index)] = inside ? values[index] : PAD_VALUE;
@@ -213,8 +213,8 @@ void main()
     barrier();
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint local_index = r * threads + gl_LocalInvocationID.x;
-        uint index = tile_base + local_index;
-        if (active_tile && index < params.count) {
+        uint index;
+        if (physical_index(tile_base + local_index, index) && active_tile) {
             keys[index] = store_key(tile_keys[padded(local_index)]);
 #ifdef WITH_VALUES
             values[index] = tile_values[padded(local_index)];

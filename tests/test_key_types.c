@@ -1,5 +1,5 @@
 /* test_key_types.c: every key type x order x keys / pairs / stable pairs /
- * argsort / rank map / range search / records, on the CPU path and on the first Vulkan device (lavapipe
+ * argsort / rank map / range search / records / batched rows and segments, on the CPU path and on the first Vulkan device (lavapipe
  * here, validation on), against a reference that sorts with comparators written
  * from the documented order (not from the bit maps the library uses). Floats
  * include NaNs of both signs and several payloads, infinities, both zeros and
@@ -201,6 +201,38 @@ static bool check_records(bitonic_context *context, bitonic_key_type type, biton
     return ok;
 }
 
+/* Rows (equal lengths) or segments (random lengths): every piece must equal
+ * the reference sort of that piece, and nothing may cross a boundary. */
+static bool check_pieces(bitonic_context *context, bitonic_key_type type, bitonic_order order, size_t pieces,
+                         size_t row_length, bool segments, uint64_t *seed)
+{
+    size_t offsets[401];
+    offsets[0] = 0;
+    for (size_t p = 0; p < pieces; ++p)
+        offsets[p + 1] = offsets[p] + (segments ? (size_t)(test_random_u64(seed) % (2 * row_length + 1)) : row_length);
+    size_t n = offsets[pieces];
+    uint32_t *keys = malloc((n + 1) * 4);
+    item *expected = malloc((n + 1) * sizeof *expected);
+    for (size_t i = 0; i < n; ++i) {
+        keys[i] = random_key(type, seed);
+        expected[i] = (item){keys[i], 0, (uint32_t)i};
+    }
+    sort_type = type;
+    sort_descending = order == BITONIC_ORDER_DESCENDING;
+    sort_stable = true;
+    for (size_t p = 0; p < pieces; ++p)
+        qsort(expected + offsets[p], offsets[p + 1] - offsets[p], sizeof *expected, compare_items);
+    bitonic_sort_options options = {.order = order, .key_type = type};
+    bitonic_status status = segments ? bitonic_sort_segments(context, keys, offsets, pieces, &options)
+                                     : bitonic_sort_rows(context, keys, pieces, row_length, &options);
+    bool ok = status == BITONIC_SUCCESS;
+    for (size_t i = 0; i < n && ok; ++i)
+        ok = keys[i] == expected[i].key;
+    free(keys);
+    free(expected);
+    return ok;
+}
+
 static void run_all(test_counter *t, const bitonic_context_desc *desc, const char *label)
 {
     bitonic_context *context;
@@ -220,6 +252,20 @@ static void run_all(test_counter *t, const bitonic_context_desc *desc, const cha
         for (int order = 0; order <= 1; ++order)
             TEST_CHECK(t, check_records(context, (bitonic_key_type)type, (bitonic_order)order, 3000, &seed),
                        "%s: records, %s %s", label, type_names[type], order ? "descending" : "ascending");
+    static const size_t row_lengths[] = {1, 2, 3, 7, 8, 100, 1000, 5000};
+    for (int type = 0; type <= 2; ++type)
+        for (int order = 0; order <= 1; ++order)
+            for (size_t r = 0; r < sizeof row_lengths / sizeof row_lengths[0]; ++r) {
+                size_t rows = row_lengths[r] > 1000 ? 3 : 40;
+                TEST_CHECK(t, check_pieces(context, (bitonic_key_type)type, (bitonic_order)order, rows, row_lengths[r],
+                                           false, &seed),
+                           "%s: %zu rows of %zu, %s %s", label, rows, row_lengths[r], type_names[type],
+                           order ? "descending" : "ascending");
+                TEST_CHECK(t, check_pieces(context, (bitonic_key_type)type, (bitonic_order)order, rows, row_lengths[r],
+                                           true, &seed),
+                           "%s: %zu segments of up to %zu, %s %s", label, rows, 2 * row_lengths[r], type_names[type],
+                           order ? "descending" : "ascending");
+            }
     static const size_t search_sizes[] = {0, 1, 7, 300, 5000};
     for (int type = 0; type <= 2; ++type)
         for (int order = 0; order <= 1; ++order)

@@ -129,9 +129,17 @@ static bool valid_options(const bitonic_sort_options *options)
                         (unsigned)options->key_type <= (unsigned)BITONIC_KEY_F32);
 }
 
+static uint32_t bitonic_ceil_log2_size(size_t n)
+{
+    uint32_t log = 0;
+    while (log < 8 * sizeof(size_t) - 1 && ((size_t)1 << log) < n)
+        ++log;
+    return log;
+}
+
 static bitonic_sort_request request_of(const bitonic_sort_options *options)
 {
-    bitonic_sort_request request = {BITONIC_ORDER_ASCENDING, BITONIC_KEY_U32};
+    bitonic_sort_request request = {BITONIC_ORDER_ASCENDING, BITONIC_KEY_U32, 0};
     if (options) {
         request.order = options->order;
         request.key_type = options->key_type;
@@ -208,6 +216,99 @@ bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, 
     if (status != BITONIC_SUCCESS)
         return status;
     return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
+}
+
+bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
+                                 const bitonic_sort_options *options)
+{
+    if (!context || (!keys && row_count > 0 && row_length > 0) || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (row_length > 0 && row_count > SIZE_MAX / row_length)
+        return BITONIC_ERROR_TOO_LARGE;
+    size_t count = row_count * row_length;
+    if (row_length <= 1 || count <= 1)
+        return BITONIC_SUCCESS;
+    bitonic_sort_request request = request_of(options);
+    uint32_t *words = keys;
+    if (context->backend == BITONIC_BACKEND_CPU) {
+        bitonic_status status = BITONIC_SUCCESS;
+        for (size_t row = 0; row < row_count && status == BITONIC_SUCCESS; ++row)
+            status = cpu_sort(context, words + row * row_length, row_length, &request, NULL);
+        return status;
+    }
+    if (row_length >= UINT32_MAX || count >= UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    request.row_length = (uint32_t)row_length;
+    bitonic_buffer *buffer;
+    bitonic_status status = host_sort_buffer(context, count, &buffer);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    return bitonic_vk_sort_host(context->vk, buffer->vk, words, NULL, count, &request, NULL);
+}
+
+/* Segments of one size class: those whose length rounds up to 2^size_log. They
+ * are copied into rows of that length, padded with the key that sorts last, sorted
+ * as batched rows, and copied back: each costs at most twice its length. */
+static bitonic_status sort_segment_class(bitonic_context *context, uint32_t *keys, const size_t *offsets,
+                                         size_t segment_count, uint32_t size_log, const bitonic_sort_request *request)
+{
+    size_t row_length = (size_t)1 << size_log, rows = 0;
+    for (size_t s = 0; s < segment_count; ++s) {
+        size_t length = offsets[s + 1] - offsets[s];
+        rows += length > 1 && bitonic_ceil_log2_size(length) == size_log;
+    }
+    if (rows == 0)
+        return BITONIC_SUCCESS;
+    if (rows > SIZE_MAX / row_length / sizeof(uint32_t))
+        return BITONIC_ERROR_TOO_LARGE;
+    uint32_t *packed = malloc(rows * row_length * sizeof *packed);
+    if (!packed)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t last_key = bitonic_key_from_ordered(UINT32_MAX, request->key_type, order_xor(request));
+    size_t row = 0;
+    for (size_t s = 0; s < segment_count; ++s) {
+        size_t length = offsets[s + 1] - offsets[s];
+        if (length <= 1 || bitonic_ceil_log2_size(length) != size_log)
+            continue;
+        memcpy(packed + row * row_length, keys + offsets[s], length * sizeof *packed);
+        for (size_t i = length; i < row_length; ++i)
+            packed[row * row_length + i] = last_key;
+        ++row;
+    }
+    bitonic_sort_options options = {.order = request->order, .key_type = request->key_type};
+    bitonic_status status = bitonic_sort_rows(context, packed, rows, row_length, &options);
+    row = 0;
+    for (size_t s = 0; status == BITONIC_SUCCESS && s < segment_count; ++s) {
+        size_t length = offsets[s + 1] - offsets[s];
+        if (length <= 1 || bitonic_ceil_log2_size(length) != size_log)
+            continue;
+        /* The pads sort last; a real key equal to the pad has the same bits. */
+        memcpy(keys + offsets[s], packed + row * row_length, length * sizeof *packed);
+        ++row;
+    }
+    free(packed);
+    return status;
+}
+
+bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
+                                     size_t segment_count, const bitonic_sort_options *options)
+{
+    if (!context || (segment_count > 0 && (!offsets || !keys)) || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    for (size_t s = 0; s < segment_count; ++s)
+        if (offsets[s + 1] < offsets[s])
+            return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_sort_request request = request_of(options);
+    if (context->backend == BITONIC_BACKEND_CPU) {
+        bitonic_status status = BITONIC_SUCCESS;
+        for (size_t s = 0; s < segment_count && status == BITONIC_SUCCESS; ++s)
+            status = cpu_sort(context, (uint32_t *)keys + offsets[s], offsets[s + 1] - offsets[s], &request, NULL);
+        return status;
+    }
+    bitonic_status status = BITONIC_SUCCESS;
+    for (uint32_t size_log = 1; size_log < 8 * sizeof(size_t) && status == BITONIC_SUCCESS; ++size_log)
+        status = sort_segment_class(context, keys, offsets, segment_count, size_log, &request);
+    return status;
 }
 
 bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,

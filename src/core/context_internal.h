@@ -12,6 +12,7 @@ typedef struct bitonic_vk_context bitonic_vk_context;
 typedef struct bitonic_sort_request {
     bitonic_order order;
     bitonic_key_type key_type;
+    uint32_t row_length;             /* 0: one array; else independent rows of this length */
 } bitonic_sort_request;
 typedef struct bitonic_vk_buffer bitonic_vk_buffer;
 

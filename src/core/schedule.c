@@ -58,6 +58,8 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
     if (count <= 1)
         return 0;
     uint32_t virtual_log = bitonic_ceil_log2(count);
+    if (params->last_phase != 0 && params->last_phase < virtual_log)
+        virtual_log = params->last_phase;
     uint32_t tile_log = params->tile_log;
     uint64_t tiles = (count + ((uint64_t)1 << tile_log) - 1u) >> tile_log;
     uint32_t pass_count = 0;

@@ -43,6 +43,9 @@ typedef struct bitonic_pass {
 typedef struct bitonic_schedule_params {
     uint32_t tile_log;            /* 0: no tile passes (every step is global) */
     uint32_t max_global_steps;    /* steps per GLOBAL pass, 1..BITONIC_MAX_STEP_GROUP_LOG */
+    /* 0: sort the whole array. Else stop after this merge phase: every aligned
+     * block of 2^last_phase keys ends sorted on its own (batched rows). */
+    uint32_t last_phase;
 } bitonic_schedule_params;
 
 /* Smallest p with 2^p >= count (0 for count <= 1). */

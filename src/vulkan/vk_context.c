@@ -596,6 +596,7 @@ static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buf
 {
     bitonic_vulkan_sort_info info = {.keys = buffer->keys.device_buffer, .count = (uint32_t)count,
                                      .order = request->order, .key_type = request->key_type,
+                                     .row_length = request->row_length,
                                      .values = with_values ? buffer->values.device_buffer : VK_NULL_HANDLE};
     if (timed) {
         vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, 0, QUERY_COUNT);

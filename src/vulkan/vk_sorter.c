@@ -21,6 +21,8 @@ typedef struct pass_push_constants {
     uint32_t group_count;
     uint32_t key_xor;
     uint32_t key_type;
+    uint32_t row_log;
+    uint32_t row_length;
 } pass_push_constants;
 
 typedef struct sorter_variant {
@@ -372,18 +374,20 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
     return BITONIC_SUCCESS;
 }
 
-static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values,
-                               bitonic_pass *passes)
+/* The passes that sort virtual_count keys, every aligned block of 2^row_log
+ * on its own when row_log is not 0. */
+static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, bool with_values,
+                               uint32_t row_log, bitonic_pass *passes)
 {
     const bitonic_tuning *tuning = &sorter->variants[with_values ? WITH_VALUES : KEYS_ONLY].tuning;
-    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps};
-    return bitonic_schedule_build(count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log};
+    return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values)
 {
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = build_schedule(sorter, count, with_values, passes);
+    uint32_t pass_count = build_schedule(sorter, count, with_values, 0, passes);
     return pass_count == UINT32_MAX ? 0 : pass_count;
 }
 
@@ -420,8 +424,22 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         return BITONIC_ERROR_TOO_LARGE;
     bool with_values = info->values != VK_NULL_HANDLE;
     const sorter_variant *variant = &sorter->variants[with_values ? WITH_VALUES : KEYS_ONLY];
+    /* Rows: each is padded to a power of two in the virtual index space. */
+    uint32_t row_log = 0;
+    uint64_t virtual_count = info->count;
+    bool rows = info->row_length != 0 && info->row_length < info->count;
+    if (rows) {
+        if (info->count % info->row_length != 0)
+            return BITONIC_ERROR_INVALID_ARGUMENT;
+        row_log = bitonic_ceil_log2(info->row_length);
+        virtual_count = (uint64_t)(info->count / info->row_length) << row_log;
+        if (virtual_count > sorter->max_keys * 2u || virtual_count > ((uint64_t)1 << 31))
+            return BITONIC_ERROR_TOO_LARGE;
+    }
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = build_schedule(sorter, info->count, with_values, passes);
+    uint32_t pass_count = rows && info->row_length <= 1
+                              ? 0
+                              : build_schedule(sorter, virtual_count, with_values, row_log, passes);
     if (pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
 
@@ -468,6 +486,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .last_phase = pass->last_phase, .group_count = pass->group_count,
                 .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
                 .key_type = (uint32_t)info->key_type,
+                .row_log = row_log,
+                .row_length = info->row_length,
             };
             vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                sizeof constants, &constants);
