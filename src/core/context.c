@@ -171,11 +171,9 @@ static bitonic_status cpu_sort(const bitonic_context *context, uint32_t *keys, s
         status = bitonic_cpu_sort_u32(keys, count, request->order, &config);
     } else {
         uint32_t flip = order_xor(request);
-        for (size_t i = 0; i < count; ++i)
-            keys[i] = bitonic_ordered_from_key(keys[i], request->key_type, flip);
+        bitonic_keys_to_ordered(keys, count, request->key_type, flip);
         status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
-        for (size_t i = 0; i < count; ++i)
-            keys[i] = bitonic_key_from_ordered(keys[i], request->key_type, flip);
+        bitonic_keys_from_ordered(keys, count, request->key_type, flip);
     }
     if (timing) {
         timing->sort_ms = now_ms() - start;

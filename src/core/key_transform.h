@@ -15,18 +15,23 @@
 
 #include "bitonic.h"
 
+/* Written without branches on the key (masks and selects), so loops over
+ * arrays of random keys vectorise instead of mispredicting half the time. */
 static inline uint32_t bitonic_ordered_from_float_bits(uint32_t x)
 {
-    uint32_t twiddled = (x & 0x80000000u) ? ~x : x | 0x80000000u;
-    return x > 0xff800000u ? ~x + 0xff800001u : twiddled - 0x007fffffu;
+    uint32_t sign_mask = 0u - (x >> 31);                    /* all ones for a negative sign */
+    uint32_t twiddled = x ^ (sign_mask | 0x80000000u);      /* negative: ~x; positive: x | sign bit */
+    uint32_t negative_nan_mask = 0u - (uint32_t)(x > 0xff800000u);
+    return ((~x + 0xff800001u) & negative_nan_mask) | ((twiddled - 0x007fffffu) & ~negative_nan_mask);
 }
 
 static inline uint32_t bitonic_float_bits_from_ordered(uint32_t y)
 {
-    if (y >= 0xff800001u)
-        return ~(y - 0xff800001u);
+    uint32_t negative_nan_mask = 0u - (uint32_t)(y >= 0xff800001u);
     uint32_t twiddled = y + 0x007fffffu;
-    return (twiddled & 0x80000000u) ? twiddled & 0x7fffffffu : ~twiddled;
+    uint32_t positive_mask = 0u - (twiddled >> 31);         /* all ones when the float was positive */
+    uint32_t number = (twiddled & 0x7fffffffu & positive_mask) | (~twiddled & ~positive_mask);
+    return (~(y - 0xff800001u) & negative_nan_mask) | (number & ~negative_nan_mask);
 }
 
 static inline uint32_t bitonic_ordered_from_key(uint32_t stored, bitonic_key_type type, uint32_t order_xor)
@@ -43,6 +48,27 @@ static inline uint32_t bitonic_key_from_ordered(uint32_t ordered, bitonic_key_ty
     return type == BITONIC_KEY_F32   ? bitonic_float_bits_from_ordered(bits)
            : type == BITONIC_KEY_I32 ? bits ^ 0x80000000u
                                      : bits;
+}
+
+/* The same maps over arrays, with the type decided once outside the loop. */
+static inline void bitonic_keys_to_ordered(uint32_t *keys, size_t count, bitonic_key_type type, uint32_t order_xor)
+{
+    if (type == BITONIC_KEY_F32)
+        for (size_t i = 0; i < count; ++i)
+            keys[i] = bitonic_ordered_from_float_bits(keys[i]) ^ order_xor;
+    else
+        for (size_t i = 0; i < count; ++i)
+            keys[i] ^= (type == BITONIC_KEY_I32 ? 0x80000000u : 0u) ^ order_xor;
+}
+
+static inline void bitonic_keys_from_ordered(uint32_t *keys, size_t count, bitonic_key_type type, uint32_t order_xor)
+{
+    if (type == BITONIC_KEY_F32)
+        for (size_t i = 0; i < count; ++i)
+            keys[i] = bitonic_float_bits_from_ordered(keys[i] ^ order_xor);
+    else
+        for (size_t i = 0; i < count; ++i)
+            keys[i] ^= (type == BITONIC_KEY_I32 ? 0x80000000u : 0u) ^ order_xor;
 }
 
 #endif /* BITONIC_KEY_TRANSFORM_H */
