@@ -72,6 +72,15 @@ typedef struct bitonic_vulkan_sort_info {
      * (count a multiple of it) sorted independently, each at the cost of its own
      * length rounded up to a power of two. */
     uint32_t row_length;
+    /* Optional: a count the GPU writes (a particle system's live count). When
+     * set, the sort reads the uint32 at count_offset bytes (a multiple of 4) of
+     * count_buffer when it runs, and sorts that many keys, at most `count`: the
+     * passes are recorded for `count`, so that is what the sort costs. The buffer
+     * needs STORAGE_BUFFER usage; the sort reads it with COMPUTE_SHADER /
+     * SHADER_READ in every pass, so make its write visible before the sort and
+     * leave it unchanged until the sort ends. Not with row_length. */
+    VkBuffer count_buffer;
+    VkDeviceSize count_offset;
     /* Optional: count 32-bit values moved with their keys (same usage and offset
      * rules). VK_NULL_HANDLE sorts keys alone. Pairs are ordered by key, then by
      * value: equal keys come out in value order, so with the original indices as

@@ -16,12 +16,23 @@ layout(push_constant) uniform PassParams {
     uint key_type;     // KEY_U32, KEY_I32 or KEY_F32: how the stored bits map to ordered bits
     uint row_log;      // 0: one array; else rows of 2^row_log virtual keys, sorted independently
     uint row_length;   // keys a row holds in memory; its virtual keys past that are +infinity
+    uint count_offset; // ~0u: count is the key count; else the count is read at execution
+                       // time from word count_offset of the Count buffer, capped at count
 } params;
 
 layout(std430, binding = 0) buffer Keys { uint keys[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 1) buffer Values { uint values[]; };
 #endif
+// A count the GPU wrote (a particle system's live count): read when the pass
+// starts, so nothing has to come back to the host. Bound to the keys when unused.
+layout(std430, binding = 2) readonly buffer Count { uint counts[]; };
+
+// The number of real keys this pass sorts (see count_offset).
+uint key_count()
+{
+    return params.count_offset == 0xffffffffu ? params.count : min(counts[params.count_offset], params.count);
+}
 
 const uint PAD_KEY = 0xffffffffu;
 #ifdef WITH_VALUES
@@ -37,11 +48,11 @@ bool physical_index(uint v, out uint physical)
 {
     if (params.row_log == 0u) {
         physical = v;
-        return v < params.count;
+        return v < key_count();
     }
     uint column = v & ((1u << params.row_log) - 1u);
     physical = (v >> params.row_log) * params.row_length + column;
-    return column < params.row_length && physical < params.count;
+    return column < params.row_length && physical < key_count();
 }
 
 uint load_key(uint stored)

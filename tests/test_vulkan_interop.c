@@ -202,6 +202,39 @@ static bool sort_pairs(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys,
     return ok;
 }
 
+/* The count comes from a buffer at execution time: `live` keys are sorted,
+ * the rest of the `max_count` keys stay as they were. */
+static bool sort_with_gpu_count(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys, host_buffer *count,
+                                uint32_t live, uint32_t max_count, uint64_t *seed)
+{
+    uint32_t *input = malloc((max_count + 1) * sizeof *input);
+    for (uint32_t i = 0; i < max_count; ++i)
+        input[i] = keys->data[i] = (uint32_t)test_random_u64(seed) % 1000u;
+    count->data[3] = live;  /* at byte offset 12 */
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(a->commands, &begin);
+    bitonic_vulkan_sort_info info = {.keys = keys->buffer, .count = max_count, .count_buffer = count->buffer,
+                                     .count_offset = 12};
+    bitonic_status status = bitonic_vulkan_record_sort(sorter, a->commands, &info);
+    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(a->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
+                         0, NULL, 0, NULL);
+    vkEndCommandBuffer(a->commands);
+    bool ok = status == BITONIC_SUCCESS && submit(a);
+    uint32_t sorted_live = live < max_count ? live : max_count;
+    uint64_t sum_in = 0, sum_out = 0;
+    for (uint32_t i = 0; i < sorted_live; ++i) {
+        sum_in += input[i];
+        sum_out += keys->data[i];
+        ok = ok && (i == 0 || keys->data[i - 1] <= keys->data[i]);
+    }
+    for (uint32_t i = sorted_live; i < max_count && ok; ++i)
+        ok = keys->data[i] == input[i];
+    free(input);
+    return ok && sum_in == sum_out;
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -235,6 +268,13 @@ int main(void)
                                           i == 4 ? queries : VK_NULL_HANDLE, &seed),
                            "pairs: %u keys, %s, offset %u", counts[i], o ? "descending" : "ascending",
                            i % 2 ? first : 0);
+        host_buffer count;
+        create_host_buffer(&a, 64, &count);
+        uint32_t lives[] = {0, 1, 5, 300, info.tile_keys + 3, capacity - 1, capacity, capacity + 50};
+        for (size_t i = 0; i < sizeof lives / sizeof lives[0]; ++i)
+            TEST_CHECK(&t, sort_with_gpu_count(&a, sorter, &keys, &count, lives[i], capacity, &seed),
+                       "count read on the GPU: %u live of at most %u", lives[i], capacity);
+        destroy_host_buffer(&a, &count);
         uint64_t stamps[2] = {0, 0};
         vkGetQueryPoolResults(a.device, queries, 0, 2, sizeof stamps, stamps, 8, VK_QUERY_RESULT_64_BIT);
         TEST_CHECK(&t, stamps[1] >= stamps[0], "timestamps written in order");

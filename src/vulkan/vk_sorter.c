@@ -23,7 +23,11 @@ typedef struct pass_push_constants {
     uint32_t key_type;
     uint32_t row_log;
     uint32_t row_length;
+    uint32_t count_offset;
 } pass_push_constants;
+
+#define COUNT_BINDING 2u
+#define NO_COUNT_BUFFER UINT32_MAX
 
 typedef struct sorter_variant {
     bitonic_tuning tuning;
@@ -159,10 +163,12 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, int with_values,
                                sorter_variant *variant)
 {
-    VkDescriptorSetLayoutBinding bindings[2];
-    uint32_t binding_count = with_values ? 2u : 1u;
+    /* Keys at 0, values at 1 (with values), the execution-time count at 2. */
+    uint32_t binding_numbers[3] = {0, with_values ? 1u : COUNT_BINDING, COUNT_BINDING};
+    VkDescriptorSetLayoutBinding bindings[3];
+    uint32_t binding_count = with_values ? 3u : 2u;
     for (uint32_t i = 0; i < binding_count; ++i)
-        bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+        bindings[i] = (VkDescriptorSetLayoutBinding){.binding = binding_numbers[i],
                                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                      .descriptorCount = 1,
                                                      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
@@ -418,7 +424,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
 {
     if (!sorter || command_buffer == VK_NULL_HANDLE || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
-        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F32)
+        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F32 ||
+        (info->count_buffer != VK_NULL_HANDLE && (info->count_offset % 4u != 0 || info->row_length != 0)))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (info->count > sorter->max_keys)
         return BITONIC_ERROR_TOO_LARGE;
@@ -459,14 +466,23 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     if (timed)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
     if (pass_count > 0) {
-        VkDescriptorBufferInfo buffers[2] = {
+        /* Without a count buffer the keys stand in for it: the shader does not read it. */
+        bool indirect = info->count_buffer != VK_NULL_HANDLE;
+        VkDescriptorBufferInfo count_binding = {.buffer = indirect ? info->count_buffer : info->keys,
+                                                .offset = indirect ? 0 : info->keys_offset,
+                                                .range = indirect ? VK_WHOLE_SIZE : 4u};
+        VkDescriptorBufferInfo buffers[3] = {
             {.buffer = info->keys, .offset = info->keys_offset, .range = (VkDeviceSize)info->count * 4u},
-            {.buffer = info->values, .offset = info->values_offset, .range = (VkDeviceSize)info->count * 4u},
+            with_values ? (VkDescriptorBufferInfo){.buffer = info->values, .offset = info->values_offset,
+                                                   .range = (VkDeviceSize)info->count * 4u}
+                        : count_binding,
+            count_binding,
         };
-        VkWriteDescriptorSet writes[2];
-        for (uint32_t i = 0; i < 2; ++i)
+        uint32_t binding_numbers[3] = {0, with_values ? 1u : COUNT_BINDING, COUNT_BINDING};
+        VkWriteDescriptorSet writes[3];
+        for (uint32_t i = 0; i < 3; ++i)
             writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                               .dstBinding = i, .descriptorCount = 1,
+                                               .dstBinding = binding_numbers[i], .descriptorCount = 1,
                                                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                .pBufferInfo = &buffers[i]};
         VkPipeline bound = VK_NULL_HANDLE;
@@ -478,7 +494,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
                 if (bound == VK_NULL_HANDLE)
                     sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE,
-                                                variant->pipeline_layout, 0, with_values ? 2u : 1u, writes);
+                                                variant->pipeline_layout, 0, with_values ? 3u : 2u, writes);
                 bound = pipeline;
             }
             pass_push_constants constants = {
@@ -488,6 +504,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .key_type = (uint32_t)info->key_type,
                 .row_log = row_log,
                 .row_length = info->row_length,
+                .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
             };
             vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                sizeof constants, &constants);
