@@ -11,6 +11,7 @@ const uint REGISTERS = 1u << REGISTER_LOG;
 
 void main()
 {
+    live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint group_index = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (group_index >= params.group_count)

@@ -28,11 +28,14 @@ layout(std430, binding = 1) buffer Values { uint values[]; };
 // starts, so nothing has to come back to the host. Bound to the keys when unused.
 layout(std430, binding = 2) readonly buffer Count { uint counts[]; };
 
-// The number of real keys this pass sorts (see count_offset).
+// The number of real keys this pass sorts (see count_offset): read once, at
+// the start of main(), into live_count.
 uint key_count()
 {
     return params.count_offset == 0xffffffffu ? params.count : min(counts[params.count_offset], params.count);
 }
+
+uint live_count;
 
 const uint PAD_KEY = 0xffffffffu;
 #ifdef WITH_VALUES
@@ -48,11 +51,11 @@ bool physical_index(uint v, out uint physical)
 {
     if (params.row_log == 0u) {
         physical = v;
-        return v < key_count();
+        return v < live_count;
     }
     uint column = v & ((1u << params.row_log) - 1u);
     physical = (v >> params.row_log) * params.row_length + column;
-    return column < params.row_length && physical < key_count();
+    return column < params.row_length && physical < live_count;
 }
 
 uint load_key(uint stored)

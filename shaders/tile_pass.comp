@@ -51,6 +51,7 @@ void shared_to_registers(uint phase, uint top, uint steps)
 
 void main()
 {
+    live_count = key_count();
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;

@@ -122,6 +122,7 @@ void lane_flip(uint lane, uint block_lanes)
 
 void main()
 {
+    live_count = key_count();
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;
