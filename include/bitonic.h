@@ -61,6 +61,9 @@ typedef enum bitonic_key_type {
     BITONIC_KEY_U32 = 0,
     BITONIC_KEY_I32 = 1,
     BITONIC_KEY_F32 = 2,
+    BITONIC_KEY_U64 = 3,             /* 64-bit types: 8 bytes a key; sort, pairs, argsort, rank map and */
+    BITONIC_KEY_I64 = 4,             /* records take them; rows, segments and range search are 32-bit */
+    BITONIC_KEY_F64 = 5,             /* only for now (BITONIC_ERROR_UNSUPPORTED) */
 } bitonic_key_type;
 
 typedef enum bitonic_backend {

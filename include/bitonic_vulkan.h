@@ -38,6 +38,10 @@ typedef struct bitonic_vulkan_sorter_desc {
     bool capture_pipeline_statistics;
     /* Use the shared-memory tile kernel even where subgroup shuffles exist. */
     bool no_subgroup_shuffle;
+    /* The device was created with the shaderInt64 feature enabled: build the
+     * pipelines for 64-bit keys (u64, i64, f64). Without it those sorts give
+     * BITONIC_ERROR_UNSUPPORTED. */
+    bool enable_64bit_keys;
 } bitonic_vulkan_sorter_desc;
 
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;
@@ -60,14 +64,14 @@ typedef struct bitonic_vulkan_sorter_info {
 void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);
 
 typedef struct bitonic_vulkan_sort_info {
-    /* count 32-bit keys at keys_offset in keys, sorted in place. The buffer needs
+    /* count keys at keys_offset in keys (4 bytes each, 8 for 64-bit key types), sorted in place. The buffer needs
      * VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; the offset must be a multiple of
      * minStorageBufferOffsetAlignment. */
     VkBuffer keys;
     VkDeviceSize keys_offset;
     uint32_t count;
     bitonic_order order;
-    bitonic_key_type key_type;          /* how the 32-bit keys are ordered (bitonic.h) */
+    bitonic_key_type key_type;          /* how the keys are ordered (bitonic.h); 64-bit types take 8 bytes a key */
     /* 0: the count keys are one array. Else they are count / row_length rows
      * (count a multiple of it) sorted independently, each at the cost of its own
      * length rounded up to a power of two. */

@@ -4,6 +4,9 @@
 const uint KEY_U32 = 0u;
 const uint KEY_I32 = 1u;
 const uint KEY_F32 = 2u;
+const uint KEY_U64 = 3u;
+const uint KEY_I64 = 4u;
+const uint KEY_F64 = 5u;
 
 // floats: -inf < ... < -0 < +0 < ... < +inf < +NaN (payload up) < -NaN (payload down)
 uint ordered_from_float_bits(uint x)
@@ -37,3 +40,37 @@ uint stored_key(uint ordered, uint key_type, uint key_xor)
            : key_type == KEY_I32 ? bits ^ 0x80000000u
                                  : bits;
 }
+
+#ifdef KEY64
+// The same maps for 64-bit keys (u64, i64, f64); f64 in the order of f32.
+uint64_t ordered_from_double_bits(uint64_t x)
+{
+    bool negative_nan = x > 0xfff0000000000000UL;
+    uint64_t twiddled = (x & 0x8000000000000000UL) != 0UL ? ~x : x | 0x8000000000000000UL;
+    return negative_nan ? ~x + 0xfff0000000000001UL : twiddled - 0x000fffffffffffffUL;
+}
+
+uint64_t double_bits_from_ordered(uint64_t y)
+{
+    if (y >= 0xfff0000000000001UL)
+        return ~(y - 0xfff0000000000001UL);
+    uint64_t twiddled = y + 0x000fffffffffffffUL;
+    return (twiddled & 0x8000000000000000UL) != 0UL ? twiddled & 0x7fffffffffffffffUL : ~twiddled;
+}
+
+uint64_t ordered_key64(uint64_t stored, uint key_type, uint key_xor)
+{
+    uint64_t ordered = key_type == KEY_F64   ? ordered_from_double_bits(stored)
+                       : key_type == KEY_I64 ? stored ^ 0x8000000000000000UL
+                                             : stored;
+    return key_xor != 0u ? ~ordered : ordered;
+}
+
+uint64_t stored_key64(uint64_t ordered, uint key_type, uint key_xor)
+{
+    uint64_t bits = key_xor != 0u ? ~ordered : ordered;
+    return key_type == KEY_F64   ? double_bits_from_ordered(bits)
+           : key_type == KEY_I64 ? bits ^ 0x8000000000000000UL
+                                 : bits;
+}
+#endif

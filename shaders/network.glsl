@@ -5,6 +5,15 @@
 // Addressing mirrors bitonic_group_key_index() in src/core/schedule.h; keep the
 // two in step (the C reference executor proves that formula on every input).
 #extension GL_EXT_control_flow_attributes : require
+#ifdef KEY64
+// 64-bit keys (u64, i64, f64): the same network over uint64_t.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define key_t uint64_t
+#define PAD_KEY 0xffffffffffffffffUL
+#else
+#define key_t uint
+#define PAD_KEY 0xffffffffu
+#endif
 
 layout(push_constant) uniform PassParams {
     uint count;        // keys in the buffer; indices at or past it are +infinity
@@ -20,7 +29,7 @@ layout(push_constant) uniform PassParams {
                        // time from word count_offset of the Count buffer, capped at count
 } params;
 
-layout(std430, binding = 0) buffer Keys { uint keys[]; };
+layout(std430, binding = 0) buffer Keys { key_t keys[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 1) buffer Values { uint values[]; };
 #endif
@@ -37,7 +46,6 @@ uint key_count()
 
 uint live_count;
 
-const uint PAD_KEY = 0xffffffffu;
 #ifdef WITH_VALUES
 // Pads sort after every real (key, value): real values are below 2^32 - 1.
 const uint PAD_VALUE = 0xffffffffu;
@@ -58,17 +66,25 @@ bool physical_index(uint v, out uint physical)
     return column < params.row_length && physical < live_count;
 }
 
-uint load_key(uint stored)
+key_t load_key(key_t stored)
 {
+#ifdef KEY64
+    return ordered_key64(stored, params.key_type, params.key_xor);
+#else
     return ordered_key(stored, params.key_type, params.key_xor);
+#endif
 }
 
-uint store_key(uint ordered)
+key_t store_key(key_t ordered)
 {
+#ifdef KEY64
+    return stored_key64(ordered, params.key_type, params.key_xor);
+#else
     return stored_key(ordered, params.key_type, params.key_xor);
+#endif
 }
 
-uint reg_keys[REGISTERS];
+key_t reg_keys[REGISTERS];
 #ifdef WITH_VALUES
 uint reg_values[REGISTERS];
 #endif
@@ -77,7 +93,7 @@ uint reg_values[REGISTERS];
 // come out in value order, so a sort is deterministic, and with the original
 // indices as values it is stable.
 #ifdef WITH_VALUES
-bool pair_less(uint key_x, uint value_x, uint key_y, uint value_y)
+bool pair_less(key_t key_x, uint value_x, key_t key_y, uint value_y)
 {
     return key_x < key_y || (key_x == key_y && value_x < value_y);
 }
@@ -89,14 +105,14 @@ void compare_exchange(uint a, uint b)
 {
 #ifdef WITH_VALUES
     bool swap = pair_less(reg_keys[b], reg_values[b], reg_keys[a], reg_values[a]);
-    uint key_a = reg_keys[a], key_b = reg_keys[b];
+    key_t key_a = reg_keys[a], key_b = reg_keys[b];
     uint value_a = reg_values[a], value_b = reg_values[b];
     reg_keys[a] = swap ? key_b : key_a;
     reg_keys[b] = swap ? key_a : key_b;
     reg_values[a] = swap ? value_b : value_a;
     reg_values[b] = swap ? value_a : value_b;
 #else
-    uint low = min(reg_keys[a], reg_keys[b]);
+    key_t low = min(reg_keys[a], reg_keys[b]);
     reg_keys[b] = max(reg_keys[a], reg_keys[b]);
     reg_keys[a] = low;
 #endif

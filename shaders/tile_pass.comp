@@ -15,7 +15,7 @@ const uint TILE_KEYS = 1u << TILE_LOG;
 
 #include "network.glsl"
 
-shared uint tile_keys[TILE_KEYS + (TILE_KEYS >> 5)];
+shared key_t tile_keys[TILE_KEYS + (TILE_KEYS >> 5)];
 #ifdef WITH_VALUES
 shared uint tile_values[TILE_KEYS + (TILE_KEYS >> 5)];
 #endif

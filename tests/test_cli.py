@@ -76,7 +76,23 @@ with tempfile.TemporaryDirectory() as scratch:
         count = (len(data) - offset) // struct.calcsize(fmt)
         return data[:offset], list(struct.unpack("<%d%s" % (count, fmt), data[offset:]))
 
+    doubles = [2.5, float("nan"), -0.0, float("-inf"), 1e300, -1e-310, 0.0]
+    with open(path("doubles.npy"), "wb") as f:
+        f.write(npy_bytes("<f8", doubles, "d"))
+    longs = [2**62, -2**63, 5, -5, 2**63 - 1, 5]
+    with open(path("longs.npy"), "wb") as f:
+        f.write(npy_bytes("<i8", longs, "q"))
+
     for device in ("cpu", "vulkan"):
+        r = run("sort", path("doubles.npy"), path("doubles_out.npy"), "--descending", "--device", device)
+        header, got = read_npy("doubles_out.npy", "d")
+        check(r.returncode == 0 and b"'<f8'" in header and got[0] != got[0] and got[1:] == [1e300, 2.5, 0.0, -0.0,
+              -1e-310, float("-inf")] and struct.pack("<d", got[3]) == struct.pack("<d", 0.0),
+              "float64 descending on %s: %r" % (device, got))
+        r = run("sort", path("longs.npy"), path("longs_perm.npy"), "--argsort", "--device", device)
+        header, got = read_npy("longs_perm.npy", "I")
+        check(r.returncode == 0 and got == sorted(range(len(longs)), key=lambda i: longs[i]),
+              "int64 argsort on %s: %r" % (device, got))
         r = run("sort", path("floats.npy"), path("floats_out.npy"), "--device", device)
         header, got = read_npy("floats_out.npy", "f")
         bits = [struct.unpack("<I", struct.pack("<f", v))[0] for v in got]
@@ -101,15 +117,15 @@ with tempfile.TemporaryDirectory() as scratch:
         f.write(b"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a")
     with open(path("broken.npy"), "wb") as f:
         f.write(b"\x93NUMPY\x01\x00\x20\x00{'descr': '<u4', 'shape': (")
-    with open(path("doubles.npy"), "wb") as f:
-        f.write(npy_bytes("<f8", [1.5, -2.0], "d"))
+    with open(path("shorts.npy"), "wb") as f:
+        f.write(npy_bytes("<i2", [1, -2], "h"))
     with open(path("two_d.npy"), "wb") as f:
         data = npy_bytes("<u4", [1, 2, 3, 4], "I").replace(b"(4,)", b"(2,2)")
         f.write(data)
     cases = [
         ("odd.bin", "not a multiple of 4"),
         ("broken.npy", ""),
-        ("doubles.npy", "float64"),
+        ("shorts.npy", "<i2"),
         ("two_d.npy", ""),
         ("missing.bin", "missing.bin"),
     ]

@@ -49,5 +49,28 @@ int main(void)
             TEST_CHECK(&t, same && memcmp(keys, original, sizeof keys) == 0, "array maps, type %d, order %u", type,
                        flip);
         }
+    /* 64-bit: round trips of random and special patterns, and the double order. */
+    uint64_t wrong64 = 0;
+    for (int i = 0; i < 2000000; ++i) {
+        uint64_t x = test_random_u64(&seed);
+        if (i % 4 == 1)
+            x |= 0x7ff0000000000000ull;  /* NaN and infinity exponents, both signs */
+        wrong64 += bitonic_double_bits_from_ordered(bitonic_ordered_from_double_bits(x)) != x;
+    }
+    TEST_CHECK(&t, wrong64 == 0, "double bit patterns map back to themselves");
+    const double numbers[] = {-INFINITY, -1e300, -1.0, -5e-324, -0.0, 0.0, 5e-324, 1.0, 1e300, INFINITY};
+    uint64_t order[14];
+    for (int i = 0; i < 10; ++i)
+        memcpy(&order[i], &numbers[i], 8);
+    order[10] = 0x7ff0000000000001ull;  /* +NaNs by payload, then -NaNs */
+    order[11] = 0x7fffffffffffffffull;
+    order[12] = 0xffffffffffffffffull;
+    order[13] = 0xfff0000000000001ull;
+    for (int i = 0; i + 1 < 14; ++i)
+        TEST_CHECK(&t, bitonic_ordered_from_double_bits(order[i]) < bitonic_ordered_from_double_bits(order[i + 1]),
+                   "double order at %d", i);
+    TEST_CHECK(&t, bitonic_ordered_from_key64(0x8000000000000000ull, BITONIC_KEY_I64, 0) <
+                       bitonic_ordered_from_key64(0x7fffffffffffffffull, BITONIC_KEY_I64, 0),
+               "INT64_MIN before INT64_MAX");
     return test_finish(&t);
 }

@@ -126,7 +126,17 @@ bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, c
 static bool valid_options(const bitonic_sort_options *options)
 {
     return !options || ((options->order == BITONIC_ORDER_ASCENDING || options->order == BITONIC_ORDER_DESCENDING) &&
-                        (unsigned)options->key_type <= (unsigned)BITONIC_KEY_F32);
+                        (unsigned)options->key_type <= (unsigned)BITONIC_KEY_F64);
+}
+
+static bool is_key64(const bitonic_sort_options *options)
+{
+    return options && options->key_type >= BITONIC_KEY_U64;
+}
+
+static size_t key_bytes(bitonic_key_type type)
+{
+    return bitonic_key_words(type) * sizeof(uint32_t);
 }
 
 static uint32_t bitonic_ceil_log2_size(size_t n)
@@ -184,7 +194,21 @@ static bitonic_status cpu_sort(const bitonic_context *context, uint32_t *keys, s
     return status;
 }
 
-/* The host sort buffer, grown to at least count keys. */
+/* 64-bit keys on the CPU path: ordered bits, a radix sort, and back. */
+static bitonic_status cpu_sort64(uint64_t *keys, size_t count, const bitonic_sort_request *request)
+{
+    uint64_t *scratch = malloc(count * sizeof *scratch);
+    if (!scratch)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    bitonic_keys64_to_ordered(keys, count, request->key_type, flip);
+    bitonic_cpu_sort_u64(keys, scratch, count);
+    bitonic_keys64_from_ordered(keys, count, request->key_type, flip);
+    free(scratch);
+    return BITONIC_SUCCESS;
+}
+
+/* The host sort buffer, grown to at least count 32-bit words. */
 static bitonic_status host_sort_buffer(bitonic_context *context, size_t count, bitonic_buffer **out)
 {
     bitonic_buffer *buffer = context->host_sort_buffer;
@@ -208,9 +232,9 @@ bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, 
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
     if (context->backend == BITONIC_BACKEND_CPU)
-        return cpu_sort(context, keys, count, &request, NULL);
+        return is_key64(options) ? cpu_sort64(keys, count, &request) : cpu_sort(context, keys, count, &request, NULL);
     bitonic_buffer *buffer;
-    bitonic_status status = host_sort_buffer(context, count, &buffer);
+    bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request.key_type), &buffer);
     if (status != BITONIC_SUCCESS)
         return status;
     return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
@@ -221,6 +245,8 @@ bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t ro
 {
     if (!context || (!keys && row_count > 0 && row_length > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (is_key64(options))
+        return BITONIC_ERROR_UNSUPPORTED;
     if (row_length > 0 && row_count > SIZE_MAX / row_length)
         return BITONIC_ERROR_TOO_LARGE;
     size_t count = row_count * row_length;
@@ -296,6 +322,8 @@ bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const
     for (size_t s = 0; s < segment_count; ++s)
         if (offsets[s + 1] < offsets[s])
             return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (is_key64(options))
+        return BITONIC_ERROR_UNSUPPORTED;
     bitonic_sort_request request = request_of(options);
     if (context->backend == BITONIC_BACKEND_CPU) {
         bitonic_status status = BITONIC_SUCCESS;
@@ -319,18 +347,32 @@ bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t
 
 /* Pairs on the CPU path: packed as (ordered key << 32 | value) and sorted as
  * 64-bit words, the order of the GPU's pair comparator. */
-static bitonic_status cpu_sort_pairs(uint32_t *keys, uint32_t *values, size_t count,
-                                     const bitonic_sort_request *request)
+static bitonic_status cpu_sort_pairs(void *keys, uint32_t *values, size_t count, const bitonic_sort_request *request)
 {
+    if (request->key_type >= BITONIC_KEY_U64) {
+        uint64_t *keys64 = keys, *scratch_keys = malloc(count * sizeof *scratch_keys);
+        uint32_t *scratch_values = malloc(count * sizeof *scratch_values);
+        bitonic_status status = scratch_keys && scratch_values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        if (status == BITONIC_SUCCESS) {
+            uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+            bitonic_keys64_to_ordered(keys64, count, request->key_type, flip);
+            bitonic_cpu_sort_pairs_u64(keys64, values, scratch_keys, scratch_values, count);
+            bitonic_keys64_from_ordered(keys64, count, request->key_type, flip);
+        }
+        free(scratch_keys);
+        free(scratch_values);
+        return status;
+    }
+    uint32_t *keys32 = keys;
     uint64_t *words = malloc(2 * count * sizeof *words);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t flip = order_xor(request);
     for (size_t i = 0; i < count; ++i)
-        words[i] = (uint64_t)bitonic_ordered_from_key(keys[i], request->key_type, flip) << 32 | values[i];
+        words[i] = (uint64_t)bitonic_ordered_from_key(keys32[i], request->key_type, flip) << 32 | values[i];
     bitonic_cpu_sort_u64(words, words + count, count);
     for (size_t i = 0; i < count; ++i) {
-        keys[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
+        keys32[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
         values[i] = (uint32_t)words[i];
     }
     free(words);
@@ -338,13 +380,13 @@ static bitonic_status cpu_sort_pairs(uint32_t *keys, uint32_t *values, size_t co
 }
 
 /* Pairs ordered by (key, value), on whichever backend the context has. */
-static bitonic_status sort_pairs_by_value(bitonic_context *context, uint32_t *keys, uint32_t *values, size_t count,
+static bitonic_status sort_pairs_by_value(bitonic_context *context, void *keys, uint32_t *values, size_t count,
                                           const bitonic_sort_request *request)
 {
     if (context->backend == BITONIC_BACKEND_CPU)
         return cpu_sort_pairs(keys, values, count, request);
     bitonic_buffer *buffer;
-    bitonic_status status = host_sort_buffer(context, count, &buffer);
+    bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request->key_type), &buffer);
     if (status != BITONIC_SUCCESS)
         return status;
     return bitonic_vk_sort_host(context->vk, buffer->vk, keys, values, count, request, NULL);
@@ -352,7 +394,7 @@ static bitonic_status sort_pairs_by_value(bitonic_context *context, uint32_t *ke
 
 /* Indices 0 .. count-1 sorted by their keys; keys end sorted. Ties keep index
  * order, because pairs with equal keys are ordered by value. */
-static bitonic_status sort_indices(bitonic_context *context, uint32_t *keys, uint32_t *indices, size_t count,
+static bitonic_status sort_indices(bitonic_context *context, void *keys, uint32_t *indices, size_t count,
                                    const bitonic_sort_request *request)
 {
     for (size_t i = 0; i < count; ++i)
@@ -395,11 +437,11 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
         return BITONIC_ERROR_TOO_LARGE;
     if (count == 0)
         return BITONIC_SUCCESS;
-    uint32_t *scratch_keys = malloc(count * sizeof *scratch_keys);
+    bitonic_sort_request request = request_of(options);
+    void *scratch_keys = malloc(count * key_bytes(request.key_type));
     if (!scratch_keys)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    memcpy(scratch_keys, keys, count * sizeof *scratch_keys);
-    bitonic_sort_request request = request_of(options);
+    memcpy(scratch_keys, keys, count * key_bytes(request.key_type));
     bitonic_status status = sort_indices(context, scratch_keys, out_indices, count, &request);
     free(scratch_keys);
     return status;
@@ -414,19 +456,22 @@ bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_
 bitonic_status bitonic_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
                                     size_t key_offset, const bitonic_sort_options *options)
 {
-    if (!context || (!records && count > 0) || stride == 0 || key_offset > stride || stride - key_offset < 4 ||
-        !valid_options(options))
+    if (!context || (!records && count > 0) || stride == 0 || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    size_t field_bytes = key_bytes(request_of(options).key_type);
+    if (key_offset > stride || stride - key_offset < field_bytes)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count >= UINT32_MAX || (count > 0 && stride > SIZE_MAX / count))
         return BITONIC_ERROR_TOO_LARGE;
     if (count <= 1)
         return BITONIC_SUCCESS;
-    uint32_t *keys = malloc(count * sizeof *keys), *indices = malloc(count * sizeof *indices);
+    unsigned char *keys = malloc(count * field_bytes);
+    uint32_t *indices = malloc(count * sizeof *indices);
     unsigned char *gathered = malloc(count * stride);
     bitonic_status status = keys && indices && gathered ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     unsigned char *bytes = records;
     for (size_t i = 0; status == BITONIC_SUCCESS && i < count; ++i)
-        memcpy(&keys[i], bytes + i * stride + key_offset, sizeof keys[i]);
+        memcpy(keys + i * field_bytes, bytes + i * stride + key_offset, field_bytes);
     if (status == BITONIC_SUCCESS) {
         bitonic_sort_request request = request_of(options);
         status = sort_indices(context, keys, indices, count, &request);
@@ -483,6 +528,8 @@ bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count >= UINT32_MAX || query_count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
+    if (is_key64(options))
+        return BITONIC_ERROR_UNSUPPORTED;
     if (query_count == 0)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
@@ -571,6 +618,8 @@ bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const b
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (is_key64(options))
+        return BITONIC_ERROR_UNSUPPORTED;  /* resident buffers hold 32-bit keys */
     bitonic_sort_request request = request_of(options);
     if (buffer->host_keys)
         return cpu_sort(buffer->context, buffer->host_keys, count, &request, out_timing);
@@ -617,6 +666,8 @@ bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, c
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (is_key64(options))
+        return BITONIC_ERROR_UNSUPPORTED;  /* resident buffers hold 32-bit keys */
     bitonic_sort_request request = request_of(options);
     if (!buffer->host_keys)
         return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, true, &request, out_timing);

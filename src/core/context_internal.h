@@ -8,6 +8,12 @@
 
 typedef struct bitonic_vk_context bitonic_vk_context;
 
+/* 32-bit words a key of this type takes: 1, or 2 for the 64-bit types. */
+static inline size_t bitonic_key_words(bitonic_key_type type)
+{
+    return type >= BITONIC_KEY_U64 ? 2u : 1u;
+}
+
 /* What one sort is asked to do, as the layers below the public API see it. */
 typedef struct bitonic_sort_request {
     bitonic_order order;
@@ -68,8 +74,8 @@ bitonic_status bitonic_vk_buffer_download_values(bitonic_vk_context *vk, bitonic
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
                                       bool with_values, const bitonic_sort_request *request, bitonic_timing *timing);
 /* Upload, sort and download in one submission: the host convenience path.
- * values may be NULL (keys alone). */
-bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
+ * values may be NULL (keys alone). keys hold count keys of the request's type. */
+bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys,
                                     uint32_t *values, size_t count, const bitonic_sort_request *request,
                                     bitonic_timing *timing);
 

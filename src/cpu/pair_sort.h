@@ -13,4 +13,9 @@
 /* Sorts count words ascending; scratch holds count words. */
 void bitonic_cpu_sort_u64(uint64_t *words, uint64_t *scratch, size_t count);
 
+/* Sorts count (key, value) pairs by key, then by value; scratch_keys and
+ * scratch_values hold count entries each. */
+void bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, uint64_t *scratch_keys, uint32_t *scratch_values,
+                                size_t count);
+
 #endif /* BITONIC_CPU_PAIR_SORT_H */

@@ -269,13 +269,16 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_features = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
         .pipelineExecutableInfo = VK_TRUE};
+    VkPhysicalDeviceFeatures supported;
+    vkGetPhysicalDeviceFeatures(vk->physical_device, &supported);
+    VkPhysicalDeviceFeatures enabled = {.shaderInt64 = supported.shaderInt64};
     bool statistics = desc->capture_pipeline_statistics &&
                       has_device_extension(vk->physical_device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                       .pNext = statistics ? &executable_features : NULL,
                                       .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
                                       .enabledExtensionCount = statistics ? 2u : 1u,
-                                      .ppEnabledExtensionNames = extensions};
+                                      .ppEnabledExtensionNames = extensions, .pEnabledFeatures = &enabled};
     VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, NULL, &vk->device));
     vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
 
@@ -299,7 +302,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .tile_keys_per_thread = desc->tile_keys_per_thread,
                                               .max_strides_per_global_pass = desc->max_strides_per_global_pass,
                                               .capture_pipeline_statistics = statistics,
-                                              .no_subgroup_shuffle = desc->no_subgroup_shuffle};
+                                              .no_subgroup_shuffle = desc->no_subgroup_shuffle,
+                                              .enable_64bit_keys = supported.shaderInt64 == VK_TRUE};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
@@ -627,7 +631,8 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
                                           bool with_values, const bitonic_sort_request *request,
                                           bitonic_timing *timing, bool transfers)
 {
-    if (count > buffer->capacity)
+    size_t key_words = bitonic_key_words(request->key_type);
+    if (count > buffer->capacity / key_words)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (with_values) {
         bitonic_status status = ensure_values(vk, buffer);
@@ -640,7 +645,7 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
     if (status != BITONIC_SUCCESS)
         return status;
     if (transfers && count > 0) {
-        record_upload(vk, &buffer->keys, count);
+        record_upload(vk, &buffer->keys, count * key_words);
         if (with_values)
             record_upload(vk, &buffer->values, count);
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -655,7 +660,7 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
     if (transfers && count > 0) {
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-        record_download(vk, &buffer->keys, count);
+        record_download(vk, &buffer->keys, count * key_words);
         if (with_values)
             record_download(vk, &buffer->values, count);
         record_download_barrier(vk);
@@ -675,7 +680,7 @@ bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer 
     return sort_with_transfers(vk, buffer, count, with_values, request, timing, false);
 }
 
-bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, uint32_t *keys,
+bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys,
                                     uint32_t *values, size_t count, const bitonic_sort_request *request,
                                     bitonic_timing *timing)
 {
@@ -685,12 +690,15 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
         if (status != BITONIC_SUCCESS)
             return status;
     }
-    memcpy(buffer->keys.staging, keys, count * sizeof(uint32_t));
+    size_t key_bytes = bitonic_key_words(request->key_type) * sizeof(uint32_t);
+    if (count > buffer->capacity / bitonic_key_words(request->key_type))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    memcpy(buffer->keys.staging, keys, count * key_bytes);
     if (with_values)
         memcpy(buffer->values.staging, values, count * sizeof(uint32_t));
     bitonic_status status = sort_with_transfers(vk, buffer, count, with_values, request, timing, true);
     if (status == BITONIC_SUCCESS) {
-        memcpy(keys, buffer->keys.staging, count * sizeof(uint32_t));
+        memcpy(keys, buffer->keys.staging, count * key_bytes);
         if (with_values)
             memcpy(values, buffer->values.staging, count * sizeof(uint32_t));
     }

@@ -16,8 +16,10 @@ bitonic_status bitonic_status_from_vk(VkResult result);
 /* Generated from shaders/ at build time (cmake/embed_spirv.cmake): each kernel
  * once per keys-per-thread value, with and without values. */
 #define BITONIC_DECLARE_SPIRV(name) extern const uint32_t name[]; extern const size_t name##_size;
-#define BITONIC_DECLARE_KERNEL(kernel, r) \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r)
+#define BITONIC_DECLARE_KERNEL(kernel, r)                                                                    \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_r##r)                                                 \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_values_r##r)
 BITONIC_DECLARE_KERNEL(tile_pass, 1) BITONIC_DECLARE_KERNEL(tile_pass, 2) BITONIC_DECLARE_KERNEL(tile_pass, 3)
 BITONIC_DECLARE_KERNEL(tile_pass, 4) BITONIC_DECLARE_KERNEL(tile_pass, 5)
 BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 1) BITONIC_DECLARE_KERNEL(tile_shuffle_pass, 2)
@@ -35,9 +37,9 @@ typedef struct bitonic_spirv {
 
 /* The module of a kernel ("tile" or "global") for a keys-per-thread log2; code
  * is NULL when that variant is not built. */
-bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values);
-bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values);
-bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values);
+bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64);
+bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64);
+bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64);
 
 /* Reads the limits the tuning needs from a physical device. */
 void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_limits *out_limits,

@@ -11,7 +11,18 @@
 #include "schedule.h"
 #include "vk_internal.h"
 
-enum { KEYS_ONLY = 0, WITH_VALUES = 1, VARIANT_COUNT = 2 };
+/* Pipelines for 32- and 64-bit keys, each with and without values. */
+enum { KEYS32 = 0, PAIRS32 = 1, KEYS64 = 2, PAIRS64 = 3, VARIANT_COUNT = 4 };
+
+static int variant_index(bool key64, bool with_values)
+{
+    return (key64 ? KEYS64 : KEYS32) + (with_values ? 1 : 0);
+}
+
+static bool is_key64(bitonic_key_type type)
+{
+    return type == BITONIC_KEY_U64 || type == BITONIC_KEY_I64 || type == BITONIC_KEY_F64;
+}
 
 typedef struct pass_push_constants {
     uint32_t count;
@@ -30,6 +41,7 @@ typedef struct pass_push_constants {
 #define NO_COUNT_BUFFER UINT32_MAX
 
 typedef struct sorter_variant {
+    bool available;                 /* 64-bit variants need shaderInt64 (enable_64bit_keys) */
     bitonic_tuning tuning;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
@@ -95,13 +107,16 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
     *out_max_storage_range = limits->maxStorageBufferRange;
 }
 
+#define SPIRV_MODULE(name) ((bitonic_spirv){name, name##_size})
 #define SPIRV_CASE(kernel, r)                                                                       \
     case r:                                                                                         \
-        return with_values ? (bitonic_spirv){bitonic_spirv_##kernel##_values_r##r,                 \
-                                             bitonic_spirv_##kernel##_values_r##r##_size}          \
-                           : (bitonic_spirv){bitonic_spirv_##kernel##_r##r, bitonic_spirv_##kernel##_r##r##_size};
+        if (key64)                                                                                  \
+            return with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_values_r##r)            \
+                               : SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r##r);                  \
+        return with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r)                    \
+                           : SPIRV_MODULE(bitonic_spirv_##kernel##_r##r);
 
-bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values)
+bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64)
 {
     switch (register_log) {
         SPIRV_CASE(tile_pass, 1) SPIRV_CASE(tile_pass, 2) SPIRV_CASE(tile_pass, 3) SPIRV_CASE(tile_pass, 4)
@@ -110,7 +125,7 @@ bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values)
     }
 }
 
-bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values)
+bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64)
 {
     switch (register_log) {
         SPIRV_CASE(tile_shuffle_pass, 1) SPIRV_CASE(tile_shuffle_pass, 2) SPIRV_CASE(tile_shuffle_pass, 3)
@@ -119,7 +134,7 @@ bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_v
     }
 }
 
-bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values)
+bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64)
 {
     switch (register_log) {
         SPIRV_CASE(global_pass, 1) SPIRV_CASE(global_pass, 2) SPIRV_CASE(global_pass, 3)
@@ -160,7 +175,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     return result;
 }
 
-static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, int with_values,
+static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, bool with_values, bool key64,
                                sorter_variant *variant)
 {
     /* Keys at 0, values at 1 (with values), the execution-time count at 2. */
@@ -191,13 +206,14 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     uint32_t tile_constants[2] = {tuning->tile_workgroup_size, tuning->tile_log};
     result = create_pipeline(sorter, cache, variant->pipeline_layout,
                              tuning->tile_uses_shuffle
-                                 ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, with_values)
-                                 : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values),
+                                 ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, with_values, key64)
+                                 : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values, key64),
                              tile_constants, 2,
                              &variant->tile_pipeline);
     for (uint32_t steps = 1; result == VK_SUCCESS && steps <= tuning->max_global_steps; ++steps) {
         uint32_t global_constants[1] = {tuning->global_workgroup_size};
-        result = create_pipeline(sorter, cache, variant->pipeline_layout, bitonic_spirv_global_pass(steps, with_values),
+        result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                                 bitonic_spirv_global_pass(steps, with_values, key64),
                                  global_constants, 1, &variant->global_pipelines[steps]);
     }
     return result;
@@ -269,14 +285,18 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
 
     VkResult result = VK_SUCCESS;
     for (int variant = 0; variant < VARIANT_COUNT && result == VK_SUCCESS; ++variant) {
-        uint32_t bytes_per_key = variant == WITH_VALUES ? 8u : 4u;
+        bool key64 = variant >= KEYS64, with_values = variant == PAIRS32 || variant == PAIRS64;
+        if (key64 && !desc->enable_64bit_keys)
+            continue;
+        uint32_t bytes_per_key = (key64 ? 8u : 4u) + (with_values ? 4u : 0u);
         if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->tile_keys_per_thread,
                                    desc->max_strides_per_global_pass,
                                    &sorter->variants[variant].tuning)) {
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }
-        result = create_variant(sorter, desc->pipeline_cache, variant == WITH_VALUES, &sorter->variants[variant]);
+        result = create_variant(sorter, desc->pipeline_cache, with_values, key64, &sorter->variants[variant]);
+        sorter->variants[variant].available = result == VK_SUCCESS;
     }
     if (result == VK_SUCCESS)
         result = create_search_pipeline(sorter, desc->pipeline_cache);
@@ -308,7 +328,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
 
 void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info)
 {
-    const bitonic_tuning *tuning = &sorter->variants[KEYS_ONLY].tuning;
+    const bitonic_tuning *tuning = &sorter->variants[KEYS32].tuning;
     out_info->subgroup_size = sorter->limits.subgroup_size;
     out_info->workgroup_size = tuning->tile_workgroup_size;
     out_info->keys_per_thread = 1u << tuning->tile_register_log;
@@ -368,12 +388,15 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
     size_t used = 0;
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         const sorter_variant *variant = &sorter->variants[v];
+        if (!variant->available)
+            continue;
         char name[64];
+        const char *kind = v == PAIRS32 ? "+values" : v == KEYS64 ? " 64-bit" : v == PAIRS64 ? " 64-bit+values" : "";
         snprintf(name, sizeof name, "tile%s%s (%u keys/thread)", variant->tuning.tile_uses_shuffle ? " shuffle" : "",
-                 v == WITH_VALUES ? "+values" : "", 1u << variant->tuning.tile_register_log);
+                 kind, 1u << variant->tuning.tile_register_log);
         report_pipeline(sorter, variant->tile_pipeline, name, text, capacity, &used);
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
-            snprintf(name, sizeof name, "global%s (%u steps)", v == WITH_VALUES ? "+values" : "", steps);
+            snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
         }
     }
@@ -382,10 +405,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
 
 /* The passes that sort virtual_count keys, every aligned block of 2^row_log
  * on its own when row_log is not 0. */
-static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, bool with_values,
+static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, int variant,
                                uint32_t row_log, bitonic_pass *passes)
 {
-    const bitonic_tuning *tuning = &sorter->variants[with_values ? WITH_VALUES : KEYS_ONLY].tuning;
+    const bitonic_tuning *tuning = &sorter->variants[variant].tuning;
     bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log};
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
@@ -393,7 +416,7 @@ static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t vir
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values)
 {
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = build_schedule(sorter, count, with_values, 0, passes);
+    uint32_t pass_count = build_schedule(sorter, count, variant_index(false, with_values), 0, passes);
     return pass_count == UINT32_MAX ? 0 : pass_count;
 }
 
@@ -424,13 +447,18 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
 {
     if (!sorter || command_buffer == VK_NULL_HANDLE || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
-        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F32 ||
+        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F64 ||
         (info->count_buffer != VK_NULL_HANDLE && (info->count_offset % 4u != 0 || info->row_length != 0)))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (info->count > sorter->max_keys)
+    bool key64 = is_key64(info->key_type);
+    uint32_t key_bytes = key64 ? 8u : 4u;
+    if (info->count > (key64 ? sorter->max_keys / 2u : sorter->max_keys))
         return BITONIC_ERROR_TOO_LARGE;
     bool with_values = info->values != VK_NULL_HANDLE;
-    const sorter_variant *variant = &sorter->variants[with_values ? WITH_VALUES : KEYS_ONLY];
+    int variant_number = variant_index(key64, with_values);
+    const sorter_variant *variant = &sorter->variants[variant_number];
+    if (!variant->available)
+        return BITONIC_ERROR_UNSUPPORTED;
     /* Rows: each is padded to a power of two in the virtual index space. */
     uint32_t row_log = 0;
     uint64_t virtual_count = info->count;
@@ -446,7 +474,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
     uint32_t pass_count = rows && info->row_length <= 1
                               ? 0
-                              : build_schedule(sorter, virtual_count, with_values, row_log, passes);
+                              : build_schedule(sorter, virtual_count, variant_number, row_log, passes);
     if (pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
 
@@ -472,7 +500,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                                                 .offset = indirect ? 0 : info->keys_offset,
                                                 .range = indirect ? VK_WHOLE_SIZE : 4u};
         VkDescriptorBufferInfo buffers[3] = {
-            {.buffer = info->keys, .offset = info->keys_offset, .range = (VkDeviceSize)info->count * 4u},
+            {.buffer = info->keys, .offset = info->keys_offset, .range = (VkDeviceSize)info->count * key_bytes},
             with_values ? (VkDescriptorBufferInfo){.buffer = info->values, .offset = info->values_offset,
                                                    .range = (VkDeviceSize)info->count * 4u}
                         : count_binding,
@@ -527,8 +555,10 @@ bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCom
 {
     if (!sorter || command_buffer == VK_NULL_HANDLE || !info ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
-        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F32)
+        (unsigned)info->key_type > (unsigned)BITONIC_KEY_F64)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (is_key64(info->key_type))
+        return BITONIC_ERROR_UNSUPPORTED;  /* the search kernel reads 32-bit keys */
     if (info->query_count == 0)
         return BITONIC_SUCCESS;
     if (info->keys == VK_NULL_HANDLE || info->lows == VK_NULL_HANDLE || info->highs == VK_NULL_HANDLE ||

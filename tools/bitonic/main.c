@@ -21,7 +21,7 @@ static void usage(FILE *out)
     fputs("usage: bitonic info [--device SEL] [--pipelines]\n"
           "       bitonic sort IN OUT [--descending] [--stable] [--argsort [--index-dtype uint32|int64]]\n"
           "                    [--device SEL]\n"
-          "            IN: raw little-endian uint32, or .npy of uint32, int32 or float32\n"
+          "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs]\n"
@@ -101,6 +101,9 @@ static bool key_type_of(enum key_dtype dtype, bitonic_key_type *out)
     case KEY_DTYPE_U32: *out = BITONIC_KEY_U32; return true;
     case KEY_DTYPE_I32: *out = BITONIC_KEY_I32; return true;
     case KEY_DTYPE_F32: *out = BITONIC_KEY_F32; return true;
+    case KEY_DTYPE_U64: *out = BITONIC_KEY_U64; return true;
+    case KEY_DTYPE_I64: *out = BITONIC_KEY_I64; return true;
+    case KEY_DTYPE_F64: *out = BITONIC_KEY_F64; return true;
     default: return false;
     }
 }
@@ -130,7 +133,7 @@ static int command_sort(const sort_command *command)
     char error[512];
     struct key_file keys;
     struct key_file_read_options read_options = {
-        .accepted_dtypes = KEY_DTYPE_BIT(KEY_DTYPE_U32) | KEY_DTYPE_BIT(KEY_DTYPE_I32) | KEY_DTYPE_BIT(KEY_DTYPE_F32)};
+        .accepted_dtypes = KEY_DTYPE_ALL_BITS};
     if (key_file_read(command->in_path, &read_options, &keys, error, sizeof error) != 0) {
         fprintf(stderr, "bitonic: %s\n", error);
         return 1;
@@ -148,9 +151,10 @@ static int command_sort(const sort_command *command)
     bitonic_context_info info;
     bitonic_context_get_info(context, &info);
     uint32_t *indices = NULL;
-    if (keys.count > info.max_keys || (command->argsort && keys.count >= UINT32_MAX)) {
+    uint64_t max_keys = keys.element_size == 8 ? info.max_keys / 2u : info.max_keys;
+    if (keys.count > max_keys || (command->argsort && keys.count >= UINT32_MAX)) {
         fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", command->in_path,
-                keys.count, info.device_name, info.max_keys);
+                keys.count, info.device_name, max_keys);
         status = BITONIC_ERROR_TOO_LARGE;
     } else if (command->argsort) {
         indices = malloc(keys.count ? keys.count * sizeof *indices : 1);

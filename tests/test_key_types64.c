@@ -1,0 +1,186 @@
+/* test_key_types64.c: the 64-bit key types (u64, i64, f64) x order x keys /
+ * pairs / stable pairs / argsort / rank map / records, on the CPU path and on
+ * the first Vulkan device (validation on), against comparators written from the
+ * documented order. Doubles include NaNs of both signs, infinities, both zeros
+ * and subnormals; every input has duplicates. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitonic.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+typedef struct item {
+    uint64_t key;
+    uint32_t value, index;
+} item;
+
+static bitonic_key_type sort_type;
+static bool sort_descending, sort_stable;
+
+static int compare_keys(uint64_t x, uint64_t y)
+{
+    if (sort_type == BITONIC_KEY_U64)
+        return (x > y) - (x < y);
+    if (sort_type == BITONIC_KEY_I64)
+        return ((int64_t)x > (int64_t)y) - ((int64_t)x < (int64_t)y);
+    double a, b;
+    memcpy(&a, &x, 8);
+    memcpy(&b, &y, 8);
+    int ca = isnan(a) ? ((x >> 63) ? 3 : 2) : 1, cb = isnan(b) ? ((y >> 63) ? 3 : 2) : 1;
+    if (ca != cb)
+        return (ca > cb) - (ca < cb);
+    if (ca == 2)
+        return (x > y) - (x < y);
+    if (ca == 3)
+        return (x < y) - (x > y);
+    if (a == b && a == 0.0)
+        return (int)(y >> 63) - (int)(x >> 63);
+    return (a > b) - (a < b);
+}
+
+static int compare_items(const void *p, const void *q)
+{
+    const item *x = p, *y = q;
+    int by_key = compare_keys(x->key, y->key);
+    if (sort_descending)
+        by_key = -by_key;
+    if (by_key)
+        return by_key;
+    uint32_t tie_x = sort_stable ? x->index : x->value, tie_y = sort_stable ? y->index : y->value;
+    return (tie_x > tie_y) - (tie_x < tie_y);
+}
+
+static uint64_t random_key(bitonic_key_type type, uint64_t *seed)
+{
+    uint64_t r = test_random_u64(seed);
+    if (type != BITONIC_KEY_F64)
+        return (r & 7u) == 0 ? test_random_u64(seed) : (uint64_t)(r % 13u) - 6u;
+    static const uint64_t special[] = {
+        0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull, 0xfff0000000000001ull,
+        0x7fffffffffffffffull, 0xffffffffffffffffull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+        0x0000000000000000ull, 0x8000000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull,
+        0x3ff0000000000000ull, 0xbff0000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull};
+    if ((r & 3u) == 0)
+        return special[(r >> 8) % (sizeof special / sizeof special[0])];
+    double d = (double)((int64_t)(r >> 40) % 2000 - 1000) / 8.0;
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return bits;
+}
+
+typedef enum mode { KEYS, PAIRS, STABLE_PAIRS, ARGSORT, RANK_MAP, RECORDS } mode;
+static const char *mode_names[] = {"keys", "pairs", "stable pairs", "argsort", "rank map", "records"};
+static const char *type_names[] = {"u64", "i64", "f64"};
+
+static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_order order, mode m, size_t n,
+                      uint64_t *seed)
+{
+    uint64_t *keys = malloc((n + 1) * 8);
+    uint32_t *values = malloc((n + 1) * 4), *out = malloc((n + 1) * 4);
+    unsigned char *records = malloc((n + 1) * 24);
+    item *expected = malloc((n + 1) * sizeof *expected);
+    for (size_t i = 0; i < n; ++i) {
+        keys[i] = random_key(type, seed);
+        values[i] = (uint32_t)(test_random_u64(seed) % 5u);
+        expected[i] = (item){keys[i], m == KEYS ? 0u : values[i], (uint32_t)i};
+        uint32_t tag = (uint32_t)i;
+        memcpy(records + i * 24, &tag, 4);
+        memcpy(records + i * 24 + 8, &keys[i], 8);  /* key at byte 8 of a 24-byte record */
+    }
+    sort_type = type;
+    sort_descending = order == BITONIC_ORDER_DESCENDING;
+    sort_stable = m != PAIRS;
+    qsort(expected, n, sizeof *expected, compare_items);
+    bitonic_sort_options options = {.order = order, .key_type = type, .stable = m == STABLE_PAIRS};
+    bitonic_status status;
+    bool ok = true;
+    switch (m) {
+    case KEYS:
+        status = bitonic_sort(context, keys, n, &options);
+        for (size_t i = 0; i < n && ok; ++i)
+            ok = keys[i] == expected[i].key;
+        break;
+    case PAIRS:
+    case STABLE_PAIRS:
+        status = bitonic_sort_pairs(context, keys, values, n, &options);
+        for (size_t i = 0; i < n && ok; ++i)
+            ok = keys[i] == expected[i].key && values[i] == expected[i].value;
+        break;
+    case ARGSORT:
+        status = bitonic_argsort(context, keys, n, out, &options);
+        for (size_t i = 0; i < n && ok; ++i)
+            ok = out[i] == expected[i].index;
+        break;
+    case RANK_MAP:
+        status = bitonic_rank_map(context, keys, n, out, &options);
+        for (size_t rank = 0; rank < n && ok; ++rank)
+            ok = out[expected[rank].index] == rank;
+        break;
+    default:
+        status = bitonic_sort_records(context, records, n, 24, 8, &options);
+        for (size_t i = 0; i < n && ok; ++i) {
+            uint32_t tag;
+            uint64_t key;
+            memcpy(&tag, records + i * 24, 4);
+            memcpy(&key, records + i * 24 + 8, 8);
+            ok = tag == expected[i].index && key == expected[i].key;
+        }
+        break;
+    }
+    free(keys);
+    free(values);
+    free(out);
+    free(records);
+    free(expected);
+    if (status != BITONIC_SUCCESS)
+        printf("status: %s\n", bitonic_status_string(status));
+    return status == BITONIC_SUCCESS && ok;
+}
+
+static void run_all(test_counter *t, const bitonic_context_desc *desc, const char *label)
+{
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(desc, &context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
+        return;
+    static const size_t sizes[] = {0, 1, 2, 3, 17, 255, 256, 257, 1000, 2049, 5000};
+    uint64_t seed = 64;
+    for (int type = 0; type < 3; ++type)
+        for (int order = 0; order <= 1; ++order)
+            for (int m = KEYS; m <= RECORDS; ++m)
+                for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+                    TEST_CHECK(t, check_one(context, (bitonic_key_type)(BITONIC_KEY_U64 + type), (bitonic_order)order,
+                                            (mode)m, sizes[s], &seed),
+                               "%s: %s %s %s, %zu keys", label, type_names[type], order ? "descending" : "ascending",
+                               mode_names[m], sizes[s]);
+    uint64_t key = 1;
+    TEST_CHECK(t, bitonic_sort_rows(context, &key, 1, 1, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64}) ==
+                      BITONIC_ERROR_UNSUPPORTED, "%s: rows of 64-bit keys are refused, not misread", label);
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label, info.validation_messages);
+    bitonic_context_destroy(context);
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    unsigned printed = 0;
+    run_all(&t, &(bitonic_context_desc){.device = "cpu"}, "cpu");
+    bitonic_context_desc vulkan = {.device = test_device_selector(), .validation = true,
+                                   .on_validation_message = test_print_validation_message,
+                                   .message_user_data = &printed};
+    run_all(&t, &vulkan, "vulkan");
+    vulkan.tile_keys = 64;
+    vulkan.max_strides_per_global_pass = 2;
+    run_all(&t, &vulkan, "vulkan, 64-key tile");
+    vulkan.tile_keys = 0;
+    vulkan.max_strides_per_global_pass = 0;
+    vulkan.no_subgroup_shuffle = true;
+    run_all(&t, &vulkan, "vulkan, shared-memory tile kernel");
+    TEST_CHECK(&t, printed == 0, "no validation message");
+    return test_finish(&t);
+}
