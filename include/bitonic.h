@@ -61,9 +61,9 @@ typedef enum bitonic_key_type {
     BITONIC_KEY_U32 = 0,
     BITONIC_KEY_I32 = 1,
     BITONIC_KEY_F32 = 2,
-    BITONIC_KEY_U64 = 3,             /* 64-bit types: 8 bytes a key; sort, pairs, argsort, rank map and */
-    BITONIC_KEY_I64 = 4,             /* records take them; rows, segments and range search are 32-bit */
-    BITONIC_KEY_F64 = 5,             /* only for now (BITONIC_ERROR_UNSUPPORTED) */
+    BITONIC_KEY_U64 = 3,             /* 64-bit types: 8 bytes a key; sorts, pairs, argsort, rank map, */
+    BITONIC_KEY_I64 = 4,             /* records and resident-buffer sorts take them; rows, segments */
+    BITONIC_KEY_F64 = 5,             /* and range search are 32-bit only for now (UNSUPPORTED) */
 } bitonic_key_type;
 
 typedef enum bitonic_backend {
@@ -223,7 +223,9 @@ typedef struct bitonic_timing {
     uint32_t pass_capacity;
 } bitonic_timing;
 
-/* Sorts the first count keys of the buffer in place and waits for the result. */
+/* Sorts the first count keys of the buffer in place and waits for the result.
+ * A key of a 64-bit type takes two 32-bit words of the buffer (upload and
+ * download 2 x count words, little-endian). */
 bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                    bitonic_timing *out_timing);
 

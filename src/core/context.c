@@ -618,9 +618,16 @@ bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const b
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (is_key64(options))
-        return BITONIC_ERROR_UNSUPPORTED;  /* resident buffers hold 32-bit keys */
     bitonic_sort_request request = request_of(options);
+    if (count > buffer->capacity / bitonic_key_words(request.key_type))
+        return BITONIC_ERROR_INVALID_ARGUMENT;  /* a 64-bit key takes two words of the buffer */
+    if (buffer->host_keys && is_key64(options)) {
+        double start = now_ms();
+        bitonic_status status = cpu_sort64((uint64_t *)(void *)buffer->host_keys, count, &request);
+        if (out_timing)
+            *out_timing = (bitonic_timing){.sort_ms = now_ms() - start, .pass_count = 1};
+        return status;
+    }
     if (buffer->host_keys)
         return cpu_sort(buffer->context, buffer->host_keys, count, &request, out_timing);
     return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, false, &request, out_timing);

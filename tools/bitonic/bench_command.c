@@ -36,7 +36,7 @@ bool bench_parse_types(const char *text, unsigned *out_types)
     static const struct {
         const char *name;
         unsigned bit;
-    } names[] = {{"u32", BENCH_TYPE_U32}, {"f32", BENCH_TYPE_F32}, {"pairs", BENCH_TYPE_PAIRS}};
+    } names[] = {{"u32", BENCH_TYPE_U32}, {"f32", BENCH_TYPE_F32}, {"pairs", BENCH_TYPE_PAIRS}, {"u64", BENCH_TYPE_U64}};
     unsigned types = 0;
     while (text && *text) {
         size_t length = strcspn(text, ",");
@@ -56,7 +56,7 @@ bool bench_parse_types(const char *text, unsigned *out_types)
 
 static const char *type_name(unsigned type)
 {
-    return type == BENCH_TYPE_F32 ? "f32" : type == BENCH_TYPE_PAIRS ? "pairs" : "u32";
+    return type == BENCH_TYPE_F32 ? "f32" : type == BENCH_TYPE_PAIRS ? "pairs" : type == BENCH_TYPE_U64 ? "u64" : "u32";
 }
 
 static uint64_t mix64(uint64_t z)
@@ -100,6 +100,33 @@ static bool f32_in_order(uint32_t a_bits, uint32_t b_bits)
     if (a == b)
         return a != 0.0f || (a_bits >> 31) >= (b_bits >> 31);
     return a < b;
+}
+
+/* n 64-bit keys held as 2n words: ascending and the same multiset. */
+static bool verify64(const uint32_t *words, size_t n, uint64_t fingerprint)
+{
+    uint64_t seen = 0, previous = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t key = (uint64_t)words[2 * i + 1] << 32 | words[2 * i];
+        if (i > 0 && previous > key)
+            return false;
+        previous = key;
+        seen += mix64(key);
+    }
+    return seen == fingerprint;
+}
+
+static uint64_t fill_random64(uint32_t *words, size_t n, uint64_t *state)
+{
+    uint64_t fingerprint = 0;
+    for (size_t i = 0; i < n; ++i) {
+        *state += 0x9e3779b97f4a7c15ull;
+        uint64_t key = mix64(*state);
+        words[2 * i] = (uint32_t)key;
+        words[2 * i + 1] = (uint32_t)(key >> 32);
+        fingerprint += mix64(key);
+    }
+    return fingerprint;
 }
 
 static bool verify(const uint32_t *keys, const uint32_t *values, size_t n, uint64_t fingerprint, unsigned type)
@@ -166,15 +193,17 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
     double *times = malloc(options->runs * sizeof *times);
     uint64_t fingerprints[RUN_BUFFERS];
     bool verified = true;
-    bool pairs = type == BENCH_TYPE_PAIRS;
+    bool pairs = type == BENCH_TYPE_PAIRS, wide = type == BENCH_TYPE_U64;
     uint32_t *run_values = pairs ? values : NULL;
-    bitonic_sort_options sort_options = {.key_type = type == BENCH_TYPE_F32 ? BITONIC_KEY_F32 : BITONIC_KEY_U32};
+    bitonic_sort_options sort_options = {.key_type = type == BENCH_TYPE_F32   ? BITONIC_KEY_F32
+                                                     : type == BENCH_TYPE_U64 ? BITONIC_KEY_U64
+                                                                              : BITONIC_KEY_U32};
     bitonic_status status = times ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     for (unsigned first = 0; first < total && status == BITONIC_SUCCESS; first += buffer_count) {
         unsigned batch = total - first < buffer_count ? total - first : buffer_count;
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
-            fingerprints[b] = fill_random(keys, run_values, n, seed);
-            status = bitonic_buffer_upload(buffers[b], keys, n);
+            fingerprints[b] = wide ? fill_random64(keys, n, seed) : fill_random(keys, run_values, n, seed);
+            status = bitonic_buffer_upload(buffers[b], keys, wide ? 2 * n : n);
             if (status == BITONIC_SUCCESS && pairs)
                 status = bitonic_buffer_upload_values(buffers[b], values, n);
         }
@@ -188,10 +217,11 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
                 times[first + b - WARMUP_RUNS] = timing.sort_ms;
         }
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
-            status = bitonic_buffer_download(buffers[b], keys, n);
+            status = bitonic_buffer_download(buffers[b], keys, wide ? 2 * n : n);
             if (status == BITONIC_SUCCESS && pairs)
                 status = bitonic_buffer_download_values(buffers[b], values, n);
-            if (status == BITONIC_SUCCESS && !verify(keys, run_values, n, fingerprints[b], type))
+            if (status == BITONIC_SUCCESS && !(wide ? verify64(keys, n, fingerprints[b])
+                                                    : verify(keys, run_values, n, fingerprints[b], type)))
                 verified = false;
         }
     }
@@ -267,7 +297,8 @@ int bench_run(const bench_options *options)
         max_log = info.backend == BITONIC_BACKEND_CPU ? 22u : info.vulkan_device_type == 4u ? 16u : 24u;
     while (max_log > options->min_log && ((uint64_t)1 << max_log) + 1u > info.max_keys)
         --max_log;
-    size_t capacity = ((size_t)1 << max_log) + 1u;
+    /* u64 keys take two words each. */
+    size_t capacity = (((size_t)1 << max_log) + 1u) * ((options->types & BENCH_TYPE_U64) ? 2u : 1u);
     uint32_t *keys = malloc(capacity * sizeof *keys);
     uint32_t *values = malloc(capacity * sizeof *values);
     /* Fewer run buffers only when memory runs short: each batch warms the clocks anew. */
@@ -314,7 +345,7 @@ int bench_run(const bench_options *options)
         for (unsigned s = first; s < size_count && exit_code == 0; ++s) {
             size_t n = ordered[s];
             measurement resident, host;
-            for (unsigned type = BENCH_TYPE_U32; type <= BENCH_TYPE_PAIRS && status == BITONIC_SUCCESS; type <<= 1) {
+            for (unsigned type = BENCH_TYPE_U32; type <= BENCH_TYPE_U64 && status == BITONIC_SUCCESS; type <<= 1) {
                 if (!(options->types & type))
                     continue;
                 status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
