@@ -29,8 +29,10 @@ for t in schedule tuning api vulkan_interop; do
 done
 BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-20} build/tests/test_vulkan_sort > "$out/test_vulkan_sort.log" 2>&1 || status=1
 echo "test_vulkan_sort: $(tail -n 1 "$out/test_vulkan_sort.log")"
-build/tests/test_key_types > "$out/test_key_types.log" 2>&1 || status=1
-echo "test_key_types: $(tail -n 1 "$out/test_key_types.log")"
+for t in key_types key_types64; do
+  build/tests/test_$t > "$out/test_$t.log" 2>&1 || status=1
+  echo "test_$t: $(tail -n 1 "$out/test_$t.log")"
+done
 build/tests/api_tour NVIDIA || status=1
 grep -m 5 -E "FAIL|VALIDATION" "$out"/test_*.log
 fi

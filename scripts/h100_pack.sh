@@ -1,0 +1,16 @@
+#!/bin/sh
+# h100_pack.sh: copies what the GPU machine runs (the tool, the test programs,
+# the flock, the CUB peer) from build/ into build-h100/, stripped, so the
+# device tool's 64 MiB transfer limit holds; on the GPU machine, link it as build.
+set -eu
+rm -rf build-h100
+mkdir -p build-h100/tools/bitonic build-h100/tests build-h100/apps/boids
+cp build/tools/bitonic/bitonic build-h100/tools/bitonic/
+for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64; do
+  cp build/tests/test_$t build-h100/tests/
+done
+cp build/tests/api_tour build-h100/tests/
+[ -x build/cub_sort_bench ] && cp build/cub_sort_bench build-h100/
+[ -x build/apps/boids/bitonic-boids ] && cp build/apps/boids/bitonic-boids build-h100/apps/boids/
+strip build-h100/tests/* build-h100/tools/bitonic/bitonic build-h100/apps/boids/* 2>/dev/null || true
+du -sh build-h100
