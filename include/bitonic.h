@@ -61,9 +61,9 @@ typedef enum bitonic_key_type {
     BITONIC_KEY_U32 = 0,
     BITONIC_KEY_I32 = 1,
     BITONIC_KEY_F32 = 2,
-    BITONIC_KEY_U64 = 3,             /* 64-bit types: 8 bytes a key; sorts, pairs, argsort, rank map, */
-    BITONIC_KEY_I64 = 4,             /* records and resident-buffer sorts take them; rows, segments */
-    BITONIC_KEY_F64 = 5,             /* and range search are 32-bit only for now (UNSUPPORTED) */
+    BITONIC_KEY_U64 = 3,             /* 64-bit types: 8 bytes a key (and a bound in range search); every */
+    BITONIC_KEY_I64 = 4,             /* call takes them; on your own device they need shaderInt64 (see */
+    BITONIC_KEY_F64 = 5,             /* bitonic_vulkan_sorter_desc.enable_64bit_keys) */
 } bitonic_key_type;
 
 typedef enum bitonic_backend {
@@ -228,6 +228,11 @@ typedef struct bitonic_timing {
  * download 2 x count words, little-endian). */
 bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                    bitonic_timing *out_timing);
+
+/* Sorts the first row_count x row_length keys of the buffer as independent
+ * rows (bitonic_sort_rows on resident keys). */
+bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
+                                        const bitonic_sort_options *options, bitonic_timing *out_timing);
 
 /* Sorts the first count (key, value) pairs of the buffer, ordered by key, then
  * by value (options->stable is not taken here: use indices as the values). */

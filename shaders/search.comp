@@ -5,6 +5,12 @@
 // [first, end) holds exactly the keys within [low, high]: no fix-ups afterwards.
 // One invocation per query, a plain binary search over the ordered bits.
 layout(local_size_x_id = 0) in;
+#ifdef KEY64
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define key_t uint64_t
+#else
+#define key_t uint
+#endif
 
 layout(push_constant) uniform SearchParams {
     uint count;         // sorted keys
@@ -13,22 +19,31 @@ layout(push_constant) uniform SearchParams {
     uint key_type;
 } params;
 
-layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
-layout(std430, binding = 1) readonly buffer Lows { uint lows[]; };
-layout(std430, binding = 2) readonly buffer Highs { uint highs[]; };
+layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
+layout(std430, binding = 1) readonly buffer Lows { key_t lows[]; };
+layout(std430, binding = 2) readonly buffer Highs { key_t highs[]; };
 layout(std430, binding = 3) writeonly buffer First { uint first[]; };
 layout(std430, binding = 4) writeonly buffer End { uint end[]; };
 
 #include "key_order.glsl"
 
+key_t ordered(key_t stored)
+{
+#ifdef KEY64
+    return ordered_key64(stored, params.key_type, params.key_xor);
+#else
+    return ordered_key(stored, params.key_type, params.key_xor);
+#endif
+}
+
 // The first index in [0, count) whose ordered key is >= bound (or > bound
 // when strictly_above), count if none.
-uint partition_point(uint bound, bool strictly_above)
+uint partition_point(key_t bound, bool strictly_above)
 {
     uint low = 0u, high = params.count;
     while (low < high) {
         uint middle = low + (high - low) / 2u;
-        uint key = ordered_key(keys[middle], params.key_type, params.key_xor);
+        key_t key = ordered(keys[middle]);
         bool before = strictly_above ? key <= bound : key < bound;
         if (before)
             low = middle + 1u;
@@ -44,6 +59,6 @@ void main()
     uint query = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (query >= params.query_count)
         return;  // no barrier in this kernel
-    first[query] = partition_point(ordered_key(lows[query], params.key_type, params.key_xor), false);
-    end[query] = partition_point(ordered_key(highs[query], params.key_type, params.key_xor), true);
+    first[query] = partition_point(ordered(lows[query]), false);
+    end[query] = partition_point(ordered(highs[query]), true);
 }

@@ -153,10 +153,10 @@ with tempfile.TemporaryDirectory() as scratch:
     r = run("info")
     check(r.returncode == 0 and "Chosen:" in r.stdout, "info names the chosen device")
     r = run("bench", "--device", "cpu", "--min-log", "10", "--max-log", "12", "--runs", "10", "--csv",
-            "--types", "u32,f32,pairs,u64")
+            "--types", "u32,f32,pairs,u64,rows")
     rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
     check(r.returncode == 0 and len(rows) >= 20 and all(row[-1] == "1" for row in rows)
-          and {row[1] for row in rows} == {"u32", "f32", "pairs", "u64"}, "bench on the CPU verifies every type")
+          and {row[1] for row in rows} == {"u32", "f32", "pairs", "u64", "rows1024"}, "bench on the CPU verifies every type")
     r = run("bench", "--types", "u32,bogus")
     check(r.returncode == 2 and "--types" in r.stderr, "an unknown bench type is refused")
     r = run("bench", "--device", "vulkan", "--min-log", "10", "--max-log", "11", "--runs", "10", "--validation",

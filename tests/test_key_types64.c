@@ -1,5 +1,6 @@
 /* test_key_types64.c: the 64-bit key types (u64, i64, f64) x order x keys /
- * pairs / stable pairs / argsort / rank map / records, on the CPU path and on
+ * pairs / stable pairs / argsort / rank map / records / rows / segments / range
+ * search, on the CPU path and on
  * the first Vulkan device (validation on), against comparators written from the
  * documented order. Doubles include NaNs of both signs, infinities, both zeros
  * and subnormals; every input has duplicates. */
@@ -140,6 +141,71 @@ static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_o
     return status == BITONIC_SUCCESS && ok;
 }
 
+/* Rows or segments of 64-bit keys: each piece equals its reference sort. */
+static bool check_pieces(bitonic_context *context, bitonic_key_type type, bitonic_order order, size_t pieces,
+                         size_t row_length, bool segments, uint64_t *seed)
+{
+    size_t offsets[64];
+    offsets[0] = 0;
+    for (size_t p = 0; p < pieces; ++p)
+        offsets[p + 1] = offsets[p] + (segments ? (size_t)(test_random_u64(seed) % (2 * row_length + 1)) : row_length);
+    size_t n = offsets[pieces];
+    uint64_t *keys = malloc((n + 1) * 8);
+    item *expected = malloc((n + 1) * sizeof *expected);
+    for (size_t i = 0; i < n; ++i) {
+        keys[i] = random_key(type, seed);
+        expected[i] = (item){keys[i], 0, (uint32_t)i};
+    }
+    sort_type = type;
+    sort_descending = order == BITONIC_ORDER_DESCENDING;
+    sort_stable = true;
+    for (size_t p = 0; p < pieces; ++p)
+        qsort(expected + offsets[p], offsets[p + 1] - offsets[p], sizeof *expected, compare_items);
+    bitonic_sort_options options = {.order = order, .key_type = type};
+    bitonic_status status = segments ? bitonic_sort_segments(context, keys, offsets, pieces, &options)
+                                     : bitonic_sort_rows(context, keys, pieces, row_length, &options);
+    bool ok = status == BITONIC_SUCCESS;
+    for (size_t i = 0; i < n && ok; ++i)
+        ok = keys[i] == expected[i].key;
+    free(keys);
+    free(expected);
+    return ok;
+}
+
+/* Range search on sorted 64-bit keys against a linear count. */
+static bool check_search(bitonic_context *context, bitonic_key_type type, bitonic_order order, size_t n,
+                         uint64_t *seed)
+{
+    uint64_t *keys = malloc((n + 1) * 8), lows[48], highs[48];
+    uint32_t first[48], end[48];
+    for (size_t i = 0; i < n; ++i)
+        keys[i] = random_key(type, seed);
+    bitonic_sort_options options = {.order = order, .key_type = type};
+    bool ok = bitonic_sort(context, keys, n, &options) == BITONIC_SUCCESS;
+    sort_type = type;
+    int sign = order == BITONIC_ORDER_DESCENDING ? -1 : 1;
+    for (size_t q = 0; q < 48; ++q) {
+        lows[q] = n && q % 3 == 0 ? keys[test_random_u64(seed) % n] : random_key(type, seed);
+        highs[q] = q % 2 ? lows[q] : random_key(type, seed);
+        if (sign * compare_keys(highs[q], lows[q]) < 0) {
+            uint64_t swap = lows[q];
+            lows[q] = highs[q];
+            highs[q] = swap;
+        }
+    }
+    ok = ok && bitonic_search_range(context, keys, n, lows, highs, 48, first, end, &options) == BITONIC_SUCCESS;
+    for (size_t q = 0; q < 48 && ok; ++q) {
+        uint32_t before = 0, not_after = 0;
+        for (size_t i = 0; i < n; ++i) {
+            before += sign * compare_keys(keys[i], lows[q]) < 0;
+            not_after += sign * compare_keys(keys[i], highs[q]) <= 0;
+        }
+        ok = first[q] == before && end[q] == not_after;
+    }
+    free(keys);
+    return ok;
+}
+
 static void run_all(test_counter *t, const bitonic_context_desc *desc, const char *label)
 {
     bitonic_context *context;
@@ -156,9 +222,22 @@ static void run_all(test_counter *t, const bitonic_context_desc *desc, const cha
                                             (mode)m, sizes[s], &seed),
                                "%s: %s %s %s, %zu keys", label, type_names[type], order ? "descending" : "ascending",
                                mode_names[m], sizes[s]);
-    uint64_t key = 1;
-    TEST_CHECK(t, bitonic_sort_rows(context, &key, 1, 1, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64}) ==
-                      BITONIC_ERROR_UNSUPPORTED, "%s: rows of 64-bit keys are refused, not misread", label);
+    static const size_t row_lengths[] = {2, 7, 100, 3000};
+    for (int type = 0; type < 3; ++type)
+        for (int order = 0; order <= 1; ++order) {
+            bitonic_key_type key_type = (bitonic_key_type)(BITONIC_KEY_U64 + type);
+            for (size_t r = 0; r < sizeof row_lengths / sizeof row_lengths[0]; ++r) {
+                size_t pieces = row_lengths[r] > 1000 ? 3 : 30;
+                TEST_CHECK(t, check_pieces(context, key_type, (bitonic_order)order, pieces, row_lengths[r], false, &seed),
+                           "%s: %zu rows of %zu %s", label, pieces, row_lengths[r], type_names[type]);
+                TEST_CHECK(t, check_pieces(context, key_type, (bitonic_order)order, pieces, row_lengths[r], true, &seed),
+                           "%s: %zu segments up to %zu %s", label, pieces, 2 * row_lengths[r], type_names[type]);
+            }
+            for (size_t n = 0; n <= 3000; n = n * 7 + 1)
+                TEST_CHECK(t, check_search(context, key_type, (bitonic_order)order, n, &seed),
+                           "%s: range search, %zu %s keys, %s", label, n, type_names[type],
+                           order ? "descending" : "ascending");
+        }
     bitonic_context_info info;
     bitonic_context_get_info(context, &info);
     TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label, info.validation_messages);

@@ -245,58 +245,75 @@ bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t ro
 {
     if (!context || (!keys && row_count > 0 && row_length > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (is_key64(options))
-        return BITONIC_ERROR_UNSUPPORTED;
     if (row_length > 0 && row_count > SIZE_MAX / row_length)
         return BITONIC_ERROR_TOO_LARGE;
     size_t count = row_count * row_length;
     if (row_length <= 1 || count <= 1)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    uint32_t *words = keys;
     if (context->backend == BITONIC_BACKEND_CPU) {
         bitonic_status status = BITONIC_SUCCESS;
         for (size_t row = 0; row < row_count && status == BITONIC_SUCCESS; ++row)
-            status = cpu_sort(context, words + row * row_length, row_length, &request, NULL);
+            status = is_key64(options) ? cpu_sort64((uint64_t *)keys + row * row_length, row_length, &request)
+                                       : cpu_sort(context, (uint32_t *)keys + row * row_length, row_length, &request,
+                                                  NULL);
         return status;
     }
     if (row_length >= UINT32_MAX || count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
     request.row_length = (uint32_t)row_length;
     bitonic_buffer *buffer;
-    bitonic_status status = host_sort_buffer(context, count, &buffer);
+    bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request.key_type), &buffer);
     if (status != BITONIC_SUCCESS)
         return status;
-    return bitonic_vk_sort_host(context->vk, buffer->vk, words, NULL, count, &request, NULL);
+    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
 }
 
 /* Segments of one size class: those whose length rounds up to 2^size_log. They
  * are copied into rows of that length, padded with the key that sorts last, sorted
  * as batched rows, and copied back: each costs at most twice its length. */
-static bitonic_status sort_segment_class(bitonic_context *context, uint32_t *keys, const size_t *offsets,
+/* The stored bits of the key that sorts last for this request. */
+static void last_key_bits(const bitonic_sort_request *request, unsigned char *out)
+{
+    if (request->key_type >= BITONIC_KEY_U64) {
+        uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        uint64_t key = bitonic_key64_from_ordered(UINT64_MAX, request->key_type, flip);
+        memcpy(out, &key, sizeof key);
+    } else {
+        uint32_t key = bitonic_key_from_ordered(UINT32_MAX, request->key_type, order_xor(request));
+        memcpy(out, &key, sizeof key);
+    }
+}
+
+/* Segments of one size class: those whose length rounds up to 2^size_log. They
+ * are copied into rows of that length, padded with the key that sorts last, sorted
+ * as batched rows, and copied back: each costs at most twice its length. */
+static bitonic_status sort_segment_class(bitonic_context *context, unsigned char *keys, const size_t *offsets,
                                          size_t segment_count, uint32_t size_log, const bitonic_sort_request *request)
 {
-    size_t row_length = (size_t)1 << size_log, rows = 0;
+    size_t row_length = (size_t)1 << size_log, rows = 0, bytes = key_bytes(request->key_type);
     for (size_t s = 0; s < segment_count; ++s) {
         size_t length = offsets[s + 1] - offsets[s];
         rows += length > 1 && bitonic_ceil_log2_size(length) == size_log;
     }
     if (rows == 0)
         return BITONIC_SUCCESS;
-    if (rows > SIZE_MAX / row_length / sizeof(uint32_t))
+    if (rows > SIZE_MAX / row_length / bytes)
         return BITONIC_ERROR_TOO_LARGE;
-    uint32_t *packed = malloc(rows * row_length * sizeof *packed);
+    unsigned char *packed = malloc(rows * row_length * bytes);
     if (!packed)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t last_key = bitonic_key_from_ordered(UINT32_MAX, request->key_type, order_xor(request));
+    unsigned char last_key[8];
+    last_key_bits(request, last_key);
     size_t row = 0;
     for (size_t s = 0; s < segment_count; ++s) {
         size_t length = offsets[s + 1] - offsets[s];
         if (length <= 1 || bitonic_ceil_log2_size(length) != size_log)
             continue;
-        memcpy(packed + row * row_length, keys + offsets[s], length * sizeof *packed);
+        unsigned char *destination = packed + row * row_length * bytes;
+        memcpy(destination, keys + offsets[s] * bytes, length * bytes);
         for (size_t i = length; i < row_length; ++i)
-            packed[row * row_length + i] = last_key;
+            memcpy(destination + i * bytes, last_key, bytes);
         ++row;
     }
     bitonic_sort_options options = {.order = request->order, .key_type = request->key_type};
@@ -307,7 +324,7 @@ static bitonic_status sort_segment_class(bitonic_context *context, uint32_t *key
         if (length <= 1 || bitonic_ceil_log2_size(length) != size_log)
             continue;
         /* The pads sort last; a real key equal to the pad has the same bits. */
-        memcpy(keys + offsets[s], packed + row * row_length, length * sizeof *packed);
+        memcpy(keys + offsets[s] * bytes, packed + row * row_length * bytes, length * bytes);
         ++row;
     }
     free(packed);
@@ -322,13 +339,12 @@ bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const
     for (size_t s = 0; s < segment_count; ++s)
         if (offsets[s + 1] < offsets[s])
             return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (is_key64(options))
-        return BITONIC_ERROR_UNSUPPORTED;
     bitonic_sort_request request = request_of(options);
     if (context->backend == BITONIC_BACKEND_CPU) {
         bitonic_status status = BITONIC_SUCCESS;
         for (size_t s = 0; s < segment_count && status == BITONIC_SUCCESS; ++s)
-            status = cpu_sort(context, (uint32_t *)keys + offsets[s], offsets[s + 1] - offsets[s], &request, NULL);
+            status = bitonic_sort_rows(context, (unsigned char *)keys + offsets[s] * key_bytes(request.key_type), 1,
+                                       offsets[s + 1] - offsets[s], options);
         return status;
     }
     bitonic_status status = BITONIC_SUCCESS;
@@ -519,6 +535,22 @@ static size_t partition_point(const uint32_t *keys, size_t count, uint32_t bound
     return low;
 }
 
+static size_t partition_point64(const uint64_t *keys, size_t count, uint64_t bound, bool strictly_above,
+                                const bitonic_sort_request *request)
+{
+    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        uint64_t key = bitonic_ordered_from_key64(keys[middle], request->key_type, flip);
+        if (strictly_above ? key <= bound : key < bound)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
 bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
                                     const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
                                     uint32_t *out_end, const bitonic_sort_options *options)
@@ -528,14 +560,23 @@ bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count >= UINT32_MAX || query_count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
-    if (is_key64(options))
-        return BITONIC_ERROR_UNSUPPORTED;
     if (query_count == 0)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
     if (context->backend == BITONIC_BACKEND_VULKAN)
         return bitonic_vk_search_host(context->vk, sorted_keys, count, lows, highs, query_count, out_first, out_end,
                                       &request);
+    if (is_key64(options)) {
+        const uint64_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
+        uint64_t flip = request.order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        for (size_t q = 0; q < query_count; ++q) {
+            out_first[q] = (uint32_t)partition_point64(
+                keys, count, bitonic_ordered_from_key64(low_keys[q], request.key_type, flip), false, &request);
+            out_end[q] = (uint32_t)partition_point64(
+                keys, count, bitonic_ordered_from_key64(high_keys[q], request.key_type, flip), true, &request);
+        }
+        return BITONIC_SUCCESS;
+    }
     const uint32_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
     uint32_t flip = order_xor(&request);
     for (size_t q = 0; q < query_count; ++q) {
@@ -630,6 +671,33 @@ bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const b
     }
     if (buffer->host_keys)
         return cpu_sort(buffer->context, buffer->host_keys, count, &request, out_timing);
+    return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, false, &request, out_timing);
+}
+
+bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
+                                        const bitonic_sort_options *options, bitonic_timing *out_timing)
+{
+    if (!buffer || !valid_options(options) || (row_length > 0 && row_count > SIZE_MAX / row_length))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_sort_request request = request_of(options);
+    size_t count = row_count * row_length;
+    if (count > buffer->capacity / bitonic_key_words(request.key_type))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (buffer->host_keys) {
+        double start = now_ms();
+        bitonic_status status = bitonic_sort_rows(buffer->context, buffer->host_keys, row_count, row_length, options);
+        if (out_timing)
+            *out_timing = (bitonic_timing){.sort_ms = now_ms() - start, .pass_count = 1};
+        return status;
+    }
+    if (row_length <= 1 || count <= 1) {
+        if (out_timing)
+            *out_timing = (bitonic_timing){0};
+        return BITONIC_SUCCESS;
+    }
+    if (row_length >= UINT32_MAX || count >= UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    request.row_length = (uint32_t)row_length;
     return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, false, &request, out_timing);
 }
 

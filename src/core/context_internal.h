@@ -80,8 +80,8 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
                                     bitonic_timing *timing);
 
 /* Range search on the device (bitonic_search_range), with its own scratch buffers. */
-bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const uint32_t *sorted_keys, size_t count,
-                                      const uint32_t *lows, const uint32_t *highs, size_t query_count,
+bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted_keys, size_t count,
+                                      const void *lows, const void *highs, size_t query_count,
                                       uint32_t *out_first, uint32_t *out_end, const bitonic_sort_request *request);
 
 #endif /* BITONIC_CONTEXT_INTERNAL_H */

@@ -705,20 +705,22 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     return status;
 }
 
-bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const uint32_t *sorted_keys, size_t count,
-                                      const uint32_t *lows, const uint32_t *highs, size_t query_count,
+bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted_keys, size_t count,
+                                      const void *lows, const void *highs, size_t query_count,
                                       uint32_t *out_first, uint32_t *out_end, const bitonic_sort_request *request)
 {
     enum { KEYS, LOWS, HIGHS, FIRST, END, ARRAYS };
     device_array arrays[ARRAYS] = {{0}};
-    size_t sizes[ARRAYS] = {count ? count : 1, query_count, query_count, query_count, query_count};
+    size_t words = bitonic_key_words(request->key_type);  /* per key and per bound */
+    size_t sizes[ARRAYS] = {count ? count * words : 1, query_count * words, query_count * words, query_count,
+                            query_count};
     bitonic_status status = BITONIC_SUCCESS;
     for (int a = 0; a < ARRAYS && status == BITONIC_SUCCESS; ++a)
         status = create_array(vk, sizes[a], &arrays[a]);
     if (status == BITONIC_SUCCESS) {
-        memcpy(arrays[KEYS].staging, sorted_keys, count * sizeof(uint32_t));
-        memcpy(arrays[LOWS].staging, lows, query_count * sizeof(uint32_t));
-        memcpy(arrays[HIGHS].staging, highs, query_count * sizeof(uint32_t));
+        memcpy(arrays[KEYS].staging, sorted_keys, count * words * sizeof(uint32_t));
+        memcpy(arrays[LOWS].staging, lows, query_count * words * sizeof(uint32_t));
+        memcpy(arrays[HIGHS].staging, highs, query_count * words * sizeof(uint32_t));
         status = begin_commands(vk);
     }
     if (status == BITONIC_SUCCESS) {

@@ -29,6 +29,7 @@ BITONIC_DECLARE_KERNEL(global_pass, 1) BITONIC_DECLARE_KERNEL(global_pass, 2) BI
 BITONIC_DECLARE_KERNEL(global_pass, 4) BITONIC_DECLARE_KERNEL(global_pass, 5)
 
 BITONIC_DECLARE_SPIRV(bitonic_spirv_search)
+BITONIC_DECLARE_SPIRV(bitonic_spirv_search_k64)
 
 typedef struct bitonic_spirv {
     const uint32_t *code;

@@ -71,6 +71,7 @@ struct bitonic_vulkan_sorter {
     VkDescriptorSetLayout search_set_layout;
     VkPipelineLayout search_pipeline_layout;
     VkPipeline search_pipeline;
+    VkPipeline search_pipeline64;     /* VK_NULL_HANDLE without enable_64bit_keys */
 };
 
 bitonic_status bitonic_status_from_vk(VkResult result)
@@ -245,9 +246,14 @@ static VkResult create_search_pipeline(bitonic_vulkan_sorter *sorter, VkPipeline
     uint32_t workgroup = SEARCH_WORKGROUP < sorter->limits.max_workgroup_invocations
                              ? SEARCH_WORKGROUP
                              : sorter->limits.max_workgroup_invocations;
-    return create_pipeline(sorter, cache, sorter->search_pipeline_layout,
-                           (bitonic_spirv){bitonic_spirv_search, bitonic_spirv_search_size}, &workgroup, 1,
-                           &sorter->search_pipeline);
+    result = create_pipeline(sorter, cache, sorter->search_pipeline_layout,
+                             (bitonic_spirv){bitonic_spirv_search, bitonic_spirv_search_size}, &workgroup, 1,
+                             &sorter->search_pipeline);
+    if (result == VK_SUCCESS && sorter->variants[KEYS64].available)
+        result = create_pipeline(sorter, cache, sorter->search_pipeline_layout,
+                                 (bitonic_spirv){bitonic_spirv_search_k64, bitonic_spirv_search_k64_size}, &workgroup,
+                                 1, &sorter->search_pipeline64);
+    return result;
 }
 
 bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
@@ -313,6 +319,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
     if (!sorter)
         return;
     vkDestroyPipeline(sorter->device, sorter->search_pipeline, sorter->allocator);
+    vkDestroyPipeline(sorter->device, sorter->search_pipeline64, sorter->allocator);
     vkDestroyPipelineLayout(sorter->device, sorter->search_pipeline_layout, sorter->allocator);
     vkDestroyDescriptorSetLayout(sorter->device, sorter->search_set_layout, sorter->allocator);
     for (int v = 0; v < VARIANT_COUNT; ++v) {
@@ -557,8 +564,9 @@ bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCom
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
         (unsigned)info->key_type > (unsigned)BITONIC_KEY_F64)
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (is_key64(info->key_type))
-        return BITONIC_ERROR_UNSUPPORTED;  /* the search kernel reads 32-bit keys */
+    bool key64 = is_key64(info->key_type);
+    if (key64 && sorter->search_pipeline64 == VK_NULL_HANDLE)
+        return BITONIC_ERROR_UNSUPPORTED;
     if (info->query_count == 0)
         return BITONIC_SUCCESS;
     if (info->keys == VK_NULL_HANDLE || info->lows == VK_NULL_HANDLE || info->highs == VK_NULL_HANDLE ||
@@ -573,12 +581,14 @@ bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCom
     if (!split_groups(sorter, (info->query_count + (uint64_t)workgroup - 1u) / workgroup, &groups_x, &groups_y))
         return BITONIC_ERROR_TOO_LARGE;
     /* An empty key array still needs a non-empty binding: its whole buffer. */
-    VkDeviceSize key_range = info->count ? (VkDeviceSize)info->count * 4u : VK_WHOLE_SIZE;
-    VkDeviceSize query_range = (VkDeviceSize)info->query_count * 4u;
+    VkDeviceSize key_bytes = key64 ? 8u : 4u;
+    VkDeviceSize key_range = info->count ? (VkDeviceSize)info->count * key_bytes : VK_WHOLE_SIZE;
+    VkDeviceSize bound_range = (VkDeviceSize)info->query_count * key_bytes;
+    VkDeviceSize result_range = (VkDeviceSize)info->query_count * 4u;
     VkDescriptorBufferInfo buffers[SEARCH_BINDINGS] = {
-        {info->keys, info->keys_offset, key_range},   {info->lows, info->lows_offset, query_range},
-        {info->highs, info->highs_offset, query_range}, {info->first, info->first_offset, query_range},
-        {info->end, info->end_offset, query_range},
+        {info->keys, info->keys_offset, key_range},   {info->lows, info->lows_offset, bound_range},
+        {info->highs, info->highs_offset, bound_range}, {info->first, info->first_offset, result_range},
+        {info->end, info->end_offset, result_range},
     };
     VkWriteDescriptorSet writes[SEARCH_BINDINGS];
     for (uint32_t i = 0; i < SEARCH_BINDINGS; ++i)
@@ -586,7 +596,8 @@ bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCom
                                            .descriptorCount = 1,
                                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                            .pBufferInfo = &buffers[i]};
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, sorter->search_pipeline);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      key64 ? sorter->search_pipeline64 : sorter->search_pipeline);
     sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, sorter->search_pipeline_layout, 0,
                                 SEARCH_BINDINGS, writes);
     search_push_constants constants = {info->count, info->query_count,

@@ -36,7 +36,8 @@ bool bench_parse_types(const char *text, unsigned *out_types)
     static const struct {
         const char *name;
         unsigned bit;
-    } names[] = {{"u32", BENCH_TYPE_U32}, {"f32", BENCH_TYPE_F32}, {"pairs", BENCH_TYPE_PAIRS}, {"u64", BENCH_TYPE_U64}};
+    } names[] = {{"u32", BENCH_TYPE_U32}, {"f32", BENCH_TYPE_F32}, {"pairs", BENCH_TYPE_PAIRS}, {"u64", BENCH_TYPE_U64},
+                   {"rows", BENCH_TYPE_ROWS}};
     unsigned types = 0;
     while (text && *text) {
         size_t length = strcspn(text, ",");
@@ -56,7 +57,11 @@ bool bench_parse_types(const char *text, unsigned *out_types)
 
 static const char *type_name(unsigned type)
 {
-    return type == BENCH_TYPE_F32 ? "f32" : type == BENCH_TYPE_PAIRS ? "pairs" : type == BENCH_TYPE_U64 ? "u64" : "u32";
+    return type == BENCH_TYPE_F32     ? "f32"
+           : type == BENCH_TYPE_PAIRS ? "pairs"
+           : type == BENCH_TYPE_U64   ? "u64"
+           : type == BENCH_TYPE_ROWS  ? "rows1024"
+                                      : "u32";
 }
 
 static uint64_t mix64(uint64_t z)
@@ -100,6 +105,19 @@ static bool f32_in_order(uint32_t a_bits, uint32_t b_bits)
     if (a == b)
         return a != 0.0f || (a_bits >> 31) >= (b_bits >> 31);
     return a < b;
+}
+
+/* n keys as rows of BENCH_ROW_LENGTH (the last one shorter): each row ascending,
+ * and the same multiset. */
+static bool verify_rows(const uint32_t *keys, size_t n, uint64_t fingerprint)
+{
+    uint64_t seen = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i % BENCH_ROW_LENGTH != 0 && keys[i - 1] > keys[i])
+            return false;
+        seen += mix64(keys[i]);
+    }
+    return seen == fingerprint;
 }
 
 /* n 64-bit keys held as 2n words: ascending and the same multiset. */
@@ -211,8 +229,13 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
             status = warm_clocks(scratch);
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
             bitonic_timing timing = {0};
-            status = pairs ? bitonic_buffer_sort_pairs(buffers[b], n, &sort_options, &timing)
-                           : bitonic_buffer_sort(buffers[b], n, &sort_options, &timing);
+            if (pairs)
+                status = bitonic_buffer_sort_pairs(buffers[b], n, &sort_options, &timing);
+            else if (type == BENCH_TYPE_ROWS)
+                status = bitonic_buffer_sort_rows(buffers[b], n / BENCH_ROW_LENGTH, BENCH_ROW_LENGTH, &sort_options,
+                                                  &timing);
+            else
+                status = bitonic_buffer_sort(buffers[b], n, &sort_options, &timing);
             if (first + b >= WARMUP_RUNS)
                 times[first + b - WARMUP_RUNS] = timing.sort_ms;
         }
@@ -220,8 +243,10 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
             status = bitonic_buffer_download(buffers[b], keys, wide ? 2 * n : n);
             if (status == BITONIC_SUCCESS && pairs)
                 status = bitonic_buffer_download_values(buffers[b], values, n);
-            if (status == BITONIC_SUCCESS && !(wide ? verify64(keys, n, fingerprints[b])
-                                                    : verify(keys, run_values, n, fingerprints[b], type)))
+            bool right = wide                       ? verify64(keys, n, fingerprints[b])
+                         : type == BENCH_TYPE_ROWS ? verify_rows(keys, n, fingerprints[b])
+                                                   : verify(keys, run_values, n, fingerprints[b], type);
+            if (status == BITONIC_SUCCESS && !right)
                 verified = false;
         }
     }
@@ -345,9 +370,9 @@ int bench_run(const bench_options *options)
         for (unsigned s = first; s < size_count && exit_code == 0; ++s) {
             size_t n = ordered[s];
             measurement resident, host;
-            for (unsigned type = BENCH_TYPE_U32; type <= BENCH_TYPE_U64 && status == BITONIC_SUCCESS; type <<= 1) {
-                if (!(options->types & type))
-                    continue;
+            for (unsigned type = BENCH_TYPE_U32; type <= BENCH_TYPE_ROWS && status == BITONIC_SUCCESS; type <<= 1) {
+                if (!(options->types & type) || (type == BENCH_TYPE_ROWS && n % BENCH_ROW_LENGTH != 0))
+                    continue;  /* rows: only sizes that are whole rows */
                 status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
                                           &resident);
                 if (status == BITONIC_SUCCESS) {

@@ -25,9 +25,12 @@ enum {
     BENCH_TYPE_F32 = 2u,         /* f32 keys (random bits: NaNs, infinities and all) */
     BENCH_TYPE_PAIRS = 4u,       /* u32 keys with u32 values (the original indices) */
     BENCH_TYPE_U64 = 8u,         /* u64 keys */
+    BENCH_TYPE_ROWS = 16u,       /* u32 keys as independent rows of BENCH_ROW_LENGTH */
 };
 
-/* Parses "u32,f32,pairs,u64" into BENCH_TYPE_* bits; false on an unknown name. */
+#define BENCH_ROW_LENGTH 1024u
+
+/* Parses "u32,f32,pairs,u64,rows" into BENCH_TYPE_* bits; false on an unknown name. */
 bool bench_parse_types(const char *text, unsigned *out_types);
 
 bench_options bench_default_options(void);

@@ -24,7 +24,7 @@ static void usage(FILE *out)
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
-          "                     [--keys-per-thread K] [--types u32,f32,pairs,u64]\n"
+          "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
           out);
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
             ++i;
         } else if (strcmp(arg, "--types") == 0 && value) {
             if (!bench_parse_types(value, &bench.types)) {
-                fprintf(stderr, "bitonic: --types takes a list of u32, f32, pairs and u64, not '%s'\n", value);
+                fprintf(stderr, "bitonic: --types takes a list of u32, f32, pairs, u64 and rows, not '%s'\n", value);
                 return 2;
             }
             ++i;
