@@ -108,8 +108,10 @@ typedef struct bitonic_vulkan_sort_info {
 bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter *sorter, char *text,
                                                      size_t capacity);
 
-/* Number of passes (dispatches) a sort of count keys records. */
-uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values);
+/* Number of passes (dispatches) bitonic_vulkan_record_sort() records for this
+ * sort (key type, values and rows change it); 0 if it would record none or the
+ * info is refused. */
+uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info);
 
 /* Records the sort into command_buffer, which must be in the recording state,
  * outside a render pass, on a queue family with compute.

@@ -288,10 +288,18 @@ int main(void)
         TEST_CHECK(&t, bitonic_vulkan_record_sort(sorter, a.commands, &no_keys) == BITONIC_ERROR_INVALID_ARGUMENT,
                    "no key buffer");
         vkEndCommandBuffer(a.commands);
-        TEST_CHECK(&t, bitonic_vulkan_sort_pass_count(sorter, 1, false) == 0 &&
-                           bitonic_vulkan_sort_pass_count(sorter, info.tile_keys, false) == 1 &&
-                           bitonic_vulkan_sort_pass_count(sorter, info.tile_keys * 2, false) == 3,
-                   "pass counts: one tile pass, then global + tile merge");
+        bitonic_vulkan_sort_info one = {.keys = keys.buffer, .count = 1};
+        bitonic_vulkan_sort_info tile = {.keys = keys.buffer, .count = info.tile_keys};
+        bitonic_vulkan_sort_info two_tiles = {.keys = keys.buffer, .count = info.tile_keys * 2};
+        bitonic_vulkan_sort_info rows = {.keys = keys.buffer, .count = info.tile_keys * 2, .row_length = 4};
+        bitonic_vulkan_sort_info wide = {.keys = keys.buffer, .count = 8, .key_type = BITONIC_KEY_U64};
+        TEST_CHECK(&t, bitonic_vulkan_sort_pass_count(sorter, &one) == 0 &&
+                           bitonic_vulkan_sort_pass_count(sorter, &tile) == 1 &&
+                           bitonic_vulkan_sort_pass_count(sorter, &two_tiles) == 3 &&
+                           bitonic_vulkan_sort_pass_count(sorter, &rows) == 1,
+                   "pass counts: one tile pass, then global + tile merge; rows of 4 in one tile pass");
+        TEST_CHECK(&t, bitonic_vulkan_sort_pass_count(sorter, &wide) == 0,
+                   "no passes for 64-bit keys on a device created without shaderInt64");
         vkDestroyQueryPool(a.device, queries, NULL);
         destroy_host_buffer(&a, &keys);
         destroy_host_buffer(&a, &values);

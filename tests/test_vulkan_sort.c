@@ -111,6 +111,18 @@ static void run_suite(test_counter *t, const bitonic_context_desc *desc, const c
         TEST_CHECK(t, timing.pass_count > 0 && timing.sort_ms >= 0.0, "%s: timing reported", label);
         TEST_CHECK(t, bitonic_buffer_sort(buffer, n + 1, NULL, NULL) == BITONIC_ERROR_INVALID_ARGUMENT,
                    "%s: a count above capacity is refused", label);
+        /* Profiling follows the sort actually recorded: rows of 8 keys fit one tile pass. */
+        double pass_ms[64];
+        bitonic_timing rows_timing = {.pass_ms = pass_ms, .pass_capacity = 64};
+        size_t rows = n / 8;
+        fill(f.keys, rows * 8, RANDOM, &f.seed);
+        bool rows_ok = bitonic_buffer_upload(buffer, f.keys, rows * 8) == BITONIC_SUCCESS &&
+                       bitonic_buffer_sort_rows(buffer, rows, 8, NULL, &rows_timing) == BITONIC_SUCCESS &&
+                       bitonic_buffer_download(buffer, f.keys, rows * 8) == BITONIC_SUCCESS;
+        for (size_t i = 1; i < rows * 8 && rows_ok; ++i)
+            rows_ok = i % 8 == 0 || f.keys[i - 1] <= f.keys[i];
+        TEST_CHECK(t, rows_ok && rows_timing.pass_count == 1, "%s: resident rows, profiled as %u pass(es)", label,
+                   rows_timing.pass_count);
         bitonic_buffer_destroy(buffer);
     }
     bitonic_context_get_info(f.context, &info);

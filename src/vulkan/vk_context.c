@@ -594,14 +594,19 @@ bitonic_status bitonic_vk_buffer_download_values(bitonic_vk_context *vk, bitonic
     return status == BITONIC_SUCCESS ? download_array(vk, &buffer->values, values, count) : status;
 }
 
-/* Records the sort with timestamps when timing is wanted and possible. */
-static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count, bool with_values,
-                                  const bitonic_sort_request *request, bool timed, bool profile)
+/* The sort of a resident buffer, as the recording API describes it. */
+static bitonic_vulkan_sort_info sort_info_for(const bitonic_vk_buffer *buffer, size_t count, bool with_values,
+                                              const bitonic_sort_request *request)
 {
-    bitonic_vulkan_sort_info info = {.keys = buffer->keys.device_buffer, .count = (uint32_t)count,
-                                     .order = request->order, .key_type = request->key_type,
-                                     .row_length = request->row_length,
-                                     .values = with_values ? buffer->values.device_buffer : VK_NULL_HANDLE};
+    return (bitonic_vulkan_sort_info){.keys = buffer->keys.device_buffer, .count = (uint32_t)count,
+                                      .order = request->order, .key_type = request->key_type,
+                                      .row_length = request->row_length,
+                                      .values = with_values ? buffer->values.device_buffer : VK_NULL_HANDLE};
+}
+
+/* Records the sort with timestamps when timing is wanted and possible. */
+static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vulkan_sort_info info, bool timed, bool profile)
+{
     if (timed) {
         vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, 0, QUERY_COUNT);
         info.timestamps = vk->query_pool;
@@ -610,10 +615,9 @@ static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buf
     return bitonic_vulkan_record_sort(vk->sorter, vk->command_buffer, &info);
 }
 
-static bitonic_status read_timing(bitonic_vk_context *vk, size_t count, bool with_values, bool profile,
-                                  bitonic_timing *timing)
+/* passes: what the recorded sort has, so the timestamps it wrote are known. */
+static bitonic_status read_timing(bitonic_vk_context *vk, uint32_t passes, bool profile, bitonic_timing *timing)
 {
-    uint32_t passes = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, with_values);
     uint32_t stamps = profile && passes > 0 ? passes + 1u : 2u;
     uint64_t ticks[QUERY_COUNT];
     VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, 0, stamps, sizeof ticks, ticks, sizeof ticks[0],
@@ -652,7 +656,9 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     }
-    status = record_sort(vk, buffer, count, with_values, request, timed, profile);
+    bitonic_vulkan_sort_info info = sort_info_for(buffer, count, with_values, request);
+    uint32_t passes = bitonic_vulkan_sort_pass_count(vk->sorter, &info);
+    status = record_sort(vk, info, timed, profile);
     if (status != BITONIC_SUCCESS) {
         vkEndCommandBuffer(vk->command_buffer);
         return status;
@@ -667,10 +673,9 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
     }
     status = submit_and_wait(vk);
     if (status == BITONIC_SUCCESS && timed)
-        status = read_timing(vk, count, with_values, profile, timing);
+        status = read_timing(vk, passes, profile, timing);
     else if (timing && !timed)
-        *timing = (bitonic_timing){
-            .pass_count = bitonic_vulkan_sort_pass_count(vk->sorter, (uint32_t)count, with_values)};
+        *timing = (bitonic_timing){.pass_count = passes};
     return status;
 }
 

@@ -420,13 +420,6 @@ static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t vir
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
-uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values)
-{
-    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = build_schedule(sorter, count, variant_index(false, with_values), 0, passes);
-    return pass_count == UINT32_MAX ? 0 : pass_count;
-}
-
 /* Spreads a workgroup count over x and y: x is limited per dimension (65535 on
  * many devices); the shaders linearise the two back. */
 static bool split_groups(const bitonic_vulkan_sorter *sorter, uint64_t workgroups, uint32_t *x, uint32_t *y)
@@ -449,41 +442,68 @@ static void record_pass_barrier(VkCommandBuffer command_buffer)
                          1, &barrier, 0, NULL, 0, NULL);
 }
 
-bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
-                                          const bitonic_vulkan_sort_info *info)
+/* What a sort of `info` records: checked once, then used both to record it and
+ * to say how many passes (and so timestamps) it records. */
+typedef struct sort_plan {
+    int variant_number;
+    uint32_t key_bytes;
+    uint32_t row_log;
+    uint32_t pass_count;
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+} sort_plan;
+
+static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                                sort_plan *plan)
 {
-    if (!sorter || command_buffer == VK_NULL_HANDLE || !info || info->keys == VK_NULL_HANDLE ||
+    if (!sorter || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
         (unsigned)info->key_type > (unsigned)BITONIC_KEY_F64 ||
         (info->count_buffer != VK_NULL_HANDLE && (info->count_offset % 4u != 0 || info->row_length != 0)))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bool key64 = is_key64(info->key_type);
-    uint32_t key_bytes = key64 ? 8u : 4u;
+    plan->key_bytes = key64 ? 8u : 4u;
     if (info->count > (key64 ? sorter->max_keys / 2u : sorter->max_keys))
         return BITONIC_ERROR_TOO_LARGE;
-    bool with_values = info->values != VK_NULL_HANDLE;
-    int variant_number = variant_index(key64, with_values);
-    const sorter_variant *variant = &sorter->variants[variant_number];
-    if (!variant->available)
+    plan->variant_number = variant_index(key64, info->values != VK_NULL_HANDLE);
+    if (!sorter->variants[plan->variant_number].available)
         return BITONIC_ERROR_UNSUPPORTED;
     /* Rows: each is padded to a power of two in the virtual index space. */
-    uint32_t row_log = 0;
+    plan->row_log = 0;
     uint64_t virtual_count = info->count;
     bool rows = info->row_length != 0 && info->row_length < info->count;
     if (rows) {
         if (info->count % info->row_length != 0)
             return BITONIC_ERROR_INVALID_ARGUMENT;
-        row_log = bitonic_ceil_log2(info->row_length);
-        virtual_count = (uint64_t)(info->count / info->row_length) << row_log;
+        plan->row_log = bitonic_ceil_log2(info->row_length);
+        virtual_count = (uint64_t)(info->count / info->row_length) << plan->row_log;
         if (virtual_count > sorter->max_keys * 2u || virtual_count > ((uint64_t)1 << 31))
             return BITONIC_ERROR_TOO_LARGE;
     }
-    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = rows && info->row_length <= 1
-                              ? 0
-                              : build_schedule(sorter, virtual_count, variant_number, row_log, passes);
-    if (pass_count == UINT32_MAX)
+    plan->pass_count = rows && info->row_length <= 1
+                           ? 0
+                           : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->passes);
+    return plan->pass_count == UINT32_MAX ? BITONIC_ERROR_INVALID_ARGUMENT : BITONIC_SUCCESS;
+}
+
+uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info)
+{
+    sort_plan plan;
+    return plan_sort(sorter, info, &plan) == BITONIC_SUCCESS ? plan.pass_count : 0;
+}
+
+bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                          const bitonic_vulkan_sort_info *info)
+{
+    if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    sort_plan plan;
+    bitonic_status planned = plan_sort(sorter, info, &plan);
+    if (planned != BITONIC_SUCCESS)
+        return planned;
+    bool with_values = info->values != VK_NULL_HANDLE;
+    const sorter_variant *variant = &sorter->variants[plan.variant_number];
+    const bitonic_pass *passes = plan.passes;
+    uint32_t pass_count = plan.pass_count, row_log = plan.row_log, key_bytes = plan.key_bytes;
 
     /* Check every dispatch fits before recording anything. */
     uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
