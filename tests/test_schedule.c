@@ -22,16 +22,52 @@ static const shape shapes[] = {
 };
 #define SHAPE_COUNT (sizeof shapes / sizeof shapes[0])
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static uint32_t build(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+}
+
+/* The tile sort, then merge passes (merge path) above the tile. */
+static uint32_t build_merging(const shape *s, uint64_t n, bitonic_pass *passes)
+{
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true};
+    return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+}
+
+/* Every binary input of length n (as numbers: a merge compares keys), and
+ * random inputs with duplicates, through tile sort + merges in chunks of
+ * 2^chunk_log output keys. */
+static bool merge_schedule_sorts(const shape *s, uint32_t chunk_log, uint64_t n, uint64_t seed, bool binary)
+{
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build_merging(s, n, passes);
+    bitonic_reference_config config = {s->tile_log, s->tile_register_log, BITONIC_REFERENCE_NUMERIC, chunk_log};
+    uint64_t *keys = malloc((n + 1) * sizeof *keys), *expected = malloc((n + 1) * sizeof *expected);
+    bool ok = pass_count != UINT32_MAX && keys && expected;
+    uint64_t inputs = binary ? (uint64_t)1 << n : 1;
+    for (uint64_t input = 0; input < inputs && ok; ++input) {
+        for (uint64_t i = 0; i < n; ++i)
+            keys[i] = expected[i] = binary ? (input >> i) & 1u : test_random_u64(&seed) % (n / 3 + 1);
+        qsort(expected, n, sizeof *expected, compare_u64);
+        ok = bitonic_reference_run(passes, pass_count, &config, keys, n) &&
+             memcmp(keys, expected, n * sizeof *keys) == 0;
+    }
+    free(keys);
+    free(expected);
+    return ok;
 }
 
 static bool run(const shape *s, const bitonic_pass *passes, uint32_t count, bitonic_reference_mode mode,
                 uint64_t *keys, uint64_t n)
 {
-    bitonic_reference_config config = {s->tile_log, s->tile_register_log, mode};
+    bitonic_reference_config config = {s->tile_log, s->tile_register_log, mode, 0};
     return bitonic_reference_run(passes, count, &config, keys, n);
 }
 
@@ -81,11 +117,6 @@ static bool group_counts_exact(const shape *s, uint64_t n)
     return true;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static bool sorts_random(const shape *s, uint64_t n, uint64_t seed)
 {
@@ -153,7 +184,7 @@ int main(void)
             for (uint64_t k = 0; k < n; ++k)
                 keys[k] = test_random_u64(&seed) % 100u;
             bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES], one_row[BITONIC_SCHEDULE_MAX_PASSES];
-            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log};
+            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log, false};
             uint32_t count = bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
             bool ok = count == build(s, (uint64_t)1 << row_log, one_row) &&
                       run(s, passes, count, BITONIC_REFERENCE_NUMERIC, keys, n);
@@ -162,6 +193,42 @@ int main(void)
             TEST_CHECK(&t, ok, "37 rows of 2^%u keys sorted independently, shape %zu", row_log, i);
             free(keys);
         }
+    }
+
+    /* Merging above the tile: 1 + ceil(log2 n) - tile_log passes; every binary
+     * input up to 14 keys and random inputs sort, for every chunk size a GPU
+     * might pick (a chunk never spans two merged runs up to 2 tiles). */
+    for (size_t i = 0; i < SHAPE_COUNT; ++i) {
+        const shape *s = &shapes[i];
+        if (s->tile_log == 0 || s->tile_log > 5)
+            continue;
+        for (uint32_t chunk_log = 1; chunk_log <= s->tile_log + 1u; ++chunk_log) {
+            bool all = true;
+            for (uint32_t n = 0; n <= 14 && all; ++n)
+                all = merge_schedule_sorts(s, chunk_log, n, 0, true);
+            TEST_CHECK(&t, all, "merge: every binary input to 14 keys, tile 2^%u, chunk 2^%u", s->tile_log, chunk_log);
+            uint64_t sizes[] = {2, 33, 100, 1000, 4097};
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+                TEST_CHECK(&t, merge_schedule_sorts(s, chunk_log, sizes[k], 7 + k, false),
+                           "merge: random %" PRIu64 " keys, tile 2^%u, chunk 2^%u", sizes[k], s->tile_log, chunk_log);
+        }
+    }
+    for (uint32_t k = 1; k <= 30; ++k) {
+        const shape tiled = {13, 4, 5};
+        bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+        uint32_t expected = 1u + (k > 13u ? k - 13u : 0u);
+        TEST_CHECK(&t, build_merging(&tiled, (uint64_t)1 << k, passes) == expected &&
+                           build_merging(&tiled, ((uint64_t)1 << k) + 1u, passes) == expected + (k >= 13u ? 1u : 0u),
+                   "merging pass count at 2^%u and 2^%u + 1", k, k);
+    }
+    {
+        bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+        const shape bits = {2, 1, 2};
+        bitonic_reference_config sliced = {2, 1, BITONIC_REFERENCE_BITSLICED, 2};
+        uint64_t words[16] = {0};
+        uint32_t count = build_merging(&bits, 16, passes);
+        TEST_CHECK(&t, count == 3 && !bitonic_reference_run(passes, count, &sliced, words, 16),
+                   "a merge pass refuses bit-sliced keys");
     }
     return test_finish(&t);
 }

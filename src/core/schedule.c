@@ -73,6 +73,15 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
             return UINT32_MAX;
         first_global_phase = last_tile_phase + 1u;
     }
+    if (params->merge_above_tile && tile_log > 0 && params->last_phase == 0) {
+        for (uint32_t phase = first_global_phase; phase <= virtual_log; ++phase) {
+            uint64_t runs = (count + ((uint64_t)1 << phase) - 1u) >> phase;
+            bitonic_pass merge = {BITONIC_PASS_MERGE, phase, phase - 1u, phase, 0, (uint32_t)runs};
+            if (!append(passes, capacity, &pass_count, merge))
+                return UINT32_MAX;
+        }
+        return pass_count;
+    }
     /* Each larger phase: its strides at or above the tile in global passes,
      * then the strides below the tile in one tile pass. */
     for (uint32_t phase = first_global_phase; phase <= virtual_log; ++phase) {

@@ -15,6 +15,14 @@
  * steps with strides at or above the tile straight from memory. Every executor
  * (the Vulkan shaders and the C reference executor) runs this same list and
  * addresses keys through bitonic_group_key_index().
+ *
+ * Above the tile there is a second way to finish, which trades the network's
+ * log2(N/tile) * (log2(N/tile) + 3) / 2 passes for log2(N/tile): after the tile
+ * sort, each MERGE pass merges neighbouring sorted runs of 2^(phase-1) keys into
+ * runs of 2^phase (merge path: every output position finds its source by a
+ * binary search on a diagonal, so the work splits evenly whatever the data).
+ * A merge cannot run in place, so executors ping-pong between the keys and a
+ * scratch copy; stable on ties (the earlier run first).
  */
 #ifndef BITONIC_SCHEDULE_H
 #define BITONIC_SCHEDULE_H
@@ -29,15 +37,17 @@
 typedef enum bitonic_pass_kind {
     BITONIC_PASS_TILE = 0,
     BITONIC_PASS_GLOBAL = 1,
+    BITONIC_PASS_MERGE = 2,
 } bitonic_pass_kind;
 
 typedef struct bitonic_pass {
     bitonic_pass_kind kind;
-    uint32_t phase;        /* log2 of the merge block of this pass's first step */
+    uint32_t phase;        /* log2 of the merge block of this pass's first step; MERGE: of the merged runs */
     uint32_t stride_log;   /* log2 of the first step's stride; phase - 1 means the flip */
     uint32_t last_phase;   /* TILE: runs every step below the tile through the end of this phase */
     uint32_t step_count;   /* GLOBAL: steps in this pass, strides stride_log down to stride_log - step_count + 1 */
-    uint32_t group_count;  /* GLOBAL: register groups holding at least one key below n; TILE: tiles */
+    uint32_t group_count;  /* GLOBAL: register groups holding at least one key below n; TILE: tiles;
+                            * MERGE: merged runs holding at least one key */
 } bitonic_pass;
 
 typedef struct bitonic_schedule_params {
@@ -46,6 +56,9 @@ typedef struct bitonic_schedule_params {
     /* 0: sort the whole array. Else stop after this merge phase: every aligned
      * block of 2^last_phase keys ends sorted on its own (batched rows). */
     uint32_t last_phase;
+    /* Phases above the tile as MERGE passes instead of the network (needs
+     * tile_log > 0; ignored with last_phase, whose rows are not aligned runs). */
+    bool merge_above_tile;
 } bitonic_schedule_params;
 
 /* Smallest p with 2^p >= count (0 for count <= 1). */

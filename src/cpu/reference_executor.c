@@ -4,6 +4,9 @@
  * here, on the CPU, where the 0-1 principle can check every binary input. */
 #include "reference_executor.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define MAX_REGISTERS (1u << BITONIC_MAX_STEP_GROUP_LOG)
 
 static void compare_exchange(uint64_t *lower, uint64_t *upper, bitonic_reference_mode mode)
@@ -71,6 +74,52 @@ static void run_tile_pass(const bitonic_pass *pass, const bitonic_reference_conf
     }
 }
 
+/* The number of keys of run a that go before diagonal d of the merge of a and b:
+ * the merge-path split, found the way the GPU's partition kernel finds it (the
+ * earlier run wins ties, so the merge is stable). */
+static uint64_t merge_path_split(const uint64_t *a, uint64_t a_count, const uint64_t *b, uint64_t b_count,
+                                 uint64_t d)
+{
+    uint64_t low = d > b_count ? d - b_count : 0;
+    uint64_t high = d < a_count ? d : a_count;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2u;
+        if (!(b[d - 1u - mid] < a[mid]))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+/* Merges every pair of neighbouring sorted runs of 2^(phase-1) keys, in chunks
+ * of chunk_keys output keys, each chunk from its own two splits, as the GPU does. */
+static bool run_merge_pass(const bitonic_pass *pass, uint64_t chunk_keys, uint64_t *keys, uint64_t count)
+{
+    uint64_t *merged = malloc(count * sizeof *merged);
+    if (!merged)
+        return false;
+    uint64_t run = (uint64_t)1 << (pass->phase - 1u);
+    for (uint64_t start = 0; start < count; start += chunk_keys) {
+        uint64_t pair_base = start & ~(2u * run - 1u);
+        uint64_t a_count = count - pair_base < run ? count - pair_base : run;
+        uint64_t b_count = count - pair_base - a_count < run ? count - pair_base - a_count : run;
+        const uint64_t *a = keys + pair_base, *b = a + a_count;
+        uint64_t d0 = start - pair_base;
+        uint64_t d1 = d0 + chunk_keys < a_count + b_count ? d0 + chunk_keys : a_count + b_count;
+        uint64_t i = merge_path_split(a, a_count, b, b_count, d0);
+        uint64_t i_end = merge_path_split(a, a_count, b, b_count, d1);
+        uint64_t j = d0 - i, j_end = d1 - i_end;
+        for (uint64_t out = pair_base + d0; out < pair_base + d1; ++out) {
+            bool take_a = i < i_end && (j >= j_end || !(b[j] < a[i]));
+            merged[out] = take_a ? a[i++] : b[j++];
+        }
+    }
+    memcpy(keys, merged, count * sizeof *merged);
+    free(merged);
+    return true;
+}
+
 bool bitonic_reference_run(const bitonic_pass *passes, uint32_t pass_count, const bitonic_reference_config *config,
                            uint64_t *keys, uint64_t count)
 {
@@ -82,6 +131,11 @@ bool bitonic_reference_run(const bitonic_pass *passes, uint32_t pass_count, cons
             if (config->tile_log == 0 || config->tile_register_log == 0)
                 return false;
             run_tile_pass(pass, config, keys, count);
+        } else if (pass->kind == BITONIC_PASS_MERGE) {
+            /* A merge compares keys, so it cannot run 64 bit-sliced inputs at once. */
+            if (config->mode != BITONIC_REFERENCE_NUMERIC || config->merge_chunk_log == 0 ||
+                config->merge_chunk_log > config->tile_log + 1u || !run_merge_pass(pass, (uint64_t)1 << config->merge_chunk_log, keys, count))
+                return false;
         } else {
             bitonic_step_group group = {pass->phase, pass->stride_log, pass->step_count, pass->step_count};
             bitonic_reference_run_step_group(&group, pass->group_count, 0, config->mode, keys, count);

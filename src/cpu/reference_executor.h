@@ -23,10 +23,12 @@ typedef struct bitonic_reference_config {
     uint32_t tile_log;           /* as in the schedule's params */
     uint32_t tile_register_log;  /* keys per thread (log2) in the tile kernel, <= tile_log */
     bitonic_reference_mode mode;
+    uint32_t merge_chunk_log;    /* MERGE passes: output keys per chunk (log2), 1..tile_log + 1; NUMERIC only */
 } bitonic_reference_config;
 
 /* Runs the passes over keys[0 .. count-1] in place. Returns false if a pass
- * asks for something the config cannot do (a tile pass with no tile). */
+ * asks for something the config cannot do (a tile pass with no tile, a merge
+ * pass bit-sliced or without a chunk size) or memory for a merge runs out. */
 bool bitonic_reference_run(const bitonic_pass *passes, uint32_t pass_count, const bitonic_reference_config *config,
                            uint64_t *keys, uint64_t count);
 
