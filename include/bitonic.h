@@ -96,6 +96,11 @@ typedef struct bitonic_context_desc {
     uint32_t tile_keys_per_thread;   /* a power of two, 2..32 */
     uint32_t max_strides_per_global_pass;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
+    /* Sort with the bitonic network alone, in place: no scratch memory, but more
+     * passes over memory above one tile. By default a Vulkan sort of more keys
+     * than one tile merges the sorted tiles (merge path) through a scratch copy
+     * of the keys (and values) that the context keeps (bitonic_vulkan.h, scratch). */
+    bool pure_network;
     /* Ask the driver for per-pipeline statistics (registers, spills) where it
      * offers them (VK_KHR_pipeline_executable_properties); see
      * bitonic_context_pipeline_report(). */

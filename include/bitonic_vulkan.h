@@ -59,6 +59,7 @@ typedef struct bitonic_vulkan_sorter_info {
     uint32_t max_strides_per_global_pass;
     uint64_t max_keys;                  /* the largest count one sort accepts */
     bool tile_uses_subgroup_shuffle;    /* the tile kernel exchanges keys by subgroup shuffles */
+    uint32_t merge_chunk_keys;          /* output keys a merge workgroup writes (32-bit keys alone) */
 } bitonic_vulkan_sorter_info;
 
 void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);
@@ -99,7 +100,26 @@ typedef struct bitonic_vulkan_sort_info {
     VkQueryPool timestamps;
     uint32_t first_query;
     bool profile_passes;
+    /* Optional: scratch memory of bitonic_vulkan_sort_scratch_bytes() bytes at
+     * scratch_offset (a multiple of minStorageBufferOffsetAlignment) in a buffer
+     * with STORAGE_BUFFER usage. With it, a sort of more keys than one tile sorts
+     * the tiles with the bitonic network on chip and then merges sorted runs
+     * (merge path): 1 + log2(count / tile) passes over memory instead of the
+     * network's (log2(count / tile) + 1) (log2(count / tile) + 2) / 2 or so, at
+     * the price of count keys (and values) of scratch. The result is the same
+     * (the network and the merge both order pairs by key, then value). Without it
+     * (VK_NULL_HANDLE), and always for rows, the pure network sorts in place. The
+     * sort reads and writes the scratch from the compute shader stage like the
+     * keys, so the same barriers cover it; its contents are undefined after. */
+    VkBuffer scratch;
+    VkDeviceSize scratch_offset;
 } bitonic_vulkan_sort_info;
+
+/* Bytes of scratch the sort described by info can use (its scratch fields are
+ * ignored): 0 when it would not use any (count at most one tile, rows) or the
+ * info is refused. Depends on count, key type and whether there are values. */
+VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sorter,
+                                               const bitonic_vulkan_sort_info *info);
 
 /* Writes one line per pipeline with the statistics the driver reports for it
  * (for example register count and spills), NUL-terminated and cut to capacity.

@@ -38,6 +38,10 @@ fi
 # Our bench (GPU time from timestamps, end-to-end from host memory), then CUB.
 types=${TYPES:-u32}
 $bitonic bench --device NVIDIA --min-log 10 --max-log "$max_log" --types "$types" --csv > "$out/bitonic.csv" 2> "$out/bitonic_bench.err" || status=1
+# The pure network (no merge passes) beside it, same run, impl bitonic_network.
+if [ -z "${SKIP_NETWORK:-}" ]; then
+  $bitonic bench --device NVIDIA --network --no-e2e --min-log 10 --max-log "$max_log" --types u32 --csv >> "$out/bitonic.csv" 2>> "$out/bitonic_bench.err" || status=1
+fi
 $bitonic bench --device NVIDIA --min-log 20 --max-log 24 --profile --no-e2e > "$out/profile.txt" 2>&1 || status=1
 $bitonic bench --device NVIDIA --min-log 20 --max-log 20 --profile --no-e2e --tile-keys 1 --max-steps 1 > "$out/pure_network.txt" 2>&1 || status=1
 if [ -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then

@@ -27,11 +27,19 @@ layout(push_constant) uniform PassParams {
     uint row_length;   // keys a row holds in memory; its virtual keys past that are +infinity
     uint count_offset; // ~0u: count is the key count; else the count is read at execution
                        // time from word count_offset of the Count buffer, capped at count
+    uint output_buffer; // tile kernels: 0 stores in place, 1 stores to KeysOut (and ValuesOut)
+    uint chunk_log;     // merge partition: log2 of the output keys a merge workgroup writes
 } params;
 
 layout(std430, binding = 0) buffer Keys { key_t keys[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 1) buffer Values { uint values[]; };
+#endif
+// Where a pass that does not work in place writes: the tile sort before an odd
+// number of merges, and every merge (they ping-pong between the keys and scratch).
+layout(std430, binding = 3) writeonly buffer KeysOut { key_t keys_out[]; };
+#ifdef WITH_VALUES
+layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
 #endif
 // A count the GPU wrote (a particle system's live count): read when the pass
 // starts, so nothing has to come back to the host. Bound to the keys when unused.

@@ -121,10 +121,18 @@ void main()
         uint local_index = r * threads + thread;
         uint index;
         if (physical_index(tile_base + local_index, index) && active_tile) {
-            keys[index] = store_key(tile_keys[padded(local_index)]);
+            // A uniform branch, not an aliased binding: in place or to KeysOut.
+            if (params.output_buffer == 0u) {
+                keys[index] = store_key(tile_keys[padded(local_index)]);
 #ifdef WITH_VALUES
-            values[index] = tile_values[padded(local_index)];
+                values[index] = tile_values[padded(local_index)];
 #endif
+            } else {
+                keys_out[index] = store_key(tile_keys[padded(local_index)]);
+#ifdef WITH_VALUES
+                values_out[index] = tile_values[padded(local_index)];
+#endif
+            }
         }
     }
 }

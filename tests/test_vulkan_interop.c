@@ -165,7 +165,8 @@ static bool submit(app *a)
 /* Sorts count pairs at a key offset of `first` keys; returns whether the
  * result is right: keys in order, values a permutation that maps back. */
 static bool sort_pairs(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys, host_buffer *values, uint32_t first,
-                       uint32_t count, bitonic_order order, VkQueryPool queries, uint64_t *seed)
+                       uint32_t count, bitonic_order order, VkQueryPool queries, const host_buffer *scratch,
+                       VkDeviceSize scratch_offset, uint64_t *seed)
 {
     uint32_t *input = malloc((count + 1) * sizeof *input);
     for (uint32_t i = 0; i < count; ++i) {
@@ -180,7 +181,9 @@ static bool sort_pairs(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys,
         vkCmdResetQueryPool(a->commands, queries, 0, 2);
     bitonic_vulkan_sort_info info = {.keys = keys->buffer, .keys_offset = (VkDeviceSize)first * 4u, .count = count,
                                      .order = order, .values = values->buffer,
-                                     .values_offset = (VkDeviceSize)first * 4u, .timestamps = queries};
+                                     .values_offset = (VkDeviceSize)first * 4u, .timestamps = queries,
+                                     .scratch = scratch ? scratch->buffer : VK_NULL_HANDLE,
+                                     .scratch_offset = scratch_offset};
     bitonic_status status = bitonic_vulkan_record_sort(sorter, a->commands, &info);
     VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                                .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
@@ -205,7 +208,7 @@ static bool sort_pairs(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys,
 /* The count comes from a buffer at execution time: `live` keys are sorted,
  * the rest of the `max_count` keys stay as they were. */
 static bool sort_with_gpu_count(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys, host_buffer *count,
-                                uint32_t live, uint32_t max_count, uint64_t *seed)
+                                uint32_t live, uint32_t max_count, const host_buffer *scratch, uint64_t *seed)
 {
     uint32_t *input = malloc((max_count + 1) * sizeof *input);
     for (uint32_t i = 0; i < max_count; ++i)
@@ -214,7 +217,7 @@ static bool sort_with_gpu_count(app *a, bitonic_vulkan_sorter *sorter, host_buff
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vkBeginCommandBuffer(a->commands, &begin);
     bitonic_vulkan_sort_info info = {.keys = keys->buffer, .count = max_count, .count_buffer = count->buffer,
-                                     .count_offset = 12};
+                                     .count_offset = 12, .scratch = scratch ? scratch->buffer : VK_NULL_HANDLE};
     bitonic_status status = bitonic_vulkan_record_sort(sorter, a->commands, &info);
     VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                                .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
@@ -260,20 +263,33 @@ int main(void)
                                             .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
         vkCreateQueryPool(a.device, &query_info, NULL, &queries);
         uint64_t seed = 99;
+        /* Scratch for the largest sort (pairs of capacity keys), at an aligned offset. */
+        bitonic_vulkan_sort_info largest = {.keys = keys.buffer, .values = values.buffer, .count = capacity};
+        VkDeviceSize scratch_bytes = bitonic_vulkan_sort_scratch_bytes(sorter, &largest);
+        VkDeviceSize scratch_offset = a.offset_alignment;
+        host_buffer scratch;
+        create_host_buffer(&a, scratch_offset + scratch_bytes, &scratch);
+        TEST_CHECK(&t, scratch_bytes >= (VkDeviceSize)capacity * 8u, "scratch of %llu bytes for %u pairs",
+                   (unsigned long long)scratch_bytes, capacity);
         uint32_t counts[] = {0, 1, 2, 3, 17, 255, 256, 257, info.tile_keys - 1, info.tile_keys, info.tile_keys + 1,
                              2 * info.tile_keys + 5, capacity};
-        for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
-            for (int o = 0; o < 2; ++o)
-                TEST_CHECK(&t, sort_pairs(&a, sorter, &keys, &values, i % 2 ? first : 0, counts[i], (bitonic_order)o,
-                                          i == 4 ? queries : VK_NULL_HANDLE, &seed),
-                           "pairs: %u keys, %s, offset %u", counts[i], o ? "descending" : "ascending",
-                           i % 2 ? first : 0);
+        for (int merge = 0; merge < 2; ++merge)
+            for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
+                for (int o = 0; o < 2; ++o)
+                    TEST_CHECK(&t, sort_pairs(&a, sorter, &keys, &values, i % 2 ? first : 0, counts[i],
+                                              (bitonic_order)o, i == 4 ? queries : VK_NULL_HANDLE,
+                                              merge ? &scratch : NULL, i % 2 ? scratch_offset : 0, &seed),
+                               "pairs: %u keys, %s, offset %u, %s", counts[i], o ? "descending" : "ascending",
+                               i % 2 ? first : 0, merge ? "merging through scratch" : "network");
         host_buffer count;
         create_host_buffer(&a, 64, &count);
         uint32_t lives[] = {0, 1, 5, 300, info.tile_keys + 3, capacity - 1, capacity, capacity + 50};
-        for (size_t i = 0; i < sizeof lives / sizeof lives[0]; ++i)
-            TEST_CHECK(&t, sort_with_gpu_count(&a, sorter, &keys, &count, lives[i], capacity, &seed),
-                       "count read on the GPU: %u live of at most %u", lives[i], capacity);
+        for (int merge = 0; merge < 2; ++merge)
+            for (size_t i = 0; i < sizeof lives / sizeof lives[0]; ++i)
+                TEST_CHECK(&t, sort_with_gpu_count(&a, sorter, &keys, &count, lives[i], capacity,
+                                                   merge ? &scratch : NULL, &seed),
+                           "count read on the GPU: %u live of at most %u, %s", lives[i], capacity,
+                           merge ? "merging" : "network");
         destroy_host_buffer(&a, &count);
         uint64_t stamps[2] = {0, 0};
         vkGetQueryPoolResults(a.device, queries, 0, 2, sizeof stamps, stamps, 8, VK_QUERY_RESULT_64_BIT);
@@ -300,6 +316,22 @@ int main(void)
                    "pass counts: one tile pass, then global + tile merge; rows of 4 in one tile pass");
         TEST_CHECK(&t, bitonic_vulkan_sort_pass_count(sorter, &wide) == 0,
                    "no passes for 64-bit keys on a device created without shaderInt64");
+        TEST_CHECK(&t, bitonic_vulkan_sort_scratch_bytes(sorter, &tile) == 0 &&
+                           bitonic_vulkan_sort_scratch_bytes(sorter, &rows) == 0 &&
+                           bitonic_vulkan_sort_scratch_bytes(sorter, &two_tiles) >= (VkDeviceSize)info.tile_keys * 8u,
+                   "scratch: none for one tile or rows, a copy of the keys above");
+        two_tiles.scratch = scratch.buffer;
+        rows.scratch = scratch.buffer;
+        TEST_CHECK(&t, bitonic_vulkan_sort_pass_count(sorter, &two_tiles) == 2 &&
+                           bitonic_vulkan_sort_pass_count(sorter, &rows) == 1,
+                   "with scratch: the tile sort and one merge pass; rows keep the network");
+        two_tiles.scratch_offset = 4;
+        vkBeginCommandBuffer(a.commands, &(VkCommandBufferBeginInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO});
+        if (a.offset_alignment > 4)
+            TEST_CHECK(&t, bitonic_vulkan_record_sort(sorter, a.commands, &two_tiles) == BITONIC_ERROR_INVALID_ARGUMENT,
+                       "a misaligned scratch offset is refused");
+        vkEndCommandBuffer(a.commands);
+        destroy_host_buffer(&a, &scratch);
         vkDestroyQueryPool(a.device, queries, NULL);
         destroy_host_buffer(&a, &keys);
         destroy_host_buffer(&a, &values);

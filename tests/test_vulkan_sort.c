@@ -164,6 +164,13 @@ int main(void)
     desc.max_strides_per_global_pass = 0;
     desc.no_subgroup_shuffle = true;
     run_suite(&t, &desc, "device tile, no shuffles", max_log);
+    /* Every suite above merges above the tile (the default); the network alone: */
+    desc.no_subgroup_shuffle = false;
+    desc.pure_network = true;
+    run_suite(&t, &desc, "device tile, pure network", max_log);
+    desc.tile_keys = 256;
+    desc.max_strides_per_global_pass = 2;
+    run_suite(&t, &desc, "256-key tile, pure network", max_log < 14 ? max_log : 14);
     TEST_CHECK(&t, printed == 0, "no validation message at all");
     return test_finish(&t);
 }

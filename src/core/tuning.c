@@ -7,7 +7,11 @@
  *   passes over device memory, which is what a bitonic sort pays for.
  * - 16 keys per thread (4 steps) in global passes: on the H100 the 5-step pass
  *   takes 96 registers and runs at half the bandwidth of a 1-step pass, and 4 steps
- *   beat 5 at every size measured (docs/PERFORMANCE.md). */
+ *   beat 5 at every size measured (docs/PERFORMANCE.md).
+ * - Merge chunks of 4096 keys, 16 a thread (256 threads), smaller where shared
+ *   memory is short (64-bit pairs): each thread merges its 16 keys from shared
+ *   memory after one binary search, and a chunk's two splits are shared by the
+ *   whole workgroup, so larger chunks mean fewer splits to find. */
 #include "tuning.h"
 
 #include "schedule.h"
@@ -15,6 +19,9 @@
 #define PREFERRED_TILE_REGISTER_LOG 4u
 #define PREFERRED_GLOBAL_WORKGROUP 128u
 #define PREFERRED_GLOBAL_STEPS 4u
+#define PREFERRED_MERGE_REGISTER_LOG 4u
+#define PREFERRED_MERGE_CHUNK_LOG 12u
+#define PREFERRED_PARTITION_WORKGROUP 64u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
@@ -80,5 +87,23 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
         steps = min_u32(max_steps_override, BITONIC_MAX_STEP_GROUP_LOG);
     out->max_global_steps = steps;
     out->global_workgroup_size = min_u32(PREFERRED_GLOBAL_WORKGROUP, max_threads);
+
+    /* The largest merge chunk up to the preferred one that fits shared memory, the
+     * workgroup limit and tile_log + 1; a 2-key chunk (1 thread) always does,
+     * since a 2-key tile did. */
+    out->merge_chunk_log = 0;
+    for (uint32_t chunk_log = min_u32(PREFERRED_MERGE_CHUNK_LOG, tile_log + 1u); chunk_log >= 1u; --chunk_log) {
+        uint32_t register_log = min_u32(PREFERRED_MERGE_REGISTER_LOG, chunk_log);
+        if (((uint64_t)1 << (chunk_log - register_log)) <= max_threads &&
+            bitonic_tile_shared_bytes(chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes) {
+            out->merge_chunk_log = chunk_log;
+            out->merge_register_log = register_log;
+            out->merge_workgroup_size = 1u << (chunk_log - register_log);
+            break;
+        }
+    }
+    if (out->merge_chunk_log == 0)
+        return false;
+    out->partition_workgroup_size = min_u32(PREFERRED_PARTITION_WORKGROUP, max_threads);
     return true;
 }

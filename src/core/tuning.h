@@ -22,6 +22,13 @@ typedef struct bitonic_tuning {
     bool tile_uses_shuffle;         /* tile_shuffle_pass.comp instead of tile_pass.comp */
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
+    /* Merge passes (merge_pass.comp): a workgroup writes 2^merge_chunk_log keys,
+     * 2^merge_register_log a thread; chunk_log <= tile_log + 1, so a chunk never
+     * spans two merged runs. */
+    uint32_t merge_chunk_log;
+    uint32_t merge_register_log;
+    uint32_t merge_workgroup_size;
+    uint32_t partition_workgroup_size;
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

@@ -32,6 +32,12 @@ struct bitonic_vk_context {
     bitonic_message_fn on_message;
     void *message_user_data;
     VkResult last_result;
+    /* Scratch for merge passes (bitonic_vulkan_sort_info.scratch), grown on
+     * demand and kept for the next sort; never made with pure_network. */
+    bool pure_network;
+    VkBuffer scratch;
+    VkDeviceMemory scratch_memory;
+    VkDeviceSize scratch_bytes;
 };
 
 /* One array of 32-bit words on the device, with its host-visible staging twin
@@ -315,6 +321,7 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     if (!vk)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     vk->on_message = desc->on_validation_message;
+    vk->pure_network = desc->pure_network;
     vk->message_user_data = desc->message_user_data;
     bitonic_status status = create_instance(vk, desc->validation);
     if (status == BITONIC_SUCCESS)
@@ -336,6 +343,8 @@ void bitonic_vk_context_destroy(bitonic_vk_context *vk)
     if (vk->device) {
         vkDeviceWaitIdle(vk->device);
         bitonic_vulkan_sorter_destroy(vk->sorter);
+        vkDestroyBuffer(vk->device, vk->scratch, NULL);
+        vkFreeMemory(vk->device, vk->scratch_memory, NULL);
         vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
         vkDestroyFence(vk->device, vk->fence, NULL);
         vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
@@ -604,6 +613,34 @@ static bitonic_vulkan_sort_info sort_info_for(const bitonic_vk_buffer *buffer, s
                                       .values = with_values ? buffer->values.device_buffer : VK_NULL_HANDLE};
 }
 
+/* Gives the sort the scratch it can use to merge, unless the context sorts
+ * with the network alone. Scratch that cannot be had (device memory is short)
+ * is not an error: the network sorts in place instead. Called before recording:
+ * a grown scratch buffer replaces one no pending work uses (every submit waits). */
+static void attach_scratch(bitonic_vk_context *vk, bitonic_vulkan_sort_info *info)
+{
+    VkDeviceSize wanted = vk->pure_network ? 0 : bitonic_vulkan_sort_scratch_bytes(vk->sorter, info);
+    if (wanted == 0)
+        return;
+    if (wanted > vk->scratch_bytes) {
+        vkDestroyBuffer(vk->device, vk->scratch, NULL);
+        vkFreeMemory(vk->device, vk->scratch_memory, NULL);
+        vk->scratch = VK_NULL_HANDLE;
+        vk->scratch_memory = VK_NULL_HANDLE;
+        vk->scratch_bytes = 0;
+        if (create_buffer(vk, wanted, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+                          &vk->scratch, &vk->scratch_memory) != BITONIC_SUCCESS) {
+            vkDestroyBuffer(vk->device, vk->scratch, NULL);
+            vkFreeMemory(vk->device, vk->scratch_memory, NULL);
+            vk->scratch = VK_NULL_HANDLE;
+            vk->scratch_memory = VK_NULL_HANDLE;
+            return;
+        }
+        vk->scratch_bytes = wanted;
+    }
+    info->scratch = vk->scratch;
+}
+
 /* Records the sort with timestamps when timing is wanted and possible. */
 static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vulkan_sort_info info, bool timed, bool profile)
 {
@@ -657,6 +694,7 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     }
     bitonic_vulkan_sort_info info = sort_info_for(buffer, count, with_values, request);
+    attach_scratch(vk, &info);
     uint32_t passes = bitonic_vulkan_sort_pass_count(vk->sorter, &info);
     status = record_sort(vk, info, timed, profile);
     if (status != BITONIC_SUCCESS) {

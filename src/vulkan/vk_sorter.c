@@ -1,7 +1,9 @@
 /* vk_sorter.c: the Vulkan executor of the schedule. Creates the pipelines for
  * one device (sizes from tuning.c, passed as specialisation constants) and
  * records a sort as one dispatch per pass of the schedule, with a
- * compute-to-compute barrier between passes. Descriptors are pushed
+ * compute-to-compute barrier between passes; a MERGE pass is two dispatches
+ * (the merge-path splits, then the merge), ping-ponging between the keys and the
+ * caller's scratch buffer. Descriptors are pushed
  * (VK_KHR_push_descriptor), so recording allocates nothing and any buffer of the
  * caller's can be sorted without registering it first. */
 #include <stdio.h>
@@ -35,9 +37,21 @@ typedef struct pass_push_constants {
     uint32_t row_log;
     uint32_t row_length;
     uint32_t count_offset;
+    uint32_t output_buffer;
+    uint32_t chunk_log;
 } pass_push_constants;
 
-#define COUNT_BINDING 2u
+/* The bindings of every sort pipeline (shaders/network.glsl); the values ones
+ * only with values. */
+enum {
+    KEYS_BINDING = 0,
+    VALUES_BINDING = 1,
+    COUNT_BINDING = 2,
+    KEYS_OUT_BINDING = 3,
+    VALUES_OUT_BINDING = 4,
+    SPLITS_BINDING = 5,
+    MAX_SORT_BINDINGS = 6,
+};
 #define NO_COUNT_BUFFER UINT32_MAX
 
 typedef struct sorter_variant {
@@ -47,6 +61,8 @@ typedef struct sorter_variant {
     VkPipelineLayout pipeline_layout;
     VkPipeline tile_pipeline;
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
+    VkPipeline partition_pipeline;  /* merge passes: the splits, then the merge */
+    VkPipeline merge_pipeline;
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -67,6 +83,7 @@ struct bitonic_vulkan_sorter {
     bitonic_device_limits limits;
     uint32_t max_group_count[3];
     uint64_t max_keys;
+    VkDeviceSize storage_alignment;   /* minStorageBufferOffsetAlignment: scratch sections start on it */
     sorter_variant variants[VARIANT_COUNT];
     VkDescriptorSetLayout search_set_layout;
     VkPipelineLayout search_pipeline_layout;
@@ -144,6 +161,20 @@ bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values,
     }
 }
 
+bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64)
+{
+    switch (register_log) {
+        SPIRV_CASE(merge_pass, 1) SPIRV_CASE(merge_pass, 2) SPIRV_CASE(merge_pass, 3)
+        SPIRV_CASE(merge_pass, 4) SPIRV_CASE(merge_pass, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
+bitonic_spirv bitonic_spirv_merge_partition(bool with_values, bool key64)
+{
+    switch (1) { SPIRV_CASE(merge_partition, 1) }
+}
+
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
                                 bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
                                 VkPipeline *out_pipeline)
@@ -179,10 +210,14 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, bool with_values, bool key64,
                                sorter_variant *variant)
 {
-    /* Keys at 0, values at 1 (with values), the execution-time count at 2. */
-    uint32_t binding_numbers[3] = {0, with_values ? 1u : COUNT_BINDING, COUNT_BINDING};
-    VkDescriptorSetLayoutBinding bindings[3];
-    uint32_t binding_count = with_values ? 3u : 2u;
+    /* Keys, values (with values), the execution-time count, where a pass that
+     * does not work in place writes keys and values, the merge splits. */
+    uint32_t binding_numbers[MAX_SORT_BINDINGS];
+    uint32_t binding_count = 0;
+    for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
+        if (with_values || (b != VALUES_BINDING && b != VALUES_OUT_BINDING))
+            binding_numbers[binding_count++] = b;
+    VkDescriptorSetLayoutBinding bindings[MAX_SORT_BINDINGS];
     for (uint32_t i = 0; i < binding_count; ++i)
         bindings[i] = (VkDescriptorSetLayoutBinding){.binding = binding_numbers[i],
                                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -217,6 +252,16 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
                                  bitonic_spirv_global_pass(steps, with_values, key64),
                                  global_constants, 1, &variant->global_pipelines[steps]);
     }
+    uint32_t merge_constants[2] = {tuning->merge_workgroup_size, tuning->merge_chunk_log};
+    if (result == VK_SUCCESS)
+        result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                                 bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
+                                 merge_constants, 2, &variant->merge_pipeline);
+    uint32_t partition_constants[1] = {tuning->partition_workgroup_size};
+    if (result == VK_SUCCESS)
+        result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                                 bitonic_spirv_merge_partition(with_values, key64), partition_constants, 1,
+                                 &variant->partition_pipeline);
     return result;
 }
 
@@ -284,6 +329,9 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     VkPhysicalDeviceProperties properties;
     vkGetPhysicalDeviceProperties(desc->physical_device, &properties);
     memcpy(sorter->max_group_count, properties.limits.maxComputeWorkGroupCount, sizeof sorter->max_group_count);
+    sorter->storage_alignment = properties.limits.minStorageBufferOffsetAlignment;
+    if (sorter->storage_alignment == 0)
+        sorter->storage_alignment = 1;
     /* One binding covers the keys; group and key indices are 32-bit in the shaders. */
     sorter->max_keys = max_storage_range / sizeof(uint32_t);
     if (sorter->max_keys > ((uint64_t)1 << 31))
@@ -327,6 +375,8 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         for (uint32_t steps = 0; steps <= BITONIC_MAX_STEP_GROUP_LOG; ++steps)
             vkDestroyPipeline(sorter->device, variant->global_pipelines[steps], sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -343,6 +393,7 @@ void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic
     out_info->max_strides_per_global_pass = tuning->max_global_steps;
     out_info->max_keys = sorter->max_keys;
     out_info->tile_uses_subgroup_shuffle = tuning->tile_uses_shuffle;
+    out_info->merge_chunk_keys = 1u << tuning->merge_chunk_log;
 }
 
 /* Appends to text what the driver says of one pipeline's executables. */
@@ -406,6 +457,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
         }
+        snprintf(name, sizeof name, "merge%s (%u keys/thread)", kind, 1u << variant->tuning.merge_register_log);
+        report_pipeline(sorter, variant->merge_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "merge splits%s", kind);
+        report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -413,10 +468,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
 /* The passes that sort virtual_count keys, every aligned block of 2^row_log
  * on its own when row_log is not 0. */
 static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, int variant,
-                               uint32_t row_log, bitonic_pass *passes)
+                               uint32_t row_log, bool merge, bitonic_pass *passes)
 {
     const bitonic_tuning *tuning = &sorter->variants[variant].tuning;
-    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, false};
+    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge};
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
@@ -448,9 +503,19 @@ typedef struct sort_plan {
     int variant_number;
     uint32_t key_bytes;
     uint32_t row_log;
+    /* Merging above the tile (one array larger than a tile): where its parts of
+     * the scratch buffer lie, relative to scratch_offset, and how big it is. */
+    bool merge;
+    uint32_t chunk_count;
+    VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
     uint32_t pass_count;
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
 } sort_plan;
+
+static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
+{
+    return (x + alignment - 1u) / alignment * alignment;
+}
 
 static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
                                 sort_plan *plan)
@@ -479,10 +544,39 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
         if (virtual_count > sorter->max_keys * 2u || virtual_count > ((uint64_t)1 << 31))
             return BITONIC_ERROR_TOO_LARGE;
     }
+    /* Merging needs room to merge into; segments and rows keep the network. */
+    const bitonic_tuning *tuning = &sorter->variants[plan->variant_number].tuning;
+    plan->merge = !rows && info->count > ((uint64_t)1 << tuning->tile_log);
+    uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
+    plan->chunk_count = (uint32_t)((info->count + chunk_keys - 1u) / chunk_keys);
+    plan->scratch_values_at = align_up((VkDeviceSize)info->count * plan->key_bytes, sorter->storage_alignment);
+    plan->scratch_splits_at = plan->scratch_values_at;
+    if (info->values != VK_NULL_HANDLE)
+        plan->scratch_splits_at = align_up(plan->scratch_values_at + (VkDeviceSize)info->count * 4u,
+                                           sorter->storage_alignment);
+    plan->scratch_bytes = plan->merge ? plan->scratch_splits_at + (VkDeviceSize)plan->chunk_count * 4u : 0;
+    if (info->scratch == VK_NULL_HANDLE)
+        plan->merge = false;
+    if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
-                           : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->passes);
+                           : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
+                                            plan->passes);
     return plan->pass_count == UINT32_MAX ? BITONIC_ERROR_INVALID_ARGUMENT : BITONIC_SUCCESS;
+}
+
+VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sorter,
+                                               const bitonic_vulkan_sort_info *info)
+{
+    sort_plan plan;
+    if (!info)
+        return 0;
+    /* The size does not depend on a scratch buffer being set yet. */
+    bitonic_vulkan_sort_info asked = *info;
+    asked.scratch = VK_NULL_HANDLE;
+    asked.scratch_offset = 0;
+    return plan_sort(sorter, &asked, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
 }
 
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info)
@@ -507,15 +601,21 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
 
     /* Check every dispatch fits before recording anything. */
     uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t split_x = 0, split_y = 0;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
-        uint64_t workgroups = passes[p].kind == BITONIC_PASS_TILE
-                                  ? groups
-                                  : (groups + variant->tuning.global_workgroup_size - 1u) /
-                                        variant->tuning.global_workgroup_size;
+        uint64_t workgroups = passes[p].kind == BITONIC_PASS_TILE    ? groups
+                              : passes[p].kind == BITONIC_PASS_MERGE ? plan.chunk_count
+                                                                     : (groups + variant->tuning.global_workgroup_size - 1u) /
+                                                                           variant->tuning.global_workgroup_size;
         if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
             return BITONIC_ERROR_TOO_LARGE;
     }
+    if (plan.merge && !split_groups(sorter,
+                                    (plan.chunk_count + (uint64_t)variant->tuning.partition_workgroup_size - 1u) /
+                                        variant->tuning.partition_workgroup_size,
+                                    &split_x, &split_y))
+        return BITONIC_ERROR_TOO_LARGE;
 
     bool timed = info->timestamps != VK_NULL_HANDLE;
     if (timed)
@@ -526,31 +626,50 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         VkDescriptorBufferInfo count_binding = {.buffer = indirect ? info->count_buffer : info->keys,
                                                 .offset = indirect ? 0 : info->keys_offset,
                                                 .range = indirect ? VK_WHOLE_SIZE : 4u};
-        VkDescriptorBufferInfo buffers[3] = {
-            {.buffer = info->keys, .offset = info->keys_offset, .range = (VkDeviceSize)info->count * key_bytes},
-            with_values ? (VkDescriptorBufferInfo){.buffer = info->values, .offset = info->values_offset,
-                                                   .range = (VkDeviceSize)info->count * 4u}
-                        : count_binding,
-            count_binding,
-        };
-        uint32_t binding_numbers[3] = {0, with_values ? 1u : COUNT_BINDING, COUNT_BINDING};
-        VkWriteDescriptorSet writes[3];
-        for (uint32_t i = 0; i < 3; ++i)
-            writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                               .dstBinding = binding_numbers[i], .descriptorCount = 1,
-                                               .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                               .pBufferInfo = &buffers[i]};
+        /* Side 0 is the caller's keys and values, side 1 their scratch copies. A
+         * merge reads one side and writes the other; the tile sort writes the side
+         * that leaves the last merge writing the caller's buffers. */
+        VkDescriptorBufferInfo side_keys[2], side_values[2];
+        side_keys[0] = (VkDescriptorBufferInfo){info->keys, info->keys_offset, (VkDeviceSize)info->count * key_bytes};
+        side_values[0] = (VkDescriptorBufferInfo){info->values, info->values_offset, (VkDeviceSize)info->count * 4u};
+        side_keys[1] = side_keys[0];
+        side_values[1] = side_values[0];
+        VkDescriptorBufferInfo splits = count_binding;
+        if (plan.merge) {
+            side_keys[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset, side_keys[0].range};
+            side_values[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_values_at,
+                                                      side_values[0].range};
+            splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_splits_at,
+                                              (VkDeviceSize)plan.chunk_count * 4u};
+        }
+        uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
+        uint32_t read_side = 0, write_side = merge_count % 2u;
         VkPipeline bound = VK_NULL_HANDLE;
+        bool pushed = false;
         for (uint32_t p = 0; p < pass_count; ++p) {
             const bitonic_pass *pass = &passes[p];
-            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? variant->tile_pipeline
-                                                                  : variant->global_pipelines[pass->step_count];
-            if (pipeline != bound) {
-                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-                if (bound == VK_NULL_HANDLE)
-                    sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE,
-                                                variant->pipeline_layout, 0, with_values ? 3u : 2u, writes);
-                bound = pipeline;
+            /* The tile sort reads side 0 and writes write_side; each merge then
+             * reads what the previous pass wrote and writes the other side. */
+            if (pass->kind == BITONIC_PASS_MERGE) {
+                read_side = write_side;
+                write_side = 1u - read_side;
+            }
+            if (!pushed || pass->kind == BITONIC_PASS_MERGE) {
+                VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
+                    [KEYS_BINDING] = side_keys[read_side], [VALUES_BINDING] = side_values[read_side],
+                    [COUNT_BINDING] = count_binding,       [KEYS_OUT_BINDING] = side_keys[write_side],
+                    [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = splits,
+                };
+                VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
+                uint32_t write_count = 0;
+                for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
+                    if (with_values || (b != VALUES_BINDING && b != VALUES_OUT_BINDING))
+                        writes[write_count++] = (VkWriteDescriptorSet){
+                            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
+                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
+                sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->pipeline_layout,
+                                            0, write_count, writes);
+                pushed = true;
             }
             pass_push_constants constants = {
                 .count = info->count, .phase = pass->phase, .stride_log = pass->stride_log,
@@ -560,7 +679,27 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .row_log = row_log,
                 .row_length = info->row_length,
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
+                .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
+                .chunk_log = variant->tuning.merge_chunk_log,
             };
+            if (pass->kind == BITONIC_PASS_MERGE) {
+                /* The splits of every chunk, then the merge that reads them. */
+                constants.group_count = plan.chunk_count;
+                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->partition_pipeline);
+                vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                   sizeof constants, &constants);
+                vkCmdDispatch(command_buffer, split_x, split_y, 1);
+                record_pass_barrier(command_buffer);
+                bound = variant->merge_pipeline;
+                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, bound);
+            } else {
+                VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? variant->tile_pipeline
+                                                                      : variant->global_pipelines[pass->step_count];
+                if (pipeline != bound) {
+                    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+                    bound = pipeline;
+                }
+            }
             vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                sizeof constants, &constants);
             vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);

@@ -309,7 +309,8 @@ int bench_run(const bench_options *options)
     bitonic_context *context;
     bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
                                  .tile_keys = options->tile_keys, .tile_keys_per_thread = options->keys_per_thread,
-                                 .max_strides_per_global_pass = options->max_steps};
+                                 .max_strides_per_global_pass = options->max_steps,
+                                 .pure_network = options->pure_network};
     bitonic_status status = bitonic_context_create(&desc, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
@@ -376,7 +377,11 @@ int bench_run(const bench_options *options)
                 status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
                                           &resident);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : "bitonic", type, n,
+                    print_row(options,
+                              info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu"
+                              : options->pure_network             ? "bitonic_network"
+                                                                  : "bitonic",
+                              type, n,
                               &resident);
                     if (!resident.verified)
                         exit_code = 1;
@@ -386,7 +391,8 @@ int bench_run(const bench_options *options)
                 (options->types & BENCH_TYPE_U32)) {
                 status = measure_end_to_end(context, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, "bitonic_e2e", BENCH_TYPE_U32, n, &host);
+                    print_row(options, options->pure_network ? "bitonic_network_e2e" : "bitonic_e2e", BENCH_TYPE_U32,
+                              n, &host);
                     if (!host.verified)
                         exit_code = 1;
                 }

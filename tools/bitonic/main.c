@@ -23,7 +23,7 @@ static void usage(FILE *out)
           "                    [--device SEL]\n"
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
-          "                     [--no-e2e] [--validation] [--tile-keys N] [--max-steps M]\n"
+          "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
@@ -250,6 +250,8 @@ int main(int argc, char **argv)
             bench.end_to_end = false;
         } else if (strcmp(arg, "--validation") == 0) {
             bench.validation = true;
+        } else if (strcmp(arg, "--network") == 0) {
+            bench.pure_network = true;
         } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
                     strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0 ||
                     strcmp(arg, "--keys-per-thread") == 0) &&
