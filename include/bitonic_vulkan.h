@@ -31,6 +31,8 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t tile_keys;
     uint32_t tile_keys_per_thread;
     uint32_t max_strides_per_global_pass;
+    uint32_t merge_chunk_keys;          /* keys a merge workgroup writes, a power of two */
+    uint32_t merge_keys_per_thread;     /* a power of two, 2..32 */
     /* Create the pipelines with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR so
      * bitonic_vulkan_sorter_pipeline_report() can list the driver's statistics
      * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and

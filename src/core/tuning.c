@@ -34,6 +34,32 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
     return a < b ? a : b;
 }
 
+bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
+                              uint32_t keys_per_thread_override, bitonic_tuning *tuning)
+{
+    uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
+    uint32_t wanted_chunk_log = PREFERRED_MERGE_CHUNK_LOG;
+    if (chunk_keys_override != 0)
+        wanted_chunk_log = bitonic_ceil_log2(chunk_keys_override);
+    uint32_t wanted_register_log = PREFERRED_MERGE_REGISTER_LOG;
+    if (keys_per_thread_override != 0)
+        wanted_register_log = min_u32(bitonic_ceil_log2(keys_per_thread_override), BITONIC_MAX_STEP_GROUP_LOG);
+    /* The largest chunk up to the wanted one that fits shared memory, the
+     * workgroup limit and tile_log + 1; a 2-key chunk (1 thread) always does,
+     * since a 2-key tile did. */
+    for (uint32_t chunk_log = min_u32(wanted_chunk_log, tuning->tile_log + 1u); chunk_log >= 1u; --chunk_log) {
+        uint32_t register_log = min_u32(wanted_register_log < 1u ? 1u : wanted_register_log, chunk_log);
+        if (((uint64_t)1 << (chunk_log - register_log)) <= max_threads &&
+            bitonic_tile_shared_bytes(chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes) {
+            tuning->merge_chunk_log = chunk_log;
+            tuning->merge_register_log = register_log;
+            tuning->merge_workgroup_size = 1u << (chunk_log - register_log);
+            return true;
+        }
+    }
+    return false;
+}
+
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                            uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out)
 {
@@ -88,21 +114,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     out->max_global_steps = steps;
     out->global_workgroup_size = min_u32(PREFERRED_GLOBAL_WORKGROUP, max_threads);
 
-    /* The largest merge chunk up to the preferred one that fits shared memory, the
-     * workgroup limit and tile_log + 1; a 2-key chunk (1 thread) always does,
-     * since a 2-key tile did. */
-    out->merge_chunk_log = 0;
-    for (uint32_t chunk_log = min_u32(PREFERRED_MERGE_CHUNK_LOG, tile_log + 1u); chunk_log >= 1u; --chunk_log) {
-        uint32_t register_log = min_u32(PREFERRED_MERGE_REGISTER_LOG, chunk_log);
-        if (((uint64_t)1 << (chunk_log - register_log)) <= max_threads &&
-            bitonic_tile_shared_bytes(chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes) {
-            out->merge_chunk_log = chunk_log;
-            out->merge_register_log = register_log;
-            out->merge_workgroup_size = 1u << (chunk_log - register_log);
-            break;
-        }
-    }
-    if (out->merge_chunk_log == 0)
+    if (!bitonic_tuning_set_merge(limits, bytes_per_key, 0, 0, out))
         return false;
     out->partition_workgroup_size = min_u32(PREFERRED_PARTITION_WORKGROUP, max_threads);
     return true;

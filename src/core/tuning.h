@@ -36,6 +36,11 @@ typedef struct bitonic_tuning {
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                            uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out);
 
+/* Sets the merge sizes of a derived tuning: the chunk and keys per thread
+ * asked for (0: the preferred ones), cut to what the device and the tile allow. */
+bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
+                              uint32_t keys_per_thread_override, bitonic_tuning *tuning);
+
 /* Shared memory a tile of 2^tile_log keys takes, with its bank-conflict padding
  * of one word in 32 (the tile kernel's layout). */
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key);

@@ -307,6 +307,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .device = vk->device, .tile_keys = desc->tile_keys,
                                               .tile_keys_per_thread = desc->tile_keys_per_thread,
                                               .max_strides_per_global_pass = desc->max_strides_per_global_pass,
+                                              .merge_chunk_keys = desc->merge_chunk_keys,
+                                              .merge_keys_per_thread = desc->merge_keys_per_thread,
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE};

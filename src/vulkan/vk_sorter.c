@@ -345,7 +345,9 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         uint32_t bytes_per_key = (key64 ? 8u : 4u) + (with_values ? 4u : 0u);
         if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->tile_keys_per_thread,
                                    desc->max_strides_per_global_pass,
-                                   &sorter->variants[variant].tuning)) {
+                                   &sorter->variants[variant].tuning) ||
+            !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, desc->merge_chunk_keys,
+                                      desc->merge_keys_per_thread, &sorter->variants[variant].tuning)) {
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }

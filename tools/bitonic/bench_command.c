@@ -310,7 +310,9 @@ int bench_run(const bench_options *options)
     bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
                                  .tile_keys = options->tile_keys, .tile_keys_per_thread = options->keys_per_thread,
                                  .max_strides_per_global_pass = options->max_steps,
-                                 .pure_network = options->pure_network};
+                                 .pure_network = options->pure_network,
+                                 .merge_chunk_keys = options->merge_chunk_keys,
+                                 .merge_keys_per_thread = options->merge_keys_per_thread};
     bitonic_status status = bitonic_context_create(&desc, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));

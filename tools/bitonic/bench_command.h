@@ -18,6 +18,8 @@ typedef struct bench_options {
     unsigned max_steps;          /* steps per global pass, 0: derived */
     unsigned keys_per_thread;    /* in the tile kernel, 0: derived */
     unsigned types;              /* BENCH_TYPE_* bits: which kinds of sort to time */
+    unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
+    unsigned merge_keys_per_thread; /* 0: derived */
     bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
 } bench_options;
 
