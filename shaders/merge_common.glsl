@@ -1,5 +1,5 @@
-// merge_common.glsl: what the merge partition and merge kernels share: where
-// the two sorted runs of a merge lie, and the merge-path split. A merge pass
+// merge_common.glsl: where the two sorted runs of a merge lie, and the order
+// the merge compares in (merge_pass.comp). A merge pass
 // merges neighbouring runs of 2^(phase-1) keys (A, then B) of the Keys buffer
 // into runs of 2^phase in KeysOut; output position d of a merged run takes its
 // key from A[i] or B[d - i], and "the first d outputs hold i keys of A" is the

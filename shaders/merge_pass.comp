@@ -1,13 +1,17 @@
 #version 450
 // merge_pass.comp: one merge pass (merge path). Workgroup c writes output keys
-// [c << CHUNK_LOG, (c + 1) << CHUNK_LOG) of a merged run: the splits of its
-// first key and of the next chunk's (merge_partition.comp) say which slices of
-// runs A and B hold them. The slices come into shared memory with coalesced
-// loads; each thread finds its own split inside them (a short binary search in
-// shared memory), merges REGISTERS keys into registers, and the chunk goes out
-// through shared memory again so the stores are coalesced. One read and one
-// write of every key: a whole merge phase in one pass over memory, where the
-// network spends one pass per few strides.
+// [c << CHUNK_LOG, (c + 1) << CHUNK_LOG) of a merged run. First the whole
+// workgroup finds the merge-path splits of its first and last key (which slices
+// of runs A and B hold them) by a k-ary search in device memory: each round,
+// every thread tests one position per split, so a run of 2^23 keys takes 3 or 4
+// rounds of loads that all run at once, not 23 dependent ones (the first
+// version searched in a separate dispatch, one thread per split: ~10 µs a pass
+// of pure latency on the H100). The slices come into shared memory with
+// coalesced loads; each thread finds its own split inside them (a short binary
+// search), merges REGISTERS keys into registers, and the chunk goes out through
+// shared memory again so the stores are coalesced. One read and one write of
+// every key: a whole merge phase in one pass over memory, where the network
+// spends one pass per few strides.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
 const uint REGISTERS = 1u << REGISTER_LOG;
@@ -16,14 +20,17 @@ const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 #include "network.glsl"
 #include "merge_common.glsl"
 
-layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
-
 // Padded one word in 32: thread t's REGISTERS consecutive slots then fall in
 // distinct banks across a subgroup.
 shared key_t chunk_keys[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #ifdef WITH_VALUES
 shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #endif
+
+// Found-true counts of the split searches, one pair per round, three rounds
+// deep: a round adds to its own pair while the pair of two rounds ahead is
+// cleared, so one barrier a round keeps adds, reads and clears apart.
+shared uint search_counts[3][2];
 
 uint padded(uint i)
 {
@@ -59,13 +66,49 @@ void main()
     uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
     uint first = min(position - runs.base, total);
     uint last = min(first + CHUNK_KEYS, total);
-    // The chunk that ends its merged run needs no split after it: all of A is used.
-    uint a_first = first < total ? splits[chunk] : runs.a_count;
-    uint a_last = last < total ? splits[chunk + 1u] : runs.a_count;
-    if (!active_chunk) {
-        a_first = 0u;
-        a_last = 0u;
+    // The splits of diagonals first and last: how many keys of A the first
+    // `first` (`last`) outputs of the merged run hold. "A[m] goes before
+    // B[d - 1 - m]" is true below the split and false from it on, so each round
+    // counts the positions, spread evenly over the remaining range, where it is
+    // true, and the split lies between the last true and the first false one.
+    uint a_base = runs.base, b_base = runs.base + runs.a_count;
+    uvec2 diagonal_of = uvec2(first, last);
+    uvec2 range_low = uvec2(first > runs.b_count ? first - runs.b_count : 0u, last > runs.b_count ? last - runs.b_count : 0u);
+    uvec2 range_high = uvec2(min(first, runs.a_count), min(last, runs.a_count));
+    for (uint i = thread; i < 6u; i += threads)
+        search_counts[i >> 1][i & 1u] = 0u;
+    barrier();
+    for (uint round = 0u; range_low.x < range_high.x || range_low.y < range_high.y; ++round) {  // uniform: every thread has the same ranges
+        uvec2 step = (range_high - range_low + threads - 1u) / threads;
+        for (uint side = 0u; side < 2u; ++side) {
+            uint m = range_low[side] + thread * step[side];
+            if (m < range_high[side]) {
+                uint b_index = b_base + diagonal_of[side] - 1u - m;
+#ifdef WITH_VALUES
+                bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_base + m]),
+                                               values[a_base + m]);
+#else
+                bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_base + m]));
+#endif
+                if (a_first_here)
+                    atomicAdd(search_counts[round % 3u][side], 1u);
+            }
+        }
+        barrier();
+        uvec2 found = uvec2(search_counts[round % 3u][0], search_counts[round % 3u][1]);
+        for (uint i = thread; i < 2u; i += threads)
+            search_counts[(round + 2u) % 3u][i] = 0u;
+        for (uint side = 0u; side < 2u; ++side) {
+            if (range_low[side] < range_high[side]) {
+                uint c = found[side];
+                uint new_high = min(range_low[side] + c * step[side], range_high[side]);
+                range_low[side] = c == 0u ? range_low[side] : range_low[side] + (c - 1u) * step[side] + 1u;
+                range_high[side] = new_high;
+            }
+        }
     }
+    uint a_first = range_low.x;
+    uint a_last = range_low.y;
     uint a_count = a_last - a_first;              // keys of A in this chunk
     uint slot_count = last - first;               // keys of the chunk
     uint a_start = runs.base + a_first;

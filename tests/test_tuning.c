@@ -14,8 +14,7 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->merge_chunk_log >= 1 && tuning->merge_chunk_log <= tuning->tile_log + 1 &&
            bitonic_tile_shared_bytes(tuning->merge_chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
            tuning->merge_workgroup_size == 1u << (tuning->merge_chunk_log - tuning->merge_register_log) &&
-           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= 5 &&
-           tuning->partition_workgroup_size >= 1 && tuning->partition_workgroup_size <= limits->max_workgroup_invocations;
+           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= 5;
 }
 
 int main(void)
@@ -62,12 +61,13 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
                        tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
     const bitonic_device_limits none = {0, 0, 0, 0, false};
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 12 &&
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 11 &&
                        tuning.merge_workgroup_size == 256,
-               "H100 keys: merge chunks of 4096 keys, 256 threads");
+               "H100 keys: merge chunks of 2048 keys, 256 threads");
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 12, 0, 0, 0, &tuning) && fits(&h100, 12, &tuning) &&
-                       tuning.merge_chunk_log == 11,
-               "H100 64-bit pairs: merge chunks of 2048 keys (12 bytes a key in 48 KiB)");
+                       bitonic_tuning_set_merge(&h100, 12, 8192, 16, &tuning) && tuning.merge_chunk_log == 11 &&
+                       tuning.merge_register_log == 4,
+               "H100 64-bit pairs: merge chunks cut to 2048 keys (12 bytes a key in 48 KiB)");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 8, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
                        tuning.merge_chunk_log == 4,
                "an 8-key tile: merge chunks of 16 keys at most");

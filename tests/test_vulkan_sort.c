@@ -148,10 +148,15 @@ int main(void)
     run_suite(&t, &desc, "device tile", max_log);
     desc.tile_keys = 32;
     desc.max_strides_per_global_pass = 2;
-    run_suite(&t, &desc, "32-key tile", max_log < 13 ? max_log : 13);
+    desc.merge_chunk_keys = 2;  /* one-thread merge workgroups */
+    run_suite(&t, &desc, "32-key tile, 2-key merge chunks", max_log < 11 ? max_log : 11);
     desc.tile_keys = 256;
     desc.max_strides_per_global_pass = 5;
-    run_suite(&t, &desc, "256-key tile", max_log < 14 ? max_log : 14);
+    desc.merge_chunk_keys = 64;
+    desc.merge_keys_per_thread = 2;
+    run_suite(&t, &desc, "256-key tile, 64-key merge chunks", max_log < 14 ? max_log : 14);
+    desc.merge_chunk_keys = 0;
+    desc.merge_keys_per_thread = 0;
     desc.tile_keys = 1024;
     desc.tile_keys_per_thread = 32;
     desc.max_strides_per_global_pass = 3;

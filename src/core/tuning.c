@@ -8,10 +8,10 @@
  * - 16 keys per thread (4 steps) in global passes: on the H100 the 5-step pass
  *   takes 96 registers and runs at half the bandwidth of a 1-step pass, and 4 steps
  *   beat 5 at every size measured (docs/PERFORMANCE.md).
- * - Merge chunks of 4096 keys, 16 a thread (256 threads), smaller where shared
- *   memory is short (64-bit pairs): each thread merges its 16 keys from shared
- *   memory after one binary search, and a chunk's two splits are shared by the
- *   whole workgroup, so larger chunks mean fewer splits to find. */
+ * - Merge chunks of 2048 keys, 8 a thread (256 threads), smaller where shared
+ *   memory is short: a thread's merge is a chain of dependent shared-memory
+ *   reads, so fewer keys a thread and more threads hide it better; on the H100
+ *   16 keys a thread took 1.5-1.9x as long a pass as 8 (docs/PERFORMANCE.md). */
 #include "tuning.h"
 
 #include "schedule.h"
@@ -19,9 +19,8 @@
 #define PREFERRED_TILE_REGISTER_LOG 4u
 #define PREFERRED_GLOBAL_WORKGROUP 128u
 #define PREFERRED_GLOBAL_STEPS 4u
-#define PREFERRED_MERGE_REGISTER_LOG 4u
-#define PREFERRED_MERGE_CHUNK_LOG 12u
-#define PREFERRED_PARTITION_WORKGROUP 64u
+#define PREFERRED_MERGE_REGISTER_LOG 3u
+#define PREFERRED_MERGE_CHUNK_LOG 11u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
@@ -116,6 +115,5 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
 
     if (!bitonic_tuning_set_merge(limits, bytes_per_key, 0, 0, out))
         return false;
-    out->partition_workgroup_size = min_u32(PREFERRED_PARTITION_WORKGROUP, max_threads);
     return true;
 }

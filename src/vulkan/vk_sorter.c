@@ -1,9 +1,8 @@
 /* vk_sorter.c: the Vulkan executor of the schedule. Creates the pipelines for
  * one device (sizes from tuning.c, passed as specialisation constants) and
  * records a sort as one dispatch per pass of the schedule, with a
- * compute-to-compute barrier between passes; a MERGE pass is two dispatches
- * (the merge-path splits, then the merge), ping-ponging between the keys and the
- * caller's scratch buffer. Descriptors are pushed
+ * compute-to-compute barrier between passes; MERGE passes ping-pong between
+ * the keys and the caller's scratch buffer. Descriptors are pushed
  * (VK_KHR_push_descriptor), so recording allocates nothing and any buffer of the
  * caller's can be sorted without registering it first. */
 #include <stdio.h>
@@ -38,7 +37,6 @@ typedef struct pass_push_constants {
     uint32_t row_length;
     uint32_t count_offset;
     uint32_t output_buffer;
-    uint32_t chunk_log;
 } pass_push_constants;
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -49,8 +47,7 @@ enum {
     COUNT_BINDING = 2,
     KEYS_OUT_BINDING = 3,
     VALUES_OUT_BINDING = 4,
-    SPLITS_BINDING = 5,
-    MAX_SORT_BINDINGS = 6,
+    MAX_SORT_BINDINGS = 5,
 };
 #define NO_COUNT_BUFFER UINT32_MAX
 
@@ -61,7 +58,6 @@ typedef struct sorter_variant {
     VkPipelineLayout pipeline_layout;
     VkPipeline tile_pipeline;
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
-    VkPipeline partition_pipeline;  /* merge passes: the splits, then the merge */
     VkPipeline merge_pipeline;
 } sorter_variant;
 
@@ -170,11 +166,6 @@ bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, 
     }
 }
 
-bitonic_spirv bitonic_spirv_merge_partition(bool with_values, bool key64)
-{
-    switch (1) { SPIRV_CASE(merge_partition, 1) }
-}
-
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
                                 bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
                                 VkPipeline *out_pipeline)
@@ -210,8 +201,8 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, bool with_values, bool key64,
                                sorter_variant *variant)
 {
-    /* Keys, values (with values), the execution-time count, where a pass that
-     * does not work in place writes keys and values, the merge splits. */
+    /* Keys, values (with values), the execution-time count, and where a pass
+     * that does not work in place writes keys and values. */
     uint32_t binding_numbers[MAX_SORT_BINDINGS];
     uint32_t binding_count = 0;
     for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
@@ -257,11 +248,6 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
                                  bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
                                  merge_constants, 2, &variant->merge_pipeline);
-    uint32_t partition_constants[1] = {tuning->partition_workgroup_size};
-    if (result == VK_SUCCESS)
-        result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 bitonic_spirv_merge_partition(with_values, key64), partition_constants, 1,
-                                 &variant->partition_pipeline);
     return result;
 }
 
@@ -378,7 +364,6 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
             vkDestroyPipeline(sorter->device, variant->global_pipelines[steps], sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -461,8 +446,6 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         }
         snprintf(name, sizeof name, "merge%s (%u keys/thread)", kind, 1u << variant->tuning.merge_register_log);
         report_pipeline(sorter, variant->merge_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "merge splits%s", kind);
-        report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -509,7 +492,7 @@ typedef struct sort_plan {
      * the scratch buffer lie, relative to scratch_offset, and how big it is. */
     bool merge;
     uint32_t chunk_count;
-    VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
+    VkDeviceSize scratch_values_at, scratch_bytes;
     uint32_t pass_count;
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
 } sort_plan;
@@ -552,11 +535,8 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
     plan->chunk_count = (uint32_t)((info->count + chunk_keys - 1u) / chunk_keys);
     plan->scratch_values_at = align_up((VkDeviceSize)info->count * plan->key_bytes, sorter->storage_alignment);
-    plan->scratch_splits_at = plan->scratch_values_at;
-    if (info->values != VK_NULL_HANDLE)
-        plan->scratch_splits_at = align_up(plan->scratch_values_at + (VkDeviceSize)info->count * 4u,
-                                           sorter->storage_alignment);
-    plan->scratch_bytes = plan->merge ? plan->scratch_splits_at + (VkDeviceSize)plan->chunk_count * 4u : 0;
+    VkDeviceSize values_bytes = info->values != VK_NULL_HANDLE ? (VkDeviceSize)info->count * 4u : 0;
+    plan->scratch_bytes = plan->merge ? plan->scratch_values_at + values_bytes : 0;
     if (info->scratch == VK_NULL_HANDLE)
         plan->merge = false;
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
@@ -603,7 +583,6 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
 
     /* Check every dispatch fits before recording anything. */
     uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t split_x = 0, split_y = 0;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
         uint64_t workgroups = passes[p].kind == BITONIC_PASS_TILE    ? groups
@@ -613,11 +592,6 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
             return BITONIC_ERROR_TOO_LARGE;
     }
-    if (plan.merge && !split_groups(sorter,
-                                    (plan.chunk_count + (uint64_t)variant->tuning.partition_workgroup_size - 1u) /
-                                        variant->tuning.partition_workgroup_size,
-                                    &split_x, &split_y))
-        return BITONIC_ERROR_TOO_LARGE;
 
     bool timed = info->timestamps != VK_NULL_HANDLE;
     if (timed)
@@ -636,13 +610,10 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         side_values[0] = (VkDescriptorBufferInfo){info->values, info->values_offset, (VkDeviceSize)info->count * 4u};
         side_keys[1] = side_keys[0];
         side_values[1] = side_values[0];
-        VkDescriptorBufferInfo splits = count_binding;
         if (plan.merge) {
             side_keys[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset, side_keys[0].range};
             side_values[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_values_at,
                                                       side_values[0].range};
-            splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_splits_at,
-                                              (VkDeviceSize)plan.chunk_count * 4u};
         }
         uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
@@ -660,7 +631,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
                     [KEYS_BINDING] = side_keys[read_side], [VALUES_BINDING] = side_values[read_side],
                     [COUNT_BINDING] = count_binding,       [KEYS_OUT_BINDING] = side_keys[write_side],
-                    [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = splits,
+                    [VALUES_OUT_BINDING] = side_values[write_side],
                 };
                 VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
                 uint32_t write_count = 0;
@@ -682,25 +653,15 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .row_length = info->row_length,
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
-                .chunk_log = variant->tuning.merge_chunk_log,
             };
-            if (pass->kind == BITONIC_PASS_MERGE) {
-                /* The splits of every chunk, then the merge that reads them. */
+            if (pass->kind == BITONIC_PASS_MERGE)
                 constants.group_count = plan.chunk_count;
-                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->partition_pipeline);
-                vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                   sizeof constants, &constants);
-                vkCmdDispatch(command_buffer, split_x, split_y, 1);
-                record_pass_barrier(command_buffer);
-                bound = variant->merge_pipeline;
-                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, bound);
-            } else {
-                VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? variant->tile_pipeline
-                                                                      : variant->global_pipelines[pass->step_count];
-                if (pipeline != bound) {
-                    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-                    bound = pipeline;
-                }
+            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? variant->tile_pipeline
+                                  : pass->kind == BITONIC_PASS_MERGE ? variant->merge_pipeline
+                                                                     : variant->global_pipelines[pass->step_count];
+            if (pipeline != bound) {
+                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+                bound = pipeline;
             }
             vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                sizeof constants, &constants);
