@@ -3,10 +3,11 @@
 // [c << CHUNK_LOG, (c + 1) << CHUNK_LOG) of a merged run. First the whole
 // workgroup finds the merge-path splits of its first and last key (which slices
 // of runs A and B hold them) by a k-ary search in device memory: each round,
-// every thread tests one position per split, so a run of 2^23 keys takes 3 or 4
-// rounds of loads that all run at once, not 23 dependent ones (the first
+// SEARCH_LANES threads per split test one position each, so a run of 2^23 keys
+// takes 5 rounds of loads that run at once, not 23 dependent ones (the first
 // version searched in a separate dispatch, one thread per split: ~10 µs a pass
-// of pure latency on the H100). The slices come into shared memory with
+// of pure latency on the H100). Every sample reads its own cache lines, so more
+// lanes (all 256 threads was tried) cost more traffic than the rounds they save. The slices come into shared memory with
 // coalesced loads; each thread finds its own split inside them (a short binary
 // search), merges REGISTERS keys into registers, and the chunk goes out through
 // shared memory again so the stores are coalesced. One read and one write of
@@ -14,6 +15,7 @@
 // spends one pass per few strides.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
+layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see below)
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 
@@ -75,14 +77,17 @@ void main()
     uvec2 diagonal_of = uvec2(first, last);
     uvec2 range_low = uvec2(first > runs.b_count ? first - runs.b_count : 0u, last > runs.b_count ? last - runs.b_count : 0u);
     uvec2 range_high = uvec2(min(first, runs.a_count), min(last, runs.a_count));
+    uint lanes = clamp(threads / 2u, 1u, SEARCH_LANES);
     for (uint i = thread; i < 6u; i += threads)
         search_counts[i >> 1][i & 1u] = 0u;
     barrier();
     for (uint round = 0u; range_low.x < range_high.x || range_low.y < range_high.y; ++round) {  // uniform: every thread has the same ranges
-        uvec2 step = (range_high - range_low + threads - 1u) / threads;
+        uvec2 step = (range_high - range_low + lanes - 1u) / lanes;
         for (uint side = 0u; side < 2u; ++side) {
-            uint m = range_low[side] + thread * step[side];
-            if (m < range_high[side]) {
+            // One thread searches both splits when the workgroup has one thread.
+            bool searching = threads == 1u || thread / lanes == side;
+            uint m = range_low[side] + (thread % lanes) * step[side];
+            if (searching && m < range_high[side]) {
                 uint b_index = b_base + diagonal_of[side] - 1u - m;
 #ifdef WITH_VALUES
                 bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_base + m]),

@@ -21,6 +21,7 @@
 #define PREFERRED_GLOBAL_STEPS 4u
 #define PREFERRED_MERGE_REGISTER_LOG 3u
 #define PREFERRED_MERGE_CHUNK_LOG 11u
+#define PREFERRED_MERGE_SEARCH_LANES 32u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
@@ -53,6 +54,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_chunk_log = chunk_log;
             tuning->merge_register_log = register_log;
             tuning->merge_workgroup_size = 1u << (chunk_log - register_log);
+            tuning->merge_search_lanes = PREFERRED_MERGE_SEARCH_LANES;
             return true;
         }
     }

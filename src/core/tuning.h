@@ -28,6 +28,7 @@ typedef struct bitonic_tuning {
     uint32_t merge_chunk_log;
     uint32_t merge_register_log;
     uint32_t merge_workgroup_size;
+    uint32_t merge_search_lanes;    /* threads per split in the merge's k-ary split search */
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

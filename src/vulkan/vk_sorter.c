@@ -180,7 +180,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[2];
+    VkSpecializationMapEntry entries[3];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -243,11 +243,11 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
                                  bitonic_spirv_global_pass(steps, with_values, key64),
                                  global_constants, 1, &variant->global_pipelines[steps]);
     }
-    uint32_t merge_constants[2] = {tuning->merge_workgroup_size, tuning->merge_chunk_log};
+    uint32_t merge_constants[3] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes};
     if (result == VK_SUCCESS)
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
                                  bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
-                                 merge_constants, 2, &variant->merge_pipeline);
+                                 merge_constants, 3, &variant->merge_pipeline);
     return result;
 }
 
