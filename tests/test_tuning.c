@@ -61,9 +61,9 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
                        tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
     const bitonic_device_limits none = {0, 0, 0, 0, false};
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 11 &&
-                       tuning.merge_workgroup_size == 256,
-               "H100 keys: merge chunks of 2048 keys, 256 threads");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 10 &&
+                       tuning.merge_workgroup_size == 128,
+               "H100 keys: merge chunks of 1024 keys, 128 threads");
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 12, 0, 0, 0, &tuning) && fits(&h100, 12, &tuning) &&
                        bitonic_tuning_set_merge(&h100, 12, 8192, 16, &tuning) && tuning.merge_chunk_log == 11 &&
                        tuning.merge_register_log == 4,

@@ -8,10 +8,10 @@
  * - 16 keys per thread (4 steps) in global passes: on the H100 the 5-step pass
  *   takes 96 registers and runs at half the bandwidth of a 1-step pass, and 4 steps
  *   beat 5 at every size measured (docs/PERFORMANCE.md).
- * - Merge chunks of 2048 keys, 8 a thread (256 threads), smaller where shared
+ * - Merge chunks of 1024 keys, 8 a thread (128 threads), smaller where shared
  *   memory is short: a thread's merge is a chain of dependent shared-memory
- *   reads, so fewer keys a thread and more threads hide it better; on the H100
- *   16 keys a thread took 1.5-1.9x as long a pass as 8 (docs/PERFORMANCE.md). */
+ *   reads, so fewer keys a thread and more workgroups hide it better; on the
+ *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md). */
 #include "tuning.h"
 
 #include "schedule.h"
@@ -20,7 +20,7 @@
 #define PREFERRED_GLOBAL_WORKGROUP 128u
 #define PREFERRED_GLOBAL_STEPS 4u
 #define PREFERRED_MERGE_REGISTER_LOG 3u
-#define PREFERRED_MERGE_CHUNK_LOG 11u
+#define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
