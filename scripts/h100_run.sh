@@ -43,7 +43,7 @@ if [ -z "${SKIP_NETWORK:-}" ]; then
   $bitonic bench --device NVIDIA --network --no-e2e --min-log 10 --max-log "$max_log" --types u32 --csv >> "$out/bitonic.csv" 2>> "$out/bitonic_bench.err" || status=1
 fi
 $bitonic bench --device NVIDIA --min-log 20 --max-log 24 --profile --no-e2e > "$out/profile.txt" 2>&1 || status=1
-$bitonic bench --device NVIDIA --min-log 20 --max-log 20 --profile --no-e2e --tile-keys 1 --max-steps 1 > "$out/pure_network.txt" 2>&1 || status=1
+$bitonic bench --device NVIDIA --network --min-log 20 --max-log 20 --profile --no-e2e --tile-keys 1 --max-steps 1 > "$out/pure_network.txt" 2>&1 || status=1
 if [ -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then
   # CUB has no batched-rows sort: drop that type for it.
   cub_types=$(echo "$types" | tr ',' '\n' | grep -v '^rows' | paste -sd, -)
