@@ -33,6 +33,10 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t max_strides_per_global_pass;
     uint32_t merge_chunk_keys;          /* keys a merge workgroup writes, a power of two */
     uint32_t merge_keys_per_thread;     /* a power of two, 2..32 */
+    /* From this many merge chunks (count / merge_chunk_keys) up, each merge pass
+     * finds its merge-path splits in a dispatch of its own instead of in every
+     * merge workgroup (0: the tuning's choice). */
+    uint32_t merge_split_pass_min_chunks;
     /* Create the pipelines with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR so
      * bitonic_vulkan_sorter_pipeline_report() can list the driver's statistics
      * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and

@@ -29,6 +29,14 @@ shared key_t chunk_keys[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #endif
 
+// Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
+// enough that searching inside every merge workgroup costs more than a dispatch.
+#ifdef SPLITS_ONLY
+layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
+#else
+layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
+#endif
+
 // Found-true counts of the split searches, one pair per round, three rounds
 // deep: a round adds to its own pair while the pair of two rounds ahead is
 // cleared, so one barrier a round keeps adds, reads and clears apart.
@@ -55,6 +63,83 @@ uint slot_value(uint i)
 #endif
 }
 
+// The merge-path splits of two diagonals (one per side), each in its own pair
+// of runs: how many keys of A the first diagonal[side] outputs of the merged run
+// hold. "A[m] goes before B[d - 1 - m]" is true below the split and false from
+// it on, so each round counts the positions, spread evenly over the remaining
+// range, where it is true, and the split lies between the last true and the
+// first false one. Every thread gets the same ranges, so the loop is uniform.
+// The workgroup has at least 2 threads (the tuning sees to it).
+uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
+{
+    uint thread = gl_LocalInvocationID.x;
+    uint threads = gl_WorkGroupSize.x;
+    uvec2 range_low = uvec2(diagonal.x > b_count.x ? diagonal.x - b_count.x : 0u,
+                            diagonal.y > b_count.y ? diagonal.y - b_count.y : 0u);
+    uvec2 range_high = min(diagonal, a_count);
+    uint lanes = clamp(threads / 2u, 1u, SEARCH_LANES);
+    for (uint i = thread; i < 6u; i += threads)
+        search_counts[i >> 1][i & 1u] = 0u;
+    barrier();
+    for (uint round = 0u; range_low.x < range_high.x || range_low.y < range_high.y; ++round) {
+        uvec2 step = (range_high - range_low + lanes - 1u) / lanes;
+        uint side = thread / lanes;
+        if (side < 2u) {
+            uint m = range_low[side] + (thread % lanes) * step[side];
+            if (m < range_high[side]) {
+                uint a_index = a_base[side] + m;
+                uint b_index = a_base[side] + a_count[side] + diagonal[side] - 1u - m;
+#ifdef WITH_VALUES
+                bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]),
+                                               values[a_index]);
+#else
+                bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_index]));
+#endif
+                if (a_first_here)
+                    atomicAdd(search_counts[round % 3u][side], 1u);
+            }
+        }
+        barrier();
+        uvec2 found = uvec2(search_counts[round % 3u][0], search_counts[round % 3u][1]);
+        for (uint i = thread; i < 2u; i += threads)
+            search_counts[(round + 2u) % 3u][i] = 0u;
+        for (uint s = 0u; s < 2u; ++s) {
+            if (range_low[s] < range_high[s]) {
+                uint c = found[s];
+                uint new_high = min(range_low[s] + c * step[s], range_high[s]);
+                range_low[s] = c == 0u ? range_low[s] : range_low[s] + (c - 1u) * step[s] + 1u;
+                range_high[s] = new_high;
+            }
+        }
+    }
+    return range_low;
+}
+
+#ifdef SPLITS_ONLY
+// The split pass: workgroup w finds the splits of the first keys of chunks 2w
+// and 2w + 1 for the merge pass that follows.
+void main()
+{
+    live_count = key_count();
+    uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uvec2 chunk = uvec2(2u * workgroup, 2u * workgroup + 1u);
+    uvec2 diagonal, a_base, a_count, b_count;
+    for (uint side = 0u; side < 2u; ++side) {
+        bool active_chunk = chunk[side] < params.group_count;
+        uint position = chunk[side] << CHUNK_LOG;
+        merge_runs runs = runs_of(active_chunk ? position : 0u, params.phase);
+        uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
+        diagonal[side] = min(position - runs.base, total);
+        a_base[side] = runs.base;
+        a_count[side] = active_chunk ? runs.a_count : 0u;
+        b_count[side] = active_chunk ? runs.b_count : 0u;
+    }
+    uvec2 found = find_splits(diagonal, a_base, a_count, b_count);
+    uint thread = gl_LocalInvocationID.x;
+    if (thread < 2u && chunk[thread] < params.group_count)
+        splits[chunk[thread]] = found[thread];
+}
+#else
 void main()
 {
     live_count = key_count();
@@ -68,52 +153,17 @@ void main()
     uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
     uint first = min(position - runs.base, total);
     uint last = min(first + CHUNK_KEYS, total);
-    // The splits of diagonals first and last: how many keys of A the first
-    // `first` (`last`) outputs of the merged run hold. "A[m] goes before
-    // B[d - 1 - m]" is true below the split and false from it on, so each round
-    // counts the positions, spread evenly over the remaining range, where it is
-    // true, and the split lies between the last true and the first false one.
-    uint a_base = runs.base, b_base = runs.base + runs.a_count;
-    uvec2 diagonal_of = uvec2(first, last);
-    uvec2 range_low = uvec2(first > runs.b_count ? first - runs.b_count : 0u, last > runs.b_count ? last - runs.b_count : 0u);
-    uvec2 range_high = uvec2(min(first, runs.a_count), min(last, runs.a_count));
-    uint lanes = clamp(threads / 2u, 1u, SEARCH_LANES);
-    for (uint i = thread; i < 6u; i += threads)
-        search_counts[i >> 1][i & 1u] = 0u;
-    barrier();
-    for (uint round = 0u; range_low.x < range_high.x || range_low.y < range_high.y; ++round) {  // uniform: every thread has the same ranges
-        uvec2 step = (range_high - range_low + lanes - 1u) / lanes;
-        for (uint side = 0u; side < 2u; ++side) {
-            // One thread searches both splits when the workgroup has one thread.
-            bool searching = threads == 1u || thread / lanes == side;
-            uint m = range_low[side] + (thread % lanes) * step[side];
-            if (searching && m < range_high[side]) {
-                uint b_index = b_base + diagonal_of[side] - 1u - m;
-#ifdef WITH_VALUES
-                bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_base + m]),
-                                               values[a_base + m]);
-#else
-                bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_base + m]));
-#endif
-                if (a_first_here)
-                    atomicAdd(search_counts[round % 3u][side], 1u);
-            }
-        }
-        barrier();
-        uvec2 found = uvec2(search_counts[round % 3u][0], search_counts[round % 3u][1]);
-        for (uint i = thread; i < 2u; i += threads)
-            search_counts[(round + 2u) % 3u][i] = 0u;
-        for (uint side = 0u; side < 2u; ++side) {
-            if (range_low[side] < range_high[side]) {
-                uint c = found[side];
-                uint new_high = min(range_low[side] + c * step[side], range_high[side]);
-                range_low[side] = c == 0u ? range_low[side] : range_low[side] + (c - 1u) * step[side] + 1u;
-                range_high[side] = new_high;
-            }
-        }
+    // The splits of the chunk's first and last key: from the split pass when
+    // there was one (the last chunk of a merged run uses all of A), else found here.
+    uint a_first, a_last;
+    if (params.splits_given != 0u) {
+        a_first = !active_chunk ? 0u : first < total ? splits[chunk] : runs.a_count;
+        a_last = !active_chunk ? 0u : last < total ? splits[chunk + 1u] : runs.a_count;
+    } else {
+        uvec2 found = find_splits(uvec2(first, last), uvec2(runs.base), uvec2(runs.a_count), uvec2(runs.b_count));
+        a_first = found.x;
+        a_last = found.y;
     }
-    uint a_first = range_low.x;
-    uint a_last = range_low.y;
     uint a_count = a_last - a_first;              // keys of A in this chunk
     uint slot_count = last - first;               // keys of the chunk
     uint a_start = runs.base + a_first;
@@ -188,3 +238,4 @@ void main()
         }
     }
 }
+#endif

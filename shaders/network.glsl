@@ -28,6 +28,7 @@ layout(push_constant) uniform PassParams {
     uint count_offset; // ~0u: count is the key count; else the count is read at execution
                        // time from word count_offset of the Count buffer, capped at count
     uint output_buffer; // tile kernels: 0 stores in place, 1 stores to KeysOut (and ValuesOut)
+    uint splits_given;  // merge: 1 reads the splits of a split pass, 0 finds them itself
 } params;
 
 layout(std430, binding = 0) buffer Keys { key_t keys[]; };

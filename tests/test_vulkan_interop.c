@@ -281,6 +281,25 @@ int main(void)
                                               merge ? &scratch : NULL, i % 2 ? scratch_offset : 0, &seed),
                                "pairs: %u keys, %s, offset %u, %s", counts[i], o ? "descending" : "ascending",
                                i % 2 ? first : 0, merge ? "merging through scratch" : "network");
+        /* The same merges with the splits found in a pass of their own (a sorter
+         * that does that from the first chunk on). */
+        bitonic_vulkan_sorter *split_sorter = NULL;
+        bitonic_vulkan_sorter_desc split_desc = desc;
+        split_desc.merge_split_pass_min_chunks = 1;
+        if (TEST_CHECK(&t, bitonic_vulkan_sorter_create(&split_desc, &split_sorter) == BITONIC_SUCCESS,
+                       "a sorter with merge split passes")) {
+            VkDeviceSize split_scratch_bytes = bitonic_vulkan_sort_scratch_bytes(split_sorter, &largest);
+            TEST_CHECK(&t, split_scratch_bytes > scratch_bytes, "split passes need room for the splits");
+            if (split_scratch_bytes > scratch_bytes) {
+                destroy_host_buffer(&a, &scratch);
+                create_host_buffer(&a, scratch_offset + split_scratch_bytes, &scratch);
+            }
+            for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
+                TEST_CHECK(&t, sort_pairs(&a, split_sorter, &keys, &values, i % 2 ? first : 0, counts[i],
+                                          (bitonic_order)(i % 2), VK_NULL_HANDLE, &scratch, i % 2 ? scratch_offset : 0,
+                                          &seed),
+                           "pairs: %u keys, merges with split passes", counts[i]);
+        }
         host_buffer count;
         create_host_buffer(&a, 64, &count);
         uint32_t lives[] = {0, 1, 5, 300, info.tile_keys + 3, capacity - 1, capacity, capacity + 50};
@@ -290,6 +309,10 @@ int main(void)
                                                    merge ? &scratch : NULL, &seed),
                            "count read on the GPU: %u live of at most %u, %s", lives[i], capacity,
                            merge ? "merging" : "network");
+        for (size_t i = 0; split_sorter && i < sizeof lives / sizeof lives[0]; ++i)
+            TEST_CHECK(&t, sort_with_gpu_count(&a, split_sorter, &keys, &count, lives[i], capacity, &scratch, &seed),
+                       "count read on the GPU: %u live of at most %u, merges with split passes", lives[i], capacity);
+        bitonic_vulkan_sorter_destroy(split_sorter);
         destroy_host_buffer(&a, &count);
         uint64_t stamps[2] = {0, 0};
         vkGetQueryPoolResults(a.device, queries, 0, 2, sizeof stamps, stamps, 8, VK_QUERY_RESULT_64_BIT);

@@ -22,6 +22,7 @@
 #define PREFERRED_MERGE_REGISTER_LOG 3u
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
+#define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
@@ -45,16 +46,18 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
     if (keys_per_thread_override != 0)
         wanted_register_log = min_u32(bitonic_ceil_log2(keys_per_thread_override), BITONIC_MAX_STEP_GROUP_LOG);
     /* The largest chunk up to the wanted one that fits shared memory, the
-     * workgroup limit and tile_log + 1; a 2-key chunk (1 thread) always does,
-     * since a 2-key tile did. */
-    for (uint32_t chunk_log = min_u32(wanted_chunk_log, tuning->tile_log + 1u); chunk_log >= 1u; --chunk_log) {
-        uint32_t register_log = min_u32(wanted_register_log < 1u ? 1u : wanted_register_log, chunk_log);
+     * workgroup limit and tile_log + 1 (at least 2: a 4-key chunk of 2 threads). */
+    for (uint32_t chunk_log = min_u32(wanted_chunk_log < 2u ? 2u : wanted_chunk_log, tuning->tile_log + 1u);
+         chunk_log >= 2u; --chunk_log) {
+        /* At least 2 threads: the split search runs two searches side by side. */
+        uint32_t register_log = min_u32(wanted_register_log < 1u ? 1u : wanted_register_log, chunk_log - 1u);
         if (((uint64_t)1 << (chunk_log - register_log)) <= max_threads &&
             bitonic_tile_shared_bytes(chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes) {
             tuning->merge_chunk_log = chunk_log;
             tuning->merge_register_log = register_log;
             tuning->merge_workgroup_size = 1u << (chunk_log - register_log);
             tuning->merge_search_lanes = PREFERRED_MERGE_SEARCH_LANES;
+            tuning->merge_split_pass_min_chunks = MERGE_SPLIT_PASS_MIN_CHUNKS;
             return true;
         }
     }

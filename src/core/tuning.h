@@ -29,6 +29,9 @@ typedef struct bitonic_tuning {
     uint32_t merge_register_log;
     uint32_t merge_workgroup_size;
     uint32_t merge_search_lanes;    /* threads per split in the merge's k-ary split search */
+    /* From this many merge chunks up, a merge pass finds its splits in a pass of
+     * its own first, instead of in every merge workgroup. */
+    uint32_t merge_split_pass_min_chunks;
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

@@ -2,7 +2,8 @@
  * one device (sizes from tuning.c, passed as specialisation constants) and
  * records a sort as one dispatch per pass of the schedule, with a
  * compute-to-compute barrier between passes; MERGE passes ping-pong between
- * the keys and the caller's scratch buffer. Descriptors are pushed
+ * the keys and the caller's scratch buffer, and big ones are two dispatches
+ * (the merge-path splits, then the merge). Descriptors are pushed
  * (VK_KHR_push_descriptor), so recording allocates nothing and any buffer of the
  * caller's can be sorted without registering it first. */
 #include <stdio.h>
@@ -37,6 +38,7 @@ typedef struct pass_push_constants {
     uint32_t row_length;
     uint32_t count_offset;
     uint32_t output_buffer;
+    uint32_t splits_given;
 } pass_push_constants;
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -47,7 +49,8 @@ enum {
     COUNT_BINDING = 2,
     KEYS_OUT_BINDING = 3,
     VALUES_OUT_BINDING = 4,
-    MAX_SORT_BINDINGS = 5,
+    SPLITS_BINDING = 5,
+    MAX_SORT_BINDINGS = 6,
 };
 #define NO_COUNT_BUFFER UINT32_MAX
 
@@ -59,6 +62,7 @@ typedef struct sorter_variant {
     VkPipeline tile_pipeline;
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
+    VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -157,6 +161,11 @@ bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values,
     }
 }
 
+bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64)
+{
+    switch (1) { SPIRV_CASE(merge_split, 1) }
+}
+
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64)
 {
     switch (register_log) {
@@ -201,8 +210,8 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, bool with_values, bool key64,
                                sorter_variant *variant)
 {
-    /* Keys, values (with values), the execution-time count, and where a pass
-     * that does not work in place writes keys and values. */
+    /* Keys, values (with values), the execution-time count, where a pass that
+     * does not work in place writes keys and values, and the merge splits. */
     uint32_t binding_numbers[MAX_SORT_BINDINGS];
     uint32_t binding_count = 0;
     for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
@@ -248,6 +257,10 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
                                  bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
                                  merge_constants, 3, &variant->merge_pipeline);
+    if (result == VK_SUCCESS)
+        result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                                 bitonic_spirv_merge_split(with_values, key64), merge_constants, 3,
+                                 &variant->merge_split_pipeline);
     return result;
 }
 
@@ -337,6 +350,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }
+        if (desc->merge_split_pass_min_chunks != 0)
+            sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, &sorter->variants[variant]);
         sorter->variants[variant].available = result == VK_SUCCESS;
     }
@@ -364,6 +379,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
             vkDestroyPipeline(sorter->device, variant->global_pipelines[steps], sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -446,6 +462,8 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         }
         snprintf(name, sizeof name, "merge%s (%u keys/thread)", kind, 1u << variant->tuning.merge_register_log);
         report_pipeline(sorter, variant->merge_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "merge splits%s", kind);
+        report_pipeline(sorter, variant->merge_split_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -491,8 +509,9 @@ typedef struct sort_plan {
     /* Merging above the tile (one array larger than a tile): where its parts of
      * the scratch buffer lie, relative to scratch_offset, and how big it is. */
     bool merge;
+    bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
     uint32_t chunk_count;
-    VkDeviceSize scratch_values_at, scratch_bytes;
+    VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
     uint32_t pass_count;
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
 } sort_plan;
@@ -536,7 +555,11 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->chunk_count = (uint32_t)((info->count + chunk_keys - 1u) / chunk_keys);
     plan->scratch_values_at = align_up((VkDeviceSize)info->count * plan->key_bytes, sorter->storage_alignment);
     VkDeviceSize values_bytes = info->values != VK_NULL_HANDLE ? (VkDeviceSize)info->count * 4u : 0;
-    plan->scratch_bytes = plan->merge ? plan->scratch_values_at + values_bytes : 0;
+    plan->scratch_splits_at = align_up(plan->scratch_values_at + values_bytes, sorter->storage_alignment);
+    plan->split_pass = plan->chunk_count >= tuning->merge_split_pass_min_chunks;
+    plan->scratch_bytes = !plan->merge      ? 0
+                          : plan->split_pass ? plan->scratch_splits_at + (VkDeviceSize)plan->chunk_count * 4u
+                                             : plan->scratch_values_at + values_bytes;
     if (info->scratch == VK_NULL_HANDLE)
         plan->merge = false;
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
@@ -583,6 +606,9 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
 
     /* Check every dispatch fits before recording anything. */
     uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t split_x = 0, split_y = 0;
+    if (plan.merge && plan.split_pass && !split_groups(sorter, (plan.chunk_count + 1u) / 2u, &split_x, &split_y))
+        return BITONIC_ERROR_TOO_LARGE;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
         uint64_t workgroups = passes[p].kind == BITONIC_PASS_TILE    ? groups
@@ -606,6 +632,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
          * merge reads one side and writes the other; the tile sort writes the side
          * that leaves the last merge writing the caller's buffers. */
         VkDescriptorBufferInfo side_keys[2], side_values[2];
+        VkDescriptorBufferInfo splits = count_binding;
         side_keys[0] = (VkDescriptorBufferInfo){info->keys, info->keys_offset, (VkDeviceSize)info->count * key_bytes};
         side_values[0] = (VkDescriptorBufferInfo){info->values, info->values_offset, (VkDeviceSize)info->count * 4u};
         side_keys[1] = side_keys[0];
@@ -614,6 +641,9 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
             side_keys[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset, side_keys[0].range};
             side_values[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_values_at,
                                                       side_values[0].range};
+            if (plan.split_pass)
+                splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_splits_at,
+                                                  (VkDeviceSize)plan.chunk_count * 4u};
         }
         uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
@@ -631,7 +661,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
                     [KEYS_BINDING] = side_keys[read_side], [VALUES_BINDING] = side_values[read_side],
                     [COUNT_BINDING] = count_binding,       [KEYS_OUT_BINDING] = side_keys[write_side],
-                    [VALUES_OUT_BINDING] = side_values[write_side],
+                    [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = splits,
                 };
                 VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
                 uint32_t write_count = 0;
@@ -654,8 +684,19 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
             };
-            if (pass->kind == BITONIC_PASS_MERGE)
+            if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;
+                if (plan.split_pass) {
+                    /* Two chunks' splits per workgroup, then the merge that reads them. */
+                    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->merge_split_pipeline);
+                    bound = variant->merge_split_pipeline;
+                    vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                       sizeof constants, &constants);
+                    vkCmdDispatch(command_buffer, split_x, split_y, 1);
+                    record_pass_barrier(command_buffer);
+                    constants.splits_given = 1u;
+                }
+            }
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? variant->tile_pipeline
                                   : pass->kind == BITONIC_PASS_MERGE ? variant->merge_pipeline
                                                                      : variant->global_pipelines[pass->step_count];
