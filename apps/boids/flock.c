@@ -255,7 +255,13 @@ static bool create_sorter(flock *f)
                 (unsigned long long)info.max_keys);
         return false;
     }
-    return true;
+    /* Scratch lets flocks larger than one tile merge sorted tiles instead of
+     * running the whole network: fewer passes over memory. */
+    bitonic_vulkan_sort_info sort = {.keys = f->sort_keys.buffer, .values = f->sort_values.buffer,
+                                     .count = f->params.count};
+    VkDeviceSize scratch_bytes = bitonic_vulkan_sort_scratch_bytes(f->sorter, &sort);
+    return scratch_bytes == 0 ||
+           gpu_buffer_create(f->g, scratch_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &f->sort_scratch);
 }
 
 bool flock_create(gpu *g, const flock_params *params, flock_search search, const flock_tuning *tuning, bool debug,
@@ -304,8 +310,8 @@ void flock_destroy(flock *f)
                              &f->kernels.move_grid};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         gpu_kernel_destroy(g, kernels[i]);
-    gpu_buffer *buffers[] = {&f->state[0], &f->state[1], &f->sort_keys, &f->sort_values, &f->rank_of,
-                             &f->ordered_state, &f->cell_runs, &f->debug_fingerprints};
+    gpu_buffer *buffers[] = {&f->state[0], &f->state[1], &f->sort_keys, &f->sort_values, &f->sort_scratch,
+                             &f->rank_of, &f->ordered_state, &f->cell_runs, &f->debug_fingerprints};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
         gpu_buffer_destroy(g, buffers[i]);
     memset(f, 0, sizeof *f);
@@ -344,7 +350,8 @@ static bool record_sort(flock *f, VkCommandBuffer commands, VkQueryPool timestam
     gpu_compute_barrier(commands);
     write_timestamp(commands, timestamps, first_query + FLOCK_QUERY_SORT_BEGIN);
     bitonic_vulkan_sort_info sort = {.keys = f->sort_keys.buffer, .values = f->sort_values.buffer,
-                                     .count = f->params.count, .order = BITONIC_ORDER_ASCENDING};
+                                     .count = f->params.count, .order = BITONIC_ORDER_ASCENDING,
+                                     .scratch = f->sort_scratch.buffer};
     bitonic_status status = bitonic_vulkan_record_sort(f->sorter, commands, &sort);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic-boids: recording the sort: %s\n", bitonic_status_string(status));

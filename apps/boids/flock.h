@@ -83,6 +83,7 @@ typedef struct flock {
     uint32_t current;               /* state[current] holds the latest step */
     uint32_t step;                  /* steps taken since the seeded start */
     gpu_buffer sort_keys, sort_values;   /* station and grid */
+    gpu_buffer sort_scratch;             /* lets the sort merge above a tile (empty for small flocks) */
     gpu_buffer rank_of;                  /* station */
     gpu_buffer ordered_state;            /* station: by rank; grid: by cell */
     gpu_buffer cell_runs;                /* grid: (start, end) per cell */
