@@ -1,18 +1,18 @@
 #version 450
 // merge_pass.comp: one merge pass (merge path). Workgroup c writes output keys
-// [c << CHUNK_LOG, (c + 1) << CHUNK_LOG) of a merged run. First the whole
-// workgroup finds the merge-path splits of its first and last key (which slices
-// of runs A and B hold them) by a k-ary search in device memory: each round,
-// SEARCH_LANES threads per split test one position each, so a run of 2^23 keys
-// takes 5 rounds of loads that run at once, not 23 dependent ones (the first
-// version searched in a separate dispatch, one thread per split: ~10 µs a pass
-// of pure latency on the H100). Every sample reads its own cache lines, so more
-// lanes (all 256 threads was tried) cost more traffic than the rounds they save. The slices come into shared memory with
-// coalesced loads; each thread finds its own split inside them (a short binary
-// search), merges REGISTERS keys into registers, and the chunk goes out through
-// shared memory again so the stores are coalesced. One read and one write of
-// every key: a whole merge phase in one pass over memory, where the network
-// spends one pass per few strides.
+// [c << CHUNK_LOG, (c + 1) << CHUNK_LOG) of a merged run. First it needs the
+// merge-path splits of its first and last key (which slices of runs A and B
+// hold them): found here by a k-ary search in device memory (SEARCH_LANES
+// threads per split test one position each a round, so a run of 2^23 keys takes
+// 5 rounds of loads that run at once, not 23 dependent ones), or, for big
+// merges, read from a split pass built from this file with SPLITS_ONLY. Every
+// sample reads its own cache lines, so more lanes (all 256 threads was tried)
+// cost more traffic than the rounds they save. The slices come into shared
+// memory with coalesced loads; each thread finds its own split inside them (a
+// short binary search), merges REGISTERS keys into registers, and the chunk goes
+// out through shared memory again so the stores are coalesced. One read and one
+// write of every key: a whole merge phase in one pass over memory, where the
+// network spends one pass per few strides.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
 layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see below)
