@@ -70,6 +70,16 @@ uint slot_value(uint i)
 // range, where it is true, and the split lies between the last true and the
 // first false one. Every thread gets the same ranges, so the loop is uniform.
 // The workgroup has at least 2 threads (the tuning sees to it).
+// Sample t of `lanes` that cut [low, high) into lanes + 1 near-equal parts:
+// one lane is a binary search, 32 lanes a 33-ary one. Samples may repeat when
+// the range is short; they stay in order and below high. No overflow: the
+// range is split before it is multiplied.
+uint sample_position(uint low, uint high, uint lanes, uint t)
+{
+    uint range = high - low, parts = lanes + 1u;
+    return low + (range / parts) * (t + 1u) + (range % parts) * (t + 1u) / parts;
+}
+
 uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
 {
     uint thread = gl_LocalInvocationID.x;
@@ -82,11 +92,10 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
         search_counts[i >> 1][i & 1u] = 0u;
     barrier();
     for (uint round = 0u; range_low.x < range_high.x || range_low.y < range_high.y; ++round) {
-        uvec2 step = (range_high - range_low + lanes - 1u) / lanes;
         uint side = thread / lanes;
         if (side < 2u) {
-            uint m = range_low[side] + (thread % lanes) * step[side];
-            if (m < range_high[side]) {
+            uint m = sample_position(range_low[side], range_high[side], lanes, thread % lanes);
+            if (range_low[side] < range_high[side]) {
                 uint a_index = a_base[side] + m;
                 uint b_index = a_base[side] + a_count[side] + diagonal[side] - 1u - m;
 #ifdef WITH_VALUES
@@ -103,11 +112,14 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
         uvec2 found = uvec2(search_counts[round % 3u][0], search_counts[round % 3u][1]);
         for (uint i = thread; i < 2u; i += threads)
             search_counts[(round + 2u) % 3u][i] = 0u;
+        // The split lies after the last sample found true and at or before the
+        // first found false (the samples are in order, and so are their answers).
         for (uint s = 0u; s < 2u; ++s) {
             if (range_low[s] < range_high[s]) {
                 uint c = found[s];
-                uint new_high = min(range_low[s] + c * step[s], range_high[s]);
-                range_low[s] = c == 0u ? range_low[s] : range_low[s] + (c - 1u) * step[s] + 1u;
+                uint new_high = c == lanes ? range_high[s] : sample_position(range_low[s], range_high[s], lanes, c);
+                if (c > 0u)
+                    range_low[s] = sample_position(range_low[s], range_high[s], lanes, c - 1u) + 1u;
                 range_high[s] = new_high;
             }
         }

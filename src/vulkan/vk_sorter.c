@@ -512,7 +512,8 @@ typedef struct sort_plan {
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
-    uint32_t pass_count;
+    uint32_t pass_count;             /* passes of the schedule */
+    uint32_t dispatch_count;         /* what is recorded: a split pass adds one per merge */
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
 } sort_plan;
 
@@ -568,7 +569,12 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
                            ? 0
                            : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
                                             plan->passes);
-    return plan->pass_count == UINT32_MAX ? BITONIC_ERROR_INVALID_ARGUMENT : BITONIC_SUCCESS;
+    if (plan->pass_count == UINT32_MAX)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    plan->dispatch_count = plan->pass_count;
+    if (plan->merge && plan->split_pass)
+        plan->dispatch_count += plan->pass_count - 1u;  /* every pass but the tile sort merges */
+    return BITONIC_SUCCESS;
 }
 
 VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sorter,
@@ -587,7 +593,7 @@ VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sort
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info)
 {
     sort_plan plan;
-    return plan_sort(sorter, info, &plan) == BITONIC_SUCCESS ? plan.pass_count : 0;
+    return plan_sort(sorter, info, &plan) == BITONIC_SUCCESS ? plan.dispatch_count : 0;
 }
 
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -649,6 +655,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         uint32_t read_side = 0, write_side = merge_count % 2u;
         VkPipeline bound = VK_NULL_HANDLE;
         bool pushed = false;
+        uint32_t dispatch = 0;  /* with profile_passes, a timestamp follows every dispatch */
         for (uint32_t p = 0; p < pass_count; ++p) {
             const bitonic_pass *pass = &passes[p];
             /* The tile sort reads side 0 and writes write_side; each merge then
@@ -693,6 +700,10 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                     vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                        sizeof constants, &constants);
                     vkCmdDispatch(command_buffer, split_x, split_y, 1);
+                    if (timed && info->profile_passes)
+                        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
+                                            info->first_query + 1u + dispatch);
+                    ++dispatch;
                     record_pass_barrier(command_buffer);
                     constants.splits_given = 1u;
                 }
@@ -709,7 +720,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
             vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
             if (timed && info->profile_passes)
                 vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
-                                    info->first_query + 1u + p);
+                                    info->first_query + 1u + dispatch);
+            ++dispatch;
             if (p + 1 < pass_count)
                 record_pass_barrier(command_buffer);
         }
