@@ -15,8 +15,7 @@
 // network spends one pass per few strides.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
-layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see find_split)
-layout(constant_id = 3) const uint SEARCH_SIDES = 2u;   // searches a workgroup runs at once: 2 in a merge
+layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see below)
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 
@@ -38,11 +37,10 @@ layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
 layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
 #endif
 
-// Found-true counts of the split searches, one per search a round, three
-// rounds deep: a round adds to its own row while the row of two rounds ahead is
+// Found-true counts of the split searches, one pair per round, three rounds
+// deep: a round adds to its own pair while the pair of two rounds ahead is
 // cleared, so one barrier a round keeps adds, reads and clears apart.
-shared uint search_counts[3][SEARCH_SIDES];
-shared uint found_splits[2];  // a merge workgroup's two splits, for all its threads
+shared uint search_counts[3][2];
 
 uint padded(uint i)
 {
@@ -65,6 +63,13 @@ uint slot_value(uint i)
 #endif
 }
 
+// The merge-path splits of two diagonals (one per side), each in its own pair
+// of runs: how many keys of A the first diagonal[side] outputs of the merged run
+// hold. "A[m] goes before B[d - 1 - m]" is true below the split and false from
+// it on, so each round counts the positions, spread evenly over the remaining
+// range, where it is true, and the split lies between the last true and the
+// first false one. Every thread gets the same ranges, so the loop is uniform.
+// The workgroup has at least 2 threads (the tuning sees to it).
 // Sample t of `lanes` that cut [low, high) into lanes + 1 near-equal parts:
 // one lane is a binary search, 32 lanes a 33-ary one. Samples may repeat when
 // the range is short; they stay in order and below high. No overflow: the
@@ -75,74 +80,76 @@ uint sample_position(uint low, uint high, uint lanes, uint t)
     return low + (range / parts) * (t + 1u) + (range % parts) * (t + 1u) / parts;
 }
 
-// The workgroup runs SEARCH_SIDES merge-path searches side by side, SEARCH_LANES
-// threads each (the threads past them only keep the barriers). The search of
-// this thread's side finds how many keys of run A (at a_base, a_count long,
-// followed by run B, b_count long) the first `diagonal` outputs of their merge
-// hold. "A[m] goes before B[d - 1 - m]" is true below that split and false from
-// it on, so each round counts the samples where it is true and the split lies
-// after the last true one and at or before the first false one. Each round
-// divides the range by SEARCH_LANES + 1 at least, so the round count follows
-// from the longest run (max_range) and is the same for every thread.
-uint find_split(uint diagonal, uint a_base, uint a_count, uint b_count, uint max_range)
+uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
 {
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
-    uint side = thread / SEARCH_LANES, lane = thread % SEARCH_LANES;
-    bool searching = side < SEARCH_SIDES;
-    uint low = diagonal > b_count ? diagonal - b_count : 0u;
-    uint high = searching ? min(diagonal, a_count) : low;
-    uint rounds = 0u;
-    for (uint left = max_range; left > 0u; left /= SEARCH_LANES + 1u)
-        ++rounds;
-    for (uint i = thread; i < 3u * SEARCH_SIDES; i += threads)
-        search_counts[i / SEARCH_SIDES][i % SEARCH_SIDES] = 0u;
+    uvec2 range_low = uvec2(diagonal.x > b_count.x ? diagonal.x - b_count.x : 0u,
+                            diagonal.y > b_count.y ? diagonal.y - b_count.y : 0u);
+    uvec2 range_high = min(diagonal, a_count);
+    uint lanes = clamp(threads / 2u, 1u, SEARCH_LANES);
+    for (uint i = thread; i < 6u; i += threads)
+        search_counts[i >> 1][i & 1u] = 0u;
     barrier();
-    for (uint round = 0u; round < rounds; ++round) {
-        if (low < high) {
-            uint m = sample_position(low, high, SEARCH_LANES, lane);
-            uint a_index = a_base + m;
-            uint b_index = a_base + a_count + diagonal - 1u - m;
+    for (uint round = 0u; range_low.x < range_high.x || range_low.y < range_high.y; ++round) {
+        uint side = thread / lanes;
+        if (side < 2u) {
+            uint m = sample_position(range_low[side], range_high[side], lanes, thread % lanes);
+            if (range_low[side] < range_high[side]) {
+                uint a_index = a_base[side] + m;
+                uint b_index = a_base[side] + a_count[side] + diagonal[side] - 1u - m;
 #ifdef WITH_VALUES
-            bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]),
-                                           values[a_index]);
+                bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]),
+                                               values[a_index]);
 #else
-            bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_index]));
+                bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_index]));
 #endif
-            if (a_first_here)
-                atomicAdd(search_counts[round % 3u][side], 1u);
+                if (a_first_here)
+                    atomicAdd(search_counts[round % 3u][side], 1u);
+            }
         }
         barrier();
-        uint found = low < high ? search_counts[round % 3u][side] : 0u;
-        for (uint i = thread; i < SEARCH_SIDES; i += threads)
+        uvec2 found = uvec2(search_counts[round % 3u][0], search_counts[round % 3u][1]);
+        for (uint i = thread; i < 2u; i += threads)
             search_counts[(round + 2u) % 3u][i] = 0u;
-        if (low < high) {
-            uint new_high = found == SEARCH_LANES ? high : sample_position(low, high, SEARCH_LANES, found);
-            if (found > 0u)
-                low = sample_position(low, high, SEARCH_LANES, found - 1u) + 1u;
-            high = new_high;
+        // The split lies after the last sample found true and at or before the
+        // first found false (the samples are in order, and so are their answers).
+        for (uint s = 0u; s < 2u; ++s) {
+            if (range_low[s] < range_high[s]) {
+                uint c = found[s];
+                uint new_high = c == lanes ? range_high[s] : sample_position(range_low[s], range_high[s], lanes, c);
+                if (c > 0u)
+                    range_low[s] = sample_position(range_low[s], range_high[s], lanes, c - 1u) + 1u;
+                range_high[s] = new_high;
+            }
         }
     }
-    return low;
+    return range_low;
 }
 
 #ifdef SPLITS_ONLY
-// The split pass: workgroup w finds the split of the first key of chunks
-// w * SEARCH_SIDES + side for the merge pass that follows.
+// The split pass: workgroup w finds the splits of the first keys of chunks 2w
+// and 2w + 1 for the merge pass that follows.
 void main()
 {
     live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint side = gl_LocalInvocationID.x / SEARCH_LANES;
-    uint chunk = workgroup * SEARCH_SIDES + side;
-    bool active_chunk = side < SEARCH_SIDES && chunk < params.group_count;
-    uint position = chunk << CHUNK_LOG;
-    merge_runs runs = runs_of(active_chunk ? position : 0u, params.phase);
-    uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
-    uint split = find_split(min(position - runs.base, total), runs.base, active_chunk ? runs.a_count : 0u,
-                            active_chunk ? runs.b_count : 0u, 1u << (params.phase - 1u));
-    if (active_chunk && gl_LocalInvocationID.x % SEARCH_LANES == 0u)
-        splits[chunk] = split;
+    uvec2 chunk = uvec2(2u * workgroup, 2u * workgroup + 1u);
+    uvec2 diagonal, a_base, a_count, b_count;
+    for (uint side = 0u; side < 2u; ++side) {
+        bool active_chunk = chunk[side] < params.group_count;
+        uint position = chunk[side] << CHUNK_LOG;
+        merge_runs runs = runs_of(active_chunk ? position : 0u, params.phase);
+        uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
+        diagonal[side] = min(position - runs.base, total);
+        a_base[side] = runs.base;
+        a_count[side] = active_chunk ? runs.a_count : 0u;
+        b_count[side] = active_chunk ? runs.b_count : 0u;
+    }
+    uvec2 found = find_splits(diagonal, a_base, a_count, b_count);
+    uint thread = gl_LocalInvocationID.x;
+    if (thread < 2u && chunk[thread] < params.group_count)
+        splits[chunk[thread]] = found[thread];
 }
 #else
 void main()
@@ -165,15 +172,9 @@ void main()
         a_first = !active_chunk ? 0u : first < total ? splits[chunk] : runs.a_count;
         a_last = !active_chunk ? 0u : last < total ? splits[chunk + 1u] : runs.a_count;
     } else {
-        // Side 0 searches the first key's diagonal, side 1 the last's.
-        uint side = thread / SEARCH_LANES;
-        uint split = find_split(side == 0u ? first : last, runs.base, runs.a_count, runs.b_count,
-                                1u << (params.phase - 1u));
-        if (thread % SEARCH_LANES == 0u && side < 2u)
-            found_splits[side] = split;
-        barrier();
-        a_first = found_splits[0];
-        a_last = found_splits[1];
+        uvec2 found = find_splits(uvec2(first, last), uvec2(runs.base), uvec2(runs.a_count), uvec2(runs.b_count));
+        a_first = found.x;
+        a_last = found.y;
     }
     uint a_count = a_last - a_first;              // keys of A in this chunk
     uint slot_count = last - first;               // keys of the chunk

@@ -14,11 +14,7 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->merge_chunk_log >= 1 && tuning->merge_chunk_log <= tuning->tile_log + 1 &&
            bitonic_tile_shared_bytes(tuning->merge_chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
            tuning->merge_workgroup_size == 1u << (tuning->merge_chunk_log - tuning->merge_register_log) &&
-           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= 5 &&
-           tuning->merge_workgroup_size >= 2 && tuning->merge_search_lanes >= 1 &&
-           2 * tuning->merge_search_lanes <= tuning->merge_workgroup_size && tuning->split_search_lanes >= 1 &&
-           tuning->split_searches >= 1 &&
-           tuning->split_searches * tuning->split_search_lanes <= tuning->merge_workgroup_size;
+           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= 5;
 }
 
 int main(void)

@@ -11,10 +11,7 @@
  * - Merge chunks of 1024 keys, 8 a thread (128 threads), smaller where shared
  *   memory is short: a thread's merge is a chain of dependent shared-memory
  *   reads, so fewer keys a thread and more workgroups hide it better; on the
- *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md).
- * - Split searches: 32 threads per split inside a merge workgroup (few rounds,
- *   little latency at small sizes); 8 per split in the split pass of big merges,
- *   where the scattered samples' traffic, not the rounds, is what costs. */
+ *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md). */
 #include "tuning.h"
 
 #include "schedule.h"
@@ -25,7 +22,6 @@
 #define PREFERRED_MERGE_REGISTER_LOG 3u
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
-#define PREFERRED_SPLIT_SEARCH_LANES 8u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
@@ -60,10 +56,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_chunk_log = chunk_log;
             tuning->merge_register_log = register_log;
             tuning->merge_workgroup_size = 1u << (chunk_log - register_log);
-            uint32_t threads = tuning->merge_workgroup_size;  /* at least 2 */
-            tuning->merge_search_lanes = min_u32(PREFERRED_MERGE_SEARCH_LANES, threads / 2u);
-            tuning->split_search_lanes = min_u32(PREFERRED_SPLIT_SEARCH_LANES, threads);
-            tuning->split_searches = threads / tuning->split_search_lanes;
+            tuning->merge_search_lanes = PREFERRED_MERGE_SEARCH_LANES;
             tuning->merge_split_pass_min_chunks = MERGE_SPLIT_PASS_MIN_CHUNKS;
             return true;
         }

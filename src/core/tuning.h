@@ -28,9 +28,7 @@ typedef struct bitonic_tuning {
     uint32_t merge_chunk_log;
     uint32_t merge_register_log;
     uint32_t merge_workgroup_size;
-    uint32_t merge_search_lanes;    /* threads per split in the merge's own k-ary split search (2 splits) */
-    uint32_t split_search_lanes;    /* threads per split in the split pass */
-    uint32_t split_searches;        /* splits a split-pass workgroup finds (merge_workgroup_size threads) */
+    uint32_t merge_search_lanes;    /* threads per split in the merge's k-ary split search */
     /* From this many merge chunks up, a merge pass finds its splits in a pass of
      * its own first, instead of in every merge workgroup. */
     uint32_t merge_split_pass_min_chunks;

@@ -189,7 +189,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[4];
+    VkSpecializationMapEntry entries[3];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -252,18 +252,14 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
                                  bitonic_spirv_global_pass(steps, with_values, key64),
                                  global_constants, 1, &variant->global_pipelines[steps]);
     }
-    /* Workgroup size, chunk, then threads per split search and searches at once. */
-    uint32_t merge_constants[4] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   2u};
-    uint32_t split_constants[4] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->split_search_lanes,
-                                   tuning->split_searches};
+    uint32_t merge_constants[3] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes};
     if (result == VK_SUCCESS)
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
                                  bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
-                                 merge_constants, 4, &variant->merge_pipeline);
+                                 merge_constants, 3, &variant->merge_pipeline);
     if (result == VK_SUCCESS)
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 bitonic_spirv_merge_split(with_values, key64), split_constants, 4,
+                                 bitonic_spirv_merge_split(with_values, key64), merge_constants, 3,
                                  &variant->merge_split_pipeline);
     return result;
 }
@@ -617,9 +613,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     /* Check every dispatch fits before recording anything. */
     uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
     uint32_t split_x = 0, split_y = 0;
-    uint32_t searches = variant->tuning.split_searches;
-    if (plan.merge && plan.split_pass &&
-        !split_groups(sorter, (plan.chunk_count + (uint64_t)searches - 1u) / searches, &split_x, &split_y))
+    if (plan.merge && plan.split_pass && !split_groups(sorter, (plan.chunk_count + 1u) / 2u, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
@@ -700,7 +694,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
             if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;
                 if (plan.split_pass) {
-                    /* split_searches chunks' splits per workgroup, then the merge that reads them. */
+                    /* Two chunks' splits per workgroup, then the merge that reads them. */
                     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->merge_split_pipeline);
                     bound = variant->merge_split_pipeline;
                     vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
