@@ -92,6 +92,24 @@ key_t store_key(key_t ordered)
 #endif
 }
 
+// Writes an ordered key (and its value) at memory index `index` of the pass's
+// output: in place, or to KeysOut when params.output_buffer says so (a uniform
+// branch rather than one binding aliased to the other).
+void store_result(uint index, key_t ordered, uint value)
+{
+    if (params.output_buffer == 0u) {
+        keys[index] = store_key(ordered);
+#ifdef WITH_VALUES
+        values[index] = value;
+#endif
+    } else {
+        keys_out[index] = store_key(ordered);
+#ifdef WITH_VALUES
+        values_out[index] = value;
+#endif
+    }
+}
+
 key_t reg_keys[REGISTERS];
 #ifdef WITH_VALUES
 uint reg_values[REGISTERS];

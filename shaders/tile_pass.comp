@@ -121,18 +121,11 @@ void main()
         uint local_index = r * threads + thread;
         uint index;
         if (physical_index(tile_base + local_index, index) && active_tile) {
-            // A uniform branch, not an aliased binding: in place or to KeysOut.
-            if (params.output_buffer == 0u) {
-                keys[index] = store_key(tile_keys[padded(local_index)]);
 #ifdef WITH_VALUES
-                values[index] = tile_values[padded(local_index)];
+            store_result(index, tile_keys[padded(local_index)], tile_values[padded(local_index)]);
+#else
+            store_result(index, tile_keys[padded(local_index)], 0u);
 #endif
-            } else {
-                keys_out[index] = store_key(tile_keys[padded(local_index)]);
-#ifdef WITH_VALUES
-                values_out[index] = tile_values[padded(local_index)];
-#endif
-            }
         }
     }
 }

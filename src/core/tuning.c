@@ -117,8 +117,5 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
         steps = min_u32(max_steps_override, BITONIC_MAX_STEP_GROUP_LOG);
     out->max_global_steps = steps;
     out->global_workgroup_size = min_u32(PREFERRED_GLOBAL_WORKGROUP, max_threads);
-
-    if (!bitonic_tuning_set_merge(limits, bytes_per_key, 0, 0, out))
-        return false;
-    return true;
+    return bitonic_tuning_set_merge(limits, bytes_per_key, 0, 0, out);
 }

@@ -338,6 +338,16 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     return BITONIC_SUCCESS;
 }
 
+/* The merge scratch (attach_scratch below), if any. */
+static void release_scratch(bitonic_vk_context *vk)
+{
+    vkDestroyBuffer(vk->device, vk->scratch, NULL);
+    vkFreeMemory(vk->device, vk->scratch_memory, NULL);
+    vk->scratch = VK_NULL_HANDLE;
+    vk->scratch_memory = VK_NULL_HANDLE;
+    vk->scratch_bytes = 0;
+}
+
 void bitonic_vk_context_destroy(bitonic_vk_context *vk)
 {
     if (!vk)
@@ -345,8 +355,7 @@ void bitonic_vk_context_destroy(bitonic_vk_context *vk)
     if (vk->device) {
         vkDeviceWaitIdle(vk->device);
         bitonic_vulkan_sorter_destroy(vk->sorter);
-        vkDestroyBuffer(vk->device, vk->scratch, NULL);
-        vkFreeMemory(vk->device, vk->scratch_memory, NULL);
+        release_scratch(vk);
         vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
         vkDestroyFence(vk->device, vk->fence, NULL);
         vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
@@ -625,17 +634,10 @@ static void attach_scratch(bitonic_vk_context *vk, bitonic_vulkan_sort_info *inf
     if (wanted == 0)
         return;
     if (wanted > vk->scratch_bytes) {
-        vkDestroyBuffer(vk->device, vk->scratch, NULL);
-        vkFreeMemory(vk->device, vk->scratch_memory, NULL);
-        vk->scratch = VK_NULL_HANDLE;
-        vk->scratch_memory = VK_NULL_HANDLE;
-        vk->scratch_bytes = 0;
+        release_scratch(vk);
         if (create_buffer(vk, wanted, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
                           &vk->scratch, &vk->scratch_memory) != BITONIC_SUCCESS) {
-            vkDestroyBuffer(vk->device, vk->scratch, NULL);
-            vkFreeMemory(vk->device, vk->scratch_memory, NULL);
-            vk->scratch = VK_NULL_HANDLE;
-            vk->scratch_memory = VK_NULL_HANDLE;
+            release_scratch(vk);  /* a half-made buffer too */
             return;
         }
         vk->scratch_bytes = wanted;

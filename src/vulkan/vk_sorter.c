@@ -345,8 +345,9 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->tile_keys_per_thread,
                                    desc->max_strides_per_global_pass,
                                    &sorter->variants[variant].tuning) ||
-            !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, desc->merge_chunk_keys,
-                                      desc->merge_keys_per_thread, &sorter->variants[variant].tuning)) {
+            ((desc->merge_chunk_keys != 0 || desc->merge_keys_per_thread != 0) &&
+             !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, desc->merge_chunk_keys,
+                                       desc->merge_keys_per_thread, &sorter->variants[variant].tuning))) {
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }
