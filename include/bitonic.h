@@ -97,6 +97,9 @@ typedef struct bitonic_context_desc {
     uint32_t max_strides_per_global_pass;
     uint32_t merge_chunk_keys;       /* keys one merge workgroup writes, a power of two */
     uint32_t merge_keys_per_thread;  /* a power of two, 2..32 */
+    /* From this many merge chunks (keys / merge_chunk_keys) up, each merge pass
+     * finds its splits in a dispatch of its own (bitonic_vulkan.h). */
+    uint32_t merge_split_pass_min_chunks;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more
      * passes over memory above one tile. By default a Vulkan sort of more keys

@@ -157,28 +157,41 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
 }
 
 #ifdef SPLITS_ONLY
-// The split pass: workgroup w finds the splits of the first keys of chunks 2w
-// and 2w + 1 for the merge pass that follows.
+// The split pass: thread t of workgroup w finds the split of the first key of
+// chunk w * threads + t by a plain binary search in device memory. One thread a
+// split reads about log2(run) keys, the first few shared by every thread of a
+// subgroup (neighbouring chunks probe neighbouring positions) and so served by
+// the cache; the k-ary search of find_splits() read 32 lanes x 5 rounds of
+// scattered keys a split, more bytes than the merge itself moved
+// (docs/PERFORMANCE.md, log entries 13 and 14).
 void main()
 {
     live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uvec2 chunk = uvec2(2u * workgroup, 2u * workgroup + 1u);
-    uvec2 diagonal, a_base, a_count, b_count;
-    for (uint side = 0u; side < 2u; ++side) {
-        bool active_chunk = chunk[side] < params.group_count;
-        uint position = chunk[side] << CHUNK_LOG;
-        merge_runs runs = runs_of(active_chunk ? position : 0u, params.phase);
-        uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
-        diagonal[side] = min(position - runs.base, total);
-        a_base[side] = runs.base;
-        a_count[side] = active_chunk ? runs.a_count : 0u;
-        b_count[side] = active_chunk ? runs.b_count : 0u;
+    uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (chunk >= params.group_count)
+        return;  // no barrier in this kernel: an idle thread may leave
+    uint position = chunk << CHUNK_LOG;
+    merge_runs runs = runs_of(position, params.phase);
+    uint diagonal = min(position - runs.base, runs.a_count + runs.b_count);
+    uint low = diagonal > runs.b_count ? diagonal - runs.b_count : 0u;
+    uint high = min(diagonal, runs.a_count);
+    uint b_base = runs.base + runs.a_count + diagonal - 1u;
+    while (low < high) {
+        uint mid = (low + high) >> 1;
+        uint a_index = runs.base + mid, b_index = b_base - mid;
+#ifdef WITH_VALUES
+        bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]),
+                                       values[a_index]);
+#else
+        bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_index]));
+#endif
+        if (a_first_here)
+            low = mid + 1u;
+        else
+            high = mid;
     }
-    uvec2 found = find_splits(diagonal, a_base, a_count, b_count);
-    uint thread = gl_LocalInvocationID.x;
-    if (thread < 2u && chunk[thread] < params.group_count)
-        splits[chunk[thread]] = found[thread];
+    splits[chunk] = low;
 }
 #else
 void main()

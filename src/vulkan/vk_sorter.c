@@ -614,7 +614,9 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     /* Check every dispatch fits before recording anything. */
     uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
     uint32_t split_x = 0, split_y = 0;
-    if (plan.merge && plan.split_pass && !split_groups(sorter, (plan.chunk_count + 1u) / 2u, &split_x, &split_y))
+    uint32_t split_threads = variant->tuning.merge_workgroup_size;
+    if (plan.merge && plan.split_pass &&
+        !split_groups(sorter, (plan.chunk_count + split_threads - 1u) / split_threads, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
@@ -695,7 +697,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
             if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;
                 if (plan.split_pass) {
-                    /* Two chunks' splits per workgroup, then the merge that reads them. */
+                    /* One chunk's split a thread, then the merge that reads them. */
                     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->merge_split_pipeline);
                     bound = variant->merge_split_pipeline;
                     vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,

@@ -312,7 +312,8 @@ int bench_run(const bench_options *options)
                                  .max_strides_per_global_pass = options->max_steps,
                                  .pure_network = options->pure_network,
                                  .merge_chunk_keys = options->merge_chunk_keys,
-                                 .merge_keys_per_thread = options->merge_keys_per_thread};
+                                 .merge_keys_per_thread = options->merge_keys_per_thread,
+                                 .merge_split_pass_min_chunks = options->merge_split_min_chunks};
     bitonic_status status = bitonic_context_create(&desc, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));

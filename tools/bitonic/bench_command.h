@@ -20,6 +20,7 @@ typedef struct bench_options {
     unsigned types;              /* BENCH_TYPE_* bits: which kinds of sort to time */
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
+    unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
     bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
 } bench_options;
 
