@@ -21,7 +21,10 @@ typedef struct bench_options {
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
     unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
-    bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
+    bool pure_network;
+    /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so
+     * the GPU clock sampled meanwhile can be matched to each row. */
+    const char *batch_log_path;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
 } bench_options;
 
 enum {
