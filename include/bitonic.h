@@ -74,6 +74,13 @@ typedef enum bitonic_backend {
 /* Called with each validation-layer message when validation is on. */
 typedef void (*bitonic_message_fn)(void *user_data, const char *message);
 
+/* How a merge pass merges its chunk (bitonic_context_desc.merge_kernel). */
+typedef enum bitonic_merge_kernel {
+    BITONIC_MERGE_KERNEL_DEFAULT = 0,  /* the tuning's choice for the device */
+    BITONIC_MERGE_KERNEL_SHARED = 1,   /* slices staged in shared memory, coalesced loads and stores */
+    BITONIC_MERGE_KERNEL_DIRECT = 2,   /* no shared memory: each thread merges from device memory */
+} bitonic_merge_kernel;
+
 typedef struct bitonic_context_desc {
     /* Which device. NULL or "": the BITONIC_DEVICE environment variable if set, else
      * the first discrete GPU, then an integrated or virtual one, then the CPU path
@@ -100,6 +107,7 @@ typedef struct bitonic_context_desc {
     /* From this many merge chunks (keys / merge_chunk_keys) up, each merge pass
      * finds its splits in a dispatch of its own (bitonic_vulkan.h). */
     uint32_t merge_split_pass_min_chunks;
+    bitonic_merge_kernel merge_kernel;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more
      * passes over memory above one tile. By default a Vulkan sort of more keys

@@ -51,11 +51,29 @@ merge_runs runs_of(uint position, uint phase)
 #define KEY_BEFORE(kx, vx, ky, vy) ((kx) < (ky))
 #endif
 
+// The kernel that merges through shared memory (neither the split pass nor
+// the direct merge, below) stages its chunk's slices there.
+#if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
+#define SHARED_MERGE
+#endif
+
+// Sample t of `lanes` that cut [low, high) into lanes + 1 near-equal parts:
+// one lane is a binary search, 32 lanes a 33-ary one. Samples may repeat when
+// the range is short; they stay in order and below high. No overflow: the
+// range is split before it is multiplied.
+uint sample_position(uint low, uint high, uint lanes, uint t)
+{
+    uint range = high - low, parts = lanes + 1u;
+    return low + (range / parts) * (t + 1u) + (range % parts) * (t + 1u) / parts;
+}
+
+#ifdef SHARED_MERGE
 // Padded one word in 32: thread t's REGISTERS consecutive slots then fall in
 // distinct banks across a subgroup.
 shared key_t chunk_keys[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #ifdef WITH_VALUES
 shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
+#endif
 #endif
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
@@ -66,6 +84,7 @@ layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
 layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
 #endif
 
+#ifdef SHARED_MERGE
 // Found-true counts of the split searches, one pair per round, three rounds
 // deep: a round adds to its own pair while the pair of two rounds ahead is
 // cleared, so one barrier a round keeps adds, reads and clears apart.
@@ -99,16 +118,6 @@ uint slot_value(uint i)
 // range, where it is true, and the split lies between the last true and the
 // first false one. Every thread gets the same ranges, so the loop is uniform.
 // The workgroup has at least 2 threads (the tuning sees to it).
-// Sample t of `lanes` that cut [low, high) into lanes + 1 near-equal parts:
-// one lane is a binary search, 32 lanes a 33-ary one. Samples may repeat when
-// the range is short; they stay in order and below high. No overflow: the
-// range is split before it is multiplied.
-uint sample_position(uint low, uint high, uint lanes, uint t)
-{
-    uint range = high - low, parts = lanes + 1u;
-    return low + (range / parts) * (t + 1u) + (range % parts) * (t + 1u) / parts;
-}
-
 uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
 {
     uint thread = gl_LocalInvocationID.x;
@@ -155,13 +164,51 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
     }
     return range_low;
 }
+#endif
+
+// Probes a thread tests at once in merge_path_search(): independent loads
+// that are in flight together, so a search of a run of 2^23 keys waits for
+// 12 rounds of memory latency instead of 23.
+const uint SEARCH_PROBES = 3u;
+
+// Whether A[m] goes before B[d - 1 - m] on a merge path (true below the split):
+// a_index and b_index are the memory indices of the two keys.
+bool a_first_at(uint a_index, uint b_index)
+{
+#ifdef WITH_VALUES
+    return !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]), values[a_index]);
+#else
+    return !(load_key(keys[b_index]) < load_key(keys[a_index]));
+#endif
+}
+
+// The merge-path split of one diagonal found by one thread in device memory:
+// the split lies in [low, high); A[m] sits at a_base + m and its partner
+// B[d - 1 - m] at b_top - m. Each round tests SEARCH_PROBES positions cutting
+// the range into equal parts (sample_position) and keeps the part between the
+// last true and the first false answer.
+uint merge_path_search(uint low, uint high, uint a_base, uint b_top)
+{
+    while (low < high) {
+        uint found = 0u;
+        [[unroll]] for (uint probe = 0u; probe < SEARCH_PROBES; ++probe) {
+            uint m = sample_position(low, high, SEARCH_PROBES, probe);
+            found += a_first_at(a_base + m, b_top - m) ? 1u : 0u;
+        }
+        uint new_high = found == SEARCH_PROBES ? high : sample_position(low, high, SEARCH_PROBES, found);
+        if (found > 0u)
+            low = sample_position(low, high, SEARCH_PROBES, found - 1u) + 1u;
+        high = new_high;
+    }
+    return low;
+}
 
 #ifdef SPLITS_ONLY
 // The split pass: thread t of workgroup w finds the split of the first key of
-// chunk w * threads + t by a plain binary search in device memory. One thread a
-// split reads about log2(run) keys, the first few shared by every thread of a
-// subgroup (neighbouring chunks probe neighbouring positions) and so served by
-// the cache; the k-ary search of find_splits() read 32 lanes x 5 rounds of
+// chunk w * threads + t by itself (merge_path_search). One thread a split reads
+// a few keys a round, the first rounds' shared by every thread of a subgroup
+// (neighbouring chunks probe neighbouring positions) and so served by the
+// cache; the k-ary search of find_splits() read 32 lanes x 5 rounds of
 // scattered keys a split, more bytes than the merge itself moved
 // (docs/PERFORMANCE.md, log entries 13 and 14).
 void main()
@@ -176,22 +223,85 @@ void main()
     uint diagonal = min(position - runs.base, runs.a_count + runs.b_count);
     uint low = diagonal > runs.b_count ? diagonal - runs.b_count : 0u;
     uint high = min(diagonal, runs.a_count);
-    uint b_base = runs.base + runs.a_count + diagonal - 1u;
-    while (low < high) {
-        uint mid = (low + high) >> 1;
-        uint a_index = runs.base + mid, b_index = b_base - mid;
-#ifdef WITH_VALUES
-        bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]),
-                                       values[a_index]);
-#else
-        bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_index]));
-#endif
-        if (a_first_here)
-            low = mid + 1u;
-        else
-            high = mid;
+    splits[chunk] = merge_path_search(low, high, runs.base, runs.base + runs.a_count + diagonal - 1u);
+}
+#elif defined(DIRECT_MERGE)
+// Memory index of B[j] clamped into B, or of A's first key when B is empty
+// (the value read is then never used).
+uint b_index_of(uint j, merge_runs runs, uint b_base)
+{
+    return runs.b_count > 0u ? b_base + min(j, runs.b_count - 1u) : runs.base;
+}
+
+// The merge without shared memory: each thread finds the split of its own
+// first output in device memory (inside its chunk's slices when a split pass
+// gave them, else in the whole runs), then merges REGISTERS keys reading the
+// two runs through the cache and writes them out. No barrier and no shared
+// memory, so as many workgroups fit a multiprocessor as registers allow; the
+// keys a thread reads were mostly brought into the cache by its neighbours.
+void main()
+{
+    live_count = key_count();
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chunk >= params.group_count)
+        return;  // no barrier in this kernel: an idle thread may leave
+    uint position = chunk << CHUNK_LOG;
+    if (position >= live_count)
+        return;  // a GPU-side count below the recorded one: nothing to merge here
+    merge_runs runs = runs_of(position, params.phase);
+    uint total = runs.a_count + runs.b_count;
+    uint chunk_first = min(position - runs.base, total);
+    uint diagonal = min(chunk_first + gl_LocalInvocationID.x * REGISTERS, total);
+    if (diagonal >= total)
+        return;
+    uint low = diagonal > runs.b_count ? diagonal - runs.b_count : 0u;
+    uint high = min(diagonal, runs.a_count);
+    if (params.splits_given != 0u) {
+        // The chunk's splits bound this thread's: its diagonal lies between the
+        // chunk's first and last, and splits grow with the diagonal.
+        uint chunk_last = min(chunk_first + CHUNK_KEYS, total);
+        uint first_split = splits[chunk];
+        low = max(low, first_split);
+        high = min(high, first_split + (diagonal - chunk_first));
+        if (chunk_last < total)
+            high = min(high, splits[chunk + 1u]);
+        high = max(high, low);
     }
-    splits[chunk] = low;
+    uint a_base = runs.base, b_base = runs.base + runs.a_count;
+    uint i = merge_path_search(low, high, a_base, b_base + diagonal - 1u);
+    uint j = diagonal - i;
+    uint outputs = min(REGISTERS, total - diagonal);
+    // Memory indices of A[i] and B[j] clamped into their runs (B may be empty:
+    // the last run of an odd count has no partner), so no read leaves the keys.
+    key_t key_a = load_key(keys[a_base + min(i, runs.a_count - 1u)]);
+    key_t key_b = load_key(keys[b_index_of(j, runs, b_base)]);
+#ifdef WITH_VALUES
+    uint value_a = values[a_base + min(i, runs.a_count - 1u)];
+    uint value_b = values[b_index_of(j, runs, b_base)];
+#endif
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        if (r < outputs) {
+            bool take_a = i < runs.a_count && (j >= runs.b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
+            uint out_index = runs.base + diagonal + r;
+            keys_out[out_index] = store_key(take_a ? key_a : key_b);
+#ifdef WITH_VALUES
+            values_out[out_index] = take_a ? value_a : value_b;
+#endif
+            // Refill the head that was taken, from inside its run (a read past a
+            // run's end is clamped and never used).
+            i += take_a ? 1u : 0u;
+            j += take_a ? 0u : 1u;
+            uint next = take_a ? a_base + min(i, runs.a_count - 1u) : b_index_of(j, runs, b_base);
+            key_t next_key = load_key(keys[next]);
+            key_a = take_a ? next_key : key_a;
+            key_b = take_a ? key_b : next_key;
+#ifdef WITH_VALUES
+            uint next_value = values[next];
+            value_a = take_a ? next_value : value_a;
+            value_b = take_a ? value_b : next_value;
+#endif
+        }
+    }
 }
 #else
 void main()

@@ -32,6 +32,9 @@ typedef struct bitonic_tuning {
     /* From this many merge chunks up, a merge pass finds its splits in a pass of
      * its own first, instead of in every merge workgroup. */
     uint32_t merge_split_pass_min_chunks;
+    /* Merge from device memory without shared memory (merge_pass.comp built
+     * with DIRECT_MERGE) instead of staging the slices in shared memory. */
+    bool merge_direct;
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

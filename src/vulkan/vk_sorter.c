@@ -175,6 +175,15 @@ bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, 
     }
 }
 
+bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64)
+{
+    switch (register_log) {
+        SPIRV_CASE(merge_direct, 1) SPIRV_CASE(merge_direct, 2) SPIRV_CASE(merge_direct, 3)
+        SPIRV_CASE(merge_direct, 4) SPIRV_CASE(merge_direct, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
                                 bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
                                 VkPipeline *out_pipeline)
@@ -255,7 +264,9 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     uint32_t merge_constants[3] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes};
     if (result == VK_SUCCESS)
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
+                                 tuning->merge_direct
+                                     ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64)
+                                     : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
                                  merge_constants, 3, &variant->merge_pipeline);
     if (result == VK_SUCCESS)
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
@@ -353,6 +364,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+        if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
+            sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, &sorter->variants[variant]);
         sorter->variants[variant].available = result == VK_SUCCESS;
     }

@@ -335,7 +335,8 @@ int bench_run(const bench_options *options)
                                  .pure_network = options->pure_network,
                                  .merge_chunk_keys = options->merge_chunk_keys,
                                  .merge_keys_per_thread = options->merge_keys_per_thread,
-                                 .merge_split_pass_min_chunks = options->merge_split_min_chunks};
+                                 .merge_split_pass_min_chunks = options->merge_split_min_chunks,
+                                 .merge_kernel = (bitonic_merge_kernel)options->merge_kernel};
     FILE *batch_log = NULL;
     if (options->batch_log_path && !(batch_log = fopen(options->batch_log_path, "a"))) {
         fprintf(stderr, "bitonic: cannot open the batch log %s\n", options->batch_log_path);

@@ -20,7 +20,8 @@ typedef struct bench_options {
     unsigned types;              /* BENCH_TYPE_* bits: which kinds of sort to time */
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
-    unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
+    unsigned merge_split_min_chunks;
+    int merge_kernel;              /* bitonic_merge_kernel */ /* merges of this many chunks up get a split pass, 0: derived */
     bool pure_network;
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so
      * the GPU clock sampled meanwhile can be matched to each row. */
