@@ -37,17 +37,30 @@ sweep() {  # label, then bench options
 }
 pairs=""
 sweep default
+# SWEEPS="label=options;label=options": named configurations instead of the shape lists.
+if [ -n "${SWEEPS:-}" ]; then
+  IFS=';' read -ra configs <<< "$SWEEPS"
+  for config in "${configs[@]}"; do
+    # shellcheck disable=SC2086  # the options are words
+    sweep "${config%%=*}" ${config#*=}
+  done
+  TILES=none MERGES=none SPLITS=none
+fi
 for shape in ${TILES:-8192:8 4096:8 2048:8 2048:4 1024:4}; do
+  [ "$shape" = none ] && continue
   sweep "tile${shape%:*}x${shape#*:}" --tile-keys "${shape%:*}" --keys-per-thread "${shape#*:}"
 done
 for shape in ${MERGES:-2048:8 512:4 1024:4}; do
+  [ "$shape" = none ] && continue
   sweep "merge${shape%:*}x${shape#*:}" --merge-chunk "${shape%:*}" --merge-keys-per-thread "${shape#*:}"
 done
 for chunks in ${SPLITS:-1 16777216}; do
+  [ "$chunks" = none ] && continue
   sweep "split$chunks" --merge-split-min-chunks "$chunks"
 done
 sweep default2
-$bitonic bench --device NVIDIA --no-e2e --min-log 20 --max-log "$max_log" --profile > "$out/profile.txt" 2>&1 || status=1
+$bitonic bench --device NVIDIA --no-e2e --min-log 20 --max-log "$max_log" --profile ${PROFILE_OPTIONS:-} > "$out/profile.txt" 2>&1 || status=1
+$bitonic info --device NVIDIA --pipelines > "$out/pipelines.txt" 2>&1
 kill $sampler
 # shellcheck disable=SC2086  # pairs is a list of words
 python3 bench/report/stability.py --samples "$out/smi.csv" --out "$out/sweep.csv" $pairs > "$out/stability.txt"
