@@ -21,7 +21,11 @@ if [ ! -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then
   (bash bench/cub/build.sh /tmp/cub_sort_bench > /tmp/cub_build.log 2>&1) &
   cub_build=$!
 fi
-nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 100 > "$out/smi.csv" &
+# The clock every 100 ms, with why it is low where the driver says (older
+# drivers name the field clocks_throttle_reasons).
+smi_fields=timestamp,clocks.sm,clocks_event_reasons.active,power.draw,temperature.gpu
+nvidia-smi --query-gpu=$smi_fields --format=csv,noheader > /dev/null 2>&1 || smi_fields=timestamp,clocks.sm
+nvidia-smi --query-gpu=$smi_fields --format=csv,noheader -lms 100 > "$out/smi.csv" &
 sampler=$!
 bitonic=build/tools/bitonic/bitonic
 min_log=${MIN_LOG:-16}
