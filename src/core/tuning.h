@@ -42,6 +42,13 @@ typedef struct bitonic_tuning {
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                            uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out);
 
+/* The tuning for small sorts of keys of bytes_per_key: a smaller tile with
+ * fewer keys a thread and the merge without shared memory, which the H100
+ * measured faster up to 2^17 keys (docs/PERFORMANCE.md, log entry 19). Writes
+ * the largest count it is for; false when the device cannot run it. */
+bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, bitonic_tuning *out,
+                                 uint64_t *out_max_keys);
+
 /* Sets the merge sizes of a derived tuning: the chunk and keys per thread
  * asked for (0: the preferred ones), cut to what the device and the tile allow. */
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,

@@ -13,8 +13,9 @@
 #include "schedule.h"
 #include "vk_internal.h"
 
-/* Pipelines for 32- and 64-bit keys, each with and without values. */
-enum { KEYS32 = 0, PAIRS32 = 1, KEYS64 = 2, PAIRS64 = 3, VARIANT_COUNT = 4 };
+/* Pipelines for 32- and 64-bit keys, each with and without values, and a
+ * second set for small sorts of 32-bit keys (bitonic_tuning_derive_small). */
+enum { KEYS32 = 0, PAIRS32 = 1, KEYS64 = 2, PAIRS64 = 3, KEYS32_SMALL = 4, VARIANT_COUNT = 5 };
 
 static int variant_index(bool key64, bool with_values)
 {
@@ -85,6 +86,7 @@ struct bitonic_vulkan_sorter {
     uint64_t max_keys;
     VkDeviceSize storage_alignment;   /* minStorageBufferOffsetAlignment: scratch sections start on it */
     sorter_variant variants[VARIANT_COUNT];
+    uint64_t small_sort_max_keys;   /* 32-bit key sorts up to this count use KEYS32_SMALL (0: none) */
     VkDescriptorSetLayout search_set_layout;
     VkPipelineLayout search_pipeline_layout;
     VkPipeline search_pipeline;
@@ -348,7 +350,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         sorter->max_keys = (uint64_t)1 << 31;
 
     VkResult result = VK_SUCCESS;
-    for (int variant = 0; variant < VARIANT_COUNT && result == VK_SUCCESS; ++variant) {
+    for (int variant = 0; variant < KEYS32_SMALL && result == VK_SUCCESS; ++variant) {
         bool key64 = variant >= KEYS64, with_values = variant == PAIRS32 || variant == PAIRS64;
         if (key64 && !desc->enable_64bit_keys)
             continue;
@@ -368,6 +370,21 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, &sorter->variants[variant]);
         sorter->variants[variant].available = result == VK_SUCCESS;
+    }
+    /* Small sorts get their own shapes unless the caller chose shapes or a merge
+     * kernel: then every sort uses what was asked for. */
+    bool shapes_chosen = desc->tile_keys != 0 || desc->tile_keys_per_thread != 0 ||
+                         desc->max_strides_per_global_pass != 0 || desc->merge_chunk_keys != 0 ||
+                         desc->merge_keys_per_thread != 0 || desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
+    if (result == VK_SUCCESS && !shapes_chosen &&
+        bitonic_tuning_derive_small(&sorter->limits, 4u, &sorter->variants[KEYS32_SMALL].tuning,
+                                    &sorter->small_sort_max_keys)) {
+        if (desc->merge_split_pass_min_chunks != 0)
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+        result = create_variant(sorter, desc->pipeline_cache, false, false, &sorter->variants[KEYS32_SMALL]);
+        sorter->variants[KEYS32_SMALL].available = result == VK_SUCCESS;
+        if (result != VK_SUCCESS)
+            sorter->small_sort_max_keys = 0;
     }
     if (result == VK_SUCCESS)
         result = create_search_pipeline(sorter, desc->pipeline_cache);
@@ -466,7 +483,11 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         if (!variant->available)
             continue;
         char name[64];
-        const char *kind = v == PAIRS32 ? "+values" : v == KEYS64 ? " 64-bit" : v == PAIRS64 ? " 64-bit+values" : "";
+        const char *kind = v == PAIRS32        ? "+values"
+                           : v == KEYS64       ? " 64-bit"
+                           : v == PAIRS64      ? " 64-bit+values"
+                           : v == KEYS32_SMALL ? " small sorts"
+                                               : "";
         snprintf(name, sizeof name, "tile%s%s (%u keys/thread)", variant->tuning.tile_uses_shuffle ? " shuffle" : "",
                  kind, 1u << variant->tuning.tile_register_log);
         report_pipeline(sorter, variant->tile_pipeline, name, text, capacity, &used);
@@ -536,8 +557,10 @@ static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
     return (x + alignment - 1u) / alignment * alignment;
 }
 
+/* with_scratch: plan as if the caller gives scratch memory (the size query
+ * plans the sort that scratch will allow, before there is any). */
 static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                sort_plan *plan)
+                                bool with_scratch, sort_plan *plan)
 {
     if (!sorter || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
@@ -555,6 +578,11 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->row_log = 0;
     uint64_t virtual_count = info->count;
     bool rows = info->row_length != 0 && info->row_length < info->count;
+    /* Small merge sorts have shapes of their own; the network alone (no scratch)
+     * keeps the device's tile. */
+    if (plan->variant_number == KEYS32 && !rows && with_scratch &&
+        info->count <= sorter->small_sort_max_keys)
+        plan->variant_number = KEYS32_SMALL;
     if (rows) {
         if (info->count % info->row_length != 0)
             return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -575,7 +603,7 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->scratch_bytes = !plan->merge      ? 0
                           : plan->split_pass ? plan->scratch_splits_at + (VkDeviceSize)plan->chunk_count * 4u
                                              : plan->scratch_values_at + values_bytes;
-    if (info->scratch == VK_NULL_HANDLE)
+    if (!with_scratch)
         plan->merge = false;
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -601,13 +629,15 @@ VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sort
     bitonic_vulkan_sort_info asked = *info;
     asked.scratch = VK_NULL_HANDLE;
     asked.scratch_offset = 0;
-    return plan_sort(sorter, &asked, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
+    return plan_sort(sorter, &asked, true, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
 }
 
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info)
 {
     sort_plan plan;
-    return plan_sort(sorter, info, &plan) == BITONIC_SUCCESS ? plan.dispatch_count : 0;
+    return plan_sort(sorter, info, info && info->scratch != VK_NULL_HANDLE, &plan) == BITONIC_SUCCESS
+               ? plan.dispatch_count
+               : 0;
 }
 
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -616,7 +646,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     sort_plan plan;
-    bitonic_status planned = plan_sort(sorter, info, &plan);
+    bitonic_status planned = plan_sort(sorter, info, info && info->scratch != VK_NULL_HANDLE, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
     bool with_values = info->values != VK_NULL_HANDLE;
