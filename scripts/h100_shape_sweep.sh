@@ -31,13 +31,16 @@ bitonic=build/tools/bitonic/bitonic
 min_log=${MIN_LOG:-16}
 max_log=${MAX_LOG:-24}
 status=0
-sweep() {  # label, then bench options
+sweeps_run=0
+sweep() {  # label, then bench options; a label may repeat (stability.py compares those)
   local label=$1; shift
+  sweeps_run=$((sweeps_run + 1))
+  local csv=/tmp/sweep_$sweeps_run.csv log=/tmp/batch_$sweeps_run.log
   $bitonic bench --device NVIDIA --no-e2e --min-log "$min_log" --max-log "$max_log" --csv \
-    --batch-log "/tmp/batch_$label.log" "$@" 2>> "$out/bench.err" |
-    sed "s/^bitonic,/bitonic_$label,/" > "/tmp/sweep_$label.csv" || status=1
-  sed -i "s/^bitonic,/bitonic_$label,/" "/tmp/batch_$label.log"
-  pairs="$pairs /tmp/sweep_$label.csv:/tmp/batch_$label.log"
+    --batch-log "$log" "$@" 2>> "$out/bench.err" |
+    sed "s/^bitonic\(_network\)\{0,1\},/bitonic_$label,/" > "$csv" || status=1
+  sed -i "s/^bitonic\(_network\)\{0,1\},/bitonic_$label,/" "$log"
+  pairs="$pairs $csv:$log"
 }
 pairs=""
 sweep default
@@ -62,7 +65,7 @@ for chunks in ${SPLITS:-1 16777216}; do
   [ "$chunks" = none ] && continue
   sweep "split$chunks" --merge-split-min-chunks "$chunks"
 done
-sweep default2
+sweep default
 $bitonic bench --device NVIDIA --no-e2e --min-log 20 --max-log "$max_log" --profile ${PROFILE_OPTIONS:-} > "$out/profile.txt" 2>&1 || status=1
 $bitonic info --device NVIDIA --pipelines > "$out/pipelines.txt" 2>&1
 kill $sampler
