@@ -400,8 +400,10 @@ int bench_run(const bench_options *options)
     int exit_code = 0;
     /* A GPU coming from idle needs longer than one batch's warm-up: the first
      * batch of a call ran at a low clock on the H100 (docs/PERFORMANCE.md, 19). */
-    if (scratch && warm_clocks(scratch) != BITONIC_SUCCESS)
+    if (scratch && (status = warm_clocks(scratch)) != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: warming the GPU failed: %s\n", bitonic_status_string(status));
         exit_code = 1;
+    }
     for (unsigned log = options->min_log; log <= max_log && exit_code == 0; ++log) {
         /* 3 * 2^(log-2) lies between 2^(log-1) + 1 and 2^log: sizes in ascending order */
         size_t ordered[3] = {3u * ((size_t)1 << log) / 4u, (size_t)1 << log, ((size_t)1 << log) + 1u};
