@@ -85,6 +85,17 @@ layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
 #endif
 
 #ifdef SHARED_MERGE
+// 32-bit keys alone move through 16-byte loads and stores where the host says
+// the buffers allow it (params.vector_io): the same buffers as Keys and
+// KeysOut, seen four keys at a time. A scalar access is a quarter of what a
+// memory transaction can carry, and the merge pass stayed at about 1.4 TB/s
+// whatever its shape (docs/PERFORMANCE.md, log entry 20).
+#if !defined(KEY64) && !defined(WITH_VALUES)
+#define VECTOR_IO
+layout(std430, binding = 6) readonly buffer Keys4 { uvec4 keys4[]; };
+layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
+#endif
+
 // Found-true counts of the split searches, one pair per round, three rounds
 // deep: a round adds to its own pair while the pair of two rounds ahead is
 // cleared, so one barrier a round keeps adds, reads and clears apart.
@@ -304,6 +315,46 @@ void main()
     }
 }
 #else
+#ifdef VECTOR_IO
+// Keys [start, start + count) of the Keys buffer into slots slot_base + (k -
+// start): the aligned groups of four that cover them, one group a thread at a
+// time; the last group of the buffer may be partial, and is read key by key.
+void load_slice_vector(uint start, uint count, uint slot_base)
+{
+    if (count == 0u)
+        return;
+    uint first_group = start >> 2, last_group = (start + count - 1u) >> 2;
+    uint whole_groups = params.count >> 2;  // groups lying wholly inside the bound keys
+    for (uint g = first_group + gl_LocalInvocationID.x; g <= last_group; g += gl_WorkGroupSize.x) {
+        uvec4 four = uvec4(0u);
+        if (g < whole_groups)
+            four = keys4[g];
+        [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            uint k = g * 4u + e;
+            if (k >= start && k < start + count)
+                chunk_keys[padded(slot_base + k - start)] = load_key(g < whole_groups ? four[e] : keys[k]);
+        }
+    }
+}
+
+// Slots [0, slot_count) to KeysOut from out_base on (a multiple of four: a
+// chunk's first key), four keys a store where they are whole.
+void store_chunk_vector(uint out_base, uint slot_count)
+{
+    uint whole_groups = params.count >> 2;
+    for (uint slot = gl_LocalInvocationID.x * 4u; slot < slot_count; slot += gl_WorkGroupSize.x * 4u) {
+        uint group = (out_base + slot) >> 2;
+        if (slot + 4u <= slot_count && group < whole_groups) {
+            keys_out4[group] = uvec4(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]),
+                                     store_key(chunk_keys[padded(slot + 2u)]), store_key(chunk_keys[padded(slot + 3u)]));
+        } else {
+            for (uint e = slot; e < min(slot + 4u, slot_count); ++e)
+                keys_out[out_base + e] = store_key(chunk_keys[padded(e)]);
+        }
+    }
+}
+#endif
+
 void main()
 {
     live_count = key_count();
@@ -333,14 +384,22 @@ void main()
     uint a_start = runs.base + a_first;
     uint b_start = runs.base + runs.a_count + (first - a_first);
 
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        uint i = r * threads + thread;
-        if (i < slot_count) {
-            uint index = i < a_count ? a_start + i : b_start + (i - a_count);
-            chunk_keys[padded(i)] = load_key(keys[index]);
-#ifdef WITH_VALUES
-            chunk_values[padded(i)] = values[index];
+#ifdef VECTOR_IO
+    if (params.vector_io != 0u) {
+        load_slice_vector(a_start, a_count, 0u);
+        load_slice_vector(b_start, slot_count - a_count, a_count);
+    } else
 #endif
+    {
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            uint i = r * threads + thread;
+            if (i < slot_count) {
+                uint index = i < a_count ? a_start + i : b_start + (i - a_count);
+                chunk_keys[padded(i)] = load_key(keys[index]);
+#ifdef WITH_VALUES
+                chunk_values[padded(i)] = values[index];
+#endif
+            }
         }
     }
     barrier();
@@ -391,6 +450,12 @@ void main()
         }
     }
     barrier();
+#ifdef VECTOR_IO
+    if (params.vector_io != 0u) {
+        store_chunk_vector(runs.base + first, slot_count);
+        return;  // the last barrier is behind every thread
+    }
+#endif
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint slot = r * threads + thread;
         if (slot < slot_count) {

@@ -29,6 +29,7 @@ layout(push_constant) uniform PassParams {
                        // time from word count_offset of the Count buffer, capped at count
     uint output_buffer; // tile kernels: 0 stores in place, 1 stores to KeysOut (and ValuesOut)
     uint splits_given;  // merge: 1 reads the splits of a split pass, 0 finds them itself
+    uint vector_io;     // merge: 1 when both sides' keys start 16-byte aligned (uvec4 views usable)
 } params;
 
 layout(std430, binding = 0) buffer Keys { key_t keys[]; };

@@ -173,6 +173,9 @@ int main(void)
     desc.merge_split_pass_min_chunks = 0;
     desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     run_suite(&t, &desc, "32-key tile, 2-key merge chunks, shared merge", max_log < 11 ? max_log : 11);
+    desc.merge_scalar_io = true;  /* every suite else moves 32-bit keys four at a time in merges */
+    run_suite(&t, &desc, "32-key tile, 2-key merge chunks, scalar loads", max_log < 11 ? max_log : 11);
+    desc.merge_scalar_io = false;
     desc.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
     desc.max_strides_per_global_pass = 5;
     desc.merge_chunk_keys = 0;

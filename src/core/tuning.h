@@ -35,6 +35,9 @@ typedef struct bitonic_tuning {
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;
+    /* 32-bit keys alone: merges load and store four keys at a time where the
+     * buffers are 16-byte aligned. */
+    bool merge_vector_io;
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

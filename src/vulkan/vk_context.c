@@ -311,6 +311,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_keys_per_thread = desc->merge_keys_per_thread,
                                               .merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks,
                                               .merge_kernel = desc->merge_kernel,
+                                              .merge_scalar_io = desc->merge_scalar_io,
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE};

@@ -40,6 +40,7 @@ typedef struct pass_push_constants {
     uint32_t count_offset;
     uint32_t output_buffer;
     uint32_t splits_given;
+    uint32_t vector_io;
 } pass_push_constants;
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -51,7 +52,9 @@ enum {
     KEYS_OUT_BINDING = 3,
     VALUES_OUT_BINDING = 4,
     SPLITS_BINDING = 5,
-    MAX_SORT_BINDINGS = 6,
+    KEYS_VECTOR_BINDING = 6,      /* the keys again, as uvec4 (32-bit keys alone, merge_pass.comp) */
+    KEYS_OUT_VECTOR_BINDING = 7,
+    MAX_SORT_BINDINGS = 8,
 };
 #define NO_COUNT_BUFFER UINT32_MAX
 
@@ -368,6 +371,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
+        if (desc->merge_scalar_io)
+            sorter->variants[variant].tuning.merge_vector_io = false;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, &sorter->variants[variant]);
         sorter->variants[variant].available = result == VK_SUCCESS;
     }
@@ -697,6 +702,9 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_splits_at,
                                                   (VkDeviceSize)plan.chunk_count * 4u};
         }
+        /* 16-byte views of the keys need both sides to start 16-byte aligned. */
+        bool vector_io = variant->tuning.merge_vector_io && info->keys_offset % 16u == 0 &&
+                         (!plan.merge || info->scratch_offset % 16u == 0);
         uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
         VkPipeline bound = VK_NULL_HANDLE;
@@ -715,6 +723,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                     [KEYS_BINDING] = side_keys[read_side], [VALUES_BINDING] = side_values[read_side],
                     [COUNT_BINDING] = count_binding,       [KEYS_OUT_BINDING] = side_keys[write_side],
                     [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = splits,
+                    [KEYS_VECTOR_BINDING] = side_keys[read_side], [KEYS_OUT_VECTOR_BINDING] = side_keys[write_side],
                 };
                 VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
                 uint32_t write_count = 0;
@@ -736,6 +745,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .row_length = info->row_length,
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
+                .vector_io = vector_io ? 1u : 0u,
             };
             if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;

@@ -336,7 +336,8 @@ int bench_run(const bench_options *options)
                                  .merge_chunk_keys = options->merge_chunk_keys,
                                  .merge_keys_per_thread = options->merge_keys_per_thread,
                                  .merge_split_pass_min_chunks = options->merge_split_min_chunks,
-                                 .merge_kernel = (bitonic_merge_kernel)options->merge_kernel};
+                                 .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
+                                 .merge_scalar_io = options->merge_scalar_io};
     FILE *batch_log = NULL;
     if (options->batch_log_path && !(batch_log = fopen(options->batch_log_path, "a"))) {
         fprintf(stderr, "bitonic: cannot open the batch log %s\n", options->batch_log_path);

@@ -21,7 +21,8 @@ typedef struct bench_options {
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
     unsigned merge_split_min_chunks;
-    int merge_kernel;              /* bitonic_merge_kernel */ /* merges of this many chunks up get a split pass, 0: derived */
+    int merge_kernel;              /* bitonic_merge_kernel */
+    bool merge_scalar_io;          /* merges move one key at a time */ /* merges of this many chunks up get a split pass, 0: derived */
     bool pure_network;
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so
      * the GPU clock sampled meanwhile can be matched to each row. */

@@ -25,7 +25,7 @@ static void usage(FILE *out)
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
-          "                     [--merge-kernel shared|direct] [--batch-log FILE]\n"
+          "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
@@ -262,6 +262,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             ++i;
+        } else if (strcmp(arg, "--merge-scalar-io") == 0) {
+            bench.merge_scalar_io = true;
         } else if (strcmp(arg, "--batch-log") == 0 && value) {
             bench.batch_log_path = value;
             ++i;
