@@ -177,10 +177,17 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
 }
 #endif
 
-// Probes a thread tests at once in merge_path_search(): independent loads
-// that are in flight together, so a search of a run of 2^23 keys waits for
-// 12 rounds of memory latency instead of 23.
+// Probes a thread tests at once in merge_path_search(). The direct merge's
+// threads wait on their own searches, so 3 probes a round (independent loads in
+// flight together: 5 rounds for a 1024-key chunk instead of 10). The split
+// pass is bound by the sectors its 16384 to 65536 searches read, not by their
+// latency (3 probes a round read 78 keys a split at 2^26 where a binary search
+// reads 52, and measured 10-15% slower), so it searches binary.
+#ifdef SPLITS_ONLY
+const uint SEARCH_PROBES = 1u;
+#else
 const uint SEARCH_PROBES = 3u;
+#endif
 
 // Whether A[m] goes before B[d - 1 - m] on a merge path (true below the split):
 // a_index and b_index are the memory indices of the two keys.
