@@ -19,6 +19,7 @@ layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split searc
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 
+#define KEYS_READONLY  // merges read one side and write the other (KeysOut)
 #include "network.glsl"
 
 // A merge pass merges neighbouring runs of 2^(phase-1) keys (A, then B) of the
