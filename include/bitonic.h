@@ -108,8 +108,9 @@ typedef struct bitonic_context_desc {
      * finds its splits in a dispatch of its own (bitonic_vulkan.h). */
     uint32_t merge_split_pass_min_chunks;
     bitonic_merge_kernel merge_kernel;
-    /* Merges of 32-bit keys load and store one key at a time instead of four
-     * (where the buffers are 16-byte aligned): for measuring the difference. */
+    /* Merges load and store one key (and value) at a time instead of 16 bytes
+     * at a time (where the buffers are 16-byte aligned): for measuring the
+     * difference. */
     bool merge_scalar_io;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more

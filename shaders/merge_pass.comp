@@ -86,15 +86,35 @@ layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
 #endif
 
 #ifdef SHARED_MERGE
-// 32-bit keys alone move through 16-byte loads and stores where the host says
-// the buffers allow it (params.vector_io): the same buffers as Keys and
-// KeysOut, seen four keys at a time. A scalar access is a quarter of what a
-// memory transaction can carry, and the merge pass stayed at about 1.4 TB/s
-// whatever its shape (docs/PERFORMANCE.md, log entry 20).
-#if !defined(KEY64) && !defined(WITH_VALUES)
+// Keys (and values) move through 16-byte loads and stores where the host says
+// the buffers allow it (params.vector_io): the same buffers as Keys, KeysOut,
+// Values and ValuesOut, seen 16 bytes at a time (four 32-bit keys or values,
+// two 64-bit keys). A 4-byte access is a quarter of what a memory transaction
+// can carry, and the merge pass stayed at about 1.4 TB/s whatever its shape
+// (docs/PERFORMANCE.md, log entry 20).
 #define VECTOR_IO
-layout(std430, binding = 6) readonly buffer Keys4 { uvec4 keys4[]; };
+layout(std430, binding = 6) readonly restrict buffer Keys4 { uvec4 keys4[]; };
 layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
+#ifdef WITH_VALUES
+layout(std430, binding = 8) readonly restrict buffer Values4 { uvec4 values4[]; };
+layout(std430, binding = 9) writeonly buffer ValuesOut4 { uvec4 values_out4[]; };
+#endif
+#ifdef KEY64
+const uint KEYS_PER_VECTOR = 2u;
+key_t vector_key(uvec4 four, uint e)
+{
+    return packUint2x32(e == 0u ? four.xy : four.zw);
+}
+uvec4 key_vector(key_t first, key_t second)
+{
+    return uvec4(unpackUint2x32(first), unpackUint2x32(second));
+}
+#else
+const uint KEYS_PER_VECTOR = 4u;
+key_t vector_key(uvec4 four, uint e)
+{
+    return four[e];
+}
 #endif
 
 // Found-true counts of the split searches, one pair per round, three rounds
@@ -324,42 +344,71 @@ void main()
 }
 #else
 #ifdef VECTOR_IO
-// Keys [start, start + count) of the Keys buffer into slots slot_base + (k -
-// start): the aligned groups of four that cover them, one group a thread at a
-// time; the last group of the buffer may be partial, and is read key by key.
+// Keys (and values) [start, start + count) of the buffers into slots
+// slot_base + (k - start): the aligned 16-byte groups that cover them, one
+// group a thread at a time; the buffer's last group may be partial, and is
+// read one by one.
 void load_slice_vector(uint start, uint count, uint slot_base)
 {
     if (count == 0u)
         return;
-    uint first_group = start >> 2, last_group = (start + count - 1u) >> 2;
-    uint whole_groups = params.count >> 2;  // groups lying wholly inside the bound keys
-    for (uint g = first_group + gl_LocalInvocationID.x; g <= last_group; g += gl_WorkGroupSize.x) {
-        uvec4 four = uvec4(0u);
-        if (g < whole_groups)
-            four = keys4[g];
-        [[unroll]] for (uint e = 0u; e < 4u; ++e) {
-            uint k = g * 4u + e;
-            if (k >= start && k < start + count)
-                chunk_keys[padded(slot_base + k - start)] = load_key(g < whole_groups ? four[e] : keys[k]);
+    uint end = start + count;
+    uint whole_groups = params.count / KEYS_PER_VECTOR;  // groups lying wholly inside the bound keys
+    for (uint g = start / KEYS_PER_VECTOR + gl_LocalInvocationID.x; g <= (end - 1u) / KEYS_PER_VECTOR;
+         g += gl_WorkGroupSize.x) {
+        uvec4 four = g < whole_groups ? keys4[g] : uvec4(0u);
+        [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
+            uint k = g * KEYS_PER_VECTOR + e;
+            if (k >= start && k < end)
+                chunk_keys[padded(slot_base + k - start)] = load_key(g < whole_groups ? vector_key(four, e) : keys[k]);
         }
     }
+#ifdef WITH_VALUES
+    uint whole_value_groups = params.count >> 2;
+    for (uint g = (start >> 2) + gl_LocalInvocationID.x; g <= (end - 1u) >> 2; g += gl_WorkGroupSize.x) {
+        uvec4 four = g < whole_value_groups ? values4[g] : uvec4(0u);
+        [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            uint k = g * 4u + e;
+            if (k >= start && k < end)
+                chunk_values[padded(slot_base + k - start)] = g < whole_value_groups ? four[e] : values[k];
+        }
+    }
+#endif
 }
 
-// Slots [0, slot_count) to KeysOut from out_base on (a multiple of four: a
-// chunk's first key), four keys a store where they are whole.
+// Slots [0, slot_count) to KeysOut (and ValuesOut) from out_base on (a
+// multiple of four: a chunk's first key), 16 bytes a store where whole.
 void store_chunk_vector(uint out_base, uint slot_count)
 {
-    uint whole_groups = params.count >> 2;
-    for (uint slot = gl_LocalInvocationID.x * 4u; slot < slot_count; slot += gl_WorkGroupSize.x * 4u) {
-        uint group = (out_base + slot) >> 2;
-        if (slot + 4u <= slot_count && group < whole_groups) {
+    uint whole_groups = params.count / KEYS_PER_VECTOR;
+    for (uint slot = gl_LocalInvocationID.x * KEYS_PER_VECTOR; slot < slot_count;
+         slot += gl_WorkGroupSize.x * KEYS_PER_VECTOR) {
+        uint group = (out_base + slot) / KEYS_PER_VECTOR;
+        if (slot + KEYS_PER_VECTOR <= slot_count && group < whole_groups) {
+#ifdef KEY64
+            keys_out4[group] = key_vector(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]));
+#else
             keys_out4[group] = uvec4(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]),
                                      store_key(chunk_keys[padded(slot + 2u)]), store_key(chunk_keys[padded(slot + 3u)]));
+#endif
         } else {
-            for (uint e = slot; e < min(slot + 4u, slot_count); ++e)
+            for (uint e = slot; e < min(slot + KEYS_PER_VECTOR, slot_count); ++e)
                 keys_out[out_base + e] = store_key(chunk_keys[padded(e)]);
         }
     }
+#ifdef WITH_VALUES
+    uint whole_value_groups = params.count >> 2;
+    for (uint slot = gl_LocalInvocationID.x * 4u; slot < slot_count; slot += gl_WorkGroupSize.x * 4u) {
+        uint group = (out_base + slot) >> 2;
+        if (slot + 4u <= slot_count && group < whole_value_groups) {
+            values_out4[group] = uvec4(chunk_values[padded(slot)], chunk_values[padded(slot + 1u)],
+                                       chunk_values[padded(slot + 2u)], chunk_values[padded(slot + 3u)]);
+        } else {
+            for (uint e = slot; e < min(slot + 4u, slot_count); ++e)
+                values_out[out_base + e] = chunk_values[padded(e)];
+        }
+    }
+#endif
 }
 #endif
 

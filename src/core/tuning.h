@@ -35,8 +35,8 @@ typedef struct bitonic_tuning {
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;
-    /* 32-bit keys alone: merges load and store four keys at a time where the
-     * buffers are 16-byte aligned. */
+    /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
+     * two 64-bit keys) where the buffers are 16-byte aligned. */
     bool merge_vector_io;
 } bitonic_tuning;
 

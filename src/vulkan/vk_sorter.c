@@ -52,11 +52,20 @@ enum {
     KEYS_OUT_BINDING = 3,
     VALUES_OUT_BINDING = 4,
     SPLITS_BINDING = 5,
-    KEYS_VECTOR_BINDING = 6,      /* the keys again, as uvec4 (32-bit keys alone, merge_pass.comp) */
+    KEYS_VECTOR_BINDING = 6,      /* keys and values again, as uvec4 (merge_pass.comp) */
     KEYS_OUT_VECTOR_BINDING = 7,
-    MAX_SORT_BINDINGS = 8,
+    VALUES_VECTOR_BINDING = 8,
+    VALUES_OUT_VECTOR_BINDING = 9,
+    MAX_SORT_BINDINGS = 10,
 };
 #define NO_COUNT_BUFFER UINT32_MAX
+
+/* The bindings that only pipelines with values have. */
+static bool is_values_binding(uint32_t binding)
+{
+    return binding == VALUES_BINDING || binding == VALUES_OUT_BINDING || binding == VALUES_VECTOR_BINDING ||
+           binding == VALUES_OUT_VECTOR_BINDING;
+}
 
 typedef struct sorter_variant {
     bool available;                 /* 64-bit variants need shaderInt64 (enable_64bit_keys) */
@@ -229,7 +238,7 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     uint32_t binding_numbers[MAX_SORT_BINDINGS];
     uint32_t binding_count = 0;
     for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
-        if (with_values || (b != VALUES_BINDING && b != VALUES_OUT_BINDING))
+        if (with_values || !is_values_binding(b))
             binding_numbers[binding_count++] = b;
     VkDescriptorSetLayoutBinding bindings[MAX_SORT_BINDINGS];
     for (uint32_t i = 0; i < binding_count; ++i)
@@ -702,9 +711,11 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_splits_at,
                                                   (VkDeviceSize)plan.chunk_count * 4u};
         }
-        /* 16-byte views of the keys need both sides to start 16-byte aligned. */
+        /* 16-byte views of keys and values need both sides to start 16-byte aligned. */
         bool vector_io = variant->tuning.merge_vector_io && info->keys_offset % 16u == 0 &&
-                         (!plan.merge || info->scratch_offset % 16u == 0);
+                         (!with_values || info->values_offset % 16u == 0) &&
+                         (!plan.merge || (info->scratch_offset % 16u == 0 &&
+                                          (info->scratch_offset + plan.scratch_values_at) % 16u == 0));
         uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
         VkPipeline bound = VK_NULL_HANDLE;
@@ -724,11 +735,13 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                     [COUNT_BINDING] = count_binding,       [KEYS_OUT_BINDING] = side_keys[write_side],
                     [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = splits,
                     [KEYS_VECTOR_BINDING] = side_keys[read_side], [KEYS_OUT_VECTOR_BINDING] = side_keys[write_side],
+                    [VALUES_VECTOR_BINDING] = side_values[read_side],
+                    [VALUES_OUT_VECTOR_BINDING] = side_values[write_side],
                 };
                 VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
                 uint32_t write_count = 0;
                 for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
-                    if (with_values || (b != VALUES_BINDING && b != VALUES_OUT_BINDING))
+                    if (with_values || !is_values_binding(b))
                         writes[write_count++] = (VkWriteDescriptorSet){
                             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
