@@ -40,10 +40,10 @@ if [ "$mode" = tests ]; then
   for t in build/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    start=$(date +%s.%N)
+    start=$SECONDS
     BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-18} timeout 240 "$t" > "$out/$name.log" 2>&1
     rc=$?; [ $rc -eq 0 ] || status=1
-    echo "$name (exit $rc, $(echo "$(date +%s.%N) - $start" | bc) s): $(tail -n 1 "$out/$name.log")" | tee -a "$out/tests.txt"
+    echo "$name (exit $rc, $((SECONDS - start)) s): $(tail -n 1 "$out/$name.log")" | tee -a "$out/tests.txt"
   done
   for example in build/tests/api_tour build/tests/gles_tour; do
     [ -x "$example" ] || continue
