@@ -78,6 +78,7 @@ else
     sweep bitonic_transpose --strategy transpose
   fi
   sweep bitonic
+  sweep bitonic_no_split_pass --merge-split-min-chunks 16777216 --max-log 24
   sweep bitonic_types --types pairs,u64 --max-log "${TYPES_MAX_LOG:-24}"
   sed -i 's/^bitonic_types,\(pairs\|u64\),/bitonic,\1,/' "$out/sweep_$run.csv" "$out/batch_$run.log"
   $bitonic bench --device NVIDIA --no-e2e --min-log 16 --max-log 24 --profile > "$out/profile.txt" 2>&1 || status=1
