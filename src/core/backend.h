@@ -31,7 +31,8 @@ typedef struct bitonic_backend_ops {
      * to a power of two per size class); false: the core sorts each row and each
      * segment on its own as one array. */
     bool batched_rows;
-    /* bitonic_search_range on keys already sorted (query_count > 0). */
+    /* bitonic_search_range on keys already sorted (query_count > 0); NULL:
+     * BITONIC_ERROR_UNSUPPORTED. */
     bitonic_status (*search_host)(void *state, const void *sorted_keys, size_t count, const void *lows,
                                   const void *highs, size_t query_count, uint32_t *out_first, uint32_t *out_end,
                                   const bitonic_sort_request *request);
@@ -52,5 +53,6 @@ typedef struct bitonic_backend_ops {
 /* The tables, one per backend folder. */
 extern const bitonic_backend_ops bitonic_cpu_backend;
 extern const bitonic_backend_ops bitonic_vulkan_backend;
+extern const bitonic_backend_ops bitonic_gles_backend;  /* src/gles, or its "not built" table */
 
 #endif /* BITONIC_BACKEND_H */

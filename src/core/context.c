@@ -13,6 +13,7 @@
  * accepts() takes the selector and whose create() succeeds wins; with the
  * automatic selector a backend that finds no device passes to the next one. */
 static const bitonic_backend_ops *const backends[] = {
+    &bitonic_gles_backend,  /* only for the device "gles", so it goes before the Vulkan name match */
     &bitonic_vulkan_backend,
     &bitonic_cpu_backend,
 };
@@ -31,6 +32,8 @@ const char *bitonic_status_string(bitonic_status status)
     case BITONIC_ERROR_VALIDATION_LAYER_MISSING: return "validation was requested but VK_LAYER_KHRONOS_validation is not installed";
     case BITONIC_ERROR_DEVICE_LOST: return "the Vulkan device was lost";
     case BITONIC_ERROR_VULKAN: return "a Vulkan call failed";
+    case BITONIC_ERROR_GLES_UNAVAILABLE: return "no OpenGL ES 3 context could be made through EGL (or none is current)";
+    case BITONIC_ERROR_GL: return "an OpenGL ES call failed";
     }
     return "unknown status";
 }
@@ -416,6 +419,8 @@ bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted
     if (query_count == 0)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
+    if (!context->ops->search_host)
+        return BITONIC_ERROR_UNSUPPORTED;
     return context->ops->search_host(context->state, sorted_keys, count, lows, highs, query_count, out_first,
                                      out_end, &request);
 }
