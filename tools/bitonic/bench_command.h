@@ -21,6 +21,7 @@ typedef struct bench_options {
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
     bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
+    unsigned gles_layout;        /* --device gles: a bitonic_gles_layout, 0 = automatic */
 } bench_options;
 
 enum {
@@ -29,6 +30,7 @@ enum {
     BENCH_TYPE_PAIRS = 4u,       /* u32 keys with u32 values (the original indices) */
     BENCH_TYPE_U64 = 8u,         /* u64 keys */
     BENCH_TYPE_ROWS = 16u,       /* u32 keys as independent rows of BENCH_ROW_LENGTH */
+    BENCH_TYPE_RECORDS = 32u,    /* --device gles only: RGBA records (4 x u32) by component 0 as f32 */
 };
 
 #define BENCH_ROW_LENGTH 1024u
@@ -38,5 +40,9 @@ bool bench_parse_types(const char *text, unsigned *out_types);
 
 bench_options bench_default_options(void);
 int bench_run(const bench_options *options);
+
+/* `bench --device gles` (gles_bench.c, built with the GLES backend): u32 keys
+ * and RGBA records through the fragment-shader backend. */
+int gles_bench_run(const bench_options *options);
 
 #endif /* BITONIC_BENCH_COMMAND_H */
