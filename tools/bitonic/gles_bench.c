@@ -138,7 +138,7 @@ int gles_bench_run(const bench_options *options)
     bitonic_context_info info;
     bitonic_context_get_info(context, &info);
     const char *timer = info.gles_timer_query ? "gl_timer_query" : "glfinish_wall";
-    unsigned max_log = options->max_log ? options->max_log : GLES_BENCH_MAX_LOG;
+    unsigned max_log = options->max_log && options->max_log < GLES_BENCH_MAX_LOG ? options->max_log : GLES_BENCH_MAX_LOG;
     uint32_t width = 0, height = 0;
     while (max_log > options->min_log &&
            bitonic_gles_texture_size((uint64_t)1 << max_log, (bitonic_gles_layout)options->gles_layout,
