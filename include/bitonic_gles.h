@@ -18,6 +18,10 @@
  *    bitonic_gles_sort_records() below for RGBA records;
  *  - bitonic_gles_record_sort(): sorts a texture the caller owns, in the
  *    caller's current ES 3.0 context.
+ *
+ * The library loads libEGL.so.1 and libGLESv2.so.2 (glvnd) when a GLES context
+ * or sorter is created, so programs that never use this backend do not need
+ * them; without them those calls return BITONIC_ERROR_GLES_UNAVAILABLE.
  */
 #ifndef BITONIC_GLES_H
 #define BITONIC_GLES_H

@@ -12,9 +12,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-
 #include "backend.h"
 #include "gles_internal.h"
 
@@ -25,6 +22,7 @@
 typedef void(GL_APIENTRYP PFNGLGETQUERYOBJECTUI64VEXTPROC)(GLuint id, GLenum pname, GLuint64 *params);
 
 typedef struct gles_state {
+    bitonic_egl egl;                 /* loaded at creation; GL's entry points are the sorter's */
     EGLDisplay display;
     EGLContext context;
     EGLSurface surface;              /* EGL_NO_SURFACE with EGL_KHR_surfaceless_context, else a 1x1 pbuffer */
@@ -63,19 +61,21 @@ typedef struct current_context {
 
 static bool make_current(const gles_state *gles, current_context *previous)
 {
-    previous->display = eglGetCurrentDisplay();
-    previous->draw = eglGetCurrentSurface(EGL_DRAW);
-    previous->read = eglGetCurrentSurface(EGL_READ);
-    previous->context = eglGetCurrentContext();
-    return eglMakeCurrent(gles->display, gles->surface, gles->surface, gles->context) == EGL_TRUE;
+    const bitonic_egl *egl = &gles->egl;
+    previous->display = egl->eglGetCurrentDisplay();
+    previous->draw = egl->eglGetCurrentSurface(EGL_DRAW);
+    previous->read = egl->eglGetCurrentSurface(EGL_READ);
+    previous->context = egl->eglGetCurrentContext();
+    return egl->eglMakeCurrent(gles->display, gles->surface, gles->surface, gles->context) == EGL_TRUE;
 }
 
 static void restore_current(const gles_state *gles, const current_context *previous)
 {
+    const bitonic_egl *egl = &gles->egl;
     if (previous->context != EGL_NO_CONTEXT)
-        eglMakeCurrent(previous->display, previous->draw, previous->read, previous->context);
+        egl->eglMakeCurrent(previous->display, previous->draw, previous->read, previous->context);
     else
-        eglMakeCurrent(gles->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+        egl->eglMakeCurrent(gles->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 }
 
 static bool has_extension(const char *list, const char *name)
@@ -92,38 +92,39 @@ static bool has_extension(const char *list, const char *name)
  * initialise. */
 static bitonic_status open_display(gles_state *gles, EGLDisplay display)
 {
+    const bitonic_egl *egl = &gles->egl;
     EGLint major = 0, minor = 0;
-    if (display == EGL_NO_DISPLAY || !eglInitialize(display, &major, &minor))
+    if (display == EGL_NO_DISPLAY || !egl->eglInitialize(display, &major, &minor))
         return BITONIC_ERROR_GLES_UNAVAILABLE;
     /* The display is never terminated: EGL displays are per process, and
      * terminating one would pull the contexts of every other user of it. */
-    if (!eglBindAPI(EGL_OPENGL_ES_API))
+    if (!egl->eglBindAPI(EGL_OPENGL_ES_API))
         return BITONIC_ERROR_UNSUPPORTED;
     const EGLint pbuffer_attributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
                                          EGL_NONE};
     const EGLint any_attributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE};
     EGLConfig config;
     EGLint config_count = 0;
-    bool pbuffer = eglChooseConfig(display, pbuffer_attributes, &config, 1, &config_count) && config_count > 0;
-    if (!pbuffer && !(eglChooseConfig(display, any_attributes, &config, 1, &config_count) && config_count > 0))
+    bool pbuffer = egl->eglChooseConfig(display, pbuffer_attributes, &config, 1, &config_count) && config_count > 0;
+    if (!pbuffer && !(egl->eglChooseConfig(display, any_attributes, &config, 1, &config_count) && config_count > 0))
         return BITONIC_ERROR_UNSUPPORTED;
     const EGLint context_attributes[] = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE};
-    EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attributes);
+    EGLContext context = egl->eglCreateContext(display, config, EGL_NO_CONTEXT, context_attributes);
     if (context == EGL_NO_CONTEXT)
         return BITONIC_ERROR_UNSUPPORTED;
     EGLSurface surface = EGL_NO_SURFACE;
-    if (!has_extension(eglQueryString(display, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context")) {
+    if (!has_extension(egl->eglQueryString(display, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context")) {
         const EGLint size[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
-        surface = pbuffer ? eglCreatePbufferSurface(display, config, size) : EGL_NO_SURFACE;
+        surface = pbuffer ? egl->eglCreatePbufferSurface(display, config, size) : EGL_NO_SURFACE;
         if (surface == EGL_NO_SURFACE) {
-            eglDestroyContext(display, context);
+            egl->eglDestroyContext(display, context);
             return BITONIC_ERROR_UNSUPPORTED;
         }
     }
-    if (!eglMakeCurrent(display, surface, surface, context)) {
+    if (!egl->eglMakeCurrent(display, surface, surface, context)) {
         if (surface != EGL_NO_SURFACE)
-            eglDestroySurface(display, surface);
-        eglDestroyContext(display, context);
+            egl->eglDestroySurface(display, surface);
+        egl->eglDestroyContext(display, context);
         return BITONIC_ERROR_UNSUPPORTED;
     }
     gles->display = display;
@@ -136,9 +137,10 @@ static bitonic_status open_display(gles_state *gles, EGLDisplay display)
  * wins. A later failure does not hide an earlier, more telling one. */
 static bitonic_status open_any_display(gles_state *gles)
 {
-    const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    const bitonic_egl *egl = &gles->egl;
+    const char *client = egl->eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)egl->eglGetProcAddress("eglGetPlatformDisplayEXT");
     bitonic_status status = BITONIC_ERROR_GLES_UNAVAILABLE, tried;
     if (get_platform_display && has_extension(client, "EGL_MESA_platform_surfaceless")) {
         tried = open_display(gles, get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL));
@@ -146,7 +148,7 @@ static bitonic_status open_any_display(gles_state *gles)
             return tried;
         status = status == BITONIC_ERROR_GLES_UNAVAILABLE ? tried : status;
     }
-    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)egl->eglGetProcAddress("eglQueryDevicesEXT");
     if (get_platform_display && query_devices && has_extension(client, "EGL_EXT_platform_device")) {
         EGLDeviceEXT devices[16];
         EGLint device_count = 0;
@@ -159,7 +161,7 @@ static bitonic_status open_any_display(gles_state *gles)
             }
         }
     }
-    tried = open_display(gles, eglGetDisplay(EGL_DEFAULT_DISPLAY));
+    tried = open_display(gles, egl->eglGetDisplay(EGL_DEFAULT_DISPLAY));
     if (tried == BITONIC_SUCCESS)
         return tried;
     return status == BITONIC_ERROR_GLES_UNAVAILABLE ? tried : status;
@@ -168,19 +170,22 @@ static bitonic_status open_any_display(gles_state *gles)
 static void gles_destroy(void *opaque)
 {
     gles_state *gles = opaque;
+    const bitonic_egl *egl = &gles->egl;
     if (gles->context != EGL_NO_CONTEXT) {
         current_context previous;
-        if (make_current(gles, &previous)) {
-            bitonic_gles_sorter_destroy(gles->sorter);
-            glDeleteTextures(2, gles->textures);
+        if (make_current(gles, &previous) && gles->sorter) {
+            const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+            gl->glDeleteTextures(2, gles->textures);
             if (gles->query)
-                glDeleteQueries(1, &gles->query);
+                gl->glDeleteQueries(1, &gles->query);
+            bitonic_gles_sorter_destroy(gles->sorter);
         }
         restore_current(gles, &previous);
         if (gles->surface != EGL_NO_SURFACE)
-            eglDestroySurface(gles->display, gles->surface);
-        eglDestroyContext(gles->display, gles->context);
+            egl->eglDestroySurface(gles->display, gles->surface);
+        egl->eglDestroyContext(gles->display, gles->context);
     }
+    bitonic_egl_unload(&gles->egl);
     free(gles);
 }
 
@@ -200,23 +205,30 @@ static bitonic_status gles_create(const bitonic_context_desc *desc, const bitoni
     gles->context = EGL_NO_CONTEXT;
     gles->surface = EGL_NO_SURFACE;
     gles->layout = (bitonic_gles_layout)desc->gles_layout;
-    current_context previous = {eglGetCurrentDisplay(), eglGetCurrentSurface(EGL_DRAW), eglGetCurrentSurface(EGL_READ),
-                                eglGetCurrentContext()};
-    bitonic_status status = open_any_display(gles);
+    bitonic_status status = bitonic_egl_load(&gles->egl);
+    if (status != BITONIC_SUCCESS) {
+        free(gles);
+        return status;
+    }
+    const bitonic_egl *egl = &gles->egl;
+    current_context previous = {egl->eglGetCurrentDisplay(), egl->eglGetCurrentSurface(EGL_DRAW),
+                                egl->eglGetCurrentSurface(EGL_READ), egl->eglGetCurrentContext()};
+    status = open_any_display(gles);
     if (status == BITONIC_SUCCESS)
         status = bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.check_every_pass = desc->validation},
                                             &gles->sorter);
     if (status == BITONIC_SUCCESS) {
+        const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
         gles->max_size = bitonic_gles_sorter_max_size(gles->sorter);
-        snprintf(gles->name, sizeof gles->name, "%s (%s)", (const char *)glGetString(GL_RENDERER),
-                 (const char *)glGetString(GL_VERSION));
-        const char *extensions = (const char *)glGetString(GL_EXTENSIONS);
-        gles->get_query_u64 = (PFNGLGETQUERYOBJECTUI64VEXTPROC)eglGetProcAddress("glGetQueryObjectui64vEXT");
+        snprintf(gles->name, sizeof gles->name, "%s (%s)", (const char *)gl->glGetString(GL_RENDERER),
+                 (const char *)gl->glGetString(GL_VERSION));
+        const char *extensions = (const char *)gl->glGetString(GL_EXTENSIONS);
+        gles->get_query_u64 = (PFNGLGETQUERYOBJECTUI64VEXTPROC)egl->eglGetProcAddress("glGetQueryObjectui64vEXT");
         gles->timer_query = has_extension(extensions, "GL_EXT_disjoint_timer_query") && gles->get_query_u64;
         if (gles->timer_query)
-            glGenQueries(1, &gles->query);
-        glGenTextures(2, gles->textures);
-        if (glGetError() != GL_NO_ERROR)
+            gl->glGenQueries(1, &gles->query);
+        gl->glGenTextures(2, gles->textures);
+        if (gl->glGetError() != GL_NO_ERROR)
             status = BITONIC_ERROR_GL;
     }
     if (status == BITONIC_SUCCESS && gles->timer_query)
@@ -245,16 +257,17 @@ static void gles_fill_info(const void *opaque, bitonic_context_info *info)
  * every sort uploads all of its keys). */
 static bitonic_status ensure_textures(gles_state *gles, GLenum format, uint32_t width, uint32_t height)
 {
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
     if (gles->texture_format == format && gles->texture_width == width && gles->texture_height == height)
         return BITONIC_SUCCESS;
-    glDeleteTextures(2, gles->textures);
-    glGenTextures(2, gles->textures);
+    gl->glDeleteTextures(2, gles->textures);
+    gl->glGenTextures(2, gles->textures);
     for (int t = 0; t < 2; ++t) {
-        glBindTexture(GL_TEXTURE_2D, gles->textures[t]);
-        glTexStorage2D(GL_TEXTURE_2D, 1, format, (GLsizei)width, (GLsizei)height);
+        gl->glBindTexture(GL_TEXTURE_2D, gles->textures[t]);
+        gl->glTexStorage2D(GL_TEXTURE_2D, 1, format, (GLsizei)width, (GLsizei)height);
     }
-    glBindTexture(GL_TEXTURE_2D, 0);
-    GLenum error = glGetError();
+    gl->glBindTexture(GL_TEXTURE_2D, 0);
+    GLenum error = gl->glGetError();
     gles->texture_format = error == GL_NO_ERROR ? format : 0;
     gles->texture_width = width;
     gles->texture_height = height;
@@ -271,17 +284,18 @@ static GLenum pixel_format(uint32_t words)
 /* Texels (words each, packed) into the first count positions, row-major. */
 static void upload(const gles_state *gles, const uint32_t *texels, uint32_t words, uint32_t count, uint32_t width)
 {
-    glBindTexture(GL_TEXTURE_2D, gles->textures[0]);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+    gl->glBindTexture(GL_TEXTURE_2D, gles->textures[0]);
+    gl->glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    gl->glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     uint32_t full_rows = count / width, rest = count % width;
     if (full_rows > 0)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)width, (GLsizei)full_rows, pixel_format(words),
+        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)width, (GLsizei)full_rows, pixel_format(words),
                         GL_UNSIGNED_INT, texels);
     if (rest > 0)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full_rows, (GLsizei)rest, 1, pixel_format(words), GL_UNSIGNED_INT,
+        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full_rows, (GLsizei)rest, 1, pixel_format(words), GL_UNSIGNED_INT,
                         texels + (size_t)full_rows * width * words);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    gl->glBindTexture(GL_TEXTURE_2D, 0);
 }
 
 /* Reads the first count texels of texture back, words each, packed. ES 3.0
@@ -290,20 +304,21 @@ static void upload(const gles_state *gles, const uint32_t *texels, uint32_t word
 static bitonic_status download(const gles_state *gles, GLuint texture, uint32_t *texels, uint32_t words,
                                uint32_t count, uint32_t width)
 {
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
     GLuint framebuffer = 0;
-    glGenFramebuffers(1, &framebuffer);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
-    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    gl->glGenFramebuffers(1, &framebuffer);
+    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+    gl->glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    gl->glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    gl->glPixelStorei(GL_PACK_ROW_LENGTH, 0);
     uint32_t rows_per_block = (1u << 20) / width > 0 ? (1u << 20) / width : 1u;
     uint32_t *block = malloc((size_t)rows_per_block * width * 4u * sizeof *block);
     bitonic_status status = block ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t rows = (count + width - 1u) / width;
     for (uint32_t row = 0; row < rows && status == BITONIC_SUCCESS; row += rows_per_block) {
         uint32_t block_rows = rows - row < rows_per_block ? rows - row : rows_per_block;
-        glReadPixels(0, (GLint)row, (GLsizei)width, (GLsizei)block_rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, block);
-        if (glGetError() != GL_NO_ERROR) {
+        gl->glReadPixels(0, (GLint)row, (GLsizei)width, (GLsizei)block_rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, block);
+        if (gl->glGetError() != GL_NO_ERROR) {
             status = BITONIC_ERROR_GL;
             break;
         }
@@ -313,8 +328,8 @@ static bitonic_status download(const gles_state *gles, GLuint texture, uint32_t 
             memcpy(texels + i * words, block + (i - first) * 4u, words * sizeof *texels);
     }
     free(block);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    glDeleteFramebuffers(1, &framebuffer);
+    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    gl->glDeleteFramebuffers(1, &framebuffer);
     return status;
 }
 
@@ -329,25 +344,26 @@ static double now_ms(void)
 static bitonic_status timed_network(gles_state *gles, const bitonic_gles_sort_info *info, bool *in_other,
                                     bitonic_timing *timing)
 {
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
     bitonic_gles_sort_result result;
     if (!timing)
         return bitonic_gles_run_network(gles->sorter, info, gles->textures[1], in_other, &result);
-    glFinish();  /* the upload is not part of the sort's time */
+    gl->glFinish();  /* the upload is not part of the sort's time */
     double start = now_ms();
     if (gles->timer_query) {
-        glGetIntegerv(GL_GPU_DISJOINT_EXT, &(GLint){0});  /* clears the disjoint flag */
-        glBeginQuery(GL_TIME_ELAPSED_EXT, gles->query);
+        gl->glGetIntegerv(GL_GPU_DISJOINT_EXT, &(GLint){0});  /* clears the disjoint flag */
+        gl->glBeginQuery(GL_TIME_ELAPSED_EXT, gles->query);
     }
     bitonic_status status = bitonic_gles_run_network(gles->sorter, info, gles->textures[1], in_other, &result);
     if (gles->timer_query)
-        glEndQuery(GL_TIME_ELAPSED_EXT);
-    glFinish();
+        gl->glEndQuery(GL_TIME_ELAPSED_EXT);
+    gl->glFinish();
     double wall_ms = now_ms() - start;
     GLint disjoint = 0;
     GLuint64 elapsed_ns = 0;
     if (gles->timer_query) {
         gles->get_query_u64(gles->query, GL_QUERY_RESULT, &elapsed_ns);
-        glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
+        gl->glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
     }
     /* A disjoint period (a clock change, a context switch) spoils the query:
      * the wall time of that run stands in for it. A query longer than the wall
@@ -360,7 +376,7 @@ static bitonic_status timed_network(gles_state *gles, const bitonic_gles_sort_in
     timing->pass_count = result.draws;
     if (timing->pass_ms && timing->pass_capacity > 0)
         timing->pass_ms[0] = timing->sort_ms;  /* one time for all draws: they are not timed one by one */
-    if (status == BITONIC_SUCCESS && glGetError() != GL_NO_ERROR)
+    if (status == BITONIC_SUCCESS && gl->glGetError() != GL_NO_ERROR)
         status = BITONIC_ERROR_GL;
     return status;
 }

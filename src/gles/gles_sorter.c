@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gles_api.h"
 #include "gles_internal.h"
 #include "schedule.h"
 
 struct bitonic_gles_sorter {
+    bitonic_gl gl;                   /* the entry points, loaded at creation */
     GLuint program;
     GLuint vertex_array;             /* empty: the vertices come from gl_VertexID */
     GLuint sampler;                  /* nearest, so integer textures are complete whatever their parameters */
@@ -155,40 +157,40 @@ bitonic_status bitonic_gles_texture_size(uint64_t count, bitonic_gles_layout lay
     return BITONIC_SUCCESS;
 }
 
-static GLuint compile_shader(GLenum type, const char *source)
+static GLuint compile_shader(const bitonic_gl *gl, GLenum type, const char *source)
 {
-    GLuint shader = glCreateShader(type);
+    GLuint shader = gl->glCreateShader(type);
     if (!shader)
         return 0;
-    glShaderSource(shader, 1, &source, NULL);
-    glCompileShader(shader);
+    gl->glShaderSource(shader, 1, &source, NULL);
+    gl->glCompileShader(shader);
     GLint compiled = GL_FALSE;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &compiled);
+    gl->glGetShaderiv(shader, GL_COMPILE_STATUS, &compiled);
     if (!compiled) {
-        glDeleteShader(shader);
+        gl->glDeleteShader(shader);
         return 0;
     }
     return shader;
 }
 
-static GLuint link_program(void)
+static GLuint link_program(const bitonic_gl *gl)
 {
-    GLuint vertex = compile_shader(GL_VERTEX_SHADER, vertex_source);
-    GLuint fragment = compile_shader(GL_FRAGMENT_SHADER, fragment_source);
-    GLuint program = vertex && fragment ? glCreateProgram() : 0;
+    GLuint vertex = compile_shader(gl, GL_VERTEX_SHADER, vertex_source);
+    GLuint fragment = compile_shader(gl, GL_FRAGMENT_SHADER, fragment_source);
+    GLuint program = vertex && fragment ? gl->glCreateProgram() : 0;
     if (program) {
-        glAttachShader(program, vertex);
-        glAttachShader(program, fragment);
-        glLinkProgram(program);
+        gl->glAttachShader(program, vertex);
+        gl->glAttachShader(program, fragment);
+        gl->glLinkProgram(program);
         GLint linked = GL_FALSE;
-        glGetProgramiv(program, GL_LINK_STATUS, &linked);
+        gl->glGetProgramiv(program, GL_LINK_STATUS, &linked);
         if (!linked) {
-            glDeleteProgram(program);
+            gl->glDeleteProgram(program);
             program = 0;
         }
     }
-    glDeleteShader(vertex);  /* flagged for deletion; freed with the program */
-    glDeleteShader(fragment);
+    gl->glDeleteShader(vertex);  /* flagged for deletion; freed with the program */
+    gl->glDeleteShader(fragment);
     return program;
 }
 
@@ -205,11 +207,15 @@ void bitonic_gles_sorter_destroy(bitonic_gles_sorter *sorter)
 {
     if (!sorter)
         return;
-    glDeleteProgram(sorter->program);
-    glDeleteVertexArrays(1, &sorter->vertex_array);
-    glDeleteSamplers(1, &sorter->sampler);
-    glDeleteFramebuffers(2, sorter->framebuffers);
-    glDeleteTextures(1, &sorter->scratch);
+    const bitonic_gl *gl = &sorter->gl;
+    if (gl->library) {
+        gl->glDeleteProgram(sorter->program);
+        gl->glDeleteVertexArrays(1, &sorter->vertex_array);
+        gl->glDeleteSamplers(1, &sorter->sampler);
+        gl->glDeleteFramebuffers(2, sorter->framebuffers);
+        gl->glDeleteTextures(1, &sorter->scratch);
+    }
+    bitonic_gl_unload(&sorter->gl);
     free(sorter);
 }
 
@@ -218,44 +224,51 @@ bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, 
     if (!out_sorter)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_sorter = NULL;
-    const char *version = (const char *)glGetString(GL_VERSION);
-    if (!version)
-        return BITONIC_ERROR_GLES_UNAVAILABLE;  /* no current context */
-    if (es_major_version(version) < 3)
-        return BITONIC_ERROR_UNSUPPORTED;
-    while (glGetError() != GL_NO_ERROR) {
-        /* errors the caller left behind are not ours to report */
-    }
     bitonic_gles_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    bitonic_status status = bitonic_gl_load(&sorter->gl);
+    const bitonic_gl *gl = &sorter->gl;
+    const char *version = status == BITONIC_SUCCESS ? (const char *)gl->glGetString(GL_VERSION) : NULL;
+    if (status == BITONIC_SUCCESS && !version)
+        status = BITONIC_ERROR_GLES_UNAVAILABLE;  /* no current context */
+    else if (status == BITONIC_SUCCESS && es_major_version(version) < 3)
+        status = BITONIC_ERROR_UNSUPPORTED;
+    if (status != BITONIC_SUCCESS) {
+        bitonic_gl_unload(&sorter->gl);
+        free(sorter);
+        return status;
+    }
+    while (gl->glGetError() != GL_NO_ERROR) {
+        /* errors the caller left behind are not ours to report */
+    }
     sorter->check_every_pass = desc && desc->check_every_pass;
     GLint texture_size = 0, viewport[2] = {0, 0};
-    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &texture_size);
-    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+    gl->glGetIntegerv(GL_MAX_TEXTURE_SIZE, &texture_size);
+    gl->glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
     GLint size = texture_size;
     size = viewport[0] < size ? viewport[0] : size;
     size = viewport[1] < size ? viewport[1] : size;
     sorter->max_size = size > 0 ? (uint32_t)size : 0u;
-    sorter->program = link_program();
+    sorter->program = link_program(gl);
     if (!sorter->program) {
         bitonic_gles_sorter_destroy(sorter);
         return BITONIC_ERROR_GL;
     }
     GLuint program = sorter->program;
-    sorter->u_width = glGetUniformLocation(program, "u_width");
-    sorter->u_count = glGetUniformLocation(program, "u_count");
-    sorter->u_mask = glGetUniformLocation(program, "u_mask");
-    sorter->u_kind = glGetUniformLocation(program, "u_kind");
-    sorter->u_key_type = glGetUniformLocation(program, "u_key_type");
-    sorter->u_order_xor = glGetUniformLocation(program, "u_order_xor");
-    sorter->u_component = glGetUniformLocation(program, "u_component");
-    glGenVertexArrays(1, &sorter->vertex_array);
-    glGenSamplers(1, &sorter->sampler);
-    glSamplerParameteri(sorter->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glSamplerParameteri(sorter->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glGenFramebuffers(2, sorter->framebuffers);
-    if (glGetError() != GL_NO_ERROR) {
+    sorter->u_width = gl->glGetUniformLocation(program, "u_width");
+    sorter->u_count = gl->glGetUniformLocation(program, "u_count");
+    sorter->u_mask = gl->glGetUniformLocation(program, "u_mask");
+    sorter->u_kind = gl->glGetUniformLocation(program, "u_kind");
+    sorter->u_key_type = gl->glGetUniformLocation(program, "u_key_type");
+    sorter->u_order_xor = gl->glGetUniformLocation(program, "u_order_xor");
+    sorter->u_component = gl->glGetUniformLocation(program, "u_component");
+    gl->glGenVertexArrays(1, &sorter->vertex_array);
+    gl->glGenSamplers(1, &sorter->sampler);
+    gl->glSamplerParameteri(sorter->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    gl->glSamplerParameteri(sorter->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    gl->glGenFramebuffers(2, sorter->framebuffers);
+    if (gl->glGetError() != GL_NO_ERROR) {
         bitonic_gles_sorter_destroy(sorter);
         return BITONIC_ERROR_GL;
     }
@@ -266,6 +279,11 @@ bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, 
 uint32_t bitonic_gles_sorter_max_size(const bitonic_gles_sorter *sorter)
 {
     return sorter->max_size;
+}
+
+const bitonic_gl *bitonic_gles_sorter_gl(const bitonic_gles_sorter *sorter)
+{
+    return &sorter->gl;
 }
 
 /* The GL state a sort sets, saved before and restored after (the contract in
@@ -279,38 +297,38 @@ typedef struct saved_state {
 static const GLenum toggled_caps[6] = {GL_BLEND,        GL_DEPTH_TEST, GL_STENCIL_TEST,
                                        GL_SCISSOR_TEST, GL_CULL_FACE,  GL_RASTERIZER_DISCARD};
 
-static void save_state(saved_state *state)
+static void save_state(const bitonic_gl *gl, saved_state *state)
 {
-    glGetIntegerv(GL_CURRENT_PROGRAM, &state->program);
-    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &state->draw_framebuffer);
-    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &state->read_framebuffer);
-    glGetIntegerv(GL_VIEWPORT, state->viewport);
-    glGetIntegerv(GL_ACTIVE_TEXTURE, &state->active_texture);
-    glActiveTexture(GL_TEXTURE0);
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &state->texture);
-    glGetIntegerv(GL_SAMPLER_BINDING, &state->sampler);
-    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &state->vertex_array);
-    glGetBooleanv(GL_COLOR_WRITEMASK, state->color_mask);
+    gl->glGetIntegerv(GL_CURRENT_PROGRAM, &state->program);
+    gl->glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &state->draw_framebuffer);
+    gl->glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &state->read_framebuffer);
+    gl->glGetIntegerv(GL_VIEWPORT, state->viewport);
+    gl->glGetIntegerv(GL_ACTIVE_TEXTURE, &state->active_texture);
+    gl->glActiveTexture(GL_TEXTURE0);
+    gl->glGetIntegerv(GL_TEXTURE_BINDING_2D, &state->texture);
+    gl->glGetIntegerv(GL_SAMPLER_BINDING, &state->sampler);
+    gl->glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &state->vertex_array);
+    gl->glGetBooleanv(GL_COLOR_WRITEMASK, state->color_mask);
     for (int i = 0; i < 6; ++i)
-        state->enabled[i] = glIsEnabled(toggled_caps[i]);
+        state->enabled[i] = gl->glIsEnabled(toggled_caps[i]);
 }
 
-static void restore_state(const saved_state *state)
+static void restore_state(const bitonic_gl *gl, const saved_state *state)
 {
-    glUseProgram((GLuint)state->program);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)state->draw_framebuffer);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)state->read_framebuffer);
-    glViewport(state->viewport[0], state->viewport[1], state->viewport[2], state->viewport[3]);
-    glBindTexture(GL_TEXTURE_2D, (GLuint)state->texture);
-    glBindSampler(0, (GLuint)state->sampler);
-    glActiveTexture((GLenum)state->active_texture);
-    glBindVertexArray((GLuint)state->vertex_array);
-    glColorMask(state->color_mask[0], state->color_mask[1], state->color_mask[2], state->color_mask[3]);
+    gl->glUseProgram((GLuint)state->program);
+    gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)state->draw_framebuffer);
+    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)state->read_framebuffer);
+    gl->glViewport(state->viewport[0], state->viewport[1], state->viewport[2], state->viewport[3]);
+    gl->glBindTexture(GL_TEXTURE_2D, (GLuint)state->texture);
+    gl->glBindSampler(0, (GLuint)state->sampler);
+    gl->glActiveTexture((GLenum)state->active_texture);
+    gl->glBindVertexArray((GLuint)state->vertex_array);
+    gl->glColorMask(state->color_mask[0], state->color_mask[1], state->color_mask[2], state->color_mask[3]);
     for (int i = 0; i < 6; ++i) {
         if (state->enabled[i])
-            glEnable(toggled_caps[i]);
+            gl->glEnable(toggled_caps[i]);
         else
-            glDisable(toggled_caps[i]);
+            gl->glDisable(toggled_caps[i]);
     }
 }
 
@@ -339,21 +357,22 @@ static int kind_of(const bitonic_gles_sort_info *info)
     return 4;
 }
 
-static bool attach(GLuint framebuffer, GLuint texture)
+static bool attach(const bitonic_gl *gl, GLuint framebuffer, GLuint texture)
 {
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer);
-    glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-    return glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer);
+    gl->glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    return gl->glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
 }
 
 /* One pass: reads source, renders the used rows into the framebuffer of target. */
 static bitonic_status draw_pass(const bitonic_gles_sorter *sorter, GLuint source, int target, uint32_t mask)
 {
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sorter->framebuffers[target]);
-    glBindTexture(GL_TEXTURE_2D, source);
-    glUniform1ui(sorter->u_mask, mask);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    if (sorter->check_every_pass && glGetError() != GL_NO_ERROR)
+    const bitonic_gl *gl = &sorter->gl;
+    gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sorter->framebuffers[target]);
+    gl->glBindTexture(GL_TEXTURE_2D, source);
+    gl->glUniform1ui(sorter->u_mask, mask);
+    gl->glDrawArrays(GL_TRIANGLES, 0, 3);
+    if (sorter->check_every_pass && gl->glGetError() != GL_NO_ERROR)
         return BITONIC_ERROR_GL;
     return BITONIC_SUCCESS;
 }
@@ -363,29 +382,30 @@ static bitonic_status draw_pass(const bitonic_gles_sorter *sorter, GLuint source
  * both textures is never touched. */
 static void begin_passes(const bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info, saved_state *saved)
 {
-    save_state(saved);
+    const bitonic_gl *gl = &sorter->gl;
+    save_state(gl, saved);
     for (int i = 0; i < 6; ++i)
-        glDisable(toggled_caps[i]);
-    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-    glUseProgram(sorter->program);
-    glBindVertexArray(sorter->vertex_array);
-    glActiveTexture(GL_TEXTURE0);
-    glBindSampler(0, sorter->sampler);
-    glUniform1ui(sorter->u_width, info->width);
-    glUniform1ui(sorter->u_count, info->count);
-    glUniform1i(sorter->u_kind, kind_of(info));
-    glUniform1i(sorter->u_key_type, (GLint)info->key_type);
-    glUniform1ui(sorter->u_order_xor, info->order == BITONIC_ORDER_DESCENDING ? 0xffffffffu : 0u);
-    glUniform1i(sorter->u_component, (GLint)info->record_component);
+        gl->glDisable(toggled_caps[i]);
+    gl->glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    gl->glUseProgram(sorter->program);
+    gl->glBindVertexArray(sorter->vertex_array);
+    gl->glActiveTexture(GL_TEXTURE0);
+    gl->glBindSampler(0, sorter->sampler);
+    gl->glUniform1ui(sorter->u_width, info->width);
+    gl->glUniform1ui(sorter->u_count, info->count);
+    gl->glUniform1i(sorter->u_kind, kind_of(info));
+    gl->glUniform1i(sorter->u_key_type, (GLint)info->key_type);
+    gl->glUniform1ui(sorter->u_order_xor, info->order == BITONIC_ORDER_DESCENDING ? 0xffffffffu : 0u);
+    gl->glUniform1i(sorter->u_component, (GLint)info->record_component);
     uint32_t rows = (info->count + info->width - 1u) / info->width;
-    glViewport(0, 0, (GLsizei)info->width, (GLsizei)rows);
+    gl->glViewport(0, 0, (GLsizei)info->width, (GLsizei)rows);
 }
 
 /* Restores the caller's state; a GL error raised by the sort fails it. */
-static bitonic_status end_passes(const saved_state *saved, bitonic_status status)
+static bitonic_status end_passes(const bitonic_gl *gl, const saved_state *saved, bitonic_status status)
 {
-    restore_state(saved);
-    if (status == BITONIC_SUCCESS && glGetError() != GL_NO_ERROR)
+    restore_state(gl, saved);
+    if (status == BITONIC_SUCCESS && gl->glGetError() != GL_NO_ERROR)
         status = BITONIC_ERROR_GL;
     return status;
 }
@@ -405,12 +425,13 @@ bitonic_status bitonic_gles_run_network(bitonic_gles_sorter *sorter, const biton
     if (pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
 
+    const bitonic_gl *gl = &sorter->gl;
     saved_state saved;
     begin_passes(sorter, info, &saved);
     GLuint textures[2] = {info->texture, other_texture};
-    if (!attach(sorter->framebuffers[0], textures[0]) || !attach(sorter->framebuffers[1], textures[1])) {
-        GLenum error = glGetError();  /* an error here means a bad texture name, not a bad format */
-        return end_passes(&saved, error != GL_NO_ERROR ? BITONIC_ERROR_GL : BITONIC_ERROR_UNSUPPORTED);
+    if (!attach(gl, sorter->framebuffers[0], textures[0]) || !attach(gl, sorter->framebuffers[1], textures[1])) {
+        GLenum error = gl->glGetError();  /* an error here means a bad texture name, not a bad format */
+        return end_passes(gl, &saved, error != GL_NO_ERROR ? BITONIC_ERROR_GL : BITONIC_ERROR_UNSUPPORTED);
     }
     int source = 0;
     for (uint32_t p = 0; p < pass_count && status == BITONIC_SUCCESS; ++p) {
@@ -421,7 +442,7 @@ bitonic_status bitonic_gles_run_network(bitonic_gles_sorter *sorter, const biton
         status = draw_pass(sorter, textures[source], 1 - source, mask);
         source = 1 - source;
     }
-    status = end_passes(&saved, status);
+    status = end_passes(gl, &saved, status);
     *out_in_other = source == 1;
     if (result)
         *result = (bitonic_gles_sort_result){.network_passes = pass_count, .draws = pass_count};
@@ -431,20 +452,21 @@ bitonic_status bitonic_gles_run_network(bitonic_gles_sorter *sorter, const biton
 /* The scratch texture, remade when the size or format differs from the last sort's. */
 static bitonic_status ensure_scratch(bitonic_gles_sorter *sorter, GLenum format, uint32_t width, uint32_t height)
 {
+    const bitonic_gl *gl = &sorter->gl;
     if (sorter->scratch && sorter->scratch_format == format && sorter->scratch_width == width &&
         sorter->scratch_height == height)
         return BITONIC_SUCCESS;
     GLint bound = 0;
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &bound);
-    glDeleteTextures(1, &sorter->scratch);
+    gl->glGetIntegerv(GL_TEXTURE_BINDING_2D, &bound);
+    gl->glDeleteTextures(1, &sorter->scratch);
     sorter->scratch = 0;
-    glGenTextures(1, &sorter->scratch);
-    glBindTexture(GL_TEXTURE_2D, sorter->scratch);
-    glTexStorage2D(GL_TEXTURE_2D, 1, format, (GLsizei)width, (GLsizei)height);
-    glBindTexture(GL_TEXTURE_2D, (GLuint)bound);
-    GLenum error = glGetError();
+    gl->glGenTextures(1, &sorter->scratch);
+    gl->glBindTexture(GL_TEXTURE_2D, sorter->scratch);
+    gl->glTexStorage2D(GL_TEXTURE_2D, 1, format, (GLsizei)width, (GLsizei)height);
+    gl->glBindTexture(GL_TEXTURE_2D, (GLuint)bound);
+    GLenum error = gl->glGetError();
     if (error != GL_NO_ERROR) {
-        glDeleteTextures(1, &sorter->scratch);
+        gl->glDeleteTextures(1, &sorter->scratch);
         sorter->scratch = 0;
         return error == GL_OUT_OF_MEMORY ? BITONIC_ERROR_OUT_OF_DEVICE_MEMORY : BITONIC_ERROR_GL;
     }
@@ -462,7 +484,7 @@ static bitonic_status copy_home(const bitonic_gles_sorter *sorter, const bitonic
 {
     saved_state saved;
     begin_passes(sorter, info, &saved);
-    bitonic_status status = end_passes(&saved, draw_pass(sorter, sorter->scratch, 0, 0u));
+    bitonic_status status = end_passes(&sorter->gl, &saved, draw_pass(sorter, sorter->scratch, 0, 0u));
     if (result)
         result->draws += 1u;
     return status;
@@ -471,11 +493,12 @@ static bitonic_status copy_home(const bitonic_gles_sorter *sorter, const bitonic
 /* The framebuffer lets go of the caller's texture, so deleting it frees it. */
 static void detach_caller_texture(const bitonic_gles_sorter *sorter)
 {
+    const bitonic_gl *gl = &sorter->gl;
     GLint bound = 0;
-    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &bound);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sorter->framebuffers[0]);
-    glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)bound);
+    gl->glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &bound);
+    gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sorter->framebuffers[0]);
+    gl->glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)bound);
 }
 
 bitonic_status bitonic_gles_record_sort(bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info,
