@@ -77,7 +77,8 @@ typedef struct bitonic_gles_sorter bitonic_gles_sorter;
 typedef struct bitonic_gles_sorter_desc {
     /* Call glGetError after every draw and fail with BITONIC_ERROR_GL at the
      * first error (costs a round trip per draw on some drivers). Without it the
-     * error state is checked once, at the end of each sort. */
+     * error state is checked once, at the end of each sort; a debug build of
+     * the library (no NDEBUG) always checks every draw. */
     bool check_every_pass;
 } bitonic_gles_sorter_desc;
 

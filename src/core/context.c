@@ -32,7 +32,7 @@ const char *bitonic_status_string(bitonic_status status)
     case BITONIC_ERROR_VALIDATION_LAYER_MISSING: return "validation was requested but VK_LAYER_KHRONOS_validation is not installed";
     case BITONIC_ERROR_DEVICE_LOST: return "the Vulkan device was lost";
     case BITONIC_ERROR_VULKAN: return "a Vulkan call failed";
-    case BITONIC_ERROR_GLES_UNAVAILABLE: return "no OpenGL ES 3 context could be made through EGL (or none is current)";
+    case BITONIC_ERROR_GLES_UNAVAILABLE: return "OpenGL ES 3 through EGL is unavailable (not built in, no EGL or GLES library, no ES 3 context, or none current)";
     case BITONIC_ERROR_GL: return "an OpenGL ES call failed";
     }
     return "unknown status";

@@ -242,7 +242,11 @@ bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, 
     while (gl->glGetError() != GL_NO_ERROR) {
         /* errors the caller left behind are not ours to report */
     }
+#ifdef NDEBUG
     sorter->check_every_pass = desc && desc->check_every_pass;
+#else
+    sorter->check_every_pass = true;  /* debug builds stop at the first draw that raises a GL error */
+#endif
     GLint texture_size = 0, viewport[2] = {0, 0};
     gl->glGetIntegerv(GL_MAX_TEXTURE_SIZE, &texture_size);
     gl->glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
