@@ -96,7 +96,9 @@ typedef struct bitonic_context_desc {
     void *message_user_data;
     /* Tuning overrides, 0 = derived from the device's limits. Tile keys must be a
      * power of two; a value above what the device allows is clamped. Tests use
-     * small tiles to exercise the global passes at small sizes. */
+     * small tiles to exercise the global passes at small sizes. On the GLES
+     * backend max_strides_per_global_pass is the steps one draw runs (1..3,
+     * default 1). */
     uint32_t tile_keys;
     uint32_t tile_keys_per_thread;   /* a power of two, 2..32 */
     uint32_t max_strides_per_global_pass;

@@ -65,9 +65,17 @@ typedef enum bitonic_gles_layout {
 bitonic_status bitonic_gles_texture_size(uint64_t count, bitonic_gles_layout layout, uint32_t max_texture_size,
                                          uint32_t *out_width, uint32_t *out_height);
 
-/* Draws of the network for count keys: log2 N (log2 N + 1) / 2, N the next
- * power of two at or above count (0 for count <= 1). */
+/* Steps of the network for count keys, and so its draws at one step per draw:
+ * log2 N (log2 N + 1) / 2, N the next power of two at or above count (0 for
+ * count <= 1). */
 uint32_t bitonic_gles_network_pass_count(uint64_t count);
+
+/* The most steps one draw runs: each fragment then reads 2^steps texels. */
+#define BITONIC_GLES_MAX_STEPS_PER_DRAW 3u
+
+/* Draws of a sort of count keys with up to steps_per_draw steps of one phase
+ * per draw (0 means 1); 0 for an invalid steps_per_draw. */
+uint32_t bitonic_gles_draw_count(uint64_t count, uint32_t steps_per_draw);
 
 /* Programs, a scratch texture and two framebuffers, made in the context that is
  * current when it is created; use and destroy it only with that context (or
@@ -80,9 +88,14 @@ typedef struct bitonic_gles_sorter_desc {
      * error state is checked once, at the end of each sort; a debug build of
      * the library (no NDEBUG) always checks every draw. */
     bool check_every_pass;
+    /* Steps of one phase run by one draw, 1..BITONIC_GLES_MAX_STEPS_PER_DRAW (0:
+     * 1, the seed's one step per draw). With s steps a fragment reads the 2^s
+     * texels of its group and the sort takes about 1/s of the draws. */
+    uint32_t steps_per_draw;
 } bitonic_gles_sorter_desc;
 
-/* desc may be NULL. BITONIC_ERROR_GLES_UNAVAILABLE when no context is current;
+/* desc may be NULL. BITONIC_ERROR_INVALID_ARGUMENT for steps_per_draw above
+ * BITONIC_GLES_MAX_STEPS_PER_DRAW. BITONIC_ERROR_GLES_UNAVAILABLE when no context is current;
  * BITONIC_ERROR_UNSUPPORTED when it is below OpenGL ES 3.0. */
 bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, bitonic_gles_sorter **out_sorter);
 void bitonic_gles_sorter_destroy(bitonic_gles_sorter *sorter);
@@ -104,7 +117,7 @@ typedef struct bitonic_gles_sort_info {
 } bitonic_gles_sort_info;
 
 typedef struct bitonic_gles_sort_result {
-    uint32_t network_passes;         /* bitonic_gles_network_pass_count(count) */
+    uint32_t network_passes;         /* draws of the network: bitonic_gles_draw_count(count, steps_per_draw) */
     uint32_t draws;                  /* network passes, plus one copy when the result ended in the scratch */
 } bitonic_gles_sort_result;
 

@@ -192,9 +192,14 @@ with tempfile.TemporaryDirectory() as scratch:
         r = run("bench", "--device", "gles", "--min-log", "10", "--max-log", "12", "--runs", "10", "--csv",
                 "--validation", "--types", "u32,records", "--layout", "2d")
         rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
-        check(r.returncode == 0 and len(rows) == 6 and all(row[-1] == "1" and row[5] == row[6] for row in rows)
+        check(r.returncode == 0 and len(rows) == 6 and all(row[-1] == "1" and row[6] == row[7] == row[8] for row in rows)
               and {row[1] for row in rows} == {"u32", "rgba_f32"}, "bench on gles verifies, passes = formula: "
               + r.stdout + r.stderr)
+        r = run("bench", "--device", "gles", "--min-log", "10", "--max-log", "11", "--runs", "10", "--csv",
+                "--types", "u32,records", "--max-steps", "3")
+        rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
+        check(r.returncode == 0 and len(rows) == 4 and all(row[-1] == "1" and row[5] == "3" and row[6] == row[8]
+              and int(row[6]) < int(row[7]) for row in rows), "bench on gles, 3 steps a draw: " + r.stdout + r.stderr)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -57,9 +57,15 @@ static const char *type_name(bitonic_key_type type)
     return names[type];
 }
 
+/* GLES contexts: by layout (auto, 1D, 2D) at one step per draw, then the
+ * multi-step forms: 2 steps per draw in one row, 3 steps per draw in rows. */
+enum { GLES_AUTO, GLES_1D, GLES_2D, GLES_1D_2STEPS, GLES_2D_3STEPS, GLES_CONTEXTS };
+static const uint32_t context_layout[GLES_CONTEXTS] = {0, 1, 2, 1, 2};
+static const uint32_t context_steps[GLES_CONTEXTS] = {1, 1, 1, 2, 3};
+
 typedef struct fixture {
     bitonic_context *cpu;
-    bitonic_context *gles[3];        /* by layout: auto, 1D, 2D */
+    bitonic_context *gles[GLES_CONTEXTS];
 } fixture;
 
 /* One array of keys, and keys with values, on a GLES context against the CPU. */
@@ -116,8 +122,8 @@ static int compare_records(const void *a, const void *b)
     return 0;
 }
 
-static bool check_records(test_counter *t, bitonic_context *gles, size_t n, uint32_t component, bitonic_key_type type,
-                          bitonic_order order, uint64_t *seed)
+static bool check_records(test_counter *t, bitonic_context *gles, uint32_t steps, size_t n, uint32_t component,
+                          bitonic_key_type type, bitonic_order order, uint64_t *seed)
 {
     uint32_t *records = malloc(n * 16 + 16), *expected = malloc(n * 16 + 16);
     for (size_t i = 0; i < n; ++i) {
@@ -136,8 +142,9 @@ static bool check_records(test_counter *t, bitonic_context *gles, size_t n, uint
     bool ok = TEST_CHECK(t, status == BITONIC_SUCCESS && memcmp(records, expected, n * 16) == 0,
                          "records: n %zu component %u %s %s: %s", n, component, type_name(type),
                          order ? "descending" : "ascending", bitonic_status_string(status));
-    ok &= TEST_CHECK(t, timing.pass_count == (n > 1 ? bitonic_gles_network_pass_count(n) : 0u),
-                     "records n %zu: %u passes", n, timing.pass_count);
+    uint32_t draws = n > 1 ? bitonic_gles_draw_count(n, steps) : 0u;
+    ok &= TEST_CHECK(t, timing.pass_count == draws && (steps > 1 || draws == bitonic_gles_network_pass_count(n)),
+                     "records n %zu, %u steps a draw: %u passes, expected %u", n, steps, timing.pass_count, draws);
     free(records);
     free(expected);
     return ok;
@@ -145,34 +152,37 @@ static bool check_records(test_counter *t, bitonic_context *gles, size_t n, uint
 
 static void test_small_counts(test_counter *t, fixture *f, uint64_t *seed)
 {
-    for (int layout = 1; layout <= 2; ++layout) {
+    for (int config = GLES_1D; config < GLES_CONTEXTS; ++config) {
         unsigned failures = t->failed;
         for (size_t n = 0; n <= 300 && t->failed - failures < 5; ++n)
             for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F64; ++type)
-                check_keys(t, f, layout, n, (bitonic_key_type)type,
+                check_keys(t, f, config, n, (bitonic_key_type)type,
                            (n + (size_t)type) % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING, seed);
     }
 }
 
 static void test_powers_of_two(test_counter *t, fixture *f, uint64_t *seed)
 {
-    /* 1D up to 2^14 keys (llvmpipe's largest side is 16384), then auto and 2D. */
+    /* Every context up to 2^13 + 1 keys (one row fits: the largest side is at least 16384 on
+     * llvmpipe and NVIDIA), then rows, at one and at three steps a draw. */
     for (uint32_t log = 9; log <= 18; ++log)
         for (size_t n = ((size_t)1 << log) - 1; n <= ((size_t)1 << log) + 1; ++n)
             for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F64; ++type)
                 if (log <= 12 || type == BITONIC_KEY_U32 || (log <= 16 && type == BITONIC_KEY_F64))
-                    check_keys(t, f, log <= 14 ? (int)(n % 3) : (n % 2 ? 2 : 0), n, (bitonic_key_type)type,
-                               log % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING, seed);
+                    check_keys(t, f, log <= 13 ? (int)((n + type) % GLES_CONTEXTS) : (n % 2 ? GLES_2D : GLES_2D_3STEPS),
+                               n, (bitonic_key_type)type, log % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING,
+                               seed);
 }
 
 static void test_records(test_counter *t, fixture *f, uint64_t *seed)
 {
     static const size_t counts[] = {0, 1, 2, 3, 5, 17, 100, 255, 256, 257, 1000, 4099};
-    for (int layout = 1; layout <= 2; ++layout)
+    for (int config = GLES_1D; config < GLES_CONTEXTS; ++config)
         for (uint32_t component = 0; component < 4; ++component)
             for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F32; ++type)
                 for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c)
-                    check_records(t, f->gles[layout], counts[c], component, (bitonic_key_type)type,
+                    check_records(t, f->gles[config], context_steps[config], counts[c], component,
+                                  (bitonic_key_type)type,
                                   (c + component) % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING, seed);
     bitonic_sort_options bad = {.key_type = BITONIC_KEY_U64};
     uint32_t record[8] = {0};
@@ -265,8 +275,18 @@ static void test_limits(test_counter *t, fixture *f)
                "a 1D sort past the largest texture side says too large");
     free(keys);
     TEST_CHECK(t, bitonic_gles_network_pass_count(1024) == 55 && bitonic_gles_network_pass_count(1025) == 66 &&
-                      bitonic_gles_network_pass_count(1) == 0,
+                      bitonic_gles_network_pass_count(1) == 0 && bitonic_gles_draw_count(1024, 1) == 55 &&
+                      bitonic_gles_draw_count(1024, 0) == 55 && bitonic_gles_draw_count(1024, 4) == 0,
                "pass count formula");
+    /* Phase p has p steps: ceil(p / s) draws with s steps a draw. */
+    uint32_t two = 0, three = 0;
+    for (uint32_t phase = 1; phase <= 10; ++phase) {
+        two += (phase + 1) / 2;
+        three += (phase + 2) / 3;
+    }
+    TEST_CHECK(t, bitonic_gles_draw_count(1024, 2) == two && bitonic_gles_draw_count(1024, 3) == three,
+               "draws with 2 and 3 steps a draw: %u (expected %u), %u (expected %u)", bitonic_gles_draw_count(1024, 2),
+               two, bitonic_gles_draw_count(1024, 3), three);
 }
 
 /* A context of the test's own, surfaceless; NULL display when none can be made. */
@@ -318,8 +338,8 @@ static void read_texture(GLuint texture, uint32_t width, uint32_t height, uint32
 }
 
 /* Records in the caller's RGBA32UI texture, width x height, count of them sorted. */
-static void check_interop_records(test_counter *t, bitonic_gles_sorter *sorter, uint32_t width, uint32_t height,
-                                  uint32_t count, uint64_t *seed)
+static void check_interop_records(test_counter *t, bitonic_gles_sorter *sorter, uint32_t steps, uint32_t width,
+                                  uint32_t height, uint32_t count, uint64_t *seed)
 {
     size_t texels = (size_t)width * height;
     uint32_t *records = malloc(texels * 16), *expected = malloc(texels * 16), *result = malloc(texels * 16);
@@ -359,9 +379,10 @@ static void check_interop_records(test_counter *t, bitonic_gles_sorter *sorter, 
     TEST_CHECK(t, status == BITONIC_SUCCESS && error == GL_NO_ERROR && memcmp(result, expected, texels * 16) == 0,
                "interop records %u in %ux%u: %s, GL error 0x%x", count, width, height, bitonic_status_string(status),
                error);
-    uint32_t passes = bitonic_gles_network_pass_count(count);
+    uint32_t passes = bitonic_gles_draw_count(count, steps);
     TEST_CHECK(t, result_info.network_passes == passes && result_info.draws == passes + (passes % 2),
-               "interop %u: %u passes, %u draws", count, result_info.network_passes, result_info.draws);
+               "interop %u, %u steps a draw: %u passes (expected %u), %u draws", count, steps,
+               result_info.network_passes, passes, result_info.draws);
     glDeleteTextures(1, &texture);
     free(records);
     free(expected);
@@ -381,11 +402,22 @@ static void test_interop(test_counter *t, uint64_t *seed)
     bitonic_status status = bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.check_every_pass = true}, &sorter);
     if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "sorter in the caller's context: %s", bitonic_status_string(status)))
         return;
-    check_interop_records(t, sorter, 2, 1, 2, seed);      /* one pass: the copy home */
-    check_interop_records(t, sorter, 8, 1, 8, seed);      /* six passes: no copy */
-    check_interop_records(t, sorter, 40, 1, 37, seed);    /* texels past count stay */
-    check_interop_records(t, sorter, 16, 9, 130, seed);   /* 2D, rows past the last key stay */
-    check_interop_records(t, sorter, 13, 7, 91, seed);    /* a width that is not a power of two */
+    check_interop_records(t, sorter, 1, 2, 1, 2, seed);      /* one pass: the copy home */
+    check_interop_records(t, sorter, 1, 8, 1, 8, seed);      /* six passes: no copy */
+    check_interop_records(t, sorter, 1, 40, 1, 37, seed);    /* texels past count stay */
+    check_interop_records(t, sorter, 1, 16, 9, 130, seed);   /* 2D, rows past the last key stay */
+    check_interop_records(t, sorter, 1, 13, 7, 91, seed);    /* a width that is not a power of two */
+    bitonic_gles_sorter *three_steps = NULL;
+    TEST_CHECK(t, bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.steps_per_draw = 4}, &three_steps) ==
+                      BITONIC_ERROR_INVALID_ARGUMENT && !three_steps,
+               "four steps a draw are refused");
+    status = bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.check_every_pass = true, .steps_per_draw = 3},
+                                        &three_steps);
+    if (TEST_CHECK(t, status == BITONIC_SUCCESS, "a sorter of three steps a draw")) {
+        check_interop_records(t, three_steps, 3, 13, 7, 91, seed);
+        check_interop_records(t, three_steps, 3, 64, 64, 4000, seed);
+        bitonic_gles_sorter_destroy(three_steps);
+    }
 
     /* u32 keys in an R32UI texture, descending. */
     enum { N = 1000 };
@@ -441,12 +473,12 @@ int main(void)
     fixture f = {0};
     bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &f.cpu);
     TEST_CHECK(&t, status == BITONIC_SUCCESS, "CPU context");
-    for (int layout = 0; layout < 3 && status == BITONIC_SUCCESS; ++layout) {
-        status = bitonic_context_create(
-            &(bitonic_context_desc){.device = "gles", .validation = true, .gles_layout = (uint32_t)layout},
-            &f.gles[layout]);
-        TEST_CHECK(&t, status == BITONIC_SUCCESS, "GLES context, layout %d: %s", layout,
-                   bitonic_status_string(status));
+    for (int config = 0; config < GLES_CONTEXTS && status == BITONIC_SUCCESS; ++config) {
+        status = bitonic_context_create(&(bitonic_context_desc){.device = "gles", .validation = true,
+                                                                .gles_layout = context_layout[config],
+                                                                .max_strides_per_global_pass = context_steps[config]},
+                                        &f.gles[config]);
+        TEST_CHECK(&t, status == BITONIC_SUCCESS, "GLES context %d: %s", config, bitonic_status_string(status));
     }
     if (status == BITONIC_SUCCESS) {
         test_limits(&t, &f);
@@ -456,8 +488,8 @@ int main(void)
         test_host_calls(&t, &f, &seed);
         test_interop(&t, &seed);
     }
-    for (int layout = 0; layout < 3; ++layout)
-        bitonic_context_destroy(f.gles[layout]);
+    for (int config = 0; config < GLES_CONTEXTS; ++config)
+        bitonic_context_destroy(f.gles[config]);
     bitonic_context_destroy(f.cpu);
     return test_finish(&t);
 }

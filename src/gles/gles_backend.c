@@ -213,9 +213,14 @@ static bitonic_status gles_create(const bitonic_context_desc *desc, const bitoni
     const bitonic_egl *egl = &gles->egl;
     current_context previous = {egl->eglGetCurrentDisplay(), egl->eglGetCurrentSurface(EGL_DRAW),
                                 egl->eglGetCurrentSurface(EGL_READ), egl->eglGetCurrentContext()};
+    /* The tuning override of steps per global pass is the steps per draw here, clamped as elsewhere. */
+    uint32_t steps_per_draw = desc->max_strides_per_global_pass < BITONIC_GLES_MAX_STEPS_PER_DRAW
+                                  ? desc->max_strides_per_global_pass
+                                  : BITONIC_GLES_MAX_STEPS_PER_DRAW;
     status = open_any_display(gles);
     if (status == BITONIC_SUCCESS)
-        status = bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.check_every_pass = desc->validation},
+        status = bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.check_every_pass = desc->validation,
+                                                                        .steps_per_draw = steps_per_draw},
                                             &gles->sorter);
     if (status == BITONIC_SUCCESS) {
         const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);

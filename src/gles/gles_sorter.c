@@ -1,11 +1,13 @@
-/* gles_sorter.c: the bitonic network as OpenGL ES 3.0 render passes. Each step
- * of the schedule (src/core/schedule.h, one step per pass) is one draw of a
- * triangle covering the rows that hold keys: a fragment at index i reads its
- * texel and the texel of its partner i ^ mask and keeps the smaller one when it
- * is the lower index, the larger one otherwise. Both fragments of a comparator
- * evaluate the same comparison, so every texel survives exactly once. Keys are
- * compared as the ordered bits of key_transform.h, computed in the shader, so
- * results match the other backends bit for bit. */
+/* gles_sorter.c: the bitonic network as OpenGL ES 3.0 render passes. Each pass
+ * of the schedule (src/core/schedule.h with no tile: every pass a step group of
+ * 1 to 3 steps of one phase) is one draw of a triangle covering the rows that
+ * hold keys. A fragment at index i reads the 2^steps texels of its step group
+ * (bitonic_group_key_index's addressing), runs the group's comparators on them
+ * and writes the one that lands at i: with one step, its texel and its
+ * partner's, keeping the smaller when i is the lower index. Every fragment of a
+ * group computes the same network on the same texels, so every texel survives
+ * exactly once. Keys are compared as the ordered bits of key_transform.h,
+ * computed in the shader, so results match the other backends bit for bit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,23 +16,30 @@
 #include "gles_internal.h"
 #include "schedule.h"
 
+/* The fragment program for one step count, with its uniforms' locations. */
+typedef struct gles_program {
+    GLuint program;
+    GLint u_width, u_count, u_phase, u_stride_log, u_copy, u_kind, u_key_type, u_order_xor, u_component;
+} gles_program;
+
 struct bitonic_gles_sorter {
     bitonic_gl gl;                   /* the entry points, loaded at creation */
-    GLuint program;
+    /* programs[s - 1] runs s steps a draw; the step count is a compile-time
+     * constant, so the group's loops unroll and its texels stay in registers. */
+    gles_program programs[BITONIC_GLES_MAX_STEPS_PER_DRAW];
     GLuint vertex_array;             /* empty: the vertices come from gl_VertexID */
     GLuint sampler;                  /* nearest, so integer textures are complete whatever their parameters */
     GLuint framebuffers[2];
     GLuint scratch;                  /* the ping-pong partner of the caller's texture */
     GLenum scratch_format;
     uint32_t scratch_width, scratch_height;
-    GLint u_width, u_count, u_mask, u_kind, u_key_type, u_order_xor, u_component;
     uint32_t max_size;
+    uint32_t steps_per_draw;         /* 1..BITONIC_GLES_MAX_STEPS_PER_DRAW */
     bool check_every_pass;
 };
 
 /* A triangle that covers the viewport, from gl_VertexID alone. */
 static const char vertex_source[] =
-    "#version 300 es\n"
     "void main() {\n"
     "    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;\n"
     "    gl_Position = vec4(corner, 0.0, 1.0);\n"
@@ -43,14 +52,15 @@ static const char vertex_source[] =
  * select for negative NaNs, ~x + 0xff800001, equals the other arm,
  * (x ^ 0xffffffff) - 0x007fffff, modulo 2^32, so one expression serves. */
 static const char fragment_source[] =
-    "#version 300 es\n"
     "precision highp float;\n"
     "precision highp int;\n"
     "precision highp usampler2D;\n"
     "uniform usampler2D u_source;\n"
     "uniform uint u_width;\n"
     "uniform uint u_count;\n"
-    "uniform uint u_mask;\n"
+    "uniform uint u_phase;\n"
+    "uniform uint u_stride_log;\n"
+    "uniform uint u_copy;\n"
     "uniform int u_kind;\n"
     "uniform int u_key_type;\n"
     "uniform uint u_order_xor;\n"
@@ -94,17 +104,50 @@ static const char fragment_source[] =
     "    if (a.z != b.z) return a.z < b.z;\n"
     "    return a.w < b.w;\n"
     "}\n"
+    /* The step group of this fragment, addressed as bitonic_group_key_index()
+     * does: 2^steps members, ascending indices in register order, the upper
+     * half mirrored when the group opens with the flip. Members at or past
+     * u_count are never read; a comparator whose upper member is one of them is
+     * skipped (+infinity). STEPS, 1 to 3, is defined ahead of this source;
+     * u_copy makes the draw a copy. */
     "void main() {\n"
     "    uint index = uint(gl_FragCoord.y) * u_width + uint(gl_FragCoord.x);\n"
-    "    uvec4 own = fetch(index);\n"
-    "    uint partner = index ^ u_mask;\n"
-    "    if (partner == index || index >= u_count || partner >= u_count) {\n"
-    "        o_texel = own;\n"
+    "    const uint steps = STEPS;\n"
+    "    if (u_copy != 0u || index >= u_count) {\n"
+    "        o_texel = fetch(index);\n"
     "        return;\n"
     "    }\n"
-    "    uvec4 other = fetch(partner);\n"
-    "    bool take_other = index < partner ? less(rank(other), rank(own)) : less(rank(own), rank(other));\n"
-    "    o_texel = take_other ? other : own;\n"
+    "    uint size = 1u << steps;\n"
+    "    uint low_log = u_stride_log + 1u - steps;\n"
+    "    uint low_mask = (1u << low_log) - 1u;\n"
+    "    bool flip = u_stride_log + 1u == u_phase;\n"
+    "    uint own = (index >> low_log) & (size - 1u);\n"
+    "    uint low = index & low_mask;\n"
+    "    if (flip && (own >> (steps - 1u)) != 0u) low = low_mask - low;\n"
+    "    uint base = (index >> (low_log + steps)) << (low_log + steps);\n"
+    "    uvec4 texels[8];\n"
+    "    uvec4 ranks[8];\n"
+    "    uint members[8];\n"
+    "    for (uint r = 0u; r < size; ++r) {\n"
+    "        bool mirrored = flip && (r >> (steps - 1u)) != 0u;\n"
+    "        members[r] = base + (r << low_log) + (mirrored ? low_mask - low : low);\n"
+    "        if (members[r] < u_count) {\n"
+    "            texels[r] = fetch(members[r]);\n"
+    "            ranks[r] = rank(texels[r]);\n"
+    "        }\n"
+    "    }\n"
+    "    for (uint step = 0u; step < steps; ++step) {\n"
+    "        uint partner_xor = step == 0u && flip ? size - 1u : size >> (step + 1u);\n"
+    "        for (uint r = 0u; r < size; ++r) {\n"
+    "            uint partner = r ^ partner_xor;\n"
+    "            if (partner <= r || members[partner] >= u_count) continue;\n"
+    "            if (less(ranks[partner], ranks[r])) {\n"
+    "                uvec4 texel = texels[r]; texels[r] = texels[partner]; texels[partner] = texel;\n"
+    "                uvec4 rank_of = ranks[r]; ranks[r] = ranks[partner]; ranks[partner] = rank_of;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
+    "    o_texel = texels[own];\n"
     "}\n";
 
 GLenum bitonic_gles_texel_format(bitonic_gles_texels texels, bitonic_key_type key_type)
@@ -132,6 +175,18 @@ uint32_t bitonic_gles_network_pass_count(uint64_t count)
     return log * (log + 1u) / 2u;
 }
 
+uint32_t bitonic_gles_draw_count(uint64_t count, uint32_t steps_per_draw)
+{
+    if (steps_per_draw == 0)
+        steps_per_draw = 1;
+    if (steps_per_draw > BITONIC_GLES_MAX_STEPS_PER_DRAW || count > ((uint64_t)1 << 32))
+        return 0;
+    bitonic_schedule_params params = {.tile_log = 0, .max_global_steps = steps_per_draw};
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t draws = bitonic_schedule_build(count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+    return draws == UINT32_MAX ? 0 : draws;
+}
+
 bitonic_status bitonic_gles_texture_size(uint64_t count, bitonic_gles_layout layout, uint32_t max_texture_size,
                                          uint32_t *out_width, uint32_t *out_height)
 {
@@ -157,12 +212,13 @@ bitonic_status bitonic_gles_texture_size(uint64_t count, bitonic_gles_layout lay
     return BITONIC_SUCCESS;
 }
 
-static GLuint compile_shader(const bitonic_gl *gl, GLenum type, const char *source)
+static GLuint compile_shader(const bitonic_gl *gl, GLenum type, const char *prefix, const char *source)
 {
     GLuint shader = gl->glCreateShader(type);
     if (!shader)
         return 0;
-    gl->glShaderSource(shader, 1, &source, NULL);
+    const char *sources[] = {"#version 300 es\n", prefix, source};
+    gl->glShaderSource(shader, 3, sources, NULL);
     gl->glCompileShader(shader);
     GLint compiled = GL_FALSE;
     gl->glGetShaderiv(shader, GL_COMPILE_STATUS, &compiled);
@@ -173,10 +229,12 @@ static GLuint compile_shader(const bitonic_gl *gl, GLenum type, const char *sour
     return shader;
 }
 
-static GLuint link_program(const bitonic_gl *gl)
+static GLuint link_program(const bitonic_gl *gl, uint32_t steps)
 {
-    GLuint vertex = compile_shader(gl, GL_VERTEX_SHADER, vertex_source);
-    GLuint fragment = compile_shader(gl, GL_FRAGMENT_SHADER, fragment_source);
+    char define[32];
+    snprintf(define, sizeof define, "#define STEPS %uu\n", steps);
+    GLuint vertex = compile_shader(gl, GL_VERTEX_SHADER, "", vertex_source);
+    GLuint fragment = compile_shader(gl, GL_FRAGMENT_SHADER, define, fragment_source);
     GLuint program = vertex && fragment ? gl->glCreateProgram() : 0;
     if (program) {
         gl->glAttachShader(program, vertex);
@@ -209,7 +267,8 @@ void bitonic_gles_sorter_destroy(bitonic_gles_sorter *sorter)
         return;
     const bitonic_gl *gl = &sorter->gl;
     if (gl->library) {
-        gl->glDeleteProgram(sorter->program);
+        for (uint32_t p = 0; p < BITONIC_GLES_MAX_STEPS_PER_DRAW; ++p)
+            gl->glDeleteProgram(sorter->programs[p].program);
         gl->glDeleteVertexArrays(1, &sorter->vertex_array);
         gl->glDeleteSamplers(1, &sorter->sampler);
         gl->glDeleteFramebuffers(2, sorter->framebuffers);
@@ -224,6 +283,8 @@ bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, 
     if (!out_sorter)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_sorter = NULL;
+    if (desc && desc->steps_per_draw > BITONIC_GLES_MAX_STEPS_PER_DRAW)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_gles_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
@@ -254,19 +315,25 @@ bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, 
     size = viewport[0] < size ? viewport[0] : size;
     size = viewport[1] < size ? viewport[1] : size;
     sorter->max_size = size > 0 ? (uint32_t)size : 0u;
-    sorter->program = link_program(gl);
-    if (!sorter->program) {
-        bitonic_gles_sorter_destroy(sorter);
-        return BITONIC_ERROR_GL;
+    sorter->steps_per_draw = desc && desc->steps_per_draw ? desc->steps_per_draw : 1u;
+    for (uint32_t p = 0; p < sorter->steps_per_draw; ++p) {
+        gles_program *program = &sorter->programs[p];
+        program->program = link_program(gl, p + 1u);
+        if (!program->program) {
+            bitonic_gles_sorter_destroy(sorter);
+            return BITONIC_ERROR_GL;
+        }
+        GLuint name = program->program;
+        program->u_width = gl->glGetUniformLocation(name, "u_width");
+        program->u_count = gl->glGetUniformLocation(name, "u_count");
+        program->u_phase = gl->glGetUniformLocation(name, "u_phase");
+        program->u_stride_log = gl->glGetUniformLocation(name, "u_stride_log");
+        program->u_copy = gl->glGetUniformLocation(name, "u_copy");
+        program->u_kind = gl->glGetUniformLocation(name, "u_kind");
+        program->u_key_type = gl->glGetUniformLocation(name, "u_key_type");
+        program->u_order_xor = gl->glGetUniformLocation(name, "u_order_xor");
+        program->u_component = gl->glGetUniformLocation(name, "u_component");
     }
-    GLuint program = sorter->program;
-    sorter->u_width = gl->glGetUniformLocation(program, "u_width");
-    sorter->u_count = gl->glGetUniformLocation(program, "u_count");
-    sorter->u_mask = gl->glGetUniformLocation(program, "u_mask");
-    sorter->u_kind = gl->glGetUniformLocation(program, "u_kind");
-    sorter->u_key_type = gl->glGetUniformLocation(program, "u_key_type");
-    sorter->u_order_xor = gl->glGetUniformLocation(program, "u_order_xor");
-    sorter->u_component = gl->glGetUniformLocation(program, "u_component");
     gl->glGenVertexArrays(1, &sorter->vertex_array);
     gl->glGenSamplers(1, &sorter->sampler);
     gl->glSamplerParameteri(sorter->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -369,12 +436,16 @@ static bool attach(const bitonic_gl *gl, GLuint framebuffer, GLuint texture)
 }
 
 /* One pass: reads source, renders the used rows into the framebuffer of target. */
-static bitonic_status draw_pass(const bitonic_gles_sorter *sorter, GLuint source, int target, uint32_t mask)
+static bitonic_status draw_pass(const bitonic_gles_sorter *sorter, GLuint source, int target, const bitonic_pass *pass)
 {
     const bitonic_gl *gl = &sorter->gl;
     gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sorter->framebuffers[target]);
     gl->glBindTexture(GL_TEXTURE_2D, source);
-    gl->glUniform1ui(sorter->u_mask, mask);
+    const gles_program *program = &sorter->programs[pass->step_count > 0 ? pass->step_count - 1u : 0u];
+    gl->glUseProgram(program->program);
+    gl->glUniform1ui(program->u_phase, pass->phase);
+    gl->glUniform1ui(program->u_stride_log, pass->stride_log);
+    gl->glUniform1ui(program->u_copy, pass->step_count == 0 ? 1u : 0u);
     gl->glDrawArrays(GL_TRIANGLES, 0, 3);
     if (sorter->check_every_pass && gl->glGetError() != GL_NO_ERROR)
         return BITONIC_ERROR_GL;
@@ -391,16 +462,20 @@ static void begin_passes(const bitonic_gles_sorter *sorter, const bitonic_gles_s
     for (int i = 0; i < 6; ++i)
         gl->glDisable(toggled_caps[i]);
     gl->glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-    gl->glUseProgram(sorter->program);
+
     gl->glBindVertexArray(sorter->vertex_array);
     gl->glActiveTexture(GL_TEXTURE0);
     gl->glBindSampler(0, sorter->sampler);
-    gl->glUniform1ui(sorter->u_width, info->width);
-    gl->glUniform1ui(sorter->u_count, info->count);
-    gl->glUniform1i(sorter->u_kind, kind_of(info));
-    gl->glUniform1i(sorter->u_key_type, (GLint)info->key_type);
-    gl->glUniform1ui(sorter->u_order_xor, info->order == BITONIC_ORDER_DESCENDING ? 0xffffffffu : 0u);
-    gl->glUniform1i(sorter->u_component, (GLint)info->record_component);
+    for (uint32_t p = 0; p < sorter->steps_per_draw; ++p) {
+        const gles_program *program = &sorter->programs[p];
+        gl->glUseProgram(program->program);
+        gl->glUniform1ui(program->u_width, info->width);
+        gl->glUniform1ui(program->u_count, info->count);
+        gl->glUniform1i(program->u_kind, kind_of(info));
+        gl->glUniform1i(program->u_key_type, (GLint)info->key_type);
+        gl->glUniform1ui(program->u_order_xor, info->order == BITONIC_ORDER_DESCENDING ? 0xffffffffu : 0u);
+        gl->glUniform1i(program->u_component, (GLint)info->record_component);
+    }
     uint32_t rows = (info->count + info->width - 1u) / info->width;
     gl->glViewport(0, 0, (GLsizei)info->width, (GLsizei)rows);
 }
@@ -424,7 +499,7 @@ bitonic_status bitonic_gles_run_network(bitonic_gles_sorter *sorter, const biton
     if (status != BITONIC_SUCCESS || info->count <= 1)
         return status;
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    bitonic_schedule_params params = {.tile_log = 0, .max_global_steps = 1};
+    bitonic_schedule_params params = {.tile_log = 0, .max_global_steps = sorter->steps_per_draw};
     uint32_t pass_count = bitonic_schedule_build(info->count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
     if (pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -439,11 +514,7 @@ bitonic_status bitonic_gles_run_network(bitonic_gles_sorter *sorter, const biton
     }
     int source = 0;
     for (uint32_t p = 0; p < pass_count && status == BITONIC_SUCCESS; ++p) {
-        /* One step: the flip compares i with i ^ (block - 1), the others with i ^ stride. */
-        const bitonic_pass *pass = &passes[p];
-        bool flip = pass->stride_log + 1u == pass->phase;
-        uint32_t mask = flip ? (1u << pass->phase) - 1u : 1u << pass->stride_log;
-        status = draw_pass(sorter, textures[source], 1 - source, mask);
+        status = draw_pass(sorter, textures[source], 1 - source, &passes[p]);
         source = 1 - source;
     }
     status = end_passes(gl, &saved, status);
@@ -480,15 +551,16 @@ static bitonic_status ensure_scratch(bitonic_gles_sorter *sorter, GLenum format,
     return BITONIC_SUCCESS;
 }
 
-/* An odd number of passes left the keys in the scratch: one more draw with
- * mask 0 (every fragment keeps its own texel) copies them home, through the
+/* An odd number of passes left the keys in the scratch: one more draw of no
+ * steps (every fragment keeps its own texel) copies them home, through the
  * framebuffer that run_network attached the caller's texture to. */
 static bitonic_status copy_home(const bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info,
                                 bitonic_gles_sort_result *result)
 {
     saved_state saved;
     begin_passes(sorter, info, &saved);
-    bitonic_status status = end_passes(&sorter->gl, &saved, draw_pass(sorter, sorter->scratch, 0, 0u));
+    bitonic_pass copy = {.kind = BITONIC_PASS_GLOBAL, .phase = 1, .stride_log = 0, .step_count = 0};
+    bitonic_status status = end_passes(&sorter->gl, &saved, draw_pass(sorter, sorter->scratch, 0, &copy));
     if (result)
         result->draws += 1u;
     return status;

@@ -30,7 +30,8 @@ static void usage(FILE *out)
           "index, or part of a device name (default: the BITONIC_DEVICE environment variable,\n"
           "else the first GPU, else the CPU; gles only when named).\n"
           "bench --device gles: u32 keys and RGBA records (--types u32,records) up to 2^24,\n"
-          "GPU time of the draws, passes against the formula, [--layout auto|1d|2d].\n",
+          "GPU time of the draws, passes against the formula, [--layout auto|1d|2d],\n"
+          "[--max-steps S]: up to S (1..3) network steps a draw.\n",
           out);
 }
 
