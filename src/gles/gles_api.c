@@ -6,6 +6,11 @@
 
 #include "gles_api.h"
 
+/* RTLD_NODELETE: dlclose drops our reference but never unmaps the library.
+ * The EGL vendor libraries (Mesa's, NVIDIA's) register exit handlers and
+ * keep per-process display state, which must not vanish under them. */
+#define OPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
+
 /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
 static void *find(void *library, const char *name, bool *all_found)
 {
@@ -17,7 +22,7 @@ static void *find(void *library, const char *name, bool *all_found)
 bitonic_status bitonic_gl_load(bitonic_gl *gl)
 {
     memset(gl, 0, sizeof *gl);
-    gl->library = dlopen("libGLESv2.so.2", RTLD_NOW | RTLD_LOCAL);
+    gl->library = dlopen("libGLESv2.so.2", OPEN_FLAGS);
     if (!gl->library)
         return BITONIC_ERROR_GLES_UNAVAILABLE;
     bool all_found = true;
@@ -41,7 +46,7 @@ void bitonic_gl_unload(bitonic_gl *gl)
 bitonic_status bitonic_egl_load(bitonic_egl *egl)
 {
     memset(egl, 0, sizeof *egl);
-    egl->library = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL);
+    egl->library = dlopen("libEGL.so.1", OPEN_FLAGS);
     if (!egl->library)
         return BITONIC_ERROR_GLES_UNAVAILABLE;
     bool all_found = true;
