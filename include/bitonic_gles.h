@@ -139,8 +139,9 @@ typedef struct bitonic_gles_sort_result {
  * width x height, a component above 3, a 64-bit key type for records);
  * BITONIC_ERROR_TOO_LARGE when the size passes the context's texture or
  * viewport limits; BITONIC_ERROR_UNSUPPORTED when the texture cannot be a
- * render target (wrong format); BITONIC_ERROR_GL when a GL call failed.
- * result may be NULL. */
+ * render target (wrong format); BITONIC_ERROR_GL when a GL call failed (GL
+ * errors pending before the call are cleared first, so only the sort's own
+ * count). result may be NULL. */
 bitonic_status bitonic_gles_record_sort(bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info,
                                         bitonic_gles_sort_result *result);
 

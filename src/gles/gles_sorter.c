@@ -587,6 +587,9 @@ bitonic_status bitonic_gles_record_sort(bitonic_gles_sorter *sorter, const biton
     bitonic_status status = check_info(sorter, info);
     if (status != BITONIC_SUCCESS || info->count <= 1)
         return status;
+    while (sorter->gl.glGetError() != GL_NO_ERROR) {
+        /* errors raised before the call are the caller's, not the sort's */
+    }
     status = ensure_scratch(sorter, bitonic_gles_texel_format(info->texels, info->key_type), info->width,
                             info->height);
     bool in_scratch = false;
