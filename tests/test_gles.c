@@ -152,12 +152,16 @@ static bool check_records(test_counter *t, bitonic_context *gles, uint32_t steps
 
 static void test_small_counts(test_counter *t, fixture *f, uint64_t *seed)
 {
+    /* Both layouts at one step a draw: every n and every type. The multi-step
+     * forms: every n with the types in turn (their addressing does not depend
+     * on the type), so the suite stays within minutes on llvmpipe. */
     for (int config = GLES_1D; config < GLES_CONTEXTS; ++config) {
         unsigned failures = t->failed;
         for (size_t n = 0; n <= 300 && t->failed - failures < 5; ++n)
             for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F64; ++type)
-                check_keys(t, f, config, n, (bitonic_key_type)type,
-                           (n + (size_t)type) % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING, seed);
+                if (context_steps[config] == 1 || (size_t)type == n % 6)
+                    check_keys(t, f, config, n, (bitonic_key_type)type,
+                               (n + (size_t)type) % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING, seed);
     }
 }
 
@@ -165,7 +169,7 @@ static void test_powers_of_two(test_counter *t, fixture *f, uint64_t *seed)
 {
     /* Every context up to 2^13 + 1 keys (one row fits: the largest side is at least 16384 on
      * llvmpipe and NVIDIA), then rows, at one and at three steps a draw. */
-    for (uint32_t log = 9; log <= 18; ++log)
+    for (uint32_t log = 9; log <= 17; ++log)
         for (size_t n = ((size_t)1 << log) - 1; n <= ((size_t)1 << log) + 1; ++n)
             for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F64; ++type)
                 if (log <= 12 || type == BITONIC_KEY_U32 || (log <= 16 && type == BITONIC_KEY_F64))
