@@ -77,6 +77,13 @@ typedef enum bitonic_backend {
 /* Called with each validation-layer message when validation is on. */
 typedef void (*bitonic_message_fn)(void *user_data, const char *message);
 
+/* How a merge pass merges its chunk (bitonic_context_desc.merge_kernel). */
+typedef enum bitonic_merge_kernel {
+    BITONIC_MERGE_KERNEL_DEFAULT = 0,  /* the tuning's choice for the device */
+    BITONIC_MERGE_KERNEL_SHARED = 1,   /* slices staged in shared memory, coalesced loads and stores */
+    BITONIC_MERGE_KERNEL_DIRECT = 2,   /* no shared memory: each thread merges from device memory */
+} bitonic_merge_kernel;
+
 typedef struct bitonic_context_desc {
     /* Which device. NULL or "": the BITONIC_DEVICE environment variable if set, else
      * the first discrete GPU, then an integrated or virtual one, then the CPU path
@@ -104,6 +111,14 @@ typedef struct bitonic_context_desc {
     uint32_t max_strides_per_global_pass;
     uint32_t merge_chunk_keys;       /* keys one merge workgroup writes, a power of two */
     uint32_t merge_keys_per_thread;  /* a power of two, 2..32 */
+    /* From this many merge chunks (keys / merge_chunk_keys) up, each merge pass
+     * finds its splits in a dispatch of its own (bitonic_vulkan.h). */
+    uint32_t merge_split_pass_min_chunks;
+    bitonic_merge_kernel merge_kernel;
+    /* Merges load and store one key (and value) at a time instead of 16 bytes
+     * at a time (where the buffers are 16-byte aligned): for measuring the
+     * difference. */
+    bool merge_scalar_io;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more
      * passes over memory above one tile. By default a Vulkan sort of more keys

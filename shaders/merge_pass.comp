@@ -19,6 +19,7 @@ layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split searc
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 
+#define KEYS_READONLY  // merges read one side and write the other (KeysOut)
 #include "network.glsl"
 
 // A merge pass merges neighbouring runs of 2^(phase-1) keys (A, then B) of the
@@ -51,11 +52,29 @@ merge_runs runs_of(uint position, uint phase)
 #define KEY_BEFORE(kx, vx, ky, vy) ((kx) < (ky))
 #endif
 
+// The kernel that merges through shared memory (neither the split pass nor
+// the direct merge, below) stages its chunk's slices there.
+#if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
+#define SHARED_MERGE
+#endif
+
+// Sample t of `lanes` that cut [low, high) into lanes + 1 near-equal parts:
+// one lane is a binary search, 32 lanes a 33-ary one. Samples may repeat when
+// the range is short; they stay in order and below high. No overflow: the
+// range is split before it is multiplied.
+uint sample_position(uint low, uint high, uint lanes, uint t)
+{
+    uint range = high - low, parts = lanes + 1u;
+    return low + (range / parts) * (t + 1u) + (range % parts) * (t + 1u) / parts;
+}
+
+#ifdef SHARED_MERGE
 // Padded one word in 32: thread t's REGISTERS consecutive slots then fall in
 // distinct banks across a subgroup.
 shared key_t chunk_keys[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #ifdef WITH_VALUES
 shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
+#endif
 #endif
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
@@ -64,6 +83,38 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
 #else
 layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
+#endif
+
+#ifdef SHARED_MERGE
+// Keys (and values) move through 16-byte loads and stores where the host says
+// the buffers allow it (params.vector_io): the same buffers as Keys, KeysOut,
+// Values and ValuesOut, seen 16 bytes at a time (four 32-bit keys or values,
+// two 64-bit keys). A 4-byte access is a quarter of what a memory transaction
+// can carry, and the merge pass stayed at about 1.4 TB/s whatever its shape
+// (docs/PERFORMANCE.md, log entry 20).
+#define VECTOR_IO
+layout(std430, binding = 6) readonly restrict buffer Keys4 { uvec4 keys4[]; };
+layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
+#ifdef WITH_VALUES
+layout(std430, binding = 8) readonly restrict buffer Values4 { uvec4 values4[]; };
+layout(std430, binding = 9) writeonly buffer ValuesOut4 { uvec4 values_out4[]; };
+#endif
+#ifdef KEY64
+const uint KEYS_PER_VECTOR = 2u;
+key_t vector_key(uvec4 four, uint e)
+{
+    return packUint2x32(e == 0u ? four.xy : four.zw);
+}
+uvec4 key_vector(key_t first, key_t second)
+{
+    return uvec4(unpackUint2x32(first), unpackUint2x32(second));
+}
+#else
+const uint KEYS_PER_VECTOR = 4u;
+key_t vector_key(uvec4 four, uint e)
+{
+    return four[e];
+}
 #endif
 
 // Found-true counts of the split searches, one pair per round, three rounds
@@ -99,16 +150,6 @@ uint slot_value(uint i)
 // range, where it is true, and the split lies between the last true and the
 // first false one. Every thread gets the same ranges, so the loop is uniform.
 // The workgroup has at least 2 threads (the tuning sees to it).
-// Sample t of `lanes` that cut [low, high) into lanes + 1 near-equal parts:
-// one lane is a binary search, 32 lanes a 33-ary one. Samples may repeat when
-// the range is short; they stay in order and below high. No overflow: the
-// range is split before it is multiplied.
-uint sample_position(uint low, uint high, uint lanes, uint t)
-{
-    uint range = high - low, parts = lanes + 1u;
-    return low + (range / parts) * (t + 1u) + (range % parts) * (t + 1u) / parts;
-}
-
 uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
 {
     uint thread = gl_LocalInvocationID.x;
@@ -155,32 +196,222 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
     }
     return range_low;
 }
+#endif
+
+// Probes a thread tests at once in merge_path_search(). The direct merge's
+// threads wait on their own searches, so 3 probes a round (independent loads in
+// flight together: 5 rounds for a 1024-key chunk instead of 10). The split
+// pass is bound by the sectors its 16384 to 65536 searches read, not by their
+// latency (3 probes a round read 78 keys a split at 2^26 where a binary search
+// reads 52, and measured 10-15% slower), so it searches binary.
+#ifdef SPLITS_ONLY
+const uint SEARCH_PROBES = 1u;
+#else
+const uint SEARCH_PROBES = 3u;
+#endif
+
+// Whether A[m] goes before B[d - 1 - m] on a merge path (true below the split):
+// a_index and b_index are the memory indices of the two keys.
+bool a_first_at(uint a_index, uint b_index)
+{
+#ifdef WITH_VALUES
+    return !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]), values[a_index]);
+#else
+    return !(load_key(keys[b_index]) < load_key(keys[a_index]));
+#endif
+}
+
+// The merge-path split of one diagonal found by one thread in device memory:
+// the split lies in [low, high); A[m] sits at a_base + m and its partner
+// B[d - 1 - m] at b_top - m. Each round tests SEARCH_PROBES positions cutting
+// the range into equal parts (sample_position) and keeps the part between the
+// last true and the first false answer.
+uint merge_path_search(uint low, uint high, uint a_base, uint b_top)
+{
+    while (low < high) {
+        uint found = 0u;
+        [[unroll]] for (uint probe = 0u; probe < SEARCH_PROBES; ++probe) {
+            uint m = sample_position(low, high, SEARCH_PROBES, probe);
+            found += a_first_at(a_base + m, b_top - m) ? 1u : 0u;
+        }
+        uint new_high = found == SEARCH_PROBES ? high : sample_position(low, high, SEARCH_PROBES, found);
+        if (found > 0u)
+            low = sample_position(low, high, SEARCH_PROBES, found - 1u) + 1u;
+        high = new_high;
+    }
+    return low;
+}
 
 #ifdef SPLITS_ONLY
-// The split pass: workgroup w finds the splits of the first keys of chunks 2w
-// and 2w + 1 for the merge pass that follows.
+// The split pass: thread t of workgroup w finds the split of the first key of
+// chunk w * threads + t by itself (merge_path_search). One thread a split reads
+// a few keys a round, the first rounds' shared by every thread of a subgroup
+// (neighbouring chunks probe neighbouring positions) and so served by the
+// cache; the k-ary search of find_splits() read 32 lanes x 5 rounds of
+// scattered keys a split, more bytes than the merge itself moved
+// (docs/PERFORMANCE.md, log entries 13 and 14).
 void main()
 {
     live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uvec2 chunk = uvec2(2u * workgroup, 2u * workgroup + 1u);
-    uvec2 diagonal, a_base, a_count, b_count;
-    for (uint side = 0u; side < 2u; ++side) {
-        bool active_chunk = chunk[side] < params.group_count;
-        uint position = chunk[side] << CHUNK_LOG;
-        merge_runs runs = runs_of(active_chunk ? position : 0u, params.phase);
-        uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
-        diagonal[side] = min(position - runs.base, total);
-        a_base[side] = runs.base;
-        a_count[side] = active_chunk ? runs.a_count : 0u;
-        b_count[side] = active_chunk ? runs.b_count : 0u;
+    uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (chunk >= params.group_count)
+        return;  // no barrier in this kernel: an idle thread may leave
+    uint position = chunk << CHUNK_LOG;
+    merge_runs runs = runs_of(position, params.phase);
+    uint diagonal = min(position - runs.base, runs.a_count + runs.b_count);
+    uint low = diagonal > runs.b_count ? diagonal - runs.b_count : 0u;
+    uint high = min(diagonal, runs.a_count);
+    splits[chunk] = merge_path_search(low, high, runs.base, runs.base + runs.a_count + diagonal - 1u);
+}
+#elif defined(DIRECT_MERGE)
+// Memory index of B[j] clamped into B, or of A's first key when B is empty
+// (the value read is then never used).
+uint b_index_of(uint j, merge_runs runs, uint b_base)
+{
+    return runs.b_count > 0u ? b_base + min(j, runs.b_count - 1u) : runs.base;
+}
+
+// The merge without shared memory: each thread finds the split of its own
+// first output in device memory (inside its chunk's slices when a split pass
+// gave them, else in the whole runs), then merges REGISTERS keys reading the
+// two runs through the cache and writes them out. No barrier and no shared
+// memory, so as many workgroups fit a multiprocessor as registers allow; the
+// keys a thread reads were mostly brought into the cache by its neighbours.
+void main()
+{
+    live_count = key_count();
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chunk >= params.group_count)
+        return;  // no barrier in this kernel: an idle thread may leave
+    uint position = chunk << CHUNK_LOG;
+    if (position >= live_count)
+        return;  // a GPU-side count below the recorded one: nothing to merge here
+    merge_runs runs = runs_of(position, params.phase);
+    uint total = runs.a_count + runs.b_count;
+    uint chunk_first = min(position - runs.base, total);
+    uint diagonal = min(chunk_first + gl_LocalInvocationID.x * REGISTERS, total);
+    if (diagonal >= total)
+        return;
+    uint low = diagonal > runs.b_count ? diagonal - runs.b_count : 0u;
+    uint high = min(diagonal, runs.a_count);
+    if (params.splits_given != 0u) {
+        // The chunk's splits bound this thread's: its diagonal lies between the
+        // chunk's first and last, and splits grow with the diagonal.
+        uint chunk_last = min(chunk_first + CHUNK_KEYS, total);
+        uint first_split = splits[chunk];
+        low = max(low, first_split);
+        high = min(high, first_split + (diagonal - chunk_first));
+        if (chunk_last < total)
+            high = min(high, splits[chunk + 1u]);
+        high = max(high, low);
     }
-    uvec2 found = find_splits(diagonal, a_base, a_count, b_count);
-    uint thread = gl_LocalInvocationID.x;
-    if (thread < 2u && chunk[thread] < params.group_count)
-        splits[chunk[thread]] = found[thread];
+    uint a_base = runs.base, b_base = runs.base + runs.a_count;
+    uint i = merge_path_search(low, high, a_base, b_base + diagonal - 1u);
+    uint j = diagonal - i;
+    uint outputs = min(REGISTERS, total - diagonal);
+    // Memory indices of A[i] and B[j] clamped into their runs (B may be empty:
+    // the last run of an odd count has no partner), so no read leaves the keys.
+    key_t key_a = load_key(keys[a_base + min(i, runs.a_count - 1u)]);
+    key_t key_b = load_key(keys[b_index_of(j, runs, b_base)]);
+#ifdef WITH_VALUES
+    uint value_a = values[a_base + min(i, runs.a_count - 1u)];
+    uint value_b = values[b_index_of(j, runs, b_base)];
+#endif
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        if (r < outputs) {
+            bool take_a = i < runs.a_count && (j >= runs.b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
+            uint out_index = runs.base + diagonal + r;
+            keys_out[out_index] = store_key(take_a ? key_a : key_b);
+#ifdef WITH_VALUES
+            values_out[out_index] = take_a ? value_a : value_b;
+#endif
+            // Refill the head that was taken, from inside its run (a read past a
+            // run's end is clamped and never used).
+            i += take_a ? 1u : 0u;
+            j += take_a ? 0u : 1u;
+            uint next = take_a ? a_base + min(i, runs.a_count - 1u) : b_index_of(j, runs, b_base);
+            key_t next_key = load_key(keys[next]);
+            key_a = take_a ? next_key : key_a;
+            key_b = take_a ? key_b : next_key;
+#ifdef WITH_VALUES
+            uint next_value = values[next];
+            value_a = take_a ? next_value : value_a;
+            value_b = take_a ? value_b : next_value;
+#endif
+        }
+    }
 }
 #else
+#ifdef VECTOR_IO
+// Keys (and values) [start, start + count) of the buffers into slots
+// slot_base + (k - start): the aligned 16-byte groups that cover them, one
+// group a thread at a time; the buffer's last group may be partial, and is
+// read one by one.
+void load_slice_vector(uint start, uint count, uint slot_base)
+{
+    if (count == 0u)
+        return;
+    uint end = start + count;
+    uint whole_groups = params.count / KEYS_PER_VECTOR;  // groups lying wholly inside the bound keys
+    for (uint g = start / KEYS_PER_VECTOR + gl_LocalInvocationID.x; g <= (end - 1u) / KEYS_PER_VECTOR;
+         g += gl_WorkGroupSize.x) {
+        uvec4 four = g < whole_groups ? keys4[g] : uvec4(0u);
+        [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
+            uint k = g * KEYS_PER_VECTOR + e;
+            if (k >= start && k < end)
+                chunk_keys[padded(slot_base + k - start)] = load_key(g < whole_groups ? vector_key(four, e) : keys[k]);
+        }
+    }
+#ifdef WITH_VALUES
+    uint whole_value_groups = params.count >> 2;
+    for (uint g = (start >> 2) + gl_LocalInvocationID.x; g <= (end - 1u) >> 2; g += gl_WorkGroupSize.x) {
+        uvec4 four = g < whole_value_groups ? values4[g] : uvec4(0u);
+        [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            uint k = g * 4u + e;
+            if (k >= start && k < end)
+                chunk_values[padded(slot_base + k - start)] = g < whole_value_groups ? four[e] : values[k];
+        }
+    }
+#endif
+}
+
+// Slots [0, slot_count) to KeysOut (and ValuesOut) from out_base on (a
+// multiple of four: a chunk's first key), 16 bytes a store where whole.
+void store_chunk_vector(uint out_base, uint slot_count)
+{
+    uint whole_groups = params.count / KEYS_PER_VECTOR;
+    for (uint slot = gl_LocalInvocationID.x * KEYS_PER_VECTOR; slot < slot_count;
+         slot += gl_WorkGroupSize.x * KEYS_PER_VECTOR) {
+        uint group = (out_base + slot) / KEYS_PER_VECTOR;
+        if (slot + KEYS_PER_VECTOR <= slot_count && group < whole_groups) {
+#ifdef KEY64
+            keys_out4[group] = key_vector(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]));
+#else
+            keys_out4[group] = uvec4(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]),
+                                     store_key(chunk_keys[padded(slot + 2u)]), store_key(chunk_keys[padded(slot + 3u)]));
+#endif
+        } else {
+            for (uint e = slot; e < min(slot + KEYS_PER_VECTOR, slot_count); ++e)
+                keys_out[out_base + e] = store_key(chunk_keys[padded(e)]);
+        }
+    }
+#ifdef WITH_VALUES
+    uint whole_value_groups = params.count >> 2;
+    for (uint slot = gl_LocalInvocationID.x * 4u; slot < slot_count; slot += gl_WorkGroupSize.x * 4u) {
+        uint group = (out_base + slot) >> 2;
+        if (slot + 4u <= slot_count && group < whole_value_groups) {
+            values_out4[group] = uvec4(chunk_values[padded(slot)], chunk_values[padded(slot + 1u)],
+                                       chunk_values[padded(slot + 2u)], chunk_values[padded(slot + 3u)]);
+        } else {
+            for (uint e = slot; e < min(slot + 4u, slot_count); ++e)
+                values_out[out_base + e] = chunk_values[padded(e)];
+        }
+    }
+#endif
+}
+#endif
+
 void main()
 {
     live_count = key_count();
@@ -210,14 +441,22 @@ void main()
     uint a_start = runs.base + a_first;
     uint b_start = runs.base + runs.a_count + (first - a_first);
 
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        uint i = r * threads + thread;
-        if (i < slot_count) {
-            uint index = i < a_count ? a_start + i : b_start + (i - a_count);
-            chunk_keys[padded(i)] = load_key(keys[index]);
-#ifdef WITH_VALUES
-            chunk_values[padded(i)] = values[index];
+#ifdef VECTOR_IO
+    if (params.vector_io != 0u) {
+        load_slice_vector(a_start, a_count, 0u);
+        load_slice_vector(b_start, slot_count - a_count, a_count);
+    } else
 #endif
+    {
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            uint i = r * threads + thread;
+            if (i < slot_count) {
+                uint index = i < a_count ? a_start + i : b_start + (i - a_count);
+                chunk_keys[padded(i)] = load_key(keys[index]);
+#ifdef WITH_VALUES
+                chunk_values[padded(i)] = values[index];
+#endif
+            }
         }
     }
     barrier();
@@ -268,6 +507,12 @@ void main()
         }
     }
     barrier();
+#ifdef VECTOR_IO
+    if (params.vector_io != 0u) {
+        store_chunk_vector(runs.base + first, slot_count);
+        return;  // the last barrier is behind every thread
+    }
+#endif
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint slot = r * threads + thread;
         if (slot < slot_count) {

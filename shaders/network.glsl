@@ -29,11 +29,23 @@ layout(push_constant) uniform PassParams {
                        // time from word count_offset of the Count buffer, capped at count
     uint output_buffer; // tile kernels: 0 stores in place, 1 stores to KeysOut (and ValuesOut)
     uint splits_given;  // merge: 1 reads the splits of a split pass, 0 finds them itself
+    uint vector_io;     // merge: 1 when both sides' keys start 16-byte aligned (uvec4 views usable)
 } params;
 
+// A kernel that only reads the keys (the merges, the split pass) defines
+// KEYS_READONLY: readonly restrict lets the compiler serve the loads from the
+// first-level cache, where every split search's first probes and a merge's
+// neighbouring slices meet.
+#ifdef KEYS_READONLY
+layout(std430, binding = 0) readonly restrict buffer Keys { key_t keys[]; };
+#ifdef WITH_VALUES
+layout(std430, binding = 1) readonly restrict buffer Values { uint values[]; };
+#endif
+#else
 layout(std430, binding = 0) buffer Keys { key_t keys[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 1) buffer Values { uint values[]; };
+#endif
 #endif
 // Where a pass that does not work in place writes: the tile sort before an odd
 // number of merges, and every merge (they ping-pong between the keys and scratch).
@@ -95,6 +107,7 @@ key_t store_key(key_t ordered)
 // Writes an ordered key (and its value) at memory index `index` of the pass's
 // output: in place, or to KeysOut when params.output_buffer says so (a uniform
 // branch rather than one binding aliased to the other).
+#ifndef KEYS_READONLY
 void store_result(uint index, key_t ordered, uint value)
 {
     if (params.output_buffer == 0u) {
@@ -109,6 +122,7 @@ void store_result(uint index, key_t ordered, uint value)
 #endif
     }
 }
+#endif
 
 key_t reg_keys[REGISTERS];
 #ifdef WITH_VALUES

@@ -293,7 +293,11 @@ int main(void)
     run_all(&t, &vulkan, "vulkan");
     vulkan.tile_keys = 64;
     vulkan.max_strides_per_global_pass = 2;
+    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     run_all(&t, &vulkan, "vulkan, 64-key tile");
+    /* Both merge kernels, whichever the device's default is. */
+    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+    run_all(&t, &vulkan, "vulkan, 64-key tile, direct merge");
     TEST_CHECK(&t, printed == 0, "no validation message");
     return test_finish(&t);
 }

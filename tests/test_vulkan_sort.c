@@ -155,6 +155,29 @@ int main(void)
     desc.merge_chunk_keys = 64;
     desc.merge_keys_per_thread = 2;
     run_suite(&t, &desc, "256-key tile, 64-key merge chunks", max_log < 14 ? max_log : 14);
+    /* The same shapes with the other merge kernels: without shared memory, and
+     * both with a split pass before every merge. */
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+    run_suite(&t, &desc, "256-key tile, 64-key merge chunks, direct merge", max_log < 14 ? max_log : 14);
+    desc.merge_split_pass_min_chunks = 1;
+    desc.merge_keys_per_thread = 4;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, direct merge, split passes", max_log < 14 ? max_log : 14);
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, shared merge, split passes", max_log < 14 ? max_log : 14);
+    desc.tile_keys = 32;
+    desc.max_strides_per_global_pass = 2;
+    desc.merge_chunk_keys = 2;
+    desc.merge_keys_per_thread = 0;
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+    run_suite(&t, &desc, "32-key tile, 2-key chunks, direct merge, split passes", max_log < 11 ? max_log : 11);
+    desc.merge_split_pass_min_chunks = 0;
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    run_suite(&t, &desc, "32-key tile, 2-key merge chunks, shared merge", max_log < 11 ? max_log : 11);
+    desc.merge_scalar_io = true;  /* every suite else moves 32-bit keys four at a time in merges */
+    run_suite(&t, &desc, "32-key tile, 2-key merge chunks, scalar loads", max_log < 11 ? max_log : 11);
+    desc.merge_scalar_io = false;
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
+    desc.max_strides_per_global_pass = 5;
     desc.merge_chunk_keys = 0;
     desc.merge_keys_per_thread = 0;
     desc.tile_keys = 1024;

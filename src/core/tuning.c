@@ -23,6 +23,14 @@
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
+/* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
+ * is the latency of one workgroup's tile sort plus about 10 µs a merge level
+ * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
+ * sooner, and the merge without shared memory needs no split search of the
+ * workgroup before its threads start. */
+#define SMALL_TILE_KEYS 4096u
+#define SMALL_TILE_KEYS_PER_THREAD 8u
+#define SMALL_SORT_MAX_KEYS (1u << 17)
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
@@ -64,6 +72,16 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
     return false;
 }
 
+bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, bitonic_tuning *out,
+                                 uint64_t *out_max_keys)
+{
+    if (!bitonic_tuning_derive(limits, bytes_per_key, SMALL_TILE_KEYS, SMALL_TILE_KEYS_PER_THREAD, 0, out))
+        return false;
+    out->merge_direct = true;
+    *out_max_keys = SMALL_SORT_MAX_KEYS;
+    return true;
+}
+
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                            uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out)
 {
@@ -94,6 +112,8 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     out->tile_log = tile_log;
     out->tile_register_log = min_u32(preferred_register_log, tile_log);
     out->tile_uses_shuffle = false;
+    out->merge_direct = false;
+    out->merge_vector_io = true;
     /* With shuffles, strides below keys-per-thread x subgroup need no shared
      * memory; the kernel wants whole subgroups and every shared-memory step group
      * inside the tile (2 x register_log + log2(subgroup) <= tile_log). Fewer keys

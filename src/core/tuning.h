@@ -32,12 +32,25 @@ typedef struct bitonic_tuning {
     /* From this many merge chunks up, a merge pass finds its splits in a pass of
      * its own first, instead of in every merge workgroup. */
     uint32_t merge_split_pass_min_chunks;
+    /* Merge from device memory without shared memory (merge_pass.comp built
+     * with DIRECT_MERGE) instead of staging the slices in shared memory. */
+    bool merge_direct;
+    /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
+     * two 64-bit keys) where the buffers are 16-byte aligned. */
+    bool merge_vector_io;
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows
  * is clamped. Returns false if the device cannot hold even a 2-key tile. */
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                            uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out);
+
+/* The tuning for small sorts of keys of bytes_per_key: a smaller tile with
+ * fewer keys a thread and the merge without shared memory, which the H100
+ * measured faster up to 2^17 keys (docs/PERFORMANCE.md, log entry 19). Writes
+ * the largest count it is for; false when the device cannot run it. */
+bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, bitonic_tuning *out,
+                                 uint64_t *out_max_keys);
 
 /* Sets the merge sizes of a derived tuning: the chunk and keys per thread
  * asked for (0: the preferred ones), cut to what the device and the tile allow. */

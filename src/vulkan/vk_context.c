@@ -310,6 +310,9 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .max_strides_per_global_pass = desc->max_strides_per_global_pass,
                                               .merge_chunk_keys = desc->merge_chunk_keys,
                                               .merge_keys_per_thread = desc->merge_keys_per_thread,
+                                              .merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks,
+                                              .merge_kernel = desc->merge_kernel,
+                                              .merge_scalar_io = desc->merge_scalar_io,
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE};

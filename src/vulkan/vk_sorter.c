@@ -13,8 +13,9 @@
 #include "schedule.h"
 #include "vk_internal.h"
 
-/* Pipelines for 32- and 64-bit keys, each with and without values. */
-enum { KEYS32 = 0, PAIRS32 = 1, KEYS64 = 2, PAIRS64 = 3, VARIANT_COUNT = 4 };
+/* Pipelines for 32- and 64-bit keys, each with and without values, and a
+ * second set for small sorts of 32-bit keys (bitonic_tuning_derive_small). */
+enum { KEYS32 = 0, PAIRS32 = 1, KEYS64 = 2, PAIRS64 = 3, KEYS32_SMALL = 4, VARIANT_COUNT = 5 };
 
 static int variant_index(bool key64, bool with_values)
 {
@@ -39,6 +40,7 @@ typedef struct pass_push_constants {
     uint32_t count_offset;
     uint32_t output_buffer;
     uint32_t splits_given;
+    uint32_t vector_io;
 } pass_push_constants;
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -50,9 +52,20 @@ enum {
     KEYS_OUT_BINDING = 3,
     VALUES_OUT_BINDING = 4,
     SPLITS_BINDING = 5,
-    MAX_SORT_BINDINGS = 6,
+    KEYS_VECTOR_BINDING = 6,      /* keys and values again, as uvec4 (merge_pass.comp) */
+    KEYS_OUT_VECTOR_BINDING = 7,
+    VALUES_VECTOR_BINDING = 8,
+    VALUES_OUT_VECTOR_BINDING = 9,
+    MAX_SORT_BINDINGS = 10,
 };
 #define NO_COUNT_BUFFER UINT32_MAX
+
+/* The bindings that only pipelines with values have. */
+static bool is_values_binding(uint32_t binding)
+{
+    return binding == VALUES_BINDING || binding == VALUES_OUT_BINDING || binding == VALUES_VECTOR_BINDING ||
+           binding == VALUES_OUT_VECTOR_BINDING;
+}
 
 typedef struct sorter_variant {
     bool available;                 /* 64-bit variants need shaderInt64 (enable_64bit_keys) */
@@ -85,6 +98,7 @@ struct bitonic_vulkan_sorter {
     uint64_t max_keys;
     VkDeviceSize storage_alignment;   /* minStorageBufferOffsetAlignment: scratch sections start on it */
     sorter_variant variants[VARIANT_COUNT];
+    uint64_t small_sort_max_keys;   /* 32-bit key sorts up to this count use KEYS32_SMALL (0: none) */
     VkDescriptorSetLayout search_set_layout;
     VkPipelineLayout search_pipeline_layout;
     VkPipeline search_pipeline;
@@ -175,6 +189,15 @@ bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, 
     }
 }
 
+bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64)
+{
+    switch (register_log) {
+        SPIRV_CASE(merge_direct, 1) SPIRV_CASE(merge_direct, 2) SPIRV_CASE(merge_direct, 3)
+        SPIRV_CASE(merge_direct, 4) SPIRV_CASE(merge_direct, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
                                 bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
                                 VkPipeline *out_pipeline)
@@ -215,7 +238,7 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     uint32_t binding_numbers[MAX_SORT_BINDINGS];
     uint32_t binding_count = 0;
     for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
-        if (with_values || (b != VALUES_BINDING && b != VALUES_OUT_BINDING))
+        if (with_values || !is_values_binding(b))
             binding_numbers[binding_count++] = b;
     VkDescriptorSetLayoutBinding bindings[MAX_SORT_BINDINGS];
     for (uint32_t i = 0; i < binding_count; ++i)
@@ -255,7 +278,9 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     uint32_t merge_constants[3] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes};
     if (result == VK_SUCCESS)
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
+                                 tuning->merge_direct
+                                     ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64)
+                                     : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
                                  merge_constants, 3, &variant->merge_pipeline);
     if (result == VK_SUCCESS)
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
@@ -337,7 +362,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         sorter->max_keys = (uint64_t)1 << 31;
 
     VkResult result = VK_SUCCESS;
-    for (int variant = 0; variant < VARIANT_COUNT && result == VK_SUCCESS; ++variant) {
+    for (int variant = 0; variant < KEYS32_SMALL && result == VK_SUCCESS; ++variant) {
         bool key64 = variant >= KEYS64, with_values = variant == PAIRS32 || variant == PAIRS64;
         if (key64 && !desc->enable_64bit_keys)
             continue;
@@ -353,8 +378,27 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+        if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
+            sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
+        if (desc->merge_scalar_io)
+            sorter->variants[variant].tuning.merge_vector_io = false;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, &sorter->variants[variant]);
         sorter->variants[variant].available = result == VK_SUCCESS;
+    }
+    /* Small sorts get their own shapes unless the caller chose shapes or a merge
+     * kernel: then every sort uses what was asked for. */
+    bool shapes_chosen = desc->tile_keys != 0 || desc->tile_keys_per_thread != 0 ||
+                         desc->max_strides_per_global_pass != 0 || desc->merge_chunk_keys != 0 ||
+                         desc->merge_keys_per_thread != 0 || desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
+    if (result == VK_SUCCESS && !shapes_chosen &&
+        bitonic_tuning_derive_small(&sorter->limits, 4u, &sorter->variants[KEYS32_SMALL].tuning,
+                                    &sorter->small_sort_max_keys)) {
+        if (desc->merge_split_pass_min_chunks != 0)
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+        result = create_variant(sorter, desc->pipeline_cache, false, false, &sorter->variants[KEYS32_SMALL]);
+        sorter->variants[KEYS32_SMALL].available = result == VK_SUCCESS;
+        if (result != VK_SUCCESS)
+            sorter->small_sort_max_keys = 0;
     }
     if (result == VK_SUCCESS)
         result = create_search_pipeline(sorter, desc->pipeline_cache);
@@ -453,7 +497,11 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         if (!variant->available)
             continue;
         char name[64];
-        const char *kind = v == PAIRS32 ? "+values" : v == KEYS64 ? " 64-bit" : v == PAIRS64 ? " 64-bit+values" : "";
+        const char *kind = v == PAIRS32        ? "+values"
+                           : v == KEYS64       ? " 64-bit"
+                           : v == PAIRS64      ? " 64-bit+values"
+                           : v == KEYS32_SMALL ? " small sorts"
+                                               : "";
         snprintf(name, sizeof name, "tile%s%s (%u keys/thread)", variant->tuning.tile_uses_shuffle ? " shuffle" : "",
                  kind, 1u << variant->tuning.tile_register_log);
         report_pipeline(sorter, variant->tile_pipeline, name, text, capacity, &used);
@@ -523,8 +571,10 @@ static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
     return (x + alignment - 1u) / alignment * alignment;
 }
 
+/* with_scratch: plan as if the caller gives scratch memory (the size query
+ * plans the sort that scratch will allow, before there is any). */
 static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                sort_plan *plan)
+                                bool with_scratch, sort_plan *plan)
 {
     if (!sorter || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
@@ -542,6 +592,11 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->row_log = 0;
     uint64_t virtual_count = info->count;
     bool rows = info->row_length != 0 && info->row_length < info->count;
+    /* Small merge sorts have shapes of their own; the network alone (no scratch)
+     * keeps the device's tile. */
+    if (plan->variant_number == KEYS32 && !rows && with_scratch &&
+        info->count <= sorter->small_sort_max_keys)
+        plan->variant_number = KEYS32_SMALL;
     if (rows) {
         if (info->count % info->row_length != 0)
             return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -562,7 +617,7 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->scratch_bytes = !plan->merge      ? 0
                           : plan->split_pass ? plan->scratch_splits_at + (VkDeviceSize)plan->chunk_count * 4u
                                              : plan->scratch_values_at + values_bytes;
-    if (info->scratch == VK_NULL_HANDLE)
+    if (!with_scratch)
         plan->merge = false;
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -588,13 +643,15 @@ VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sort
     bitonic_vulkan_sort_info asked = *info;
     asked.scratch = VK_NULL_HANDLE;
     asked.scratch_offset = 0;
-    return plan_sort(sorter, &asked, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
+    return plan_sort(sorter, &asked, true, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
 }
 
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info)
 {
     sort_plan plan;
-    return plan_sort(sorter, info, &plan) == BITONIC_SUCCESS ? plan.dispatch_count : 0;
+    return plan_sort(sorter, info, info && info->scratch != VK_NULL_HANDLE, &plan) == BITONIC_SUCCESS
+               ? plan.dispatch_count
+               : 0;
 }
 
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -603,7 +660,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     sort_plan plan;
-    bitonic_status planned = plan_sort(sorter, info, &plan);
+    bitonic_status planned = plan_sort(sorter, info, info && info->scratch != VK_NULL_HANDLE, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
     bool with_values = info->values != VK_NULL_HANDLE;
@@ -614,7 +671,9 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     /* Check every dispatch fits before recording anything. */
     uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
     uint32_t split_x = 0, split_y = 0;
-    if (plan.merge && plan.split_pass && !split_groups(sorter, (plan.chunk_count + 1u) / 2u, &split_x, &split_y))
+    uint32_t split_threads = variant->tuning.merge_workgroup_size;
+    if (plan.merge && plan.split_pass &&
+        !split_groups(sorter, (plan.chunk_count + split_threads - 1u) / split_threads, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
@@ -652,6 +711,11 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_splits_at,
                                                   (VkDeviceSize)plan.chunk_count * 4u};
         }
+        /* 16-byte views of keys and values need both sides to start 16-byte aligned. */
+        bool vector_io = variant->tuning.merge_vector_io && info->keys_offset % 16u == 0 &&
+                         (!with_values || info->values_offset % 16u == 0) &&
+                         (!plan.merge || (info->scratch_offset % 16u == 0 &&
+                                          (info->scratch_offset + plan.scratch_values_at) % 16u == 0));
         uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
         VkPipeline bound = VK_NULL_HANDLE;
@@ -670,11 +734,14 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                     [KEYS_BINDING] = side_keys[read_side], [VALUES_BINDING] = side_values[read_side],
                     [COUNT_BINDING] = count_binding,       [KEYS_OUT_BINDING] = side_keys[write_side],
                     [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = splits,
+                    [KEYS_VECTOR_BINDING] = side_keys[read_side], [KEYS_OUT_VECTOR_BINDING] = side_keys[write_side],
+                    [VALUES_VECTOR_BINDING] = side_values[read_side],
+                    [VALUES_OUT_VECTOR_BINDING] = side_values[write_side],
                 };
                 VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
                 uint32_t write_count = 0;
                 for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
-                    if (with_values || (b != VALUES_BINDING && b != VALUES_OUT_BINDING))
+                    if (with_values || !is_values_binding(b))
                         writes[write_count++] = (VkWriteDescriptorSet){
                             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
@@ -691,11 +758,12 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 .row_length = info->row_length,
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
+                .vector_io = vector_io ? 1u : 0u,
             };
             if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;
                 if (plan.split_pass) {
-                    /* Two chunks' splits per workgroup, then the merge that reads them. */
+                    /* One chunk's split a thread, then the merge that reads them. */
                     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->merge_split_pipeline);
                     bound = variant->merge_split_pipeline;
                     vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,

@@ -180,13 +180,23 @@ typedef struct measurement {
     double median_ms, min_ms;
     unsigned runs;
     bool verified;
+    /* Wall-clock span of the timed runs (Unix ms), for --batch-log: lets a
+     * script match each row with the GPU clock sampled meanwhile. */
+    double first_unix_ms, last_unix_ms;
 } measurement;
+
+static double unix_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
 
 static measurement summarize(double *times, unsigned runs, bool verified)
 {
     qsort(times, runs, sizeof *times, compare_double);
     double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
-    return (measurement){median, times[0], runs, verified};
+    return (measurement){median, times[0], runs, verified, 0.0, 0.0};
 }
 
 /* Sorts the scratch buffer back to back for CLOCK_WARMUP_MS of wall time. */
@@ -217,6 +227,7 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
                                                      : type == BENCH_TYPE_U64 ? BITONIC_KEY_U64
                                                                               : BITONIC_KEY_U32};
     bitonic_status status = times ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    double first_unix_ms = 0.0, last_unix_ms = 0.0;
     for (unsigned first = 0; first < total && status == BITONIC_SUCCESS; first += buffer_count) {
         unsigned batch = total - first < buffer_count ? total - first : buffer_count;
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
@@ -228,6 +239,8 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
         if (status == BITONIC_SUCCESS && scratch)
             status = warm_clocks(scratch);
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
+            if (first + b == WARMUP_RUNS)
+                first_unix_ms = unix_ms();
             bitonic_timing timing = {0};
             if (pairs)
                 status = bitonic_buffer_sort_pairs(buffers[b], n, &sort_options, &timing);
@@ -239,6 +252,7 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
             if (first + b >= WARMUP_RUNS)
                 times[first + b - WARMUP_RUNS] = timing.sort_ms;
         }
+        last_unix_ms = unix_ms();
         for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
             status = bitonic_buffer_download(buffers[b], keys, wide ? 2 * n : n);
             if (status == BITONIC_SUCCESS && pairs)
@@ -250,8 +264,11 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
                 verified = false;
         }
     }
-    if (status == BITONIC_SUCCESS)
+    if (status == BITONIC_SUCCESS) {
         *out = summarize(times, options->runs, verified);
+        out->first_unix_ms = first_unix_ms;
+        out->last_unix_ms = last_unix_ms;
+    }
     free(times);
     return status;
 }
@@ -294,8 +311,13 @@ static void print_profile(bitonic_buffer *scratch, bitonic_buffer *buffer, uint3
     printf("\n");
 }
 
-static void print_row(const bench_options *options, const char *impl, unsigned type, size_t n, const measurement *m)
+static void print_row(const bench_options *options, const char *impl, unsigned type, size_t n, const measurement *m,
+                      FILE *batch_log)
 {
+    if (batch_log && m->last_unix_ms > 0.0) {
+        fprintf(batch_log, "%s,%s,%zu,%.3f,%.3f\n", impl, type_name(type), n, m->first_unix_ms, m->last_unix_ms);
+        fflush(batch_log);
+    }
     if (options->csv)
         printf("%s,%s,%zu,%.6f,%.6f,%u,%d\n", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
                m->verified ? 1 : 0);
@@ -316,10 +338,20 @@ int bench_run(const bench_options *options)
                                  .max_strides_per_global_pass = options->max_steps,
                                  .pure_network = options->pure_network,
                                  .merge_chunk_keys = options->merge_chunk_keys,
-                                 .merge_keys_per_thread = options->merge_keys_per_thread};
+                                 .merge_keys_per_thread = options->merge_keys_per_thread,
+                                 .merge_split_pass_min_chunks = options->merge_split_min_chunks,
+                                 .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
+                                 .merge_scalar_io = options->merge_scalar_io};
+    FILE *batch_log = NULL;
+    if (options->batch_log_path && !(batch_log = fopen(options->batch_log_path, "a"))) {
+        fprintf(stderr, "bitonic: cannot open the batch log %s\n", options->batch_log_path);
+        return 1;
+    }
     bitonic_status status = bitonic_context_create(&desc, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
+        if (batch_log)
+            fclose(batch_log);
         return 1;
     }
     bitonic_context_info info;
@@ -352,6 +384,8 @@ int bench_run(const bench_options *options)
         status = bitonic_buffer_create(context, CLOCK_WARMUP_KEYS, &scratch);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot allocate %zu keys: %s\n", capacity, bitonic_status_string(status));
+        if (batch_log)
+            fclose(batch_log);
         for (unsigned b = 0; b < buffer_count; ++b)
             bitonic_buffer_destroy(buffers[b]);
         free(keys);
@@ -369,6 +403,12 @@ int bench_run(const bench_options *options)
                "G keys/s", "check");
     uint64_t seed = (uint64_t)time(NULL);
     int exit_code = 0;
+    /* A GPU coming from idle needs longer than one batch's warm-up: the first
+     * batch of a call ran at a low clock on the H100 (docs/PERFORMANCE.md, 19). */
+    if (scratch && (status = warm_clocks(scratch)) != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: warming the GPU failed: %s\n", bitonic_status_string(status));
+        exit_code = 1;
+    }
     for (unsigned log = options->min_log; log <= max_log && exit_code == 0; ++log) {
         /* 3 * 2^(log-2) lies between 2^(log-1) + 1 and 2^log: sizes in ascending order */
         size_t ordered[3] = {3u * ((size_t)1 << log) / 4u, (size_t)1 << log, ((size_t)1 << log) + 1u};
@@ -387,8 +427,7 @@ int bench_run(const bench_options *options)
                               info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu"
                               : options->pure_network             ? "bitonic_network"
                                                                   : "bitonic",
-                              type, n,
-                              &resident);
+                              type, n, &resident, batch_log);
                     if (!resident.verified)
                         exit_code = 1;
                 }
@@ -398,7 +437,7 @@ int bench_run(const bench_options *options)
                 status = measure_end_to_end(context, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
                     print_row(options, options->pure_network ? "bitonic_network_e2e" : "bitonic_e2e", BENCH_TYPE_U32,
-                              n, &host);
+                              n, &host, NULL);
                     if (!host.verified)
                         exit_code = 1;
                 }
@@ -421,6 +460,8 @@ int bench_run(const bench_options *options)
     }
     if (exit_code != 0 && status == BITONIC_SUCCESS)
         fprintf(stderr, "bitonic: a sorted result was wrong\n");
+    if (batch_log)
+        fclose(batch_log);
     bitonic_buffer_destroy(scratch);
     for (unsigned b = 0; b < buffer_count; ++b)
         bitonic_buffer_destroy(buffers[b]);

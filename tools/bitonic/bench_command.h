@@ -20,8 +20,14 @@ typedef struct bench_options {
     unsigned types;              /* BENCH_TYPE_* bits: which kinds of sort to time */
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
-    bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
-    unsigned gles_layout;        /* --device gles: a bitonic_gles_layout, 0 = automatic */
+    unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
+    int merge_kernel;              /* bitonic_merge_kernel */
+    bool merge_scalar_io;          /* merges move one key at a time */
+    bool pure_network;             /* the bitonic network alone (impl "bitonic_network"), no merge passes */
+    /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so
+     * the GPU clock sampled meanwhile can be matched to each row. */
+    const char *batch_log_path;
+    unsigned gles_layout;          /* --device gles: a bitonic_gles_layout, 0 = automatic */
 } bench_options;
 
 enum {

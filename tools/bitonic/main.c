@@ -24,7 +24,8 @@ static void usage(FILE *out)
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
-          "                     [--merge-chunk N] [--merge-keys-per-thread K]\n"
+          "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
+          "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
           "SEL: cpu, vulkan, gles (OpenGL ES fragment passes through EGL), a Vulkan device\n"
           "index, or part of a device name (default: the BITONIC_DEVICE environment variable,\n"
@@ -295,12 +296,27 @@ int main(int argc, char **argv)
             bench.end_to_end = false;
         } else if (strcmp(arg, "--validation") == 0) {
             bench.validation = true;
+        } else if (strcmp(arg, "--merge-kernel") == 0 && value) {
+            if (strcmp(value, "shared") == 0) {
+                bench.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+            } else if (strcmp(value, "direct") == 0) {
+                bench.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+            } else {
+                fprintf(stderr, "bitonic: --merge-kernel wants shared or direct, not '%s'\n", value);
+                return 2;
+            }
+            ++i;
+        } else if (strcmp(arg, "--merge-scalar-io") == 0) {
+            bench.merge_scalar_io = true;
+        } else if (strcmp(arg, "--batch-log") == 0 && value) {
+            bench.batch_log_path = value;
+            ++i;
         } else if (strcmp(arg, "--network") == 0) {
             bench.pure_network = true;
         } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
                     strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0 ||
                     strcmp(arg, "--keys-per-thread") == 0 || strcmp(arg, "--merge-chunk") == 0 ||
-                    strcmp(arg, "--merge-keys-per-thread") == 0) &&
+                    strcmp(arg, "--merge-keys-per-thread") == 0 || strcmp(arg, "--merge-split-min-chunks") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -309,10 +325,12 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--max-steps") == 0 ? &bench.max_steps
                                : strcmp(arg, "--merge-chunk") == 0 ? &bench.merge_chunk_keys
                                : strcmp(arg, "--merge-keys-per-thread") == 0 ? &bench.merge_keys_per_thread
+                               : strcmp(arg, "--merge-split-min-chunks") == 0 ? &bench.merge_split_min_chunks
                                                                  : &bench.keys_per_thread;
             unsigned low = target == &bench.runs ? 10 : 1;
             unsigned high = target == &bench.runs        ? 1000
-                            : target == &bench.tile_keys || target == &bench.merge_chunk_keys ? (1u << 24)
+                            : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
+                                      target == &bench.merge_split_min_chunks ? (1u << 24)
                             : target == &bench.max_steps ? 5
                             : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ? 32
                                                          : 31;
