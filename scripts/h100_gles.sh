@@ -29,10 +29,11 @@ runs=${RUNS:-10}
 bitonic=${BITONIC:-build/tools/bitonic/bitonic}
 status=0
 
-# glvnd's libEGL.so.1 and libGLESv2.so.2: from carried .deb files (libglvnd0,
-# libegl1, libgles2 of Debian 12, in .gl/) when the machine lacks them.
-if ! ldconfig -p | grep -q 'libEGL.so.1 '; then
-  for f in .gl/libglvnd0_*.deb .gl/libegl1_*.deb .gl/libgles2_*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+# The carried .deb files (.gl/, as scripts/h100_run.sh unpacks them): the
+# Vulkan loader the tool links, and glvnd's libEGL.so.1 and libGLESv2.so.2
+# (libglvnd0, libegl1, libgles2 of Debian 12) where the machine lacks them.
+if [ -d .gl ]; then
+  for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
   ldconfig
 fi
 nvidia_vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
