@@ -43,6 +43,8 @@ typedef enum bitonic_status {
     BITONIC_ERROR_VALIDATION_LAYER_MISSING, /* validation was asked for but the layer is not installed */
     BITONIC_ERROR_DEVICE_LOST,
     BITONIC_ERROR_VULKAN,            /* any other Vulkan failure; see the context's last_vk_result */
+    BITONIC_ERROR_GLES_UNAVAILABLE,  /* no EGL display or OpenGL ES 3 context could be made (or none is current) */
+    BITONIC_ERROR_GL,                /* an OpenGL ES call failed (glGetError) */
 } bitonic_status;
 
 /* A short English sentence for a status; never NULL. */
@@ -69,6 +71,7 @@ typedef enum bitonic_key_type {
 typedef enum bitonic_backend {
     BITONIC_BACKEND_CPU = 0,     /* the plain C path */
     BITONIC_BACKEND_VULKAN = 1,
+    BITONIC_BACKEND_GLES = 2,    /* OpenGL ES 3 fragment-shader passes (bitonic_gles.h) */
 } bitonic_backend;
 
 /* Called with each validation-layer message when validation is on. */
@@ -87,7 +90,9 @@ typedef struct bitonic_context_desc {
      * (a CPU-only Vulkan driver such as lavapipe is never picked automatically).
      * "cpu": the plain C path. "vulkan": the first Vulkan device of any type, CPU
      * drivers included. A decimal number: that Vulkan device index (as `bitonic
-     * info` lists them). Anything else: the first Vulkan device whose name contains
+     * info` lists them). "gles": OpenGL ES 3 fragment-shader passes in a headless EGL
+     * context of the library's own (never picked automatically; see bitonic_gles.h).
+     * Anything else: the first Vulkan device whose name contains
      * it, ignoring case (for example "llvmpipe" or "H100"). */
     const char *device;
     /* Turn on the Khronos validation layer, synchronization validation included.
@@ -98,7 +103,9 @@ typedef struct bitonic_context_desc {
     void *message_user_data;
     /* Tuning overrides, 0 = derived from the device's limits. Tile keys must be a
      * power of two; a value above what the device allows is clamped. Tests use
-     * small tiles to exercise the global passes at small sizes. */
+     * small tiles to exercise the global passes at small sizes. On the GLES
+     * backend max_strides_per_global_pass is the steps one draw runs (1..3,
+     * default 1). */
     uint32_t tile_keys;
     uint32_t tile_keys_per_thread;   /* a power of two, 2..32 */
     uint32_t max_strides_per_global_pass;
@@ -124,6 +131,10 @@ typedef struct bitonic_context_desc {
     bool capture_pipeline_statistics;
     /* Threads for the CPU path, 0 = all cores. */
     uint32_t cpu_threads;
+    /* The GLES backend's texture layout, a bitonic_gles_layout: 0 = automatic
+     * (one row while the keys fit in it), 1 = one row (N x 1), 2 = rows (W x H).
+     * With validation, the GLES backend checks glGetError after every draw. */
+    uint32_t gles_layout;
 } bitonic_context_desc;
 
 typedef struct bitonic_context bitonic_context;
@@ -148,6 +159,8 @@ typedef struct bitonic_context_info {
     double timestamp_period_ns;      /* 0 when the device has no compute timestamps */
     uint64_t validation_messages;    /* messages seen so far (0 unless validation is on) */
     int32_t last_vk_result;          /* the last failing VkResult, 0 if none */
+    uint32_t gles_max_texture_size;  /* GLES: the largest texture side a sort uses; 0 elsewhere */
+    bool gles_timer_query;           /* GLES: timings come from GL timer queries, not glFinish wall time */
 } bitonic_context_info;
 
 bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);

@@ -10,6 +10,8 @@ for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64; d
   cp build/tests/test_$t build-h100/tests/
 done
 cp build/tests/api_tour build-h100/tests/
+# The GLES backend's test and example, when the build has them (scripts/h100_gles.sh).
+for t in test_gles gles_tour; do [ -x build/tests/$t ] && cp build/tests/$t build-h100/tests/; done
 [ -x build/cub_sort_bench ] && cp build/cub_sort_bench build-h100/
 [ -x build/apps/boids/bitonic-boids ] && cp build/apps/boids/bitonic-boids build-h100/apps/boids/
 strip build-h100/tests/* build-h100/tools/bitonic/bitonic build-h100/apps/boids/* 2>/dev/null || true

@@ -1,6 +1,11 @@
 # The command-line tool as a user meets it (tests/test_cli.py).
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  add_test(NAME cli COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.py $<TARGET_FILE:bitonic_cli>)
+  set(cli_backends "")
+  if(BITONIC_HAVE_GLES)
+    set(cli_backends gles)
+  endif()
+  add_test(NAME cli COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.py $<TARGET_FILE:bitonic_cli>
+           ${cli_backends})
   set_tests_properties(cli PROPERTIES TIMEOUT 600)
 endif()

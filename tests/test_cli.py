@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""test_cli.py BITONIC: the `bitonic` tool as a user meets it. Sorts raw and
-.npy files on the CPU path and on the first Vulkan device (lavapipe here), and
-checks that bad input gets one clear line on stderr, a non-zero exit, and no
-output file (an existing output is left untouched)."""
+"""test_cli.py BITONIC [gles]: the `bitonic` tool as a user meets it. Sorts raw
+and .npy files on the CPU path and on the first Vulkan device (lavapipe here),
+and with the argument gles (the library was built with its GLES backend) also
+on `--device gles`, whose output must equal the CPU's byte for byte for every
+key type; checks that bad input gets one clear line on stderr, a non-zero
+exit, and no output file (an existing output is left untouched)."""
 import os
 import random
 import struct
@@ -11,6 +13,7 @@ import sys
 import tempfile
 
 tool = sys.argv[1]
+devices = ("cpu", "vulkan", "gles") if sys.argv[2:] == ["gles"] else ("cpu", "vulkan")
 passed = failed = 0
 
 
@@ -46,7 +49,7 @@ with tempfile.TemporaryDirectory() as scratch:
     with open(path("keys.npy"), "wb") as f:
         f.write(npy_bytes("<u4", keys, "I"))
 
-    for device in ("cpu", "vulkan"):
+    for device in devices:
         r = run("sort", path("keys.bin"), path("out.bin"), "--device", device)
         check(r.returncode == 0, "raw sort on %s: %s" % (device, r.stderr))
         with open(path("out.bin"), "rb") as f:
@@ -83,7 +86,7 @@ with tempfile.TemporaryDirectory() as scratch:
     with open(path("longs.npy"), "wb") as f:
         f.write(npy_bytes("<i8", longs, "q"))
 
-    for device in ("cpu", "vulkan"):
+    for device in devices:
         r = run("sort", path("doubles.npy"), path("doubles_out.npy"), "--descending", "--device", device)
         header, got = read_npy("doubles_out.npy", "d")
         check(r.returncode == 0 and b"'<f8'" in header and got[0] != got[0] and got[1:] == [1e300, 2.5, 0.0, -0.0,
@@ -162,6 +165,41 @@ with tempfile.TemporaryDirectory() as scratch:
     r = run("bench", "--device", "vulkan", "--min-log", "10", "--max-log", "11", "--runs", "10", "--validation",
             "--types", "u32,pairs,u64")
     check(r.returncode == 0 and "WRONG" not in r.stdout, "bench on Vulkan with validation: " + r.stderr)
+
+    if "gles" in devices:
+        # Held-out inputs of every key type: the GLES output equals the CPU's, byte for byte.
+        specials = {"f": [float("nan"), -float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-40],
+                    "d": [float("nan"), -float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-310]}
+        for descr, fmt in (("<u4", "I"), ("<i4", "i"), ("<f4", "f"), ("<u8", "Q"), ("<i8", "q"), ("<f8", "d")):
+            wide = fmt in "Qqd"
+            raw = [rng.getrandbits(64 if wide else 32) for _ in range(3001)]
+            raw += raw[:50]  # duplicates
+            values = list(struct.unpack("<%d%s" % (len(raw), fmt), struct.pack("<%d%s" % (len(raw), "Q" if wide else "I"), *raw)))
+            values += specials.get(fmt, [])
+            with open(path("held.npy"), "wb") as f:
+                f.write(npy_bytes(descr, values, fmt))
+            for extra in ([], ["--descending"], ["--argsort"]):
+                outputs = []
+                for device in ("cpu", "gles"):
+                    r = run("sort", path("held.npy"), path("held_%s.npy" % device), "--device", device, *extra)
+                    check(r.returncode == 0, "held-out %s %s on %s: %s" % (descr, extra, device, r.stderr))
+                    with open(path("held_%s.npy" % device), "rb") as f:
+                        outputs.append(f.read())
+                check(outputs[0] == outputs[1], "held-out %s %s: gles equals the CPU" % (descr, extra))
+        r = run("info")
+        check(r.returncode == 0 and "OpenGL ES (device gles):" in r.stdout and "largest texture side" in r.stdout,
+              "info lists the GLES backend: " + r.stdout)
+        r = run("bench", "--device", "gles", "--min-log", "10", "--max-log", "12", "--runs", "10", "--csv",
+                "--validation", "--types", "u32,records", "--layout", "2d")
+        rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
+        check(r.returncode == 0 and len(rows) == 6 and all(row[-1] == "1" and row[6] == row[7] == row[8] for row in rows)
+              and {row[1] for row in rows} == {"u32", "rgba_f32"}, "bench on gles verifies, passes = formula: "
+              + r.stdout + r.stderr)
+        r = run("bench", "--device", "gles", "--min-log", "10", "--max-log", "11", "--runs", "10", "--csv",
+                "--types", "u32,records", "--max-steps", "3")
+        rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
+        check(r.returncode == 0 and len(rows) == 4 and all(row[-1] == "1" and row[5] == "3" and row[6] == row[8]
+              and int(row[6]) < int(row[7]) for row in rows), "bench on gles, 3 steps a draw: " + r.stdout + r.stderr)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -1,17 +1,22 @@
 /* context.c: the backend-neutral layer of the public API: status names, device
- * selection from the option or BITONIC_DEVICE, and the host calls, which go to
- * the Vulkan host layer or to the fast CPU sort. */
-#define _POSIX_C_SOURCE 200809L
+ * selection from the option or BITONIC_DEVICE, argument checks, and the calls
+ * built on a backend's sort (segments, stable pairs, argsort, records). It
+ * reaches the backends only through their tables (backend.h). */
 #include <ctype.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "context_internal.h"
-#include "fast_sort.h"
+#include "backend.h"
 #include "key_transform.h"
-#include "pair_sort.h"
+
+/* The backends in the order device selection tries them: the first whose
+ * accepts() takes the selector and whose create() succeeds wins; with the
+ * automatic selector a backend that finds no device passes to the next one. */
+static const bitonic_backend_ops *const backends[] = {
+    &bitonic_gles_backend,  /* only for the device "gles", so it goes before the Vulkan name match */
+    &bitonic_vulkan_backend,
+    &bitonic_cpu_backend,
+};
 
 const char *bitonic_status_string(bitonic_status status)
 {
@@ -27,6 +32,8 @@ const char *bitonic_status_string(bitonic_status status)
     case BITONIC_ERROR_VALIDATION_LAYER_MISSING: return "validation was requested but VK_LAYER_KHRONOS_validation is not installed";
     case BITONIC_ERROR_DEVICE_LOST: return "the Vulkan device was lost";
     case BITONIC_ERROR_VULKAN: return "a Vulkan call failed";
+    case BITONIC_ERROR_GLES_UNAVAILABLE: return "OpenGL ES 3 through EGL is unavailable (not built in, no EGL or GLES library, no ES 3 context, or none current)";
+    case BITONIC_ERROR_GL: return "an OpenGL ES call failed";
     }
     return "unknown status";
 }
@@ -70,17 +77,24 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
         device = getenv("BITONIC_DEVICE");
     bitonic_selector selector = bitonic_parse_selector(device);
 
-    context->backend = BITONIC_BACKEND_CPU;
-    if (selector.kind != BITONIC_SELECT_CPU) {
-        bitonic_status status = bitonic_vk_context_create(&context->desc, &selector, &context->vk);
+    bitonic_status status = BITONIC_ERROR_DEVICE_NOT_FOUND;
+    for (size_t b = 0; b < sizeof backends / sizeof backends[0]; ++b) {
+        if (!backends[b]->accepts(&selector))
+            continue;
+        status = backends[b]->create(&context->desc, &selector, &context->state);
+        if (status == BITONIC_SUCCESS) {
+            context->ops = backends[b];
+            context->backend = backends[b]->kind;
+            break;
+        }
         bool fall_back = selector.kind == BITONIC_SELECT_AUTO &&
                          (status == BITONIC_ERROR_DEVICE_NOT_FOUND || status == BITONIC_ERROR_VULKAN_UNAVAILABLE);
-        if (status == BITONIC_SUCCESS) {
-            context->backend = BITONIC_BACKEND_VULKAN;
-        } else if (!fall_back) {
-            free(context);
-            return status;
-        }
+        if (!fall_back)
+            break;
+    }
+    if (status != BITONIC_SUCCESS) {
+        free(context);
+        return status;
     }
     context->desc.device = NULL;  /* the caller's string need not outlive this call */
     *out_context = context;
@@ -91,8 +105,7 @@ void bitonic_context_destroy(bitonic_context *context)
 {
     if (!context)
         return;
-    bitonic_buffer_destroy(context->host_sort_buffer);
-    bitonic_vk_context_destroy(context->vk);
+    context->ops->destroy(context->state);
     free(context);
 }
 
@@ -102,14 +115,7 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
         return BITONIC_ERROR_INVALID_ARGUMENT;
     memset(out_info, 0, sizeof *out_info);
     out_info->backend = context->backend;
-    if (context->backend == BITONIC_BACKEND_VULKAN) {
-        bitonic_vk_context_fill_info(context->vk, out_info);
-        return BITONIC_SUCCESS;
-    }
-    bitonic_cpu_target target = bitonic_cpu_best_target();
-    snprintf(out_info->device_name, sizeof out_info->device_name, "CPU (%s)", bitonic_cpu_target_name(target));
-    out_info->vulkan_device_index = UINT32_MAX;
-    out_info->max_keys = SIZE_MAX / sizeof(uint32_t);
+    context->ops->fill_info(context->state, out_info);
     return BITONIC_SUCCESS;
 }
 
@@ -118,20 +124,15 @@ bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, c
     if (!context || !text || capacity == 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     text[0] = '\0';
-    if (context->backend != BITONIC_BACKEND_VULKAN)
+    if (!context->ops->pipeline_report)
         return BITONIC_ERROR_UNSUPPORTED;
-    return bitonic_vk_context_pipeline_report(context->vk, text, capacity);
+    return context->ops->pipeline_report(context->state, text, capacity);
 }
 
 static bool valid_options(const bitonic_sort_options *options)
 {
     return !options || ((options->order == BITONIC_ORDER_ASCENDING || options->order == BITONIC_ORDER_DESCENDING) &&
                         (unsigned)options->key_type <= (unsigned)BITONIC_KEY_F64);
-}
-
-static bool is_key64(const bitonic_sort_options *options)
-{
-    return options && options->key_type >= BITONIC_KEY_U64;
 }
 
 static size_t key_bytes(bitonic_key_type type)
@@ -162,68 +163,6 @@ static uint32_t order_xor(const bitonic_sort_request *request)
     return request->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-/* Keys on the CPU path: u32 goes straight to the fast sort; other types are
- * mapped to ordered bits, sorted ascending and mapped back. */
-static bitonic_status cpu_sort(const bitonic_context *context, uint32_t *keys, size_t count,
-                               const bitonic_sort_request *request, bitonic_timing *timing)
-{
-    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, context->desc.cpu_threads};
-    double start = now_ms();
-    bitonic_status status;
-    if (request->key_type == BITONIC_KEY_U32) {
-        status = bitonic_cpu_sort_u32(keys, count, request->order, &config);
-    } else {
-        uint32_t flip = order_xor(request);
-        bitonic_keys_to_ordered(keys, count, request->key_type, flip);
-        status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
-        bitonic_keys_from_ordered(keys, count, request->key_type, flip);
-    }
-    if (timing) {
-        timing->sort_ms = now_ms() - start;
-        timing->pass_count = 1;
-        if (timing->pass_ms && timing->pass_capacity > 0)
-            timing->pass_ms[0] = timing->sort_ms;
-    }
-    return status;
-}
-
-/* 64-bit keys on the CPU path: ordered bits, a radix sort, and back. */
-static bitonic_status cpu_sort64(uint64_t *keys, size_t count, const bitonic_sort_request *request)
-{
-    uint64_t *scratch = malloc(count * sizeof *scratch);
-    if (!scratch)
-        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-    bitonic_keys64_to_ordered(keys, count, request->key_type, flip);
-    bitonic_cpu_sort_u64(keys, scratch, count);
-    bitonic_keys64_from_ordered(keys, count, request->key_type, flip);
-    free(scratch);
-    return BITONIC_SUCCESS;
-}
-
-/* The host sort buffer, grown to at least count 32-bit words. */
-static bitonic_status host_sort_buffer(bitonic_context *context, size_t count, bitonic_buffer **out)
-{
-    bitonic_buffer *buffer = context->host_sort_buffer;
-    if (!buffer || buffer->capacity < count) {
-        bitonic_buffer_destroy(buffer);
-        context->host_sort_buffer = NULL;
-        bitonic_status status = bitonic_buffer_create(context, count, &buffer);
-        if (status != BITONIC_SUCCESS)
-            return status;
-        context->host_sort_buffer = buffer;
-    }
-    *out = buffer;
-    return BITONIC_SUCCESS;
-}
-
 bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
 {
     if (!context || (!keys && count > 0) || !valid_options(options))
@@ -231,13 +170,7 @@ bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, 
     if (count <= 1)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    if (context->backend == BITONIC_BACKEND_CPU)
-        return is_key64(options) ? cpu_sort64(keys, count, &request) : cpu_sort(context, keys, count, &request, NULL);
-    bitonic_buffer *buffer;
-    bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request.key_type), &buffer);
-    if (status != BITONIC_SUCCESS)
-        return status;
-    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
+    return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL);
 }
 
 bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
@@ -251,22 +184,18 @@ bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t ro
     if (row_length <= 1 || count <= 1)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    if (context->backend == BITONIC_BACKEND_CPU) {
+    if (!context->ops->batched_rows) {
+        size_t row_bytes = row_length * key_bytes(request.key_type);
         bitonic_status status = BITONIC_SUCCESS;
         for (size_t row = 0; row < row_count && status == BITONIC_SUCCESS; ++row)
-            status = is_key64(options) ? cpu_sort64((uint64_t *)keys + row * row_length, row_length, &request)
-                                       : cpu_sort(context, (uint32_t *)keys + row * row_length, row_length, &request,
-                                                  NULL);
+            status = context->ops->sort_host(context->state, (unsigned char *)keys + row * row_bytes, NULL,
+                                             row_length, &request, NULL);
         return status;
     }
     if (row_length >= UINT32_MAX || count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
     request.row_length = (uint32_t)row_length;
-    bitonic_buffer *buffer;
-    bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request.key_type), &buffer);
-    if (status != BITONIC_SUCCESS)
-        return status;
-    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
+    return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL);
 }
 
 /* Segments of one size class: those whose length rounds up to 2^size_log. They
@@ -340,7 +269,7 @@ bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const
         if (offsets[s + 1] < offsets[s])
             return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_sort_request request = request_of(options);
-    if (context->backend == BITONIC_BACKEND_CPU) {
+    if (!context->ops->batched_rows) {
         bitonic_status status = BITONIC_SUCCESS;
         for (size_t s = 0; s < segment_count && status == BITONIC_SUCCESS; ++s)
             status = bitonic_sort_rows(context, (unsigned char *)keys + offsets[s] * key_bytes(request.key_type), 1,
@@ -361,51 +290,11 @@ bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t
     return bitonic_sort(context, keys, count, options ? &typed : NULL);
 }
 
-/* Pairs on the CPU path: packed as (ordered key << 32 | value) and sorted as
- * 64-bit words, the order of the GPU's pair comparator. */
-static bitonic_status cpu_sort_pairs(void *keys, uint32_t *values, size_t count, const bitonic_sort_request *request)
-{
-    if (request->key_type >= BITONIC_KEY_U64) {
-        uint64_t *keys64 = keys, *scratch_keys = malloc(count * sizeof *scratch_keys);
-        uint32_t *scratch_values = malloc(count * sizeof *scratch_values);
-        bitonic_status status = scratch_keys && scratch_values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        if (status == BITONIC_SUCCESS) {
-            uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-            bitonic_keys64_to_ordered(keys64, count, request->key_type, flip);
-            bitonic_cpu_sort_pairs_u64(keys64, values, scratch_keys, scratch_values, count);
-            bitonic_keys64_from_ordered(keys64, count, request->key_type, flip);
-        }
-        free(scratch_keys);
-        free(scratch_values);
-        return status;
-    }
-    uint32_t *keys32 = keys;
-    uint64_t *words = malloc(2 * count * sizeof *words);
-    if (!words)
-        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t flip = order_xor(request);
-    for (size_t i = 0; i < count; ++i)
-        words[i] = (uint64_t)bitonic_ordered_from_key(keys32[i], request->key_type, flip) << 32 | values[i];
-    bitonic_cpu_sort_u64(words, words + count, count);
-    for (size_t i = 0; i < count; ++i) {
-        keys32[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
-        values[i] = (uint32_t)words[i];
-    }
-    free(words);
-    return BITONIC_SUCCESS;
-}
-
 /* Pairs ordered by (key, value), on whichever backend the context has. */
 static bitonic_status sort_pairs_by_value(bitonic_context *context, void *keys, uint32_t *values, size_t count,
                                           const bitonic_sort_request *request)
 {
-    if (context->backend == BITONIC_BACKEND_CPU)
-        return cpu_sort_pairs(keys, values, count, request);
-    bitonic_buffer *buffer;
-    bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request->key_type), &buffer);
-    if (status != BITONIC_SUCCESS)
-        return status;
-    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, values, count, request, NULL);
+    return context->ops->sort_host(context->state, keys, values, count, request, NULL);
 }
 
 /* Indices 0 .. count-1 sorted by their keys; keys end sorted. Ties keep index
@@ -518,39 +407,6 @@ bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size
     return status;
 }
 
-/* The first position in [0, count) whose ordered key is at least bound (or
- * above it when strictly_above): the CPU twin of shaders/search.comp. */
-static size_t partition_point(const uint32_t *keys, size_t count, uint32_t bound, bool strictly_above,
-                              const bitonic_sort_request *request)
-{
-    size_t low = 0, high = count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        uint32_t key = bitonic_ordered_from_key(keys[middle], request->key_type, order_xor(request));
-        if (strictly_above ? key <= bound : key < bound)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low;
-}
-
-static size_t partition_point64(const uint64_t *keys, size_t count, uint64_t bound, bool strictly_above,
-                                const bitonic_sort_request *request)
-{
-    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-    size_t low = 0, high = count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        uint64_t key = bitonic_ordered_from_key64(keys[middle], request->key_type, flip);
-        if (strictly_above ? key <= bound : key < bound)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low;
-}
-
 bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
                                     const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
                                     uint32_t *out_end, const bitonic_sort_options *options)
@@ -563,30 +419,12 @@ bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted
     if (query_count == 0)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    if (context->backend == BITONIC_BACKEND_VULKAN)
-        return bitonic_vk_search_host(context->vk, sorted_keys, count, lows, highs, query_count, out_first, out_end,
-                                      &request);
-    if (is_key64(options)) {
-        const uint64_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
-        uint64_t flip = request.order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-        for (size_t q = 0; q < query_count; ++q) {
-            out_first[q] = (uint32_t)partition_point64(
-                keys, count, bitonic_ordered_from_key64(low_keys[q], request.key_type, flip), false, &request);
-            out_end[q] = (uint32_t)partition_point64(
-                keys, count, bitonic_ordered_from_key64(high_keys[q], request.key_type, flip), true, &request);
-        }
-        return BITONIC_SUCCESS;
-    }
-    const uint32_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
-    uint32_t flip = order_xor(&request);
-    for (size_t q = 0; q < query_count; ++q) {
-        out_first[q] = (uint32_t)partition_point(
-            keys, count, bitonic_ordered_from_key(low_keys[q], request.key_type, flip), false, &request);
-        out_end[q] = (uint32_t)partition_point(
-            keys, count, bitonic_ordered_from_key(high_keys[q], request.key_type, flip), true, &request);
-    }
-    return BITONIC_SUCCESS;
+    if (!context->ops->search_host)
+        return BITONIC_ERROR_UNSUPPORTED;
+    return context->ops->search_host(context->state, sorted_keys, count, lows, highs, query_count, out_first,
+                                     out_end, &request);
 }
+
 
 bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer)
 {
@@ -600,15 +438,7 @@ bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_k
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     buffer->context = context;
     buffer->capacity = capacity_keys;
-    bitonic_status status = BITONIC_SUCCESS;
-    if (context->backend == BITONIC_BACKEND_CPU) {
-        if (capacity_keys > SIZE_MAX / sizeof(uint32_t))
-            status = BITONIC_ERROR_TOO_LARGE;
-        else if (!(buffer->host_keys = malloc(capacity_keys * sizeof(uint32_t))))
-            status = BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    } else {
-        status = bitonic_vk_buffer_create(context->vk, capacity_keys, &buffer->vk);
-    }
+    bitonic_status status = context->ops->buffer_create(context->state, capacity_keys, &buffer->state);
     if (status != BITONIC_SUCCESS) {
         free(buffer);
         return status;
@@ -621,10 +451,7 @@ void bitonic_buffer_destroy(bitonic_buffer *buffer)
 {
     if (!buffer)
         return;
-    if (buffer->vk)
-        bitonic_vk_buffer_destroy(buffer->context->vk, buffer->vk);
-    free(buffer->host_keys);
-    free(buffer->host_values);
+    buffer->context->ops->buffer_destroy(buffer->context->state, buffer->state);
     free(buffer);
 }
 
@@ -634,11 +461,7 @@ bitonic_status bitonic_buffer_upload(bitonic_buffer *buffer, const uint32_t *key
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
-    if (buffer->host_keys) {
-        memcpy(buffer->host_keys, keys, count * sizeof(uint32_t));
-        return BITONIC_SUCCESS;
-    }
-    return bitonic_vk_buffer_upload(buffer->context->vk, buffer->vk, keys, count);
+    return buffer->context->ops->buffer_upload(buffer->context->state, buffer->state, keys, count);
 }
 
 bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count)
@@ -647,11 +470,7 @@ bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, s
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
-    if (buffer->host_keys) {
-        memcpy(keys, buffer->host_keys, count * sizeof(uint32_t));
-        return BITONIC_SUCCESS;
-    }
-    return bitonic_vk_buffer_download(buffer->context->vk, buffer->vk, keys, count);
+    return buffer->context->ops->buffer_download(buffer->context->state, buffer->state, keys, count);
 }
 
 bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
@@ -662,16 +481,8 @@ bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const b
     bitonic_sort_request request = request_of(options);
     if (count > buffer->capacity / bitonic_key_words(request.key_type))
         return BITONIC_ERROR_INVALID_ARGUMENT;  /* a 64-bit key takes two words of the buffer */
-    if (buffer->host_keys && is_key64(options)) {
-        double start = now_ms();
-        bitonic_status status = cpu_sort64((uint64_t *)(void *)buffer->host_keys, count, &request);
-        if (out_timing)
-            *out_timing = (bitonic_timing){.sort_ms = now_ms() - start, .pass_count = 1};
-        return status;
-    }
-    if (buffer->host_keys)
-        return cpu_sort(buffer->context, buffer->host_keys, count, &request, out_timing);
-    return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, false, &request, out_timing);
+    return buffer->context->ops->buffer_sort(buffer->context->state, buffer->state, count, false, &request,
+                                             out_timing);
 }
 
 bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
@@ -683,29 +494,16 @@ bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count
     size_t count = row_count * row_length;
     if (count > buffer->capacity / bitonic_key_words(request.key_type))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (buffer->host_keys) {
-        double start = now_ms();
-        bitonic_status status = bitonic_sort_rows(buffer->context, buffer->host_keys, row_count, row_length, options);
-        if (out_timing)
-            *out_timing = (bitonic_timing){.sort_ms = now_ms() - start, .pass_count = 1};
-        return status;
-    }
-    if (row_length <= 1 || count <= 1) {
+    const bitonic_backend_ops *ops = buffer->context->ops;
+    if (ops->batched_rows && (row_length <= 1 || count <= 1)) {
         if (out_timing)
             *out_timing = (bitonic_timing){0};
         return BITONIC_SUCCESS;
     }
-    if (row_length >= UINT32_MAX || count >= UINT32_MAX)
+    if (row_length >= UINT32_MAX || (ops->batched_rows && count >= UINT32_MAX))
         return BITONIC_ERROR_TOO_LARGE;
     request.row_length = (uint32_t)row_length;
-    return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, false, &request, out_timing);
-}
-
-static bitonic_status ensure_host_values(bitonic_buffer *buffer)
-{
-    if (!buffer->host_values)
-        buffer->host_values = malloc(buffer->capacity * sizeof(uint32_t));
-    return buffer->host_values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    return ops->buffer_sort(buffer->context->state, buffer->state, count, false, &request, out_timing);
 }
 
 bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count)
@@ -714,12 +512,7 @@ bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
-    if (!buffer->host_keys)
-        return bitonic_vk_buffer_upload_values(buffer->context->vk, buffer->vk, values, count);
-    bitonic_status status = ensure_host_values(buffer);
-    if (status == BITONIC_SUCCESS)
-        memcpy(buffer->host_values, values, count * sizeof(uint32_t));
-    return status;
+    return buffer->context->ops->buffer_upload_values(buffer->context->state, buffer->state, values, count);
 }
 
 bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count)
@@ -728,12 +521,7 @@ bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
-    if (!buffer->host_keys)
-        return bitonic_vk_buffer_download_values(buffer->context->vk, buffer->vk, values, count);
-    bitonic_status status = ensure_host_values(buffer);
-    if (status == BITONIC_SUCCESS)
-        memcpy(values, buffer->host_values, count * sizeof(uint32_t));
-    return status;
+    return buffer->context->ops->buffer_download_values(buffer->context->state, buffer->state, values, count);
 }
 
 bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
@@ -741,20 +529,9 @@ bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, c
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (is_key64(options))
+    if (options && options->key_type >= BITONIC_KEY_U64)
         return BITONIC_ERROR_UNSUPPORTED;  /* resident buffers hold 32-bit keys */
     bitonic_sort_request request = request_of(options);
-    if (!buffer->host_keys)
-        return bitonic_vk_buffer_sort(buffer->context->vk, buffer->vk, count, true, &request, out_timing);
-    bitonic_status status = ensure_host_values(buffer);
-    double start = now_ms();
-    if (status == BITONIC_SUCCESS && count > 1)
-        status = cpu_sort_pairs(buffer->host_keys, buffer->host_values, count, &request);
-    if (out_timing) {
-        *out_timing = (bitonic_timing){.sort_ms = now_ms() - start, .pass_count = 1,
-                                       .pass_ms = out_timing->pass_ms, .pass_capacity = out_timing->pass_capacity};
-        if (out_timing->pass_ms && out_timing->pass_capacity > 0)
-            out_timing->pass_ms[0] = out_timing->sort_ms;
-    }
-    return status;
+    return buffer->context->ops->buffer_sort(buffer->context->state, buffer->state, count, true, &request,
+                                             out_timing);
 }

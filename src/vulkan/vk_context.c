@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "vk_host.h"
 #include "schedule.h"
 #include "vk_internal.h"
 

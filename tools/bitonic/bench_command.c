@@ -37,7 +37,7 @@ bool bench_parse_types(const char *text, unsigned *out_types)
         const char *name;
         unsigned bit;
     } names[] = {{"u32", BENCH_TYPE_U32}, {"f32", BENCH_TYPE_F32}, {"pairs", BENCH_TYPE_PAIRS}, {"u64", BENCH_TYPE_U64},
-                   {"rows", BENCH_TYPE_ROWS}};
+                   {"rows", BENCH_TYPE_ROWS}, {"records", BENCH_TYPE_RECORDS}};
     unsigned types = 0;
     while (text && *text) {
         size_t length = strcspn(text, ",");
@@ -328,6 +328,10 @@ static void print_row(const bench_options *options, const char *impl, unsigned t
 
 int bench_run(const bench_options *options)
 {
+#ifdef BITONIC_HAVE_GLES
+    if (options->device && strcmp(options->device, "gles") == 0)
+        return gles_bench_run(options);
+#endif
     bitonic_context *context;
     bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
                                  .tile_keys = options->tile_keys, .tile_keys_per_thread = options->keys_per_thread,

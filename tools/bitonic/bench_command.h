@@ -27,6 +27,7 @@ typedef struct bench_options {
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so
      * the GPU clock sampled meanwhile can be matched to each row. */
     const char *batch_log_path;
+    unsigned gles_layout;          /* --device gles: a bitonic_gles_layout, 0 = automatic */
 } bench_options;
 
 enum {
@@ -35,6 +36,7 @@ enum {
     BENCH_TYPE_PAIRS = 4u,       /* u32 keys with u32 values (the original indices) */
     BENCH_TYPE_U64 = 8u,         /* u64 keys */
     BENCH_TYPE_ROWS = 16u,       /* u32 keys as independent rows of BENCH_ROW_LENGTH */
+    BENCH_TYPE_RECORDS = 32u,    /* --device gles only: RGBA records (4 x u32) by component 0 as f32 */
 };
 
 #define BENCH_ROW_LENGTH 1024u
@@ -44,5 +46,9 @@ bool bench_parse_types(const char *text, unsigned *out_types);
 
 bench_options bench_default_options(void);
 int bench_run(const bench_options *options);
+
+/* `bench --device gles` (gles_bench.c, built with the GLES backend): u32 keys
+ * and RGBA records through the fragment-shader backend. */
+int gles_bench_run(const bench_options *options);
 
 #endif /* BITONIC_BENCH_COMMAND_H */

@@ -27,8 +27,12 @@ static void usage(FILE *out)
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
-          "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
-          "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
+          "SEL: cpu, vulkan, gles (OpenGL ES fragment passes through EGL), a Vulkan device\n"
+          "index, or part of a device name (default: the BITONIC_DEVICE environment variable,\n"
+          "else the first GPU, else the CPU; gles only when named).\n"
+          "bench --device gles: u32 keys and RGBA records (--types u32,records) up to 2^24,\n"
+          "GPU time of the draws, passes against the formula, [--layout auto|1d|2d],\n"
+          "[--max-steps S]: up to S (1..3) network steps a draw.\n",
           out);
 }
 
@@ -41,6 +45,33 @@ static const char *device_type_name(uint32_t type)
     case 4: return "CPU";
     default: return "other";
     }
+}
+
+static const char *backend_name(bitonic_backend backend)
+{
+    switch (backend) {
+    case BITONIC_BACKEND_VULKAN: return "Vulkan";
+    case BITONIC_BACKEND_GLES: return "OpenGL ES fragment passes";
+    default: return "CPU path";
+    }
+}
+
+/* The GLES backend is never chosen automatically, so it is listed on its own. */
+static void print_gles_info(void)
+{
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = "gles"}, &context);
+    if (status != BITONIC_SUCCESS) {
+        printf("OpenGL ES (device gles): %s\n", bitonic_status_string(status));
+        return;
+    }
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    printf("OpenGL ES (device gles): %s\n"
+           "  largest texture side %u, at most %" PRIu64 " keys per sort; GPU timer queries %s\n",
+           info.device_name, info.gles_max_texture_size, info.max_keys,
+           info.gles_timer_query ? "yes" : "no (glFinish wall time)");
+    bitonic_context_destroy(context);
 }
 
 static int command_info(const char *device, bool pipelines)
@@ -63,6 +94,7 @@ static int command_info(const char *device, bool pipelines)
                    d->max_storage_buffer_range);
         }
     }
+    print_gles_info();
     bitonic_context *context;
     status = bitonic_context_create(&(bitonic_context_desc){.device = device, .capture_pipeline_statistics = pipelines},
                                     &context);
@@ -72,7 +104,7 @@ static int command_info(const char *device, bool pipelines)
     }
     bitonic_context_info info;
     bitonic_context_get_info(context, &info);
-    printf("Chosen: %s (%s)\n", info.device_name, info.backend == BITONIC_BACKEND_VULKAN ? "Vulkan" : "CPU path");
+    printf("Chosen: %s (%s)\n", info.device_name, backend_name(info.backend));
     if (info.backend == BITONIC_BACKEND_VULKAN)
         printf("  tile %u keys = %u threads x %u keys (%s); up to %u steps per global pass; subgroup %u;\n"
                "  at most %" PRIu64 " keys per sort; timestamps %s\n",
@@ -238,7 +270,19 @@ int main(int argc, char **argv)
             ++i;
         } else if (strcmp(arg, "--types") == 0 && value) {
             if (!bench_parse_types(value, &bench.types)) {
-                fprintf(stderr, "bitonic: --types takes a list of u32, f32, pairs, u64 and rows, not '%s'\n", value);
+                fprintf(stderr, "bitonic: --types takes a list of u32, f32, pairs, u64, rows and records, not '%s'\n",
+                        value);
+                return 2;
+            }
+            ++i;
+        } else if (strcmp(arg, "--layout") == 0 && value) {
+            static const char *layouts[] = {"auto", "1d", "2d"};
+            bench.gles_layout = 3;
+            for (unsigned l = 0; l < 3; ++l)
+                if (strcmp(value, layouts[l]) == 0)
+                    bench.gles_layout = l;
+            if (bench.gles_layout == 3) {
+                fprintf(stderr, "bitonic: --layout is auto, 1d or 2d, not '%s'\n", value);
                 return 2;
             }
             ++i;

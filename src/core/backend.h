@@ -1,0 +1,58 @@
+/* backend.h: the one interface through which the core (src/core/context.c)
+ * reaches an executor. Each backend lives in its own folder (src/cpu,
+ * src/vulkan, ...) and exports one table of operations; context.c lists the
+ * tables in the order device selection tries them and never names a backend's
+ * functions. The public API validates its arguments before it calls a table, so
+ * the operations may assume non-NULL pointers and counts within capacity. */
+#ifndef BITONIC_BACKEND_H
+#define BITONIC_BACKEND_H
+
+#include "context_internal.h"
+
+typedef struct bitonic_backend_ops {
+    bitonic_backend kind;
+    /* Whether this backend takes the selector (a device string, parsed). */
+    bool (*accepts)(const bitonic_selector *selector);
+    /* Opens the device. With BITONIC_SELECT_AUTO, BITONIC_ERROR_DEVICE_NOT_FOUND
+     * or BITONIC_ERROR_VULKAN_UNAVAILABLE let the core try the next backend. */
+    bitonic_status (*create)(const bitonic_context_desc *desc, const bitonic_selector *selector, void **out_state);
+    void (*destroy)(void *state);
+    /* Fills the backend's part of the info (backend is already set, the rest zero). */
+    void (*fill_info)(const void *state, bitonic_context_info *info);
+    /* NULL: BITONIC_ERROR_UNSUPPORTED. */
+    bitonic_status (*pipeline_report)(const void *state, char *text, size_t capacity);
+
+    /* Sorts count keys (and the values, when values is non-NULL) in host memory:
+     * one array, or independent rows of request->row_length when it is non-zero.
+     * Pairs are ordered by (key, value). timing may be NULL. */
+    bitonic_status (*sort_host)(void *state, void *keys, uint32_t *values, size_t count,
+                                const bitonic_sort_request *request, bitonic_timing *timing);
+    /* true: rows and segments go to sort_host as batched rows (segments padded
+     * to a power of two per size class); false: the core sorts each row and each
+     * segment on its own as one array. */
+    bool batched_rows;
+    /* bitonic_search_range on keys already sorted (query_count > 0); NULL:
+     * BITONIC_ERROR_UNSUPPORTED. */
+    bitonic_status (*search_host)(void *state, const void *sorted_keys, size_t count, const void *lows,
+                                  const void *highs, size_t query_count, uint32_t *out_first, uint32_t *out_end,
+                                  const bitonic_sort_request *request);
+
+    /* Resident buffers of capacity 32-bit words (keys; values made on demand). */
+    bitonic_status (*buffer_create)(void *state, size_t capacity, void **out_buffer);
+    void (*buffer_destroy)(void *state, void *buffer);
+    bitonic_status (*buffer_upload)(void *state, void *buffer, const uint32_t *keys, size_t count);
+    bitonic_status (*buffer_download)(void *state, void *buffer, uint32_t *keys, size_t count);
+    bitonic_status (*buffer_upload_values)(void *state, void *buffer, const uint32_t *values, size_t count);
+    bitonic_status (*buffer_download_values)(void *state, void *buffer, uint32_t *values, size_t count);
+    /* Sorts the first count keys (with the values when with_values), one array or
+     * rows as in sort_host. */
+    bitonic_status (*buffer_sort)(void *state, void *buffer, size_t count, bool with_values,
+                                  const bitonic_sort_request *request, bitonic_timing *timing);
+} bitonic_backend_ops;
+
+/* The tables, one per backend folder. */
+extern const bitonic_backend_ops bitonic_cpu_backend;
+extern const bitonic_backend_ops bitonic_vulkan_backend;
+extern const bitonic_backend_ops bitonic_gles_backend;  /* src/gles, or its "not built" table */
+
+#endif /* BITONIC_BACKEND_H */

@@ -1,0 +1,329 @@
+/* cpu_backend.c: the plain C backend behind bitonic.h. Keys of every type are
+ * mapped to ordered bits (key_transform.h) and sorted by the fast CPU sort
+ * (fast_sort.h); pairs are packed as (ordered key << 32 | value) so that they
+ * come out in the GPU's pair order; resident buffers are host memory. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "fast_sort.h"
+#include "key_transform.h"
+#include "pair_sort.h"
+
+typedef struct cpu_state {
+    uint32_t threads;                /* bitonic_context_desc.cpu_threads, 0 = all cores */
+} cpu_state;
+
+typedef struct cpu_buffer {
+    size_t capacity;
+    uint32_t *keys;
+    uint32_t *values;                /* made on the first values upload or pair sort */
+} cpu_buffer;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static uint32_t order_xor(const bitonic_sort_request *request)
+{
+    return request->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
+}
+
+/* One sort of wall time ms as a timing: one pass. */
+static void single_pass_timing(bitonic_timing *timing, double ms)
+{
+    if (!timing)
+        return;
+    timing->sort_ms = ms;
+    timing->pass_count = 1;
+    if (timing->pass_ms && timing->pass_capacity > 0)
+        timing->pass_ms[0] = ms;
+}
+
+/* 32-bit keys: u32 goes straight to the fast sort; other types are mapped to
+ * ordered bits, sorted ascending and mapped back. */
+static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t count,
+                               const bitonic_sort_request *request)
+{
+    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    if (request->key_type == BITONIC_KEY_U32)
+        return bitonic_cpu_sort_u32(keys, count, request->order, &config);
+    uint32_t flip = order_xor(request);
+    bitonic_keys_to_ordered(keys, count, request->key_type, flip);
+    bitonic_status status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
+    bitonic_keys_from_ordered(keys, count, request->key_type, flip);
+    return status;
+}
+
+/* 64-bit keys: ordered bits, a radix sort, and back. */
+static bitonic_status cpu_sort64(uint64_t *keys, size_t count, const bitonic_sort_request *request)
+{
+    uint64_t *scratch = malloc(count * sizeof *scratch);
+    if (!scratch)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    bitonic_keys64_to_ordered(keys, count, request->key_type, flip);
+    bitonic_cpu_sort_u64(keys, scratch, count);
+    bitonic_keys64_from_ordered(keys, count, request->key_type, flip);
+    free(scratch);
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status cpu_sort_any(const cpu_state *cpu, void *keys, size_t count, const bitonic_sort_request *request)
+{
+    if (request->key_type >= BITONIC_KEY_U64)
+        return cpu_sort64(keys, count, request);
+    return cpu_sort(cpu, keys, count, request);
+}
+
+/* Pairs: packed as (ordered key << 32 | value) and sorted as 64-bit words, the
+ * order of the GPU's pair comparator. */
+static bitonic_status cpu_sort_pairs(void *keys, uint32_t *values, size_t count, const bitonic_sort_request *request)
+{
+    if (request->key_type >= BITONIC_KEY_U64) {
+        uint64_t *keys64 = keys, *scratch_keys = malloc(count * sizeof *scratch_keys);
+        uint32_t *scratch_values = malloc(count * sizeof *scratch_values);
+        bitonic_status status = scratch_keys && scratch_values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        if (status == BITONIC_SUCCESS) {
+            uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+            bitonic_keys64_to_ordered(keys64, count, request->key_type, flip);
+            bitonic_cpu_sort_pairs_u64(keys64, values, scratch_keys, scratch_values, count);
+            bitonic_keys64_from_ordered(keys64, count, request->key_type, flip);
+        }
+        free(scratch_keys);
+        free(scratch_values);
+        return status;
+    }
+    uint32_t *keys32 = keys;
+    uint64_t *words = malloc(2 * count * sizeof *words);
+    if (!words)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t flip = order_xor(request);
+    for (size_t i = 0; i < count; ++i)
+        words[i] = (uint64_t)bitonic_ordered_from_key(keys32[i], request->key_type, flip) << 32 | values[i];
+    bitonic_cpu_sort_u64(words, words + count, count);
+    for (size_t i = 0; i < count; ++i) {
+        keys32[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
+        values[i] = (uint32_t)words[i];
+    }
+    free(words);
+    return BITONIC_SUCCESS;
+}
+
+/* Independent rows, each sorted on its own. */
+static bitonic_status cpu_sort_rows(const cpu_state *cpu, void *keys, size_t count,
+                                    const bitonic_sort_request *request)
+{
+    size_t row_length = request->row_length, row_bytes = row_length * bitonic_key_words(request->key_type) * 4u;
+    if (row_length <= 1 || count <= 1)
+        return BITONIC_SUCCESS;
+    bitonic_status status = BITONIC_SUCCESS;
+    for (size_t row = 0; row < count / row_length && status == BITONIC_SUCCESS; ++row)
+        status = cpu_sort_any(cpu, (unsigned char *)keys + row * row_bytes, row_length, request);
+    return status;
+}
+
+static bitonic_status cpu_sort_host(void *state, void *keys, uint32_t *values, size_t count,
+                                    const bitonic_sort_request *request, bitonic_timing *timing)
+{
+    const cpu_state *cpu = state;
+    double start = now_ms();
+    bitonic_status status;
+    if (values)
+        status = cpu_sort_pairs(keys, values, count, request);
+    else if (request->row_length)
+        status = cpu_sort_rows(cpu, keys, count, request);
+    else
+        status = cpu_sort_any(cpu, keys, count, request);
+    single_pass_timing(timing, now_ms() - start);
+    return status;
+}
+
+/* The first position in [0, count) whose ordered key is at least bound (or
+ * above it when strictly_above): the CPU twin of shaders/search.comp. */
+static size_t partition_point(const uint32_t *keys, size_t count, uint32_t bound, bool strictly_above,
+                              const bitonic_sort_request *request)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        uint32_t key = bitonic_ordered_from_key(keys[middle], request->key_type, order_xor(request));
+        if (strictly_above ? key <= bound : key < bound)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+static size_t partition_point64(const uint64_t *keys, size_t count, uint64_t bound, bool strictly_above,
+                                const bitonic_sort_request *request)
+{
+    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        uint64_t key = bitonic_ordered_from_key64(keys[middle], request->key_type, flip);
+        if (strictly_above ? key <= bound : key < bound)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+static bitonic_status cpu_search_host(void *state, const void *sorted_keys, size_t count, const void *lows,
+                                      const void *highs, size_t query_count, uint32_t *out_first, uint32_t *out_end,
+                                      const bitonic_sort_request *request)
+{
+    if (request->key_type >= BITONIC_KEY_U64) {
+        const uint64_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
+        uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        for (size_t q = 0; q < query_count; ++q) {
+            out_first[q] = (uint32_t)partition_point64(
+                keys, count, bitonic_ordered_from_key64(low_keys[q], request->key_type, flip), false, request);
+            out_end[q] = (uint32_t)partition_point64(
+                keys, count, bitonic_ordered_from_key64(high_keys[q], request->key_type, flip), true, request);
+        }
+        return BITONIC_SUCCESS;
+    }
+    const uint32_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
+    uint32_t flip = order_xor(request);
+    for (size_t q = 0; q < query_count; ++q) {
+        out_first[q] = (uint32_t)partition_point(
+            keys, count, bitonic_ordered_from_key(low_keys[q], request->key_type, flip), false, request);
+        out_end[q] = (uint32_t)partition_point(
+            keys, count, bitonic_ordered_from_key(high_keys[q], request->key_type, flip), true, request);
+    }
+    return BITONIC_SUCCESS;
+}
+
+static bool cpu_accepts(const bitonic_selector *selector)
+{
+    return selector->kind == BITONIC_SELECT_AUTO || selector->kind == BITONIC_SELECT_CPU;
+}
+
+static bitonic_status cpu_create(const bitonic_context_desc *desc, const bitonic_selector *selector, void **out_state)
+{
+    cpu_state *cpu = calloc(1, sizeof *cpu);
+    if (!cpu)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    cpu->threads = desc->cpu_threads;
+    *out_state = cpu;
+    return BITONIC_SUCCESS;
+}
+
+static void cpu_destroy(void *state)
+{
+    free(state);
+}
+
+static void cpu_fill_info(const void *state, bitonic_context_info *info)
+{
+    bitonic_cpu_target target = bitonic_cpu_best_target();
+    snprintf(info->device_name, sizeof info->device_name, "CPU (%s)", bitonic_cpu_target_name(target));
+    info->vulkan_device_index = UINT32_MAX;
+    info->max_keys = SIZE_MAX / sizeof(uint32_t);
+}
+
+static bitonic_status cpu_buffer_create(void *state, size_t capacity, void **out_buffer)
+{
+    if (capacity > SIZE_MAX / sizeof(uint32_t))
+        return BITONIC_ERROR_TOO_LARGE;
+    cpu_buffer *buffer = calloc(1, sizeof *buffer);
+    if (!buffer)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    buffer->capacity = capacity;
+    if (!(buffer->keys = malloc(capacity * sizeof(uint32_t)))) {
+        free(buffer);
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    *out_buffer = buffer;
+    return BITONIC_SUCCESS;
+}
+
+static void cpu_buffer_destroy(void *state, void *buffer_state)
+{
+    cpu_buffer *buffer = buffer_state;
+    free(buffer->keys);
+    free(buffer->values);
+    free(buffer);
+}
+
+static bitonic_status ensure_values(cpu_buffer *buffer)
+{
+    if (!buffer->values)
+        buffer->values = malloc(buffer->capacity * sizeof(uint32_t));
+    return buffer->values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static bitonic_status cpu_buffer_upload(void *state, void *buffer_state, const uint32_t *keys, size_t count)
+{
+    cpu_buffer *buffer = buffer_state;
+    memcpy(buffer->keys, keys, count * sizeof(uint32_t));
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status cpu_buffer_download(void *state, void *buffer_state, uint32_t *keys, size_t count)
+{
+    cpu_buffer *buffer = buffer_state;
+    memcpy(keys, buffer->keys, count * sizeof(uint32_t));
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status cpu_buffer_upload_values(void *state, void *buffer_state, const uint32_t *values, size_t count)
+{
+    cpu_buffer *buffer = buffer_state;
+    bitonic_status status = ensure_values(buffer);
+    if (status == BITONIC_SUCCESS)
+        memcpy(buffer->values, values, count * sizeof(uint32_t));
+    return status;
+}
+
+static bitonic_status cpu_buffer_download_values(void *state, void *buffer_state, uint32_t *values, size_t count)
+{
+    cpu_buffer *buffer = buffer_state;
+    bitonic_status status = ensure_values(buffer);
+    if (status == BITONIC_SUCCESS)
+        memcpy(values, buffer->values, count * sizeof(uint32_t));
+    return status;
+}
+
+static bitonic_status cpu_buffer_sort(void *state, void *buffer_state, size_t count, bool with_values,
+                                      const bitonic_sort_request *request, bitonic_timing *timing)
+{
+    cpu_buffer *buffer = buffer_state;
+    if (!with_values)
+        return cpu_sort_host(state, buffer->keys, NULL, count, request, timing);
+    bitonic_status status = ensure_values(buffer);
+    double start = now_ms();
+    if (status == BITONIC_SUCCESS && count > 1)
+        status = cpu_sort_pairs(buffer->keys, buffer->values, count, request);
+    single_pass_timing(timing, now_ms() - start);
+    return status;
+}
+
+const bitonic_backend_ops bitonic_cpu_backend = {
+    .kind = BITONIC_BACKEND_CPU,
+    .accepts = cpu_accepts,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .fill_info = cpu_fill_info,
+    .pipeline_report = NULL,
+    .sort_host = cpu_sort_host,
+    .batched_rows = false,
+    .search_host = cpu_search_host,
+    .buffer_create = cpu_buffer_create,
+    .buffer_destroy = cpu_buffer_destroy,
+    .buffer_upload = cpu_buffer_upload,
+    .buffer_download = cpu_buffer_download,
+    .buffer_upload_values = cpu_buffer_upload_values,
+    .buffer_download_values = cpu_buffer_download_values,
+    .buffer_sort = cpu_buffer_sort,
+};

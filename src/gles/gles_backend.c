@@ -1,0 +1,599 @@
+/* gles_backend.c: the GLES backend's host layer and table of operations
+ * (backend.h). It makes a headless OpenGL ES 3 context of its own through EGL
+ * (the surfaceless Mesa platform, then the EGL device platform, then the
+ * default display), and sorts host arrays by uploading them into an integer
+ * texture, running the network of gles_sorter.c and reading the texels back.
+ * Every call makes the library's context current and puts back whatever context
+ * the calling thread had, so it can sit beside a caller's own GL code. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "backend.h"
+#include "gles_internal.h"
+
+/* GL_EXT_disjoint_timer_query, from its specification (GLES2/gl2ext.h does not
+ * build beside GLES3/gl3.h). */
+#define GL_TIME_ELAPSED_EXT 0x88BF
+#define GL_GPU_DISJOINT_EXT 0x8FBB
+typedef void(GL_APIENTRYP PFNGLGETQUERYOBJECTUI64VEXTPROC)(GLuint id, GLenum pname, GLuint64 *params);
+
+typedef struct gles_state {
+    bitonic_egl egl;                 /* loaded at creation; GL's entry points are the sorter's */
+    EGLDisplay display;
+    EGLContext context;
+    EGLSurface surface;              /* EGL_NO_SURFACE with EGL_KHR_surfaceless_context, else a 1x1 pbuffer */
+    bitonic_gles_sorter *sorter;
+    bitonic_gles_layout layout;
+    uint32_t max_size;
+    /* GL_EXT_disjoint_timer_query: time the draws on the GPU. */
+    bool timer_query;
+    GLuint query;
+    PFNGLGETQUERYOBJECTUI64VEXTPROC get_query_u64;
+    char name[256];
+    /* The ping-pong textures of host sorts, remade when the size or format changes. */
+    GLuint textures[2];
+    GLenum texture_format;
+    uint32_t texture_width, texture_height;
+} gles_state;
+
+/* A resident buffer: host words, sorted through a texture on each sort (the
+ * texel format depends on the sort's key type and values, known only then). */
+typedef struct gles_buffer {
+    uint32_t *keys;
+    uint32_t *values;
+    size_t capacity;
+} gles_buffer;
+
+/* A first timed sort, so a timer query that measures something else is found
+ * (timed_network turns it off) before anyone reads the context's info. */
+static bitonic_status calibrate_timer(gles_state *gles);
+
+/* The calling thread's current EGL context, put back after each call. */
+typedef struct current_context {
+    EGLDisplay display;
+    EGLSurface draw, read;
+    EGLContext context;
+} current_context;
+
+static bool make_current(const gles_state *gles, current_context *previous)
+{
+    const bitonic_egl *egl = &gles->egl;
+    previous->display = egl->eglGetCurrentDisplay();
+    previous->draw = egl->eglGetCurrentSurface(EGL_DRAW);
+    previous->read = egl->eglGetCurrentSurface(EGL_READ);
+    previous->context = egl->eglGetCurrentContext();
+    return egl->eglMakeCurrent(gles->display, gles->surface, gles->surface, gles->context) == EGL_TRUE;
+}
+
+static void restore_current(const gles_state *gles, const current_context *previous)
+{
+    const bitonic_egl *egl = &gles->egl;
+    if (previous->context != EGL_NO_CONTEXT)
+        egl->eglMakeCurrent(previous->display, previous->draw, previous->read, previous->context);
+    else
+        egl->eglMakeCurrent(gles->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
+static bool has_extension(const char *list, const char *name)
+{
+    size_t length = strlen(name);
+    for (const char *at = list ? strstr(list, name) : NULL; at; at = strstr(at + length, name))
+        if ((at == list || at[-1] == ' ') && (at[length] == ' ' || at[length] == '\0'))
+            return true;
+    return false;
+}
+
+/* An ES 3 context on display, current on this thread. UNSUPPORTED when the
+ * display offers no ES 3 config or context; GLES_UNAVAILABLE when it does not
+ * initialise. */
+static bitonic_status open_display(gles_state *gles, EGLDisplay display)
+{
+    const bitonic_egl *egl = &gles->egl;
+    EGLint major = 0, minor = 0;
+    if (display == EGL_NO_DISPLAY || !egl->eglInitialize(display, &major, &minor))
+        return BITONIC_ERROR_GLES_UNAVAILABLE;
+    /* The display is never terminated: EGL displays are per process, and
+     * terminating one would pull the contexts of every other user of it. */
+    if (!egl->eglBindAPI(EGL_OPENGL_ES_API))
+        return BITONIC_ERROR_UNSUPPORTED;
+    const EGLint pbuffer_attributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
+                                         EGL_NONE};
+    const EGLint any_attributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE};
+    EGLConfig config;
+    EGLint config_count = 0;
+    bool pbuffer = egl->eglChooseConfig(display, pbuffer_attributes, &config, 1, &config_count) && config_count > 0;
+    if (!pbuffer && !(egl->eglChooseConfig(display, any_attributes, &config, 1, &config_count) && config_count > 0))
+        return BITONIC_ERROR_UNSUPPORTED;
+    const EGLint context_attributes[] = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE};
+    EGLContext context = egl->eglCreateContext(display, config, EGL_NO_CONTEXT, context_attributes);
+    if (context == EGL_NO_CONTEXT)
+        return BITONIC_ERROR_UNSUPPORTED;
+    EGLSurface surface = EGL_NO_SURFACE;
+    if (!has_extension(egl->eglQueryString(display, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context")) {
+        const EGLint size[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
+        surface = pbuffer ? egl->eglCreatePbufferSurface(display, config, size) : EGL_NO_SURFACE;
+        if (surface == EGL_NO_SURFACE) {
+            egl->eglDestroyContext(display, context);
+            return BITONIC_ERROR_UNSUPPORTED;
+        }
+    }
+    if (!egl->eglMakeCurrent(display, surface, surface, context)) {
+        if (surface != EGL_NO_SURFACE)
+            egl->eglDestroySurface(display, surface);
+        egl->eglDestroyContext(display, context);
+        return BITONIC_ERROR_UNSUPPORTED;
+    }
+    gles->display = display;
+    gles->context = context;
+    gles->surface = surface;
+    return BITONIC_SUCCESS;
+}
+
+/* Tries the platforms in order; the first display that gives an ES 3 context
+ * wins. A later failure does not hide an earlier, more telling one. */
+static bitonic_status open_any_display(gles_state *gles)
+{
+    const bitonic_egl *egl = &gles->egl;
+    const char *client = egl->eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)egl->eglGetProcAddress("eglGetPlatformDisplayEXT");
+    bitonic_status status = BITONIC_ERROR_GLES_UNAVAILABLE, tried;
+    if (get_platform_display && has_extension(client, "EGL_MESA_platform_surfaceless")) {
+        tried = open_display(gles, get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL));
+        if (tried == BITONIC_SUCCESS)
+            return tried;
+        status = status == BITONIC_ERROR_GLES_UNAVAILABLE ? tried : status;
+    }
+    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)egl->eglGetProcAddress("eglQueryDevicesEXT");
+    if (get_platform_display && query_devices && has_extension(client, "EGL_EXT_platform_device")) {
+        EGLDeviceEXT devices[16];
+        EGLint device_count = 0;
+        if (query_devices(16, devices, &device_count)) {
+            for (EGLint d = 0; d < device_count; ++d) {
+                tried = open_display(gles, get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[d], NULL));
+                if (tried == BITONIC_SUCCESS)
+                    return tried;
+                status = status == BITONIC_ERROR_GLES_UNAVAILABLE ? tried : status;
+            }
+        }
+    }
+    tried = open_display(gles, egl->eglGetDisplay(EGL_DEFAULT_DISPLAY));
+    if (tried == BITONIC_SUCCESS)
+        return tried;
+    return status == BITONIC_ERROR_GLES_UNAVAILABLE ? tried : status;
+}
+
+static void gles_destroy(void *opaque)
+{
+    gles_state *gles = opaque;
+    const bitonic_egl *egl = &gles->egl;
+    if (gles->context != EGL_NO_CONTEXT) {
+        current_context previous;
+        if (make_current(gles, &previous) && gles->sorter) {
+            const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+            gl->glDeleteTextures(2, gles->textures);
+            if (gles->query)
+                gl->glDeleteQueries(1, &gles->query);
+            bitonic_gles_sorter_destroy(gles->sorter);
+        }
+        restore_current(gles, &previous);
+        if (gles->surface != EGL_NO_SURFACE)
+            egl->eglDestroySurface(gles->display, gles->surface);
+        egl->eglDestroyContext(gles->display, gles->context);
+    }
+    bitonic_egl_unload(&gles->egl);
+    free(gles);
+}
+
+static bool gles_accepts(const bitonic_selector *selector)
+{
+    return selector->kind == BITONIC_SELECT_NAME && strcasecmp(selector->name, "gles") == 0;
+}
+
+static bitonic_status gles_create(const bitonic_context_desc *desc, const bitonic_selector *selector, void **out_state)
+{
+    if (desc->gles_layout > BITONIC_GLES_LAYOUT_2D)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    gles_state *gles = calloc(1, sizeof *gles);
+    if (!gles)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    gles->display = EGL_NO_DISPLAY;
+    gles->context = EGL_NO_CONTEXT;
+    gles->surface = EGL_NO_SURFACE;
+    gles->layout = (bitonic_gles_layout)desc->gles_layout;
+    bitonic_status status = bitonic_egl_load(&gles->egl);
+    if (status != BITONIC_SUCCESS) {
+        free(gles);
+        return status;
+    }
+    const bitonic_egl *egl = &gles->egl;
+    current_context previous = {egl->eglGetCurrentDisplay(), egl->eglGetCurrentSurface(EGL_DRAW),
+                                egl->eglGetCurrentSurface(EGL_READ), egl->eglGetCurrentContext()};
+    /* The tuning override of steps per global pass is the steps per draw here, clamped as elsewhere. */
+    uint32_t steps_per_draw = desc->max_strides_per_global_pass < BITONIC_GLES_MAX_STEPS_PER_DRAW
+                                  ? desc->max_strides_per_global_pass
+                                  : BITONIC_GLES_MAX_STEPS_PER_DRAW;
+    status = open_any_display(gles);
+    if (status == BITONIC_SUCCESS)
+        status = bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.check_every_pass = desc->validation,
+                                                                        .steps_per_draw = steps_per_draw},
+                                            &gles->sorter);
+    if (status == BITONIC_SUCCESS) {
+        const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+        gles->max_size = bitonic_gles_sorter_max_size(gles->sorter);
+        snprintf(gles->name, sizeof gles->name, "%s (%s)", (const char *)gl->glGetString(GL_RENDERER),
+                 (const char *)gl->glGetString(GL_VERSION));
+        const char *extensions = (const char *)gl->glGetString(GL_EXTENSIONS);
+        gles->get_query_u64 = (PFNGLGETQUERYOBJECTUI64VEXTPROC)egl->eglGetProcAddress("glGetQueryObjectui64vEXT");
+        gles->timer_query = has_extension(extensions, "GL_EXT_disjoint_timer_query") && gles->get_query_u64;
+        if (gles->timer_query)
+            gl->glGenQueries(1, &gles->query);
+        gl->glGenTextures(2, gles->textures);
+        if (gl->glGetError() != GL_NO_ERROR)
+            status = BITONIC_ERROR_GL;
+    }
+    if (status == BITONIC_SUCCESS && gles->timer_query)
+        status = calibrate_timer(gles);
+    if (gles->context != EGL_NO_CONTEXT)
+        restore_current(gles, &previous);
+    if (status != BITONIC_SUCCESS) {
+        gles_destroy(gles);
+        return status;
+    }
+    *out_state = gles;
+    return BITONIC_SUCCESS;
+}
+
+static void gles_fill_info(const void *opaque, bitonic_context_info *info)
+{
+    const gles_state *gles = opaque;
+    snprintf(info->device_name, sizeof info->device_name, "%s", gles->name);
+    info->vulkan_device_index = UINT32_MAX;
+    info->max_keys = (uint64_t)gles->max_size * gles->max_size;
+    info->gles_max_texture_size = gles->max_size;
+    info->gles_timer_query = gles->timer_query;
+}
+
+/* The host textures at this size and format (their old texels do not matter:
+ * every sort uploads all of its keys). */
+static bitonic_status ensure_textures(gles_state *gles, GLenum format, uint32_t width, uint32_t height)
+{
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+    if (gles->texture_format == format && gles->texture_width == width && gles->texture_height == height)
+        return BITONIC_SUCCESS;
+    gl->glDeleteTextures(2, gles->textures);
+    gl->glGenTextures(2, gles->textures);
+    for (int t = 0; t < 2; ++t) {
+        gl->glBindTexture(GL_TEXTURE_2D, gles->textures[t]);
+        gl->glTexStorage2D(GL_TEXTURE_2D, 1, format, (GLsizei)width, (GLsizei)height);
+    }
+    gl->glBindTexture(GL_TEXTURE_2D, 0);
+    GLenum error = gl->glGetError();
+    gles->texture_format = error == GL_NO_ERROR ? format : 0;
+    gles->texture_width = width;
+    gles->texture_height = height;
+    if (error == GL_OUT_OF_MEMORY)
+        return BITONIC_ERROR_OUT_OF_DEVICE_MEMORY;
+    return error == GL_NO_ERROR ? BITONIC_SUCCESS : BITONIC_ERROR_GL;
+}
+
+static GLenum pixel_format(uint32_t words)
+{
+    return words == 1 ? GL_RED_INTEGER : words == 2 ? GL_RG_INTEGER : GL_RGBA_INTEGER;
+}
+
+/* Texels (words each, packed) into the first count positions, row-major. */
+static void upload(const gles_state *gles, const uint32_t *texels, uint32_t words, uint32_t count, uint32_t width)
+{
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+    gl->glBindTexture(GL_TEXTURE_2D, gles->textures[0]);
+    gl->glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    gl->glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    uint32_t full_rows = count / width, rest = count % width;
+    if (full_rows > 0)
+        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)width, (GLsizei)full_rows, pixel_format(words),
+                        GL_UNSIGNED_INT, texels);
+    if (rest > 0)
+        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full_rows, (GLsizei)rest, 1, pixel_format(words), GL_UNSIGNED_INT,
+                        texels + (size_t)full_rows * width * words);
+    gl->glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+/* Reads the first count texels of texture back, words each, packed. ES 3.0
+ * always reads an unsigned integer target as RGBA_INTEGER / UNSIGNED_INT, so
+ * rows go through a staging block of four words a texel, a few rows at a time. */
+static bitonic_status download(const gles_state *gles, GLuint texture, uint32_t *texels, uint32_t words,
+                               uint32_t count, uint32_t width)
+{
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+    GLuint framebuffer = 0;
+    gl->glGenFramebuffers(1, &framebuffer);
+    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+    gl->glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    gl->glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    gl->glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    uint32_t rows_per_block = (1u << 20) / width > 0 ? (1u << 20) / width : 1u;
+    uint32_t *block = malloc((size_t)rows_per_block * width * 4u * sizeof *block);
+    bitonic_status status = block ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t rows = (count + width - 1u) / width;
+    for (uint32_t row = 0; row < rows && status == BITONIC_SUCCESS; row += rows_per_block) {
+        uint32_t block_rows = rows - row < rows_per_block ? rows - row : rows_per_block;
+        gl->glReadPixels(0, (GLint)row, (GLsizei)width, (GLsizei)block_rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, block);
+        if (gl->glGetError() != GL_NO_ERROR) {
+            status = BITONIC_ERROR_GL;
+            break;
+        }
+        size_t first = (size_t)row * width, end = first + (size_t)block_rows * width;
+        end = end < count ? end : count;
+        for (size_t i = first; i < end; ++i)
+            memcpy(texels + i * words, block + (i - first) * 4u, words * sizeof *texels);
+    }
+    free(block);
+    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    gl->glDeleteFramebuffers(1, &framebuffer);
+    return status;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* Runs the network on the uploaded texels and times the draws alone. */
+static bitonic_status timed_network(gles_state *gles, const bitonic_gles_sort_info *info, bool *in_other,
+                                    bitonic_timing *timing)
+{
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+    bitonic_gles_sort_result result;
+    if (!timing)
+        return bitonic_gles_run_network(gles->sorter, info, gles->textures[1], in_other, &result);
+    gl->glFinish();  /* the upload is not part of the sort's time */
+    double start = now_ms();
+    if (gles->timer_query) {
+        gl->glGetIntegerv(GL_GPU_DISJOINT_EXT, &(GLint){0});  /* clears the disjoint flag */
+        gl->glBeginQuery(GL_TIME_ELAPSED_EXT, gles->query);
+    }
+    bitonic_status status = bitonic_gles_run_network(gles->sorter, info, gles->textures[1], in_other, &result);
+    if (gles->timer_query)
+        gl->glEndQuery(GL_TIME_ELAPSED_EXT);
+    gl->glFinish();
+    double wall_ms = now_ms() - start;
+    GLint disjoint = 0;
+    GLuint64 elapsed_ns = 0;
+    if (gles->timer_query) {
+        gles->get_query_u64(gles->query, GL_QUERY_RESULT, &elapsed_ns);
+        gl->glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
+    }
+    /* A disjoint period (a clock change, a context switch) spoils the query:
+     * the wall time of that run stands in for it. A query longer than the wall
+     * time around it is no elapsed time at all (llvmpipe in Mesa 22 answers
+     * with a timestamp): the driver's timer is not used again. */
+    double query_ms = (double)elapsed_ns * 1e-6;
+    if (gles->timer_query && !disjoint && query_ms > wall_ms * 1.01 + 0.01)
+        gles->timer_query = false;
+    timing->sort_ms = gles->timer_query && !disjoint ? query_ms : wall_ms;
+    timing->pass_count = result.draws;
+    if (timing->pass_ms && timing->pass_capacity > 0)
+        timing->pass_ms[0] = timing->sort_ms;  /* one time for all draws: they are not timed one by one */
+    if (status == BITONIC_SUCCESS && gl->glGetError() != GL_NO_ERROR)
+        status = BITONIC_ERROR_GL;
+    return status;
+}
+
+/* One sort of packed texels in host memory, in the library's context. */
+static bitonic_status sort_texels(gles_state *gles, uint32_t *texels, uint32_t count,
+                                  const bitonic_gles_sort_info *shape, bitonic_timing *timing)
+{
+    if (timing)
+        *timing = (bitonic_timing){.pass_ms = timing->pass_ms, .pass_capacity = timing->pass_capacity};
+    if (count <= 1)
+        return BITONIC_SUCCESS;
+    bitonic_gles_sort_info info = *shape;
+    info.count = count;
+    bitonic_status status = bitonic_gles_texture_size(count, gles->layout, gles->max_size, &info.width, &info.height);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    uint32_t words = bitonic_gles_texel_words(info.texels, info.key_type);
+    current_context previous;
+    if (!make_current(gles, &previous))
+        return BITONIC_ERROR_GLES_UNAVAILABLE;
+    status = ensure_textures(gles, bitonic_gles_texel_format(info.texels, info.key_type), info.width, info.height);
+    bool in_other = false;
+    if (status == BITONIC_SUCCESS) {
+        upload(gles, texels, words, count, info.width);
+        info.texture = gles->textures[0];
+        status = timed_network(gles, &info, &in_other, timing);
+    }
+    if (status == BITONIC_SUCCESS)
+        status = download(gles, gles->textures[in_other ? 1 : 0], texels, words, count, info.width);
+    restore_current(gles, &previous);
+    return status;
+}
+
+/* Keys, or keys with values interleaved into pairs, sorted as texels. */
+static bitonic_status sort_array(gles_state *gles, void *keys, uint32_t *values, size_t count,
+                                 const bitonic_sort_request *request, bitonic_timing *timing)
+{
+    if (count > UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    bitonic_gles_sort_info shape = {.texels = values ? BITONIC_GLES_TEXELS_PAIRS : BITONIC_GLES_TEXELS_KEYS,
+                                    .key_type = request->key_type, .order = request->order};
+    if (!values)  /* keys already are texels: one or two words each */
+        return sort_texels(gles, keys, (uint32_t)count, &shape, timing);
+    size_t key_words = bitonic_key_words(request->key_type);
+    uint32_t words = bitonic_gles_texel_words(shape.texels, shape.key_type);
+    uint32_t *texels = calloc(count, words * sizeof *texels);
+    if (!texels)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    const uint32_t *key_words_in = keys;
+    for (size_t i = 0; i < count; ++i) {
+        memcpy(texels + i * words, key_words_in + i * key_words, key_words * sizeof *texels);
+        texels[i * words + key_words] = values[i];
+    }
+    bitonic_status status = sort_texels(gles, texels, (uint32_t)count, &shape, timing);
+    if (status == BITONIC_SUCCESS) {
+        uint32_t *key_words_out = keys;
+        for (size_t i = 0; i < count; ++i) {
+            memcpy(key_words_out + i * key_words, texels + i * words, key_words * sizeof *texels);
+            values[i] = texels[i * words + key_words];
+        }
+    }
+    free(texels);
+    return status;
+}
+
+static bitonic_status calibrate_timer(gles_state *gles)
+{
+    uint32_t keys[1024];
+    for (uint32_t i = 0; i < 1024; ++i)
+        keys[i] = (i * 2654435761u) ^ 0x5bd1e995u;
+    bitonic_gles_sort_info shape = {.texels = BITONIC_GLES_TEXELS_KEYS};
+    bitonic_timing timing = {0};
+    bitonic_status status = BITONIC_SUCCESS;
+    for (int run = 0; run < 2 && status == BITONIC_SUCCESS && gles->timer_query; ++run)
+        status = sort_texels(gles, keys, 1024, &shape, &timing);
+    return status;
+}
+
+static bitonic_status gles_sort_host(void *opaque, void *keys, uint32_t *values, size_t count,
+                                     const bitonic_sort_request *request, bitonic_timing *timing)
+{
+    gles_state *gles = opaque;
+    if (!request->row_length)
+        return sort_array(gles, keys, values, count, request, timing);
+    /* Rows one by one (the backend does not batch them); their times add up. */
+    size_t row_length = request->row_length, row_bytes = row_length * bitonic_key_words(request->key_type) * 4u;
+    bitonic_sort_request row_request = *request;
+    row_request.row_length = 0;
+    bitonic_timing total = {0}, row_timing = {0};
+    bitonic_status status = BITONIC_SUCCESS;
+    for (size_t row = 0; row < count / row_length && status == BITONIC_SUCCESS; ++row) {
+        status = sort_array(gles, (unsigned char *)keys + row * row_bytes, values ? values + row * row_length : NULL,
+                            row_length, &row_request, timing ? &row_timing : NULL);
+        total.sort_ms += row_timing.sort_ms;
+        total.pass_count += row_timing.pass_count;
+    }
+    if (timing) {
+        timing->sort_ms = total.sort_ms;
+        timing->pass_count = total.pass_count;
+    }
+    return status;
+}
+
+bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *records, size_t count,
+                                         uint32_t component, const bitonic_sort_options *options,
+                                         bitonic_timing *timing)
+{
+    if (!context || (!records && count > 0))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (context->ops != &bitonic_gles_backend)
+        return BITONIC_ERROR_UNSUPPORTED;
+    bitonic_gles_sort_info shape = {.texels = BITONIC_GLES_TEXELS_RECORDS, .record_component = component};
+    if (options) {
+        shape.key_type = options->key_type;
+        shape.order = options->order;
+    }
+    if (component > 3u || (unsigned)shape.key_type > BITONIC_KEY_F32 ||
+        (shape.order != BITONIC_ORDER_ASCENDING && shape.order != BITONIC_ORDER_DESCENDING))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count > UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    return sort_texels(context->state, records, (uint32_t)count, &shape, timing);
+}
+
+static bitonic_status gles_buffer_create(void *opaque, size_t capacity, void **out_buffer)
+{
+    if (capacity > SIZE_MAX / sizeof(uint32_t))
+        return BITONIC_ERROR_TOO_LARGE;
+    gles_buffer *buffer = calloc(1, sizeof *buffer);
+    if (!buffer || !(buffer->keys = malloc(capacity * sizeof(uint32_t)))) {
+        free(buffer);
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    buffer->capacity = capacity;
+    *out_buffer = buffer;
+    return BITONIC_SUCCESS;
+}
+
+static void gles_buffer_destroy(void *opaque, void *buffer_state)
+{
+    gles_buffer *buffer = buffer_state;
+    free(buffer->keys);
+    free(buffer->values);
+    free(buffer);
+}
+
+static bitonic_status ensure_values(gles_buffer *buffer)
+{
+    if (!buffer->values)
+        buffer->values = malloc(buffer->capacity * sizeof(uint32_t));
+    return buffer->values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static bitonic_status gles_buffer_upload(void *opaque, void *buffer_state, const uint32_t *keys, size_t count)
+{
+    gles_buffer *buffer = buffer_state;
+    memcpy(buffer->keys, keys, count * sizeof(uint32_t));
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status gles_buffer_download(void *opaque, void *buffer_state, uint32_t *keys, size_t count)
+{
+    gles_buffer *buffer = buffer_state;
+    memcpy(keys, buffer->keys, count * sizeof(uint32_t));
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status gles_buffer_upload_values(void *opaque, void *buffer_state, const uint32_t *values,
+                                                size_t count)
+{
+    gles_buffer *buffer = buffer_state;
+    bitonic_status status = ensure_values(buffer);
+    if (status == BITONIC_SUCCESS)
+        memcpy(buffer->values, values, count * sizeof(uint32_t));
+    return status;
+}
+
+static bitonic_status gles_buffer_download_values(void *opaque, void *buffer_state, uint32_t *values, size_t count)
+{
+    gles_buffer *buffer = buffer_state;
+    bitonic_status status = ensure_values(buffer);
+    if (status == BITONIC_SUCCESS)
+        memcpy(values, buffer->values, count * sizeof(uint32_t));
+    return status;
+}
+
+static bitonic_status gles_buffer_sort(void *opaque, void *buffer_state, size_t count, bool with_values,
+                                       const bitonic_sort_request *request, bitonic_timing *timing)
+{
+    gles_buffer *buffer = buffer_state;
+    bitonic_status status = with_values ? ensure_values(buffer) : BITONIC_SUCCESS;
+    if (status != BITONIC_SUCCESS)
+        return status;
+    return gles_sort_host(opaque, buffer->keys, with_values ? buffer->values : NULL, count, request, timing);
+}
+
+const bitonic_backend_ops bitonic_gles_backend = {
+    .kind = BITONIC_BACKEND_GLES,
+    .accepts = gles_accepts,
+    .create = gles_create,
+    .destroy = gles_destroy,
+    .fill_info = gles_fill_info,
+    .pipeline_report = NULL,
+    .sort_host = gles_sort_host,
+    .batched_rows = false,
+    .search_host = NULL,  /* no range search in fragment passes: BITONIC_ERROR_UNSUPPORTED */
+    .buffer_create = gles_buffer_create,
+    .buffer_destroy = gles_buffer_destroy,
+    .buffer_upload = gles_buffer_upload,
+    .buffer_download = gles_buffer_download,
+    .buffer_upload_values = gles_buffer_upload_values,
+    .buffer_download_values = gles_buffer_download_values,
+    .buffer_sort = gles_buffer_sort,
+};
