@@ -475,7 +475,7 @@ static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t vir
                                uint32_t row_log, bool merge, bitonic_pass *passes)
 {
     const bitonic_tuning *tuning = &sorter->variants[variant].tuning;
-    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge};
+    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge, false};
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
