@@ -294,6 +294,9 @@ int main(void)
     vulkan.tile_keys = 64;
     vulkan.max_strides_per_global_pass = 2;
     run_all(&t, &vulkan, "vulkan, 64-key tile");
+    vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
+    run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
+    vulkan.strategy = BITONIC_STRATEGY_MERGE;
     TEST_CHECK(&t, printed == 0, "no validation message");
     return test_finish(&t);
 }

@@ -256,6 +256,9 @@ int main(void)
     vulkan.tile_keys = 64;
     vulkan.max_strides_per_global_pass = 2;
     run_all(&t, &vulkan, "vulkan, 64-key tile");
+    vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
+    run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
+    vulkan.strategy = BITONIC_STRATEGY_MERGE;
     vulkan.tile_keys = 0;
     vulkan.max_strides_per_global_pass = 0;
     vulkan.no_subgroup_shuffle = true;

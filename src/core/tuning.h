@@ -32,6 +32,10 @@ typedef struct bitonic_tuning {
     /* From this many merge chunks up, a merge pass finds its splits in a pass of
      * its own first, instead of in every merge workgroup. */
     uint32_t merge_split_pass_min_chunks;
+    /* Transpose passes (transpose_pass.comp): a workgroup moves a block of
+     * 2^transpose_block_log x 2^transpose_block_log keys through shared memory. */
+    uint32_t transpose_block_log;
+    uint32_t transpose_workgroup_size;
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows
@@ -43,6 +47,10 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
  * asked for (0: the preferred ones), cut to what the device and the tile allow. */
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
                               uint32_t keys_per_thread_override, bitonic_tuning *tuning);
+
+/* Shared memory a transpose block of 2^block_log x 2^block_log keys takes, with
+ * one word of padding a row (the transpose kernel's layout). */
+uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_key);
 
 /* Shared memory a tile of 2^tile_log keys takes, with its bank-conflict padding
  * of one word in 32 (the tile kernel's layout). */

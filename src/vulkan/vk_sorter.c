@@ -3,9 +3,11 @@
  * records a sort as one dispatch per pass of the schedule, with a
  * compute-to-compute barrier between passes; MERGE passes ping-pong between
  * the keys and the caller's scratch buffer, and big ones are two dispatches
- * (the merge-path splits, then the merge). Descriptors are pushed
- * (VK_KHR_push_descriptor), so recording allocates nothing and any buffer of the
- * caller's can be sorted without registering it first. */
+ * (the merge-path splits, then the merge). With the transpose strategy the
+ * scratch buffer holds the transposed view instead (record_transposed_passes).
+ * Descriptors are pushed (VK_KHR_push_descriptor), so recording allocates
+ * nothing and any buffer of the caller's can be sorted without registering it
+ * first. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,11 @@ typedef struct pass_push_constants {
     uint32_t count_offset;
     uint32_t output_buffer;
     uint32_t splits_given;
+    uint32_t view_column_log;
+    uint32_t view_row_log;
+    uint32_t view_rows_used;
+    uint32_t view_mirror_phase;
+    uint32_t view_forward;
 } pass_push_constants;
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -63,6 +70,7 @@ typedef struct sorter_variant {
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
+    VkPipeline transpose_pipeline;    /* TRANSPOSE passes of the transpose strategy */
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -84,6 +92,7 @@ struct bitonic_vulkan_sorter {
     uint32_t max_group_count[3];
     uint64_t max_keys;
     VkDeviceSize storage_alignment;   /* minStorageBufferOffsetAlignment: scratch sections start on it */
+    bitonic_strategy strategy;        /* what the scratch is for: merging, transposing, or nothing */
     sorter_variant variants[VARIANT_COUNT];
     VkDescriptorSetLayout search_set_layout;
     VkPipelineLayout search_pipeline_layout;
@@ -164,6 +173,11 @@ bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values,
 bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64)
 {
     switch (1) { SPIRV_CASE(merge_split, 1) }
+}
+
+bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64)
+{
+    switch (1) { SPIRV_CASE(transpose_pass, 1) }
 }
 
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64)
@@ -261,6 +275,11 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
                                  bitonic_spirv_merge_split(with_values, key64), merge_constants, 3,
                                  &variant->merge_split_pipeline);
+    uint32_t transpose_constants[2] = {tuning->transpose_workgroup_size, tuning->transpose_block_log};
+    if (result == VK_SUCCESS)
+        result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                                 bitonic_spirv_transpose_pass(with_values, key64), transpose_constants, 2,
+                                 &variant->transpose_pipeline);
     return result;
 }
 
@@ -306,7 +325,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (!out_sorter)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_sorter = NULL;
-    if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE)
+    if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE ||
+        (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_vulkan_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
@@ -314,6 +334,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     sorter->device = desc->device;
     sorter->allocator = desc->allocator;
     sorter->capture_statistics = desc->capture_pipeline_statistics;
+    sorter->strategy = desc->strategy;
     sorter->push_descriptor_set =
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(desc->device, "vkCmdPushDescriptorSetKHR");
     if (!sorter->push_descriptor_set) {
@@ -381,6 +402,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -465,6 +487,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         report_pipeline(sorter, variant->merge_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits%s", kind);
         report_pipeline(sorter, variant->merge_split_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "transpose%s (%u x %u keys)", kind, 1u << variant->tuning.transpose_block_log,
+                 1u << variant->tuning.transpose_block_log);
+        report_pipeline(sorter, variant->transpose_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -472,10 +497,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
 /* The passes that sort virtual_count keys, every aligned block of 2^row_log
  * on its own when row_log is not 0. */
 static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, int variant,
-                               uint32_t row_log, bool merge, bitonic_pass *passes)
+                               uint32_t row_log, bool merge, bool transpose, bitonic_pass *passes)
 {
     const bitonic_tuning *tuning = &sorter->variants[variant].tuning;
-    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge, false};
+    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge, transpose};
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
@@ -513,6 +538,10 @@ typedef struct sort_plan {
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
+    /* The transpose strategy: the scratch holds the view (keys, then values
+     * from scratch_values_at), view_keys keys long. */
+    bool transpose;
+    uint64_t view_keys;
     uint32_t pass_count;             /* passes of the schedule */
     uint32_t dispatch_count;         /* what is recorded: a split pass adds one per merge */
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
@@ -521,6 +550,40 @@ typedef struct sort_plan {
 static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
 {
     return (x + alignment - 1u) / alignment * alignment;
+}
+
+/* The plan of a sort of one array of more than a tile with the transpose
+ * strategy: the views in scratch when the caller gives it (and the schedule
+ * fits the pass limit and one binding holds the view), else the network. */
+static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                                           sort_plan *plan)
+{
+    plan->merge = plan->split_pass = false;
+    plan->chunk_count = 0;
+    plan->scratch_splits_at = plan->scratch_bytes = 0;
+    plan->view_keys = 0;
+    plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, plan->passes);
+    for (uint32_t p = 0; p < plan->pass_count && plan->pass_count != UINT32_MAX; ++p)
+        if (plan->passes[p].kind == BITONIC_PASS_TRANSPOSE &&
+            bitonic_view_keys(&plan->passes[p], info->count) > plan->view_keys)
+            plan->view_keys = bitonic_view_keys(&plan->passes[p], info->count);
+    uint64_t max_keys = plan->key_bytes == 8u ? sorter->max_keys / 2u : sorter->max_keys;
+    plan->transpose = plan->pass_count != UINT32_MAX && plan->view_keys <= max_keys;
+    if (plan->transpose) {
+        plan->scratch_values_at = align_up((VkDeviceSize)plan->view_keys * plan->key_bytes, sorter->storage_alignment);
+        VkDeviceSize values_bytes = info->values != VK_NULL_HANDLE ? (VkDeviceSize)plan->view_keys * 4u : 0;
+        plan->scratch_bytes = plan->scratch_values_at + values_bytes;
+    }
+    if (info->scratch == VK_NULL_HANDLE)
+        plan->transpose = false;
+    if (plan->transpose && info->scratch_offset % sorter->storage_alignment != 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (!plan->transpose)
+        plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, false, plan->passes);
+    if (plan->pass_count == UINT32_MAX)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    plan->dispatch_count = plan->pass_count;
+    return BITONIC_SUCCESS;
 }
 
 static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
@@ -552,7 +615,11 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     }
     /* Merging needs room to merge into; segments and rows keep the network. */
     const bitonic_tuning *tuning = &sorter->variants[plan->variant_number].tuning;
-    plan->merge = !rows && info->count > ((uint64_t)1 << tuning->tile_log);
+    plan->transpose = false;
+    if (sorter->strategy == BITONIC_STRATEGY_TRANSPOSE && !rows && info->count > ((uint64_t)1 << tuning->tile_log))
+        return plan_transposed_sort(sorter, info, plan);
+    plan->merge = !rows && info->count > ((uint64_t)1 << tuning->tile_log) &&
+                  sorter->strategy == BITONIC_STRATEGY_MERGE;
     uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
     plan->chunk_count = (uint32_t)((info->count + chunk_keys - 1u) / chunk_keys);
     plan->scratch_values_at = align_up((VkDeviceSize)info->count * plan->key_bytes, sorter->storage_alignment);
@@ -569,7 +636,7 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
                            : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
-                                            plan->passes);
+                                            false, plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -597,6 +664,90 @@ uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, con
     return plan_sort(sorter, info, &plan) == BITONIC_SUCCESS ? plan.dispatch_count : 0;
 }
 
+/* Workgroups of a TRANSPOSE pass: one per block of stored columns x rows. */
+static uint64_t transpose_workgroups(const bitonic_tuning *tuning, const bitonic_pass *pass)
+{
+    uint64_t columns = (uint64_t)1 << pass->view_column_log;
+    uint64_t block = (uint64_t)1 << tuning->transpose_block_log;
+    uint64_t column_blocks = columns > block ? columns / block : 1u;
+    return column_blocks * ((pass->group_count + block - 1u) / block);
+}
+
+/* Records the passes of the transpose strategy. Side 0 is the caller's keys
+ * and values, side 1 the view in the scratch buffer: a TRANSPOSE pass reads
+ * one side and writes the other, a tile pass works in place on the side its
+ * view says. Descriptors are pushed only when the sides change. */
+static void record_transposed_passes(const bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                     const bitonic_vulkan_sort_info *info, const sort_plan *plan,
+                                     const uint32_t *group_x, const uint32_t *group_y)
+{
+    bool with_values = info->values != VK_NULL_HANDLE;
+    const sorter_variant *variant = &sorter->variants[plan->variant_number];
+    bool indirect = info->count_buffer != VK_NULL_HANDLE;
+    VkDescriptorBufferInfo count_binding = {.buffer = indirect ? info->count_buffer : info->keys,
+                                            .offset = indirect ? 0 : info->keys_offset,
+                                            .range = indirect ? VK_WHOLE_SIZE : 4u};
+    VkDescriptorBufferInfo side_keys[2] = {
+        {info->keys, info->keys_offset, (VkDeviceSize)info->count * plan->key_bytes},
+        {info->scratch, info->scratch_offset, (VkDeviceSize)plan->view_keys * plan->key_bytes},
+    };
+    VkDescriptorBufferInfo side_values[2] = {
+        {info->values, info->values_offset, (VkDeviceSize)info->count * 4u},
+        {info->scratch, info->scratch_offset + plan->scratch_values_at, (VkDeviceSize)plan->view_keys * 4u},
+    };
+    uint32_t pushed_read = UINT32_MAX, pushed_write = UINT32_MAX;
+    VkPipeline bound = VK_NULL_HANDLE;
+    for (uint32_t p = 0; p < plan->pass_count; ++p) {
+        const bitonic_pass *pass = &plan->passes[p];
+        uint32_t read_side = pass->kind == BITONIC_PASS_TRANSPOSE ? (pass->to_view ? 0u : 1u)
+                                                                  : (pass->view_column_log != 0 ? 1u : 0u);
+        uint32_t write_side = pass->kind == BITONIC_PASS_TRANSPOSE ? 1u - read_side : read_side;
+        if (read_side != pushed_read || write_side != pushed_write) {
+            VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
+                [KEYS_BINDING] = side_keys[read_side],   [VALUES_BINDING] = side_values[read_side],
+                [COUNT_BINDING] = count_binding,         [KEYS_OUT_BINDING] = side_keys[write_side],
+                [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = count_binding,
+            };
+            VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
+            uint32_t write_count = 0;
+            for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
+                if (with_values || (b != VALUES_BINDING && b != VALUES_OUT_BINDING))
+                    writes[write_count++] = (VkWriteDescriptorSet){
+                        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
+                        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
+            sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->pipeline_layout, 0,
+                                        write_count, writes);
+            pushed_read = read_side;
+            pushed_write = write_side;
+        }
+        uint64_t columns_mask = ((uint64_t)1 << pass->view_column_log) - 1u;
+        pass_push_constants constants = {
+            .count = info->count, .phase = pass->phase, .stride_log = pass->stride_log,
+            .last_phase = pass->last_phase, .group_count = pass->group_count,
+            .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
+            .key_type = (uint32_t)info->key_type,
+            .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
+            .view_column_log = pass->view_column_log, .view_row_log = pass->view_row_log,
+            .view_rows_used = (uint32_t)((info->count + columns_mask) >> pass->view_column_log),
+            .view_mirror_phase = pass->view_mirror_phase, .view_forward = pass->to_view ? 1u : 0u,
+        };
+        VkPipeline pipeline =
+            pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline : variant->tile_pipeline;
+        if (pipeline != bound) {
+            vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+            bound = pipeline;
+        }
+        vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants,
+                           &constants);
+        vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
+        if (info->timestamps != VK_NULL_HANDLE && info->profile_passes)
+            vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
+                                info->first_query + 1u + p);
+        if (p + 1 < plan->pass_count)
+            record_pass_barrier(command_buffer);
+    }
+}
+
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info)
 {
@@ -618,6 +769,11 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         return BITONIC_ERROR_TOO_LARGE;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
+        if (passes[p].kind == BITONIC_PASS_TRANSPOSE) {
+            if (!split_groups(sorter, transpose_workgroups(&variant->tuning, &passes[p]), &group_x[p], &group_y[p]))
+                return BITONIC_ERROR_TOO_LARGE;
+            continue;
+        }
         uint64_t workgroups = passes[p].kind == BITONIC_PASS_TILE    ? groups
                               : passes[p].kind == BITONIC_PASS_MERGE ? plan.chunk_count
                                                                      : (groups + variant->tuning.global_workgroup_size - 1u) /
@@ -629,7 +785,9 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     bool timed = info->timestamps != VK_NULL_HANDLE;
     if (timed)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
-    if (pass_count > 0) {
+    if (plan.transpose) {
+        record_transposed_passes(sorter, command_buffer, info, &plan, group_x, group_y);
+    } else if (pass_count > 0) {
         /* Without a count buffer the keys stand in for it: the shader does not read it. */
         bool indirect = info->count_buffer != VK_NULL_HANDLE;
         VkDescriptorBufferInfo count_binding = {.buffer = indirect ? info->count_buffer : info->keys,
