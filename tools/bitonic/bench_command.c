@@ -304,13 +304,24 @@ static void print_row(const bench_options *options, const char *impl, unsigned t
                m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
 }
 
+/* The impl column of the Vulkan path: which strategy, and whether the time is
+ * host to host. */
+static const char *impl_name(const bench_options *options, bool end_to_end)
+{
+    switch (options->strategy) {
+    case BITONIC_STRATEGY_NETWORK: return end_to_end ? "bitonic_network_e2e" : "bitonic_network";
+    case BITONIC_STRATEGY_TRANSPOSE: return end_to_end ? "bitonic_transpose_e2e" : "bitonic_transpose";
+    default: return end_to_end ? "bitonic_e2e" : "bitonic";
+    }
+}
+
 int bench_run(const bench_options *options)
 {
     bitonic_context *context;
     bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
                                  .tile_keys = options->tile_keys, .tile_keys_per_thread = options->keys_per_thread,
                                  .max_strides_per_global_pass = options->max_steps,
-                                 .pure_network = options->pure_network,
+                                 .strategy = options->strategy,
                                  .merge_chunk_keys = options->merge_chunk_keys,
                                  .merge_keys_per_thread = options->merge_keys_per_thread};
     bitonic_status status = bitonic_context_create(&desc, &context);
@@ -379,12 +390,8 @@ int bench_run(const bench_options *options)
                 status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
                                           &resident);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options,
-                              info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu"
-                              : options->pure_network             ? "bitonic_network"
-                                                                  : "bitonic",
-                              type, n,
-                              &resident);
+                    print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : impl_name(options, false),
+                              type, n, &resident);
                     if (!resident.verified)
                         exit_code = 1;
                 }
@@ -393,8 +400,7 @@ int bench_run(const bench_options *options)
                 (options->types & BENCH_TYPE_U32)) {
                 status = measure_end_to_end(context, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, options->pure_network ? "bitonic_network_e2e" : "bitonic_e2e", BENCH_TYPE_U32,
-                              n, &host);
+                    print_row(options, impl_name(options, true), BENCH_TYPE_U32, n, &host);
                     if (!host.verified)
                         exit_code = 1;
                 }

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "bitonic.h"
+
 typedef struct bench_options {
     const char *device;
     unsigned min_log, max_log;   /* max_log 0: chosen from the device */
@@ -20,7 +22,9 @@ typedef struct bench_options {
     unsigned types;              /* BENCH_TYPE_* bits: which kinds of sort to time */
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
-    bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
+    /* How the sort goes beyond one tile: impl "bitonic" (the merge),
+     * "bitonic_network" or "bitonic_transpose". */
+    bitonic_strategy strategy;
 } bench_options;
 
 enum {
