@@ -106,6 +106,18 @@ bool physical_index(uint v, out uint physical)
     return column < params.row_length && physical < live_count;
 }
 
+// The first virtual key of tile number `tile` of a tile kernel: tile << tile_log,
+// except in a view whose columns are longer than a tile, where only the tiles
+// holding used rows are numbered, column by column (bitonic_view_tile_first_key()
+// in src/core/schedule.h).
+uint tile_first_key(uint tile, uint tile_log)
+{
+    if (params.view_column_log == 0u || params.view_row_log <= tile_log)
+        return tile << tile_log;
+    uint used_tiles = (params.view_rows_used + (1u << tile_log) - 1u) >> tile_log;
+    return ((tile / used_tiles) << params.view_row_log) + ((tile % used_tiles) << tile_log);
+}
+
 key_t load_key(key_t stored)
 {
 #ifdef KEY64

@@ -65,7 +65,6 @@ static uint32_t append_transposed_phases(uint64_t count, uint32_t tile_log, uint
                                          uint32_t virtual_log, uint64_t tiles, bitonic_pass *passes,
                                          uint32_t capacity, uint32_t pass_count)
 {
-    uint64_t view_tiles = (uint64_t)1 << (virtual_log - tile_log);
     for (uint32_t phase = first_phase; phase <= virtual_log; ++phase) {
         for (uint32_t top = phase - 1u; top >= tile_log;) {
             uint32_t low = top + 1u >= 2u * tile_log ? top + 1u - tile_log : tile_log;
@@ -74,7 +73,13 @@ static uint32_t append_transposed_phases(uint64_t count, uint32_t tile_log, uint
                 .view_column_log = low, .view_row_log = virtual_log - low,
                 .view_mirror_phase = top + 1u == phase ? phase : 0u, .to_view = true,
             };
-            view.group_count = (uint32_t)(bitonic_view_keys(&view, count) >> low);
+            uint64_t rows_used = bitonic_view_keys(&view, count) >> low;
+            view.group_count = (uint32_t)rows_used;
+            /* Tiles of the view: whole columns when a column fits a tile, else
+             * only the tiles of each column that hold used rows. */
+            uint64_t view_tiles = (uint64_t)1 << (virtual_log - tile_log);
+            if (view.view_row_log > tile_log)
+                view_tiles = ((rows_used + ((uint64_t)1 << tile_log) - 1u) >> tile_log) << low;
             bitonic_pass view_tile = view;
             view_tile.kind = BITONIC_PASS_TILE;
             view_tile.phase = phase - low;

@@ -161,4 +161,19 @@ static inline bool bitonic_view_index(const bitonic_pass *pass, uint64_t count, 
  * ceil(count / 2^view_column_log) rows. */
 uint64_t bitonic_view_keys(const bitonic_pass *pass, uint64_t count);
 
+/* The first view index of tile number tile of a TILE pass (tile * 2^tile_log
+ * without a view). In a view whose columns are longer than a tile, tiles of
+ * rows at or past ceil(count / 2^view_column_log) hold no key, so the pass
+ * numbers only the others: column by column, the used row tiles of each (the
+ * pass's group_count counts them). The tile kernels use the same formula. */
+static inline uint64_t bitonic_view_tile_first_key(const bitonic_pass *pass, uint64_t count, uint32_t tile_log,
+                                                   uint64_t tile)
+{
+    if (pass->view_column_log == 0 || pass->view_row_log <= tile_log)
+        return tile << tile_log;
+    uint64_t rows_used = (count + ((uint64_t)1 << pass->view_column_log) - 1u) >> pass->view_column_log;
+    uint64_t used_tiles = (rows_used + ((uint64_t)1 << tile_log) - 1u) >> tile_log;  /* per column */
+    return ((tile / used_tiles) << pass->view_row_log) + ((tile % used_tiles) << tile_log);
+}
+
 #endif /* BITONIC_SCHEDULE_H */

@@ -93,7 +93,9 @@ static void run_tile_pass(const bitonic_pass *pass, const bitonic_reference_conf
         for (uint32_t index = 0;
              bitonic_phase_step_group(phase, first_stride_log, 0, config->tile_register_log, index, &group); ++index)
             for (uint64_t tile = 0; tile < pass->group_count; ++tile)
-                run_step_group_in(pass, &group, groups_per_tile, tile * tile_keys, config->mode, keys, count);
+                run_step_group_in(pass, &group, groups_per_tile,
+                                  bitonic_view_tile_first_key(pass, count, config->tile_log, tile), config->mode, keys,
+                                  count);
     }
 }
 
