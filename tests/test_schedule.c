@@ -155,7 +155,8 @@ static bool views_are_bijections(const shape *s, uint64_t n)
         const bitonic_pass *pass = &passes[p];
         if (pass->kind != BITONIC_PASS_TRANSPOSE)
             continue;
-        uint64_t slots = bitonic_view_keys(pass, n), view_count = (uint64_t)1 << (pass->view_column_log + pass->view_row_log);
+        uint64_t slots = bitonic_view_keys(pass, n);
+        uint64_t view_count = (uint64_t)1 << (pass->view_column_log + pass->view_row_log);
         unsigned char *seen_key = calloc(n, 1), *seen_slot = calloc(slots, 1);
         uint64_t real = 0;
         ok = seen_key && seen_slot && slots < n + ((uint64_t)1 << pass->view_column_log);
