@@ -177,6 +177,36 @@ static bool views_are_bijections(const shape *s, uint64_t n)
     return ok;
 }
 
+/* The tiles a view tile pass numbers are distinct tiles of the view, and
+ * every tile of the view that holds a real key is among them. */
+static bool view_tiles_cover_the_keys(const shape *s, uint64_t n)
+{
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build_transposing(s, n, passes);
+    bool ok = pass_count != UINT32_MAX;
+    for (uint32_t p = 0; p < pass_count && ok; ++p) {
+        const bitonic_pass *pass = &passes[p];
+        if (pass->kind != BITONIC_PASS_TILE || pass->view_column_log == 0)
+            continue;
+        uint64_t view_tiles = (uint64_t)1 << (pass->view_column_log + pass->view_row_log - s->tile_log);
+        unsigned char *numbered = calloc(view_tiles, 1);
+        ok = numbered != NULL;
+        for (uint64_t tile = 0; tile < pass->group_count && ok; ++tile) {
+            uint64_t first = bitonic_view_tile_first_key(pass, n, s->tile_log, tile);
+            uint64_t index = first >> s->tile_log;
+            ok = (first & (((uint64_t)1 << s->tile_log) - 1u)) == 0 && index < view_tiles && !numbered[index];
+            if (ok)
+                numbered[index] = 1;
+        }
+        for (uint64_t v = 0; v < view_tiles << s->tile_log && ok; ++v) {
+            uint64_t memory, original;
+            ok = !bitonic_view_index(pass, n, v, &memory, &original) || numbered[v >> s->tile_log];
+        }
+        free(numbered);
+    }
+    return ok;
+}
+
 /* The transpose strategy: the same proof as the network (every binary input
  * to 20 keys, bit-sliced, for every tiled shape: tiles of 2 to 8 keys reach
  * phases that need two or more views, since one view holds tile_log strides),
@@ -200,6 +230,11 @@ static void check_transpose_strategy(test_counter *t)
         for (uint64_t n = 2; n < 3000 && bijective; n += 1 + n / 5)
             bijective = views_are_bijections(s, n);
         TEST_CHECK(t, bijective, "transpose: every view is a bijection within n, tile 2^%u", s->tile_log);
+        bool covered = true;
+        for (uint64_t n = 2; n < 3000 && covered; n += 1 + n / 5)
+            covered = view_tiles_cover_the_keys(s, n);
+        TEST_CHECK(t, covered, "transpose: view tile passes number every tile that holds a key, once, tile 2^%u",
+                   s->tile_log);
     }
     /* Per phase p above a tile of 2^t: ceil((p - t) / t) views of three passes
      * each (transpose, view tile, transpose back), then one tile pass; the tile
