@@ -300,7 +300,7 @@ static void print_row(const bench_options *options, const char *impl, unsigned t
         printf("%s,%s,%zu,%.6f,%.6f,%u,%d\n", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
                m->verified ? 1 : 0);
     else
-        printf("%-12s %-6s %12zu %12.4f %12.4f %10.3f   %s\n", impl, type_name(type), n, m->median_ms, m->min_ms,
+        printf("%-21s %-8s %12zu %12.4f %12.4f %10.3f   %s\n", impl, type_name(type), n, m->median_ms, m->min_ms,
                m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
 }
 
@@ -371,7 +371,7 @@ int bench_run(const bench_options *options)
         printf("impl,type,n,median_ms,min_ms,runs,verified\n");
     else
         printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random keys\n"
-               "%-12s %-6s %12s %12s %12s %10s   %s\n",
+               "%-21s %-8s %12s %12s %12s %10s   %s\n",
                info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type", "n", "median ms", "min ms",
                "G keys/s", "check");
     uint64_t seed = (uint64_t)time(NULL);
