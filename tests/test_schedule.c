@@ -208,8 +208,9 @@ static bool view_tiles_cover_the_keys(const shape *s, uint64_t n)
 }
 
 /* The transpose strategy: the same proof as the network (every binary input
- * to 20 keys, bit-sliced, for every tiled shape: tiles of 2 to 8 keys reach
- * phases that need two or more views, since one view holds tile_log strides),
+ * to 20 keys, bit-sliced, for every tiled shape: tiles of 2 and 4 keys reach
+ * phases that need two or more views, since one view holds tile_log strides;
+ * the random inputs take tiles up to 32 keys there too),
  * random inputs, the views, and the pass count. */
 static void check_transpose_strategy(test_counter *t)
 {
