@@ -4,7 +4,7 @@
  * compute-to-compute barrier between passes; MERGE passes ping-pong between
  * the keys and the caller's scratch buffer, and big ones are two dispatches
  * (the merge-path splits, then the merge). With the transpose strategy the
- * scratch buffer holds the transposed view instead (record_transposed_passes).
+ * scratch buffer holds the transposed view instead (record_transposed_sort).
  * Descriptors are pushed (VK_KHR_push_descriptor), so recording allocates
  * nothing and any buffer of the caller's can be sorted without registering it
  * first. */
@@ -673,16 +673,28 @@ static uint64_t transpose_workgroups(const bitonic_tuning *tuning, const bitonic
     return column_blocks * ((pass->group_count + block - 1u) / block);
 }
 
-/* Records the passes of the transpose strategy. Side 0 is the caller's keys
- * and values, side 1 the view in the scratch buffer: a TRANSPOSE pass reads
- * one side and writes the other, a tile pass works in place on the side its
- * view says. Descriptors are pushed only when the sides change. */
-static void record_transposed_passes(const bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
-                                     const bitonic_vulkan_sort_info *info, const sort_plan *plan,
-                                     const uint32_t *group_x, const uint32_t *group_y)
+/* Records a sort planned with the transpose strategy (plan->transpose), with
+ * its timestamps, as bitonic_vulkan_record_sort() does for the others. Side 0
+ * is the caller's keys and values, side 1 the view in the scratch buffer: a
+ * TRANSPOSE pass reads one side and writes the other, a tile pass works in
+ * place on the side its view says. Descriptors are pushed only when the sides
+ * change. Every dispatch is checked to fit before anything is recorded. */
+static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                             const bitonic_vulkan_sort_info *info, const sort_plan *plan)
 {
     bool with_values = info->values != VK_NULL_HANDLE;
     const sorter_variant *variant = &sorter->variants[plan->variant_number];
+    uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
+    for (uint32_t p = 0; p < plan->pass_count; ++p) {
+        const bitonic_pass *pass = &plan->passes[p];
+        uint64_t workgroups = pass->kind == BITONIC_PASS_TRANSPOSE ? transpose_workgroups(&variant->tuning, pass)
+                                                                   : pass->group_count;
+        if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
+            return BITONIC_ERROR_TOO_LARGE;
+    }
+    bool timed = info->timestamps != VK_NULL_HANDLE;
+    if (timed)
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
     bool indirect = info->count_buffer != VK_NULL_HANDLE;
     VkDescriptorBufferInfo count_binding = {.buffer = indirect ? info->count_buffer : info->keys,
                                             .offset = indirect ? 0 : info->keys_offset,
@@ -740,12 +752,18 @@ static void record_transposed_passes(const bitonic_vulkan_sorter *sorter, VkComm
         vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants,
                            &constants);
         vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
-        if (info->timestamps != VK_NULL_HANDLE && info->profile_passes)
+        if (timed && info->profile_passes)
             vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
                                 info->first_query + 1u + p);
         if (p + 1 < plan->pass_count)
             record_pass_barrier(command_buffer);
     }
+    /* The plan has passes (more keys than a tile), so with profile_passes the
+     * last pass's timestamp is the end. */
+    if (timed && !info->profile_passes)
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
+                            info->first_query + 1u);
+    return BITONIC_SUCCESS;
 }
 
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -757,6 +775,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     bitonic_status planned = plan_sort(sorter, info, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
+    if (plan.transpose)
+        return record_transposed_sort(sorter, command_buffer, info, &plan);
     bool with_values = info->values != VK_NULL_HANDLE;
     const sorter_variant *variant = &sorter->variants[plan.variant_number];
     const bitonic_pass *passes = plan.passes;
@@ -769,11 +789,6 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         return BITONIC_ERROR_TOO_LARGE;
     for (uint32_t p = 0; p < pass_count; ++p) {
         uint64_t groups = passes[p].group_count;
-        if (passes[p].kind == BITONIC_PASS_TRANSPOSE) {
-            if (!split_groups(sorter, transpose_workgroups(&variant->tuning, &passes[p]), &group_x[p], &group_y[p]))
-                return BITONIC_ERROR_TOO_LARGE;
-            continue;
-        }
         uint64_t workgroups = passes[p].kind == BITONIC_PASS_TILE    ? groups
                               : passes[p].kind == BITONIC_PASS_MERGE ? plan.chunk_count
                                                                      : (groups + variant->tuning.global_workgroup_size - 1u) /
@@ -785,9 +800,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     bool timed = info->timestamps != VK_NULL_HANDLE;
     if (timed)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
-    if (plan.transpose) {
-        record_transposed_passes(sorter, command_buffer, info, &plan, group_x, group_y);
-    } else if (pass_count > 0) {
+    if (pass_count > 0) {
         /* Without a count buffer the keys stand in for it: the shader does not read it. */
         bool indirect = info->count_buffer != VK_NULL_HANDLE;
         VkDescriptorBufferInfo count_binding = {.buffer = indirect ? info->count_buffer : info->keys,
