@@ -80,10 +80,24 @@ int main(int argc, char **argv)
     CHECK(bitonic_buffer_sort(buffer, 1000, NULL, &timing));          /* timing.sort_ms: GPU time */
     CHECK(bitonic_buffer_download(buffer, many, 1000));
     bitonic_buffer_destroy(buffer);
+
+    /* [strategy] */
+    bitonic_context *transposing;
+    CHECK(bitonic_context_create(&(bitonic_context_desc){.device = argc > 1 ? argv[1] : NULL,
+                                                         .strategy = BITONIC_STRATEGY_TRANSPOSE},
+                                 &transposing));
+    static uint32_t big[20000];
+    for (uint32_t i = 0; i < 20000; ++i)
+        big[i] = (i * 2654435761u) >> 7;
+    CHECK(bitonic_sort_u32(transposing, big, 20000, NULL));           /* the merge's result, other passes */
+    bitonic_context_destroy(transposing);
     /* [end] */
 
     bitonic_context_destroy(ctx);
-    int ok = keys[0] == 3 && keys[4] == 42 && isnan(temperatures[0]) && temperatures[1] == INFINITY &&
+    bool big_sorted = true;
+    for (uint32_t i = 1; i < 20000; ++i)
+        big_sorted = big_sorted && big[i - 1] <= big[i];
+    int ok = big_sorted && keys[0] == 3 && keys[4] == 42 && isnan(temperatures[0]) && temperatures[1] == INFINITY &&
              signbit(temperatures[4]) && temperatures[5] == -4.0f && depth[0] == -2 && particle[0] == 11 &&
              particle[2] == 10 && particle[3] == 12 && order[0] == 1 && order[2] == 0 && rank[0] == 2 &&
              rank[1] == 0 && many[0] == 0 && many[999] == 999 && first[0] == 1 && end[0] == 3 && first[1] == 1 &&

@@ -74,6 +74,21 @@ typedef enum bitonic_backend {
     BITONIC_BACKEND_GLES = 2,    /* OpenGL ES 3 fragment-shader passes (bitonic_gles.h) */
 } bitonic_backend;
 
+/* How a Vulkan sort goes beyond one tile (docs/ALGORITHM.md). Every strategy
+ * gives the same result; they differ in passes over memory and in scratch. */
+typedef enum bitonic_strategy {
+    /* Sort tiles on chip, then merge sorted runs (merge path): the fewest
+     * passes, count keys (and values) of scratch. */
+    BITONIC_STRATEGY_MERGE = 0,
+    /* The bitonic network alone, in place: no scratch, the most passes. */
+    BITONIC_STRATEGY_NETWORK = 1,
+    /* The network with its large strides brought on chip by transposing the
+     * keys (the DirectX 11 sample's scheme): per phase above the tile, a
+     * transpose into scratch, a tile pass there, a transpose back and a tile
+     * pass; scratch of count keys (and values) rounded up to a whole row. */
+    BITONIC_STRATEGY_TRANSPOSE = 2,
+} bitonic_strategy;
+
 /* Called with each validation-layer message when validation is on. */
 typedef void (*bitonic_message_fn)(void *user_data, const char *message);
 
@@ -123,8 +138,14 @@ typedef struct bitonic_context_desc {
     /* Sort with the bitonic network alone, in place: no scratch memory, but more
      * passes over memory above one tile. By default a Vulkan sort of more keys
      * than one tile merges the sorted tiles (merge path) through a scratch copy
-     * of the keys (and values) that the context keeps (bitonic_vulkan.h, scratch). */
+     * of the keys (and values) that the context keeps (bitonic_vulkan.h, scratch).
+     * The same as strategy = BITONIC_STRATEGY_NETWORK (kept for existing callers);
+     * with BITONIC_STRATEGY_TRANSPOSE it is BITONIC_ERROR_INVALID_ARGUMENT. */
     bool pure_network;
+    /* How the Vulkan path goes beyond one tile; 0 is the merge. Where scratch
+     * memory cannot be had the network sorts in place instead. The CPU path
+     * does not use the schedule and ignores it. */
+    bitonic_strategy strategy;
     /* Ask the driver for per-pipeline statistics (registers, spills) where it
      * offers them (VK_KHR_pipeline_executable_properties); see
      * bitonic_context_pipeline_report(). */

@@ -50,6 +50,11 @@ typedef struct bitonic_vulkan_sorter_desc {
      * pipelines for 64-bit keys (u64, i64, f64). Without it those sorts give
      * BITONIC_ERROR_UNSUPPORTED. */
     bool enable_64bit_keys;
+    /* What a sort of more than one tile does with the scratch it is given
+     * (bitonic_vulkan_sort_info.scratch): merge (0), transpose, or nothing
+     * (BITONIC_STRATEGY_NETWORK: bitonic_vulkan_sort_scratch_bytes() is then 0
+     * and the network sorts in place). */
+    bitonic_strategy strategy;
 } bitonic_vulkan_sorter_desc;
 
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;
@@ -114,7 +119,9 @@ typedef struct bitonic_vulkan_sort_info {
      * the tiles with the bitonic network on chip and then merges sorted runs
      * (merge path): 1 + log2(count / tile) passes over memory instead of the
      * network's (log2(count / tile) + 1) (log2(count / tile) + 2) / 2 or so, at
-     * the price of count keys (and values) of scratch. The result is the same
+     * the price of count keys (and values) of scratch. With the sorter's
+     * strategy BITONIC_STRATEGY_TRANSPOSE it holds the transposed keys instead
+     * (4 passes a phase above the tile: docs/ALGORITHM.md). The result is the same
      * (the network and the merge both order pairs by key, then value). Without it
      * (VK_NULL_HANDLE), and always for rows, the pure network sorts in place. The
      * sort reads and writes the scratch from the compute shader stage like the

@@ -2,7 +2,8 @@
 # h100_run.sh: everything one device session does, in one call (device time is
 # scarce): unpack the carried Vulkan loader and validation layer, run the tests
 # on the GPU with validation on, then our bench and CUB's in the same run, and
-# write the ratio table. Expects build/ (built on the Debian machine, with
+# write the ratio table, and the merge, network and transpose strategies side
+# by side (strategies.md). Expects build/ (built on the Debian machine, with
 # build/cub_sort_bench from bench/cub/build.sh) and .gl/ (the .deb files).
 # Output goes to $OUT (the device tool's folder) or ./out.
 set -u
@@ -42,6 +43,18 @@ $bitonic bench --device NVIDIA --min-log 10 --max-log "$max_log" --types "$types
 if [ -z "${SKIP_NETWORK:-}" ]; then
   $bitonic bench --device NVIDIA --network --no-e2e --min-log 10 --max-log "$max_log" --types u32 --csv >> "$out/bitonic.csv" 2>> "$out/bitonic_bench.err" || status=1
 fi
+# The seeds' transpose strategy beside the merge and the network, same run,
+# impl bitonic_transpose (SKIP_TRANSPOSE=1 leaves it out; TRANSPOSE_TYPES
+# picks its key types, u32 by default), with the per-pass profiles of the
+# network and the transpose that say where each spends its time.
+if [ -z "${SKIP_TRANSPOSE:-}" ]; then
+  $bitonic bench --device NVIDIA --strategy transpose --no-e2e --min-log 10 --max-log "$max_log" --types "${TRANSPOSE_TYPES:-u32}" --csv >> "$out/bitonic.csv" 2>> "$out/bitonic_bench.err" || status=1
+  if [ -n "${SKIP_NETWORK:-}" ]; then echo "note: SKIP_NETWORK set: the strategy table has no network column" >&2; fi
+  for strategy in network transpose; do
+    $bitonic bench --device NVIDIA --strategy $strategy --min-log 20 --max-log 24 --profile --no-e2e > "$out/profile_$strategy.txt" 2>&1 || status=1
+  done
+  python3 bench/report/strategies.py "$out/bitonic.csv" --out "$out/strategies.md" > /dev/null 2>&1
+fi
 $bitonic bench --device NVIDIA --min-log 20 --max-log 24 --profile --no-e2e > "$out/profile.txt" 2>&1 || status=1
 $bitonic bench --device NVIDIA --network --min-log 20 --max-log 20 --profile --no-e2e --tile-keys 1 --max-steps 1 > "$out/pure_network.txt" 2>&1 || status=1
 if [ -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then
@@ -52,5 +65,6 @@ fi
 python3 bench/report/compare.py "$out/bitonic.csv" "$out/cub.csv" --out "$out/report.md" > /dev/null 2>&1
 [ -n "${WITH_BOIDS:-}" ] && bash scripts/h100_boids.sh
 cat "$out/report.md" 2>/dev/null | head -80
+cat "$out/strategies.md" 2>/dev/null
 tail -n 3 "$out/bitonic_bench.err" "$out/cub.err" 2>/dev/null
 exit $status

@@ -30,6 +30,15 @@ layout(push_constant) uniform PassParams {
     uint output_buffer; // tile kernels: 0 stores in place, 1 stores to KeysOut (and ValuesOut)
     uint splits_given;  // merge: 1 reads the splits of a split pass, 0 finds them itself
     uint vector_io;     // merge: 1 when both sides' keys start 16-byte aligned (uvec4 views usable)
+    // The transposed view (transpose strategy, src/core/schedule.h): 0 for every
+    // pass but a transpose and a tile pass run in the view, which read the keys
+    // as 2^view_row_log rows of 2^view_column_log columns stored column by
+    // column, view_rows_used rows a column.
+    uint view_column_log;
+    uint view_row_log;
+    uint view_rows_used;
+    uint view_mirror_phase; // not 0: rows in the upper half of a block of this phase have mirrored columns
+    uint view_forward;      // transpose: 1 from the keys into the view, 0 back
 } params;
 
 // A kernel that only reads the keys (the merges, the split pass) defines
@@ -73,10 +82,33 @@ const uint PAD_VALUE = 0xffffffffu;
 
 #include "key_order.glsl"
 
+// Where (row, stored column) of the transposed view lies: its index in the
+// keys' order and in the view's storage. Whether it holds a real key: when not
+// (past the rows or columns, or past the count), neither index may be read.
+// Mirrors bitonic_view_index() in src/core/schedule.h.
+bool view_place(uint row, uint column, out uint original, out uint stored)
+{
+    uint columns = 1u << params.view_column_log;
+    original = 0u;
+    stored = 0u;
+    if (row >= params.view_rows_used || column >= columns)
+        return false;
+    bool mirrored = params.view_mirror_phase != 0u &&
+                    ((row >> (params.view_mirror_phase - 1u - params.view_column_log)) & 1u) != 0u;
+    original = (row << params.view_column_log) + (mirrored ? columns - 1u - column : column);
+    stored = column * params.view_rows_used + row;
+    return original < live_count;
+}
+
 // The memory index of virtual key v, and whether it holds a real key (not a
-// +infinity pad past the end of the keys or past the end of its row).
+// +infinity pad past the end of the keys or past the end of its row). In a
+// view, v counts rows within columns and the memory is the view's storage.
 bool physical_index(uint v, out uint physical)
 {
+    if (params.view_column_log != 0u) {
+        uint original;
+        return view_place(v & ((1u << params.view_row_log) - 1u), v >> params.view_row_log, original, physical);
+    }
     if (params.row_log == 0u) {
         physical = v;
         return v < live_count;
@@ -84,6 +116,18 @@ bool physical_index(uint v, out uint physical)
     uint column = v & ((1u << params.row_log) - 1u);
     physical = (v >> params.row_log) * params.row_length + column;
     return column < params.row_length && physical < live_count;
+}
+
+// The first virtual key of tile number `tile` of a tile kernel: tile << tile_log,
+// except in a view whose columns are longer than a tile, where only the tiles
+// holding used rows are numbered, column by column (bitonic_view_tile_first_key()
+// in src/core/schedule.h).
+uint tile_first_key(uint tile, uint tile_log)
+{
+    if (params.view_column_log == 0u || params.view_row_log <= tile_log)
+        return tile << tile_log;
+    uint used_tiles = (params.view_rows_used + (1u << tile_log) - 1u) >> tile_log;
+    return ((tile / used_tiles) << params.view_row_log) + ((tile % used_tiles) << tile_log);
 }
 
 key_t load_key(key_t stored)

@@ -55,7 +55,7 @@ void main()
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;
-    uint tile_base = tile << TILE_LOG;
+    uint tile_base = tile_first_key(tile, TILE_LOG);
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
 

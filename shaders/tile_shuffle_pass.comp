@@ -138,7 +138,7 @@ void main()
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;
-    uint tile_base = tile << TILE_LOG;
+    uint tile_base = tile_first_key(tile, TILE_LOG);
     // Threads are numbered by subgroup and lane, so lanes of one subgroup own
     // neighbouring runs of keys whatever the driver's invocation order.
     uint lane = gl_SubgroupInvocationID;

@@ -5,6 +5,7 @@ and with the argument gles (the library was built with its GLES backend) also
 on `--device gles`, whose output must equal the CPU's byte for byte for every
 key type; checks that bad input gets one clear line on stderr, a non-zero
 exit, and no output file (an existing output is left untouched)."""
+import math
 import os
 import random
 import struct
@@ -63,6 +64,37 @@ with tempfile.TemporaryDirectory() as scratch:
         offset = 10 + struct.unpack("<H", data[8:10])[0]
         got = list(struct.unpack("<%dI" % len(keys), data[offset:]))
         check(got == sorted(keys, reverse=True), "npy output sorted descending on " + device)
+
+    # --strategy: the network and the transpose give the same result as the
+    # CPU path; 6000 keys are more than lavapipe's 4096-key tile, so the
+    # transpose really transposes (64-bit keys too).
+    longs = [rng.getrandbits(64) - (1 << 63) for _ in range(6000)]
+    with open(path("longs6000.npy"), "wb") as f:
+        f.write(npy_bytes("<i8", longs, "q"))
+    doubles = [rng.uniform(-1e6, 1e6) for _ in range(5990)] + [float("inf"), float("-inf"), -0.0, 0.0] * 2
+    with open(path("doubles6000.npy"), "wb") as f:
+        f.write(npy_bytes("<f8", doubles, "d"))
+    def read_values(name, fmt, count):
+        with open(path(name), "rb") as f:
+            data = f.read()
+        offset = 10 + struct.unpack("<H", data[8:10])[0]
+        return list(struct.unpack("<%d%s" % (count, fmt), data[offset:]))
+    for strategy in ("network", "transpose", "merge"):
+        r = run("sort", path("keys.bin"), path("out.bin"), "--device", "vulkan", "--strategy", strategy)
+        with open(path("out.bin"), "rb") as f:
+            got = list(struct.unpack("<%dI" % len(keys), f.read()))
+        check(r.returncode == 0 and got == sorted(keys), "raw sort, --strategy %s: %s" % (strategy, r.stderr))
+        r = run("sort", path("longs6000.npy"), path("longs_out.npy"), "--descending", "--device", "vulkan",
+                "--strategy", strategy)
+        check(r.returncode == 0 and read_values("longs_out.npy", "q", 6000) == sorted(longs, reverse=True),
+              "int64 descending, --strategy %s: %s" % (strategy, r.stderr))
+        r = run("sort", path("doubles6000.npy"), path("doubles_out.npy"), "--device", "vulkan", "--strategy", strategy)
+        got = read_values("doubles_out.npy", "d", 5998)
+        check(r.returncode == 0 and [struct.pack("<d", x) for x in got] ==
+              [struct.pack("<d", x) for x in sorted(doubles, key=lambda x: (x, math.copysign(1, x)))],
+              "float64, --strategy %s: %s" % (strategy, r.stderr))
+    r = run("sort", path("keys.bin"), path("out.bin"), "--strategy", "sideways")
+    check(r.returncode == 2 and "--strategy" in r.stderr, "an unknown strategy is refused")
 
     # Other dtypes, argsort and the float order (NaNs last, -0 before +0).
     floats = [3.5, float("nan"), -0.0, 0.0, float("-inf"), -2.0, float("inf"), 1e-40, -7.25]
@@ -165,6 +197,12 @@ with tempfile.TemporaryDirectory() as scratch:
     r = run("bench", "--device", "vulkan", "--min-log", "10", "--max-log", "11", "--runs", "10", "--validation",
             "--types", "u32,pairs,u64")
     check(r.returncode == 0 and "WRONG" not in r.stdout, "bench on Vulkan with validation: " + r.stderr)
+    r = run("bench", "--device", "vulkan", "--strategy", "transpose", "--min-log", "12", "--max-log", "13", "--runs",
+            "10", "--validation", "--csv", "--types", "u32,pairs,u64")
+    rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
+    check(r.returncode == 0 and len(rows) >= 6 and all(row[-1] == "1" for row in rows)
+          and {row[0] for row in rows} == {"bitonic_transpose", "bitonic_transpose_e2e"},
+          "bench --strategy transpose on Vulkan with validation: " + r.stderr)
 
     if "gles" in devices:
         # Held-out inputs of every key type: the GLES output equals the CPU's, byte for byte.

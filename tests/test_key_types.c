@@ -298,6 +298,10 @@ int main(void)
     /* Both merge kernels, whichever the device's default is. */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_all(&t, &vulkan, "vulkan, 64-key tile, direct merge");
+    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
+    vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
+    run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
+    vulkan.strategy = BITONIC_STRATEGY_MERGE;
     TEST_CHECK(&t, printed == 0, "no validation message");
     return test_finish(&t);
 }

@@ -261,6 +261,9 @@ int main(void)
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_all(&t, &vulkan, "vulkan, 64-key tile, direct merge");
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
+    vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
+    run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
+    vulkan.strategy = BITONIC_STRATEGY_MERGE;
     vulkan.tile_keys = 0;
     vulkan.max_strides_per_global_pass = 0;
     vulkan.no_subgroup_shuffle = true;

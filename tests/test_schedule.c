@@ -30,14 +30,21 @@ static int compare_u64(const void *a, const void *b)
 
 static uint32_t build(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, false};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
 /* The tile sort, then merge passes (merge path) above the tile. */
 static uint32_t build_merging(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false};
+    return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+}
+
+/* The tile sort, then each larger phase's large strides in transposed views. */
+static uint32_t build_transposing(const shape *s, uint64_t n, bitonic_pass *passes)
+{
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, true};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
@@ -71,11 +78,13 @@ static bool run(const shape *s, const bitonic_pass *passes, uint32_t count, bito
     return bitonic_reference_run(passes, count, &config, keys, n);
 }
 
-/* Every binary input of length n, 64 per run. */
-static bool sorts_every_binary_input(const shape *s, uint32_t n)
+typedef uint32_t (*schedule_builder)(const shape *s, uint64_t n, bitonic_pass *passes);
+
+/* Every binary input of length n, 64 per run, through the schedule `builder` makes. */
+static bool sorts_every_binary_input(const shape *s, uint32_t n, schedule_builder builder)
 {
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = build(s, n, passes);
+    uint32_t pass_count = builder(s, n, passes);
     if (pass_count == UINT32_MAX)
         return false;
     uint64_t inputs = (uint64_t)1 << n;
@@ -118,11 +127,11 @@ static bool group_counts_exact(const shape *s, uint64_t n)
 }
 
 
-static bool sorts_random(const shape *s, uint64_t n, uint64_t seed)
+static bool sorts_random(const shape *s, uint64_t n, uint64_t seed, schedule_builder builder)
 {
     uint64_t *keys = malloc(n * sizeof *keys), *expected = malloc(n * sizeof *expected);
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = build(s, n, passes);
+    uint32_t pass_count = builder(s, n, passes);
     for (uint64_t i = 0; i < n; ++i)
         keys[i] = expected[i] = test_random_u64(&seed) % (n / 2 + 1);  /* with duplicates */
     qsort(expected, n, sizeof *expected, compare_u64);
@@ -133,6 +142,153 @@ static bool sorts_random(const shape *s, uint64_t n, uint64_t seed)
     return ok;
 }
 
+/* Every view index of every TRANSPOSE pass that holds a real key names a
+ * distinct key below n and a distinct scratch slot below bitonic_view_keys(),
+ * and every key below n is named: the view is a bijection that reads nothing
+ * past n. */
+static bool views_are_bijections(const shape *s, uint64_t n)
+{
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build_transposing(s, n, passes);
+    bool ok = pass_count != UINT32_MAX;
+    for (uint32_t p = 0; p < pass_count && ok; ++p) {
+        const bitonic_pass *pass = &passes[p];
+        if (pass->kind != BITONIC_PASS_TRANSPOSE)
+            continue;
+        uint64_t slots = bitonic_view_keys(pass, n);
+        uint64_t view_count = (uint64_t)1 << (pass->view_column_log + pass->view_row_log);
+        unsigned char *seen_key = calloc(n, 1), *seen_slot = calloc(slots, 1);
+        uint64_t real = 0;
+        ok = seen_key && seen_slot && slots < n + ((uint64_t)1 << pass->view_column_log);
+        for (uint64_t v = 0; v < view_count && ok; ++v) {
+            uint64_t memory, original;
+            if (!bitonic_view_index(pass, n, v, &memory, &original))
+                continue;
+            ok = original < n && memory < slots && !seen_key[original] && !seen_slot[memory];
+            if (ok) {
+                seen_key[original] = seen_slot[memory] = 1;
+                ++real;
+            }
+        }
+        ok = ok && real == n;
+        free(seen_key);
+        free(seen_slot);
+    }
+    return ok;
+}
+
+/* The tiles a view tile pass numbers are distinct tiles of the view, and
+ * every tile of the view that holds a real key is among them. */
+static bool view_tiles_cover_the_keys(const shape *s, uint64_t n)
+{
+    bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t pass_count = build_transposing(s, n, passes);
+    bool ok = pass_count != UINT32_MAX;
+    for (uint32_t p = 0; p < pass_count && ok; ++p) {
+        const bitonic_pass *pass = &passes[p];
+        if (pass->kind != BITONIC_PASS_TILE || pass->view_column_log == 0)
+            continue;
+        uint64_t view_tiles = (uint64_t)1 << (pass->view_column_log + pass->view_row_log - s->tile_log);
+        unsigned char *numbered = calloc(view_tiles, 1);
+        ok = numbered != NULL;
+        for (uint64_t tile = 0; tile < pass->group_count && ok; ++tile) {
+            uint64_t first = bitonic_view_tile_first_key(pass, n, s->tile_log, tile);
+            uint64_t index = first >> s->tile_log;
+            ok = (first & (((uint64_t)1 << s->tile_log) - 1u)) == 0 && index < view_tiles && !numbered[index];
+            if (ok)
+                numbered[index] = 1;
+        }
+        for (uint64_t v = 0; v < view_tiles << s->tile_log && ok; ++v) {
+            uint64_t memory, original;
+            ok = !bitonic_view_index(pass, n, v, &memory, &original) || numbered[v >> s->tile_log];
+        }
+        free(numbered);
+    }
+    return ok;
+}
+
+/* The transpose strategy: the same proof as the network (every binary input
+ * to 20 keys, bit-sliced, for every tiled shape: tiles of 2 and 4 keys reach
+ * phases that need two or more views, since one view holds tile_log strides;
+ * the random inputs take tiles up to 32 keys there too),
+ * random inputs, the views, and the pass count. */
+static void check_transpose_strategy(test_counter *t)
+{
+    for (size_t i = 0; i < SHAPE_COUNT; ++i) {
+        const shape *s = &shapes[i];
+        if (s->tile_log == 0)
+            continue;
+        bool all = true;
+        for (uint32_t n = 0; n <= 20 && all; ++n)
+            all = sorts_every_binary_input(s, n, build_transposing);
+        TEST_CHECK(t, all, "transpose: 0-1 principle, lengths 0..20, tile 2^%u, %u keys/thread", s->tile_log,
+                   1u << s->tile_register_log);
+        uint64_t sizes[] = {2, 3, 31, 64, 100, 1000, 4097, 12345};
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+            TEST_CHECK(t, sorts_random(s, sizes[k], 99 + k, build_transposing),
+                       "transpose: random %" PRIu64 " keys, tile 2^%u", sizes[k], s->tile_log);
+        bool bijective = true;
+        for (uint64_t n = 2; n < 3000 && bijective; n += 1 + n / 5)
+            bijective = views_are_bijections(s, n);
+        TEST_CHECK(t, bijective, "transpose: every view is a bijection within n, tile 2^%u", s->tile_log);
+        bool covered = true;
+        for (uint64_t n = 2; n < 3000 && covered; n += 1 + n / 5)
+            covered = view_tiles_cover_the_keys(s, n);
+        TEST_CHECK(t, covered, "transpose: view tile passes number every tile that holds a key, once, tile 2^%u",
+                   s->tile_log);
+    }
+    /* Per phase p above a tile of 2^t: ceil((p - t) / t) views of three passes
+     * each (transpose, view tile, transpose back), then one tile pass; the tile
+     * sort first. With t = 13 up to 2^26: 1 + 4 (log2 N - 13). */
+    for (uint32_t tile_log = 1; tile_log <= 13; tile_log += 3) {
+        const shape tiled = {tile_log, tile_log < 4 ? tile_log : 4, 4};
+        for (uint32_t k = 1; k <= 30; ++k) {
+            uint32_t expected = 1, expected_transposes = 0;
+            for (uint32_t p = tile_log + 1; p <= k; ++p) {
+                uint32_t views = (p - tile_log + tile_log - 1u) / tile_log;
+                expected += 3u * views + 1u;
+                expected_transposes += 2u * views;
+            }
+            bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+            uint32_t count = build_transposing(&tiled, (uint64_t)1 << k, passes);
+            uint32_t transposes = 0;
+            for (uint32_t p = 0; p < count && count != UINT32_MAX; ++p)
+                transposes += passes[p].kind == BITONIC_PASS_TRANSPOSE;
+            bool fits = expected <= BITONIC_SCHEDULE_MAX_PASSES;
+            TEST_CHECK(t, fits ? count == expected && transposes == expected_transposes : count == UINT32_MAX,
+                       "transpose: pass count at 2^%u, tile 2^%u (%u, expected %u)", k, tile_log, count, expected);
+        }
+    }
+    {
+        const shape tiled = {13, 4, 5};
+        bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+        TEST_CHECK(t, build_transposing(&tiled, (uint64_t)1 << 24, passes) == 45 &&
+                          build_transposing(&tiled, ((uint64_t)1 << 24) - 5u, passes) == 45,
+                   "transpose: 45 passes at 2^24 keys with a tile of 2^13");
+        /* Batched rows keep the network: their rows are not one matrix. */
+        bitonic_pass rows[BITONIC_SCHEDULE_MAX_PASSES], network[BITONIC_SCHEDULE_MAX_PASSES];
+        bitonic_schedule_params with_rows = {5, 4, 9, false, true}, plain = {5, 4, 9, false, false};
+        uint32_t row_count = bitonic_schedule_build(37u << 9, &with_rows, rows, BITONIC_SCHEDULE_MAX_PASSES);
+        bool same = row_count == bitonic_schedule_build(37u << 9, &plain, network, BITONIC_SCHEDULE_MAX_PASSES);
+        for (uint32_t p = 0; p < row_count && same; ++p)
+            same = rows[p].kind == network[p].kind && rows[p].kind != BITONIC_PASS_TRANSPOSE &&
+                   rows[p].phase == network[p].phase && rows[p].stride_log == network[p].stride_log &&
+                   rows[p].view_column_log == 0;
+        TEST_CHECK(t, same, "transpose: batched rows keep the network");
+        /* A view tile pass with no view made before it is refused. */
+        const shape small = {2, 1, 2};
+        uint32_t count = build_transposing(&small, 16, passes);
+        uint64_t words[16] = {0};
+        bitonic_reference_config config = {2, 1, BITONIC_REFERENCE_BITSLICED, 0};
+        uint32_t first_view_tile = 0;
+        while (first_view_tile < count && passes[first_view_tile].view_column_log == 0)
+            ++first_view_tile;
+        TEST_CHECK(t, first_view_tile + 1u < count && passes[first_view_tile].kind == BITONIC_PASS_TRANSPOSE &&
+                          !bitonic_reference_run(&passes[first_view_tile + 1u], 1, &config, words, 16),
+                   "transpose: a view tile pass without its transpose is refused");
+    }
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -141,7 +297,7 @@ int main(void)
         const shape *s = &shapes[i];
         bool all = true;
         for (uint32_t n = 0; n <= 20 && all; ++n)
-            all = sorts_every_binary_input(s, n);
+            all = sorts_every_binary_input(s, n, build);
         TEST_CHECK(&t, all, "0-1 principle, lengths 0..20, tile 2^%u, %u keys/thread, %u steps/pass", s->tile_log,
                    1u << s->tile_register_log, s->max_global_steps);
         bool exact = true;
@@ -150,7 +306,7 @@ int main(void)
         TEST_CHECK(&t, exact, "group counts exact, shape %zu", i);
         uint64_t sizes[] = {2, 3, 31, 64, 100, 1000, 4097, 12345};
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
-            TEST_CHECK(&t, sorts_random(s, sizes[k], 42 + k), "random %" PRIu64 " keys, shape %zu", sizes[k], i);
+            TEST_CHECK(&t, sorts_random(s, sizes[k], 42 + k, build), "random %" PRIu64 " keys, shape %zu", sizes[k], i);
     }
 
     /* The pure network (no tile, one step per pass) has log2 N (log2 N + 1) / 2 passes. */
@@ -184,7 +340,7 @@ int main(void)
             for (uint64_t k = 0; k < n; ++k)
                 keys[k] = test_random_u64(&seed) % 100u;
             bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES], one_row[BITONIC_SCHEDULE_MAX_PASSES];
-            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log, false};
+            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log, false, false};
             uint32_t count = bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
             bool ok = count == build(s, (uint64_t)1 << row_log, one_row) &&
                       run(s, passes, count, BITONIC_REFERENCE_NUMERIC, keys, n);
@@ -230,5 +386,6 @@ int main(void)
         TEST_CHECK(&t, count == 3 && !bitonic_reference_run(passes, count, &sliced, words, 16),
                    "a merge pass refuses bit-sliced keys");
     }
+    check_transpose_strategy(&t);
     return test_finish(&t);
 }

@@ -14,7 +14,13 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->merge_chunk_log >= 1 && tuning->merge_chunk_log <= tuning->tile_log + 1 &&
            bitonic_tile_shared_bytes(tuning->merge_chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
            tuning->merge_workgroup_size == 1u << (tuning->merge_chunk_log - tuning->merge_register_log) &&
-           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= 5;
+           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= 5 &&
+           /* transpose blocks: in shared memory, whole rows of the block a workgroup */
+           tuning->transpose_block_log >= 1 &&
+           bitonic_transpose_shared_bytes(tuning->transpose_block_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
+           tuning->transpose_workgroup_size <= limits->max_workgroup_invocations &&
+           tuning->transpose_workgroup_size % (1u << tuning->transpose_block_log) == 0 &&
+           tuning->transpose_workgroup_size <= 1u << (2u * tuning->transpose_block_log);
 }
 
 int main(void)
@@ -79,6 +85,12 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && !tuning.merge_direct,
                "H100 large sorts merge through shared memory");
     TEST_CHECK(&t, !bitonic_tuning_derive_small(&none, 4, &tuning, &small_max), "no small tuning without shared memory");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 12, 0, 0, 0, &tuning) && tuning.transpose_block_log == 5 &&
+                       tuning.transpose_workgroup_size == 256,
+               "H100 64-bit pairs: transpose blocks of 32 x 32 keys, 256 threads");
+    TEST_CHECK(&t, bitonic_tuning_derive(&tiny, 8, 0, 0, 0, &tuning) && tuning.transpose_block_log == 3 &&
+                       tuning.transpose_workgroup_size == 64,
+               "1 KiB of shared memory: transpose blocks of 8 x 8 keys (got 2^%u)", tuning.transpose_block_log);
     TEST_CHECK(&t, !bitonic_tuning_derive(&none, 4, 0, 0, 0, &tuning), "a device with no shared memory is refused");
     return test_finish(&t);
 }

@@ -313,6 +313,49 @@ int main(void)
             TEST_CHECK(&t, sort_with_gpu_count(&a, split_sorter, &keys, &count, lives[i], capacity, &scratch, &seed),
                        "count read on the GPU: %u live of at most %u, merges with split passes", lives[i], capacity);
         bitonic_vulkan_sorter_destroy(split_sorter);
+        /* The transpose strategy through the recording API: the sorter's
+         * strategy says what the scratch is for; without scratch it is the network. */
+        bitonic_vulkan_sorter *transpose_sorter = NULL, *network_sorter = NULL;
+        bitonic_vulkan_sorter_desc transpose_desc = desc, network_desc = desc;
+        transpose_desc.strategy = BITONIC_STRATEGY_TRANSPOSE;
+        network_desc.strategy = BITONIC_STRATEGY_NETWORK;
+        if (TEST_CHECK(&t, bitonic_vulkan_sorter_create(&transpose_desc, &transpose_sorter) == BITONIC_SUCCESS &&
+                               bitonic_vulkan_sorter_create(&network_desc, &network_sorter) == BITONIC_SUCCESS,
+                       "sorters with the transpose and the network strategy")) {
+            VkDeviceSize view_bytes = bitonic_vulkan_sort_scratch_bytes(transpose_sorter, &largest);
+            TEST_CHECK(&t, view_bytes >= (VkDeviceSize)capacity * 8u &&
+                               bitonic_vulkan_sort_scratch_bytes(network_sorter, &largest) == 0,
+                       "scratch: %llu bytes for the transposed view of %u pairs, none for the network",
+                       (unsigned long long)view_bytes, capacity);
+            host_buffer view;
+            create_host_buffer(&a, scratch_offset + view_bytes, &view);
+            for (int with_view = 0; with_view < 2; ++with_view)
+                for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
+                    TEST_CHECK(&t, sort_pairs(&a, transpose_sorter, &keys, &values, i % 2 ? first : 0, counts[i],
+                                              (bitonic_order)(i % 2), VK_NULL_HANDLE, with_view ? &view : NULL,
+                                              i % 2 ? scratch_offset : 0, &seed),
+                               "pairs: %u keys, transpose strategy, %s", counts[i],
+                               with_view ? "views in scratch" : "no scratch: network");
+            for (size_t i = 0; i < sizeof lives / sizeof lives[0]; ++i)
+                TEST_CHECK(&t, sort_with_gpu_count(&a, transpose_sorter, &keys, &count, lives[i], capacity, &view,
+                                                   &seed),
+                           "count read on the GPU: %u live of at most %u, transpose strategy", lives[i], capacity);
+            bitonic_vulkan_sort_info two = {.keys = keys.buffer, .count = info.tile_keys * 2};
+            uint32_t network_passes = bitonic_vulkan_sort_pass_count(transpose_sorter, &two);
+            two.scratch = view.buffer;
+            TEST_CHECK(&t, network_passes == 3 && bitonic_vulkan_sort_pass_count(transpose_sorter, &two) == 5 &&
+                               bitonic_vulkan_sort_pass_count(network_sorter, &two) == 3,
+                       "pass counts at two tiles: the network 3; the transpose 5 (tile sort, transpose, view tile, "
+                       "transpose back, tile)");
+            destroy_host_buffer(&a, &view);
+        }
+        bitonic_vulkan_sorter_destroy(transpose_sorter);
+        bitonic_vulkan_sorter_destroy(network_sorter);
+        bitonic_vulkan_sorter_desc unknown = desc;
+        unknown.strategy = (bitonic_strategy)9;
+        bitonic_vulkan_sorter *refused = NULL;
+        TEST_CHECK(&t, bitonic_vulkan_sorter_create(&unknown, &refused) == BITONIC_ERROR_INVALID_ARGUMENT && !refused,
+                   "an unknown strategy is refused");
         destroy_host_buffer(&a, &count);
         uint64_t stamps[2] = {0, 0};
         vkGetQueryPoolResults(a.device, queries, 0, 2, sizeof stamps, stamps, 8, VK_QUERY_RESULT_64_BIT);

@@ -3,7 +3,9 @@
  * (BITONIC_TEST_MAX_LOG, default 16: what lavapipe sorts in seconds), random,
  * sorted, reverse, all-equal and few-distinct inputs, both orders; once with the
  * tile the device allows and once with a tiny tile and short global passes, so
- * the global passes run at every size. Validation on; any message fails. */
+ * the global passes run at every size; with the merge (the default), the
+ * network alone and the transpose strategy (whose small tiles need two and more
+ * views a phase). Validation on; any message fails. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +111,21 @@ static void run_suite(test_counter *t, const bitonic_context_desc *desc, const c
         TEST_CHECK(t, ok && memcmp(f.keys, f.expected, n * sizeof(uint32_t)) == 0,
                    "%s: resident buffer sorted twice", label);
         TEST_CHECK(t, timing.pass_count > 0 && timing.sort_ms >= 0.0, "%s: timing reported", label);
+        if (desc->strategy == BITONIC_STRATEGY_TRANSPOSE) {
+            /* The transpose schedule ran, not a fallback to the network: per phase
+             * above the tile, 3 passes for each view of up to tile_log strides, and
+             * a tile pass. */
+            uint32_t tile_log = 0, virtual_log = 0;
+            while ((1u << tile_log) < info.tile_keys)
+                ++tile_log;
+            while (((size_t)1 << virtual_log) < n)
+                ++virtual_log;
+            uint32_t expected = 1;
+            for (uint32_t phase = tile_log + 1; phase <= virtual_log; ++phase)
+                expected += 3u * ((phase - 1u) / tile_log) + 1u;
+            TEST_CHECK(t, timing.pass_count == expected, "%s: %u transpose-strategy passes for %zu keys (expected %u)",
+                       label, timing.pass_count, n, expected);
+        }
         TEST_CHECK(t, bitonic_buffer_sort(buffer, n + 1, NULL, NULL) == BITONIC_ERROR_INVALID_ARGUMENT,
                    "%s: a count above capacity is refused", label);
         /* Profiling follows the sort actually recorded: rows of 8 keys fit one tile pass. */
@@ -199,6 +216,32 @@ int main(void)
     desc.tile_keys = 256;
     desc.max_strides_per_global_pass = 2;
     run_suite(&t, &desc, "256-key tile, pure network", max_log < 14 ? max_log : 14);
+    /* The seeds' transpose: on the device tile every phase takes one view; on
+     * tiles of 32 and 8 keys the larger phases take two or more. */
+    desc.pure_network = false;
+    desc.strategy = BITONIC_STRATEGY_TRANSPOSE;
+    desc.tile_keys = 0;
+    desc.max_strides_per_global_pass = 0;
+    run_suite(&t, &desc, "device tile, transpose", max_log);
+    desc.tile_keys = 32;
+    run_suite(&t, &desc, "32-key tile, transpose", max_log < 12 ? max_log : 12);
+    desc.tile_keys = 8;
+    desc.no_subgroup_shuffle = true;
+    run_suite(&t, &desc, "8-key tile, no shuffles, transpose", max_log < 11 ? max_log : 11);
+    desc.tile_keys = 1024;
+    desc.tile_keys_per_thread = 32;
+    run_suite(&t, &desc, "1024-key tile, 32 keys a thread, no shuffles, transpose", max_log < 15 ? max_log : 15);
+    desc.tile_keys_per_thread = 0;
+    desc.no_subgroup_shuffle = false;
+    desc.tile_keys = 0;
+    desc.pure_network = true;
+    bitonic_context *refused = NULL;
+    TEST_CHECK(&t, bitonic_context_create(&desc, &refused) == BITONIC_ERROR_INVALID_ARGUMENT && !refused,
+               "pure_network with the transpose strategy is refused");
+    desc.pure_network = false;
+    desc.strategy = (bitonic_strategy)7;
+    TEST_CHECK(&t, bitonic_context_create(&desc, &refused) == BITONIC_ERROR_INVALID_ARGUMENT && !refused,
+               "an unknown strategy is refused");
     TEST_CHECK(&t, printed == 0, "no validation message at all");
     return test_finish(&t);
 }

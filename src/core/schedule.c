@@ -41,12 +41,65 @@ uint64_t bitonic_active_group_count(const bitonic_step_group *group, uint64_t co
     return (full_spans << low_log) + (rest < lows ? rest : lows);
 }
 
+uint64_t bitonic_view_keys(const bitonic_pass *pass, uint64_t count)
+{
+    uint64_t columns_mask = ((uint64_t)1 << pass->view_column_log) - 1u;
+    return ((count + columns_mask) >> pass->view_column_log) << pass->view_column_log;
+}
+
 static bool append(bitonic_pass *passes, uint32_t capacity, uint32_t *pass_count, bitonic_pass pass)
 {
     if (*pass_count >= capacity)
         return false;
     passes[(*pass_count)++] = pass;
     return true;
+}
+
+/* The phases above the tile, as the seeds do them: the strides at or above the
+ * tile in the transposed view, at most tile_log of them per view (a view of
+ * 2^lo columns brings strides 2^lo .. 2^(lo + tile_log - 1) into one tile), the
+ * first view of a phase with its flip; then the strides below the tile in an
+ * ordinary tile pass. Returns the new pass count, or UINT32_MAX when capacity
+ * is too small. */
+static uint32_t append_transposed_phases(uint64_t count, uint32_t tile_log, uint32_t first_phase,
+                                         uint32_t virtual_log, uint64_t tiles, bitonic_pass *passes,
+                                         uint32_t capacity, uint32_t pass_count)
+{
+    for (uint32_t phase = first_phase; phase <= virtual_log; ++phase) {
+        for (uint32_t top = phase - 1u; top >= tile_log;) {
+            uint32_t low = top + 1u >= 2u * tile_log ? top + 1u - tile_log : tile_log;
+            bitonic_pass view = {
+                .kind = BITONIC_PASS_TRANSPOSE, .phase = phase, .stride_log = top, .last_phase = phase,
+                .view_column_log = low, .view_row_log = virtual_log - low,
+                .view_mirror_phase = top + 1u == phase ? phase : 0u, .to_view = true,
+            };
+            uint64_t rows_used = bitonic_view_keys(&view, count) >> low;
+            view.group_count = (uint32_t)rows_used;
+            /* Tiles of the view: whole columns when a column fits a tile, else
+             * only the tiles of each column that hold used rows. */
+            uint64_t view_tiles = (uint64_t)1 << (virtual_log - tile_log);
+            if (view.view_row_log > tile_log)
+                view_tiles = ((rows_used + ((uint64_t)1 << tile_log) - 1u) >> tile_log) << low;
+            bitonic_pass view_tile = view;
+            view_tile.kind = BITONIC_PASS_TILE;
+            view_tile.phase = phase - low;
+            view_tile.stride_log = top - low;
+            view_tile.last_phase = phase - low;
+            view_tile.group_count = (uint32_t)view_tiles;
+            view_tile.to_view = false;
+            bitonic_pass back = view;
+            back.to_view = false;
+            if (!append(passes, capacity, &pass_count, view) || !append(passes, capacity, &pass_count, view_tile) ||
+                !append(passes, capacity, &pass_count, back))
+                return UINT32_MAX;
+            top = low - 1u;
+        }
+        bitonic_pass tile_merge = {.kind = BITONIC_PASS_TILE, .phase = phase, .stride_log = tile_log - 1u,
+                                   .last_phase = phase, .step_count = 0, .group_count = (uint32_t)tiles};
+        if (!append(passes, capacity, &pass_count, tile_merge))
+            return UINT32_MAX;
+    }
+    return pass_count;
 }
 
 uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *params,
@@ -68,7 +121,8 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
     uint32_t first_global_phase = 1;
     if (tile_log > 0) {
         uint32_t last_tile_phase = virtual_log < tile_log ? virtual_log : tile_log;
-        bitonic_pass tile_sort = {BITONIC_PASS_TILE, 1, 0, last_tile_phase, 0, (uint32_t)tiles};
+        bitonic_pass tile_sort = {.kind = BITONIC_PASS_TILE, .phase = 1, .stride_log = 0,
+                                  .last_phase = last_tile_phase, .step_count = 0, .group_count = (uint32_t)tiles};
         if (!append(passes, capacity, &pass_count, tile_sort))
             return UINT32_MAX;
         first_global_phase = last_tile_phase + 1u;
@@ -76,12 +130,16 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
     if (params->merge_above_tile && tile_log > 0 && params->last_phase == 0) {
         for (uint32_t phase = first_global_phase; phase <= virtual_log; ++phase) {
             uint64_t runs = (count + ((uint64_t)1 << phase) - 1u) >> phase;
-            bitonic_pass merge = {BITONIC_PASS_MERGE, phase, phase - 1u, phase, 0, (uint32_t)runs};
+            bitonic_pass merge = {.kind = BITONIC_PASS_MERGE, .phase = phase, .stride_log = phase - 1u,
+                                  .last_phase = phase, .step_count = 0, .group_count = (uint32_t)runs};
             if (!append(passes, capacity, &pass_count, merge))
                 return UINT32_MAX;
         }
         return pass_count;
     }
+    if (params->transpose_above_tile && tile_log > 0 && params->last_phase == 0)
+        return append_transposed_phases(count, tile_log, first_global_phase, virtual_log, tiles, passes, capacity,
+                                        pass_count);
     /* Each larger phase: its strides at or above the tile in global passes,
      * then the strides below the tile in one tile pass. */
     for (uint32_t phase = first_global_phase; phase <= virtual_log; ++phase) {
@@ -90,13 +148,14 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
              bitonic_phase_step_group(phase, phase - 1u, tile_log, params->max_global_steps, index, &group); ++index) {
             group.register_log = group.step_count;
             uint64_t groups = bitonic_active_group_count(&group, count);
-            bitonic_pass global = {BITONIC_PASS_GLOBAL, phase, group.stride_log, phase, group.step_count,
-                                   (uint32_t)groups};
+            bitonic_pass global = {.kind = BITONIC_PASS_GLOBAL, .phase = phase, .stride_log = group.stride_log,
+                                   .last_phase = phase, .step_count = group.step_count, .group_count = (uint32_t)groups};
             if (!append(passes, capacity, &pass_count, global))
                 return UINT32_MAX;
         }
         if (tile_log > 0) {
-            bitonic_pass tile_merge = {BITONIC_PASS_TILE, phase, tile_log - 1u, phase, 0, (uint32_t)tiles};
+            bitonic_pass tile_merge = {.kind = BITONIC_PASS_TILE, .phase = phase, .stride_log = tile_log - 1u,
+                                       .last_phase = phase, .step_count = 0, .group_count = (uint32_t)tiles};
             if (!append(passes, capacity, &pass_count, tile_merge))
                 return UINT32_MAX;
         }

@@ -23,6 +23,19 @@
  * binary search on a diagonal, so the work splits evenly whatever the data).
  * A merge cannot run in place, so executors ping-pong between the keys and a
  * scratch copy; stable on ties (the earlier run first).
+ *
+ * A third way, the transpose of the seeds (the DirectX 11 and C++ AMP samples),
+ * keeps the network but brings its large strides on chip: the keys are viewed
+ * as a matrix of 2^column_log columns, so stride 2^j (j >= column_log) is a
+ * stride of 2^(j - column_log) rows. A TRANSPOSE pass copies the keys into the
+ * scratch buffer in column-major order (the "view"), a TILE pass with a view
+ * runs those steps there as in-tile strides, and a TRANSPOSE pass copies them
+ * back; the strides below the tile then run in an ordinary TILE pass. The flip
+ * pairs column c with column 2^column_log - 1 - c, so the view stores the upper
+ * half of every block of the phase with its columns mirrored: the flip's two
+ * keys then share a column and the view runs exactly the flip-form network
+ * (every comparator still puts the smaller key at the lower original index, so
+ * positions past n stay +infinity and are never stored: see bitonic_view_index).
  */
 #ifndef BITONIC_SCHEDULE_H
 #define BITONIC_SCHEDULE_H
@@ -38,6 +51,7 @@ typedef enum bitonic_pass_kind {
     BITONIC_PASS_TILE = 0,
     BITONIC_PASS_GLOBAL = 1,
     BITONIC_PASS_MERGE = 2,
+    BITONIC_PASS_TRANSPOSE = 3,
 } bitonic_pass_kind;
 
 typedef struct bitonic_pass {
@@ -47,7 +61,17 @@ typedef struct bitonic_pass {
     uint32_t last_phase;   /* TILE: runs every step below the tile through the end of this phase */
     uint32_t step_count;   /* GLOBAL: steps in this pass, strides stride_log down to stride_log - step_count + 1 */
     uint32_t group_count;  /* GLOBAL: register groups holding at least one key below n; TILE: tiles;
-                            * MERGE: merged runs holding at least one key */
+                            * MERGE: merged runs holding at least one key; TRANSPOSE: rows of the matrix
+                            * holding at least one key below n */
+    /* The transposed view (TRANSPOSE passes, and TILE passes that run in it;
+     * 0 for every other pass): the virtual keys as 2^view_row_log rows of
+     * 2^view_column_log columns, stored column by column in the scratch buffer.
+     * A TILE pass with a view counts its phase and strides in view indices, in
+     * which the stride 2^j of the network is 2^(j - view_column_log). */
+    uint32_t view_column_log;
+    uint32_t view_row_log;
+    uint32_t view_mirror_phase;  /* not 0: the flip of this phase runs in the view (columns mirrored) */
+    bool to_view;                /* TRANSPOSE: keys to the view (true) or back (false) */
 } bitonic_pass;
 
 typedef struct bitonic_schedule_params {
@@ -59,6 +83,10 @@ typedef struct bitonic_schedule_params {
     /* Phases above the tile as MERGE passes instead of the network (needs
      * tile_log > 0; ignored with last_phase, whose rows are not aligned runs). */
     bool merge_above_tile;
+    /* Phases above the tile with their large strides in the transposed view
+     * (TRANSPOSE, view TILE, TRANSPOSE) instead of GLOBAL passes (needs
+     * tile_log > 0; ignored with last_phase or merge_above_tile). */
+    bool transpose_above_tile;
 } bitonic_schedule_params;
 
 /* Smallest p with 2^p >= count (0 for count <= 1). */
@@ -108,5 +136,44 @@ uint64_t bitonic_active_group_count(const bitonic_step_group *group, uint64_t co
  * the last group. */
 bool bitonic_phase_step_group(uint32_t phase, uint32_t first_stride_log, uint32_t last_stride_log, uint32_t max_log,
                               uint32_t index, bitonic_step_group *out_group);
+
+/* Where view index v of a pass with a view lies: *memory is its index in the
+ * scratch buffer (column by column, each column ceil(count / 2^column_log) rows
+ * long, so nothing past the last real row is stored) and *original its index
+ * in the keys. Returns whether it holds a real key (original < count); when
+ * not, it is +infinity and neither index may be read. The transpose kernel and
+ * the view tile passes use this one formula (shaders/network.glsl). */
+static inline bool bitonic_view_index(const bitonic_pass *pass, uint64_t count, uint64_t v, uint64_t *memory,
+                                      uint64_t *original)
+{
+    uint64_t columns_mask = ((uint64_t)1 << pass->view_column_log) - 1u;
+    uint64_t rows_used = (count + columns_mask) >> pass->view_column_log;
+    uint64_t column = v >> pass->view_row_log;              /* the stored column */
+    uint64_t row = v & (((uint64_t)1 << pass->view_row_log) - 1u);
+    bool mirrored = pass->view_mirror_phase != 0 &&
+                    ((row >> (pass->view_mirror_phase - 1u - pass->view_column_log)) & 1u);
+    *original = (row << pass->view_column_log) | (mirrored ? columns_mask - column : column);
+    *memory = column * rows_used + row;
+    return *original < count;
+}
+
+/* Keys of scratch the view of a pass takes for count keys: whole columns of
+ * ceil(count / 2^view_column_log) rows. */
+uint64_t bitonic_view_keys(const bitonic_pass *pass, uint64_t count);
+
+/* The first view index of tile number tile of a TILE pass (tile * 2^tile_log
+ * without a view). In a view whose columns are longer than a tile, tiles of
+ * rows at or past ceil(count / 2^view_column_log) hold no key, so the pass
+ * numbers only the others: column by column, the used row tiles of each (the
+ * pass's group_count counts them). The tile kernels use the same formula. */
+static inline uint64_t bitonic_view_tile_first_key(const bitonic_pass *pass, uint64_t count, uint32_t tile_log,
+                                                   uint64_t tile)
+{
+    if (pass->view_column_log == 0 || pass->view_row_log <= tile_log)
+        return tile << tile_log;
+    uint64_t rows_used = (count + ((uint64_t)1 << pass->view_column_log) - 1u) >> pass->view_column_log;
+    uint64_t used_tiles = (rows_used + ((uint64_t)1 << tile_log) - 1u) >> tile_log;  /* per column */
+    return ((tile / used_tiles) << pass->view_row_log) + ((tile % used_tiles) << tile_log);
+}
 
 #endif /* BITONIC_SCHEDULE_H */

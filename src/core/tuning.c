@@ -11,7 +11,11 @@
  * - Merge chunks of 1024 keys, 8 a thread (128 threads), smaller where shared
  *   memory is short: a thread's merge is a chain of dependent shared-memory
  *   reads, so fewer keys a thread and more workgroups hide it better; on the
- *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md). */
+ *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md).
+ * - Transpose blocks of 32 x 32 keys, 8 rows at a time (256 threads), smaller
+ *   where shared memory or the workgroup is short: a row of 32 keys is a whole
+ *   128-byte line of 32-bit keys both when read and when written, and 32 is
+ *   the bank count the padding is made for. Not measured against other shapes. */
 #include "tuning.h"
 
 #include "schedule.h"
@@ -31,6 +35,8 @@
 #define SMALL_TILE_KEYS 4096u
 #define SMALL_TILE_KEYS_PER_THREAD 8u
 #define SMALL_SORT_MAX_KEYS (1u << 17)
+#define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
+#define PREFERRED_TRANSPOSE_LINES_LOG 3u
 
 uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
@@ -38,9 +44,36 @@ uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
     return (keys + (keys >> 5)) * bytes_per_key;
 }
 
+uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_key)
+{
+    uint64_t side = (uint64_t)1 << block_log;
+    return side * (side + 1u) * bytes_per_key;
+}
+
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
     return a < b ? a : b;
+}
+
+/* The largest square block up to the preferred one whose padded keys fit
+ * shared memory and whose rows fit a workgroup, and how many rows the
+ * workgroup moves at a time. */
+static bool derive_transpose(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t max_threads,
+                             bitonic_tuning *out)
+{
+    for (uint32_t block_log = PREFERRED_TRANSPOSE_BLOCK_LOG; block_log >= 1u; --block_log) {
+        uint32_t side = 1u << block_log;
+        if (side > max_threads ||
+            bitonic_transpose_shared_bytes(block_log, bytes_per_key) > limits->max_shared_memory_bytes)
+            continue;
+        uint32_t lines_log = min_u32(PREFERRED_TRANSPOSE_LINES_LOG, block_log);
+        while ((side << lines_log) > max_threads)
+            --lines_log;
+        out->transpose_block_log = block_log;
+        out->transpose_workgroup_size = side << lines_log;
+        return true;
+    }
+    return false;
 }
 
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
@@ -137,5 +170,6 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
         steps = min_u32(max_steps_override, BITONIC_MAX_STEP_GROUP_LOG);
     out->max_global_steps = steps;
     out->global_workgroup_size = min_u32(PREFERRED_GLOBAL_WORKGROUP, max_threads);
-    return bitonic_tuning_set_merge(limits, bytes_per_key, 0, 0, out);
+    return derive_transpose(limits, bytes_per_key, max_threads, out) &&
+           bitonic_tuning_set_merge(limits, bytes_per_key, 0, 0, out);
 }

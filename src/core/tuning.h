@@ -38,6 +38,10 @@ typedef struct bitonic_tuning {
     /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
      * two 64-bit keys) where the buffers are 16-byte aligned. */
     bool merge_vector_io;
+    /* Transpose passes (transpose_pass.comp): a workgroup moves a block of
+     * 2^transpose_block_log x 2^transpose_block_log keys through shared memory. */
+    uint32_t transpose_block_log;
+    uint32_t transpose_workgroup_size;
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows
@@ -56,6 +60,10 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
  * asked for (0: the preferred ones), cut to what the device and the tile allow. */
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
                               uint32_t keys_per_thread_override, bitonic_tuning *tuning);
+
+/* Shared memory a transpose block of 2^block_log x 2^block_log keys takes, with
+ * one word of padding a row (the transpose kernel's layout). */
+uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_key);
 
 /* Shared memory a tile of 2^tile_log keys takes, with its bank-conflict padding
  * of one word in 32 (the tile kernel's layout). */

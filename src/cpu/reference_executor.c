@@ -1,7 +1,9 @@
 /* reference_executor.c: the plain C executor of a bitonic schedule. It walks
  * the same step groups as the shaders (gather a group's keys into "registers",
  * run the in-register network, scatter), so a schedule or addressing bug shows up
- * here, on the CPU, where the 0-1 principle can check every binary input. */
+ * here, on the CPU, where the 0-1 principle can check every binary input.
+ * TRANSPOSE passes copy the keys to and from a scratch array in the view's
+ * layout (bitonic_view_index), as the GPU copies them to its scratch buffer. */
 #include "reference_executor.h"
 
 #include <stdlib.h>
@@ -40,23 +42,44 @@ static void register_network(const bitonic_step_group *group, uint64_t *regs, bi
                 compare_exchange(&regs[i], &regs[i | stride], mode);
 }
 
-void bitonic_reference_run_step_group(const bitonic_step_group *group, uint64_t group_count, uint64_t first_key,
-                                      bitonic_reference_mode mode, uint64_t *keys, uint64_t count)
+/* Where virtual index v of a pass lies in memory: itself in the keys, or its
+ * place in the view's scratch layout. False: past the end (+infinity). */
+static bool memory_index(const bitonic_pass *view_pass, uint64_t count, uint64_t v, uint64_t *memory)
+{
+    uint64_t original;
+    if (!view_pass || view_pass->view_column_log == 0) {
+        *memory = v;
+        return v < count;
+    }
+    return bitonic_view_index(view_pass, count, v, memory, &original);
+}
+
+/* A step group over keys (count real keys), addressed through view_pass's view
+ * when it has one. */
+static void run_step_group_in(const bitonic_pass *view_pass, const bitonic_step_group *group, uint64_t group_count,
+                              uint64_t first_key, bitonic_reference_mode mode, uint64_t *keys, uint64_t count)
 {
     uint64_t regs[MAX_REGISTERS];
     uint32_t register_count = 1u << group->register_log;
     for (uint64_t g = 0; g < group_count; ++g) {
         for (uint32_t r = 0; r < register_count; ++r) {
-            uint64_t index = first_key + bitonic_group_key_index(group, g, r);
-            regs[r] = index < count ? keys[index] : UINT64_MAX;  /* past the end: +infinity */
+            uint64_t index;
+            bool inside = memory_index(view_pass, count, first_key + bitonic_group_key_index(group, g, r), &index);
+            regs[r] = inside ? keys[index] : UINT64_MAX;  /* past the end: +infinity */
         }
         register_network(group, regs, mode);
         for (uint32_t r = 0; r < register_count; ++r) {
-            uint64_t index = first_key + bitonic_group_key_index(group, g, r);
-            if (index < count)
+            uint64_t index;
+            if (memory_index(view_pass, count, first_key + bitonic_group_key_index(group, g, r), &index))
                 keys[index] = regs[r];
         }
     }
+}
+
+void bitonic_reference_run_step_group(const bitonic_step_group *group, uint64_t group_count, uint64_t first_key,
+                                      bitonic_reference_mode mode, uint64_t *keys, uint64_t count)
+{
+    run_step_group_in(NULL, group, group_count, first_key, mode, keys, count);
 }
 
 static void run_tile_pass(const bitonic_pass *pass, const bitonic_reference_config *config, uint64_t *keys,
@@ -70,7 +93,24 @@ static void run_tile_pass(const bitonic_pass *pass, const bitonic_reference_conf
         for (uint32_t index = 0;
              bitonic_phase_step_group(phase, first_stride_log, 0, config->tile_register_log, index, &group); ++index)
             for (uint64_t tile = 0; tile < pass->group_count; ++tile)
-                bitonic_reference_run_step_group(&group, groups_per_tile, tile * tile_keys, config->mode, keys, count);
+                run_step_group_in(pass, &group, groups_per_tile,
+                                  bitonic_view_tile_first_key(pass, count, config->tile_log, tile), config->mode, keys,
+                                  count);
+    }
+}
+
+/* Copies every real key between the keys and the view's layout in scratch. */
+static void run_transpose_pass(const bitonic_pass *pass, uint64_t *keys, uint64_t *scratch, uint64_t count)
+{
+    uint64_t view_count = (uint64_t)1 << (pass->view_column_log + pass->view_row_log);
+    for (uint64_t v = 0; v < view_count; ++v) {
+        uint64_t memory, original;
+        if (!bitonic_view_index(pass, count, v, &memory, &original))
+            continue;
+        if (pass->to_view)
+            scratch[memory] = keys[original];
+        else
+            keys[original] = scratch[memory];
     }
 }
 
@@ -120,26 +160,49 @@ static bool run_merge_pass(const bitonic_pass *pass, uint64_t chunk_keys, uint64
     return true;
 }
 
+/* Scratch the views of the passes take (0 when none has a view). */
+static uint64_t view_scratch_keys(const bitonic_pass *passes, uint32_t pass_count, uint64_t count)
+{
+    uint64_t most = 0;
+    for (uint32_t p = 0; p < pass_count; ++p)
+        if (passes[p].kind == BITONIC_PASS_TRANSPOSE && bitonic_view_keys(&passes[p], count) > most)
+            most = bitonic_view_keys(&passes[p], count);
+    return most;
+}
+
 bool bitonic_reference_run(const bitonic_pass *passes, uint32_t pass_count, const bitonic_reference_config *config,
                            uint64_t *keys, uint64_t count)
 {
     if (config->tile_register_log > config->tile_log || config->tile_register_log > BITONIC_MAX_STEP_GROUP_LOG)
         return false;
-    for (uint32_t p = 0; p < pass_count; ++p) {
+    uint64_t scratch_keys = view_scratch_keys(passes, pass_count, count);
+    uint64_t *scratch = scratch_keys ? malloc(scratch_keys * sizeof *scratch) : NULL;
+    if (scratch_keys && !scratch)
+        return false;
+    bool ok = true;
+    for (uint32_t p = 0; p < pass_count && ok; ++p) {
         const bitonic_pass *pass = &passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
-            if (config->tile_log == 0 || config->tile_register_log == 0)
-                return false;
-            run_tile_pass(pass, config, keys, count);
+            if (config->tile_log == 0 || config->tile_register_log == 0 || (pass->view_column_log != 0 && !scratch))
+                ok = false;
+            else if (pass->view_column_log != 0)
+                run_tile_pass(pass, config, scratch, count);  /* the view lives in scratch */
+            else
+                run_tile_pass(pass, config, keys, count);
+        } else if (pass->kind == BITONIC_PASS_TRANSPOSE) {
+            ok = pass->view_column_log != 0;
+            if (ok)
+                run_transpose_pass(pass, keys, scratch, count);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             /* A merge compares keys, so it cannot run 64 bit-sliced inputs at once. */
             if (config->mode != BITONIC_REFERENCE_NUMERIC || config->merge_chunk_log == 0 ||
                 config->merge_chunk_log > config->tile_log + 1u || !run_merge_pass(pass, (uint64_t)1 << config->merge_chunk_log, keys, count))
-                return false;
+                ok = false;
         } else {
             bitonic_step_group group = {pass->phase, pass->stride_log, pass->step_count, pass->step_count};
             bitonic_reference_run_step_group(&group, pass->group_count, 0, config->mode, keys, count);
         }
     }
-    return true;
+    free(scratch);
+    return ok;
 }

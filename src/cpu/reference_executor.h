@@ -26,9 +26,11 @@ typedef struct bitonic_reference_config {
     uint32_t merge_chunk_log;    /* MERGE passes: output keys per chunk (log2), 1..tile_log + 1; NUMERIC only */
 } bitonic_reference_config;
 
-/* Runs the passes over keys[0 .. count-1] in place. Returns false if a pass
- * asks for something the config cannot do (a tile pass with no tile, a merge
- * pass bit-sliced or without a chunk size) or memory for a merge runs out. */
+/* Runs the passes over keys[0 .. count-1] in place (TRANSPOSE passes and the
+ * tile passes of their views work in a scratch array it allocates). Returns
+ * false if a pass asks for something the config cannot do (a tile pass with no
+ * tile or with a view no TRANSPOSE pass made, a merge pass bit-sliced or
+ * without a chunk size) or memory for a merge or a view runs out. */
 bool bitonic_reference_run(const bitonic_pass *passes, uint32_t pass_count, const bitonic_reference_config *config,
                            uint64_t *keys, uint64_t count);
 

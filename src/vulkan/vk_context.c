@@ -315,7 +315,9 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_scalar_io = desc->merge_scalar_io,
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
-                                              .enable_64bit_keys = supported.shaderInt64 == VK_TRUE};
+                                              .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
+                                              .strategy = desc->pure_network ? BITONIC_STRATEGY_NETWORK
+                                                                             : desc->strategy};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
@@ -323,6 +325,10 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
                                          bitonic_vk_context **out)
 {
     *out = NULL;
+    /* pure_network is the older name of the network strategy. */
+    if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
+        (desc->pure_network && desc->strategy == BITONIC_STRATEGY_TRANSPOSE))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_vk_context *vk = calloc(1, sizeof *vk);
     if (!vk)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;

@@ -33,6 +33,7 @@ BITONIC_DECLARE_KERNEL(merge_split, 1)
 BITONIC_DECLARE_KERNEL(merge_direct, 1) BITONIC_DECLARE_KERNEL(merge_direct, 2)
 BITONIC_DECLARE_KERNEL(merge_direct, 3) BITONIC_DECLARE_KERNEL(merge_direct, 4)
 BITONIC_DECLARE_KERNEL(merge_direct, 5)
+BITONIC_DECLARE_KERNEL(transpose_pass, 1)
 
 BITONIC_DECLARE_SPIRV(bitonic_spirv_search)
 BITONIC_DECLARE_SPIRV(bitonic_spirv_search_k64)
@@ -50,6 +51,7 @@ bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values,
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64);
+bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64);
 
 
 /* Reads the limits the tuning needs from a physical device. */

@@ -3,9 +3,11 @@
  * records a sort as one dispatch per pass of the schedule, with a
  * compute-to-compute barrier between passes; MERGE passes ping-pong between
  * the keys and the caller's scratch buffer, and big ones are two dispatches
- * (the merge-path splits, then the merge). Descriptors are pushed
- * (VK_KHR_push_descriptor), so recording allocates nothing and any buffer of the
- * caller's can be sorted without registering it first. */
+ * (the merge-path splits, then the merge). With the transpose strategy the
+ * scratch buffer holds the transposed view instead (record_transposed_sort).
+ * Descriptors are pushed (VK_KHR_push_descriptor), so recording allocates
+ * nothing and any buffer of the caller's can be sorted without registering it
+ * first. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,11 @@ typedef struct pass_push_constants {
     uint32_t output_buffer;
     uint32_t splits_given;
     uint32_t vector_io;
+    uint32_t view_column_log;
+    uint32_t view_row_log;
+    uint32_t view_rows_used;
+    uint32_t view_mirror_phase;
+    uint32_t view_forward;
 } pass_push_constants;
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -76,6 +83,7 @@ typedef struct sorter_variant {
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
+    VkPipeline transpose_pipeline;    /* TRANSPOSE passes of the transpose strategy */
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -97,6 +105,7 @@ struct bitonic_vulkan_sorter {
     uint32_t max_group_count[3];
     uint64_t max_keys;
     VkDeviceSize storage_alignment;   /* minStorageBufferOffsetAlignment: scratch sections start on it */
+    bitonic_strategy strategy;        /* what the scratch is for: merging, transposing, or nothing */
     sorter_variant variants[VARIANT_COUNT];
     uint64_t small_sort_max_keys;   /* 32-bit key sorts up to this count use KEYS32_SMALL (0: none) */
     VkDescriptorSetLayout search_set_layout;
@@ -178,6 +187,11 @@ bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values,
 bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64)
 {
     switch (1) { SPIRV_CASE(merge_split, 1) }
+}
+
+bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64)
+{
+    switch (1) { SPIRV_CASE(transpose_pass, 1) }
 }
 
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64)
@@ -286,6 +300,11 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
         result = create_pipeline(sorter, cache, variant->pipeline_layout,
                                  bitonic_spirv_merge_split(with_values, key64), merge_constants, 3,
                                  &variant->merge_split_pipeline);
+    uint32_t transpose_constants[2] = {tuning->transpose_workgroup_size, tuning->transpose_block_log};
+    if (result == VK_SUCCESS)
+        result = create_pipeline(sorter, cache, variant->pipeline_layout,
+                                 bitonic_spirv_transpose_pass(with_values, key64), transpose_constants, 2,
+                                 &variant->transpose_pipeline);
     return result;
 }
 
@@ -331,7 +350,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (!out_sorter)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_sorter = NULL;
-    if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE)
+    if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE ||
+        (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_vulkan_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
@@ -339,6 +359,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     sorter->device = desc->device;
     sorter->allocator = desc->allocator;
     sorter->capture_statistics = desc->capture_pipeline_statistics;
+    sorter->strategy = desc->strategy;
     sorter->push_descriptor_set =
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(desc->device, "vkCmdPushDescriptorSetKHR");
     if (!sorter->push_descriptor_set) {
@@ -425,6 +446,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -513,6 +535,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         report_pipeline(sorter, variant->merge_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits%s", kind);
         report_pipeline(sorter, variant->merge_split_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "transpose%s (%u x %u keys)", kind, 1u << variant->tuning.transpose_block_log,
+                 1u << variant->tuning.transpose_block_log);
+        report_pipeline(sorter, variant->transpose_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -520,10 +545,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
 /* The passes that sort virtual_count keys, every aligned block of 2^row_log
  * on its own when row_log is not 0. */
 static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, int variant,
-                               uint32_t row_log, bool merge, bitonic_pass *passes)
+                               uint32_t row_log, bool merge, bool transpose, bitonic_pass *passes)
 {
     const bitonic_tuning *tuning = &sorter->variants[variant].tuning;
-    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge};
+    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge, transpose};
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
@@ -561,6 +586,10 @@ typedef struct sort_plan {
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
+    /* The transpose strategy: the scratch holds the view (keys, then values
+     * from scratch_values_at), view_keys keys long. */
+    bool transpose;
+    uint64_t view_keys;
     uint32_t pass_count;             /* passes of the schedule */
     uint32_t dispatch_count;         /* what is recorded: a split pass adds one per merge */
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
@@ -569,6 +598,40 @@ typedef struct sort_plan {
 static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
 {
     return (x + alignment - 1u) / alignment * alignment;
+}
+
+/* The plan of a sort of one array of more than a tile with the transpose
+ * strategy: the views in scratch when the caller gives it (and the schedule
+ * fits the pass limit and one binding holds the view), else the network. */
+static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                                           bool with_scratch, sort_plan *plan)
+{
+    plan->merge = plan->split_pass = false;
+    plan->chunk_count = 0;
+    plan->scratch_splits_at = plan->scratch_bytes = 0;
+    plan->view_keys = 0;
+    plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, plan->passes);
+    for (uint32_t p = 0; p < plan->pass_count && plan->pass_count != UINT32_MAX; ++p)
+        if (plan->passes[p].kind == BITONIC_PASS_TRANSPOSE &&
+            bitonic_view_keys(&plan->passes[p], info->count) > plan->view_keys)
+            plan->view_keys = bitonic_view_keys(&plan->passes[p], info->count);
+    uint64_t max_keys = plan->key_bytes == 8u ? sorter->max_keys / 2u : sorter->max_keys;
+    plan->transpose = plan->pass_count != UINT32_MAX && plan->view_keys <= max_keys;
+    if (plan->transpose) {
+        plan->scratch_values_at = align_up((VkDeviceSize)plan->view_keys * plan->key_bytes, sorter->storage_alignment);
+        VkDeviceSize values_bytes = info->values != VK_NULL_HANDLE ? (VkDeviceSize)plan->view_keys * 4u : 0;
+        plan->scratch_bytes = plan->scratch_values_at + values_bytes;
+    }
+    if (!with_scratch)
+        plan->transpose = false;
+    if (plan->transpose && info->scratch_offset % sorter->storage_alignment != 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (!plan->transpose)
+        plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, false, plan->passes);
+    if (plan->pass_count == UINT32_MAX)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    plan->dispatch_count = plan->pass_count;
+    return BITONIC_SUCCESS;
 }
 
 /* with_scratch: plan as if the caller gives scratch memory (the size query
@@ -594,7 +657,7 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     bool rows = info->row_length != 0 && info->row_length < info->count;
     /* Small merge sorts have shapes of their own; the network alone (no scratch)
      * keeps the device's tile. */
-    if (plan->variant_number == KEYS32 && !rows && with_scratch &&
+    if (plan->variant_number == KEYS32 && !rows && with_scratch && sorter->strategy == BITONIC_STRATEGY_MERGE &&
         info->count <= sorter->small_sort_max_keys)
         plan->variant_number = KEYS32_SMALL;
     if (rows) {
@@ -607,7 +670,11 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     }
     /* Merging needs room to merge into; segments and rows keep the network. */
     const bitonic_tuning *tuning = &sorter->variants[plan->variant_number].tuning;
-    plan->merge = !rows && info->count > ((uint64_t)1 << tuning->tile_log);
+    plan->transpose = false;
+    if (sorter->strategy == BITONIC_STRATEGY_TRANSPOSE && !rows && info->count > ((uint64_t)1 << tuning->tile_log))
+        return plan_transposed_sort(sorter, info, with_scratch, plan);
+    plan->merge = !rows && info->count > ((uint64_t)1 << tuning->tile_log) &&
+                  sorter->strategy == BITONIC_STRATEGY_MERGE;
     uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
     plan->chunk_count = (uint32_t)((info->count + chunk_keys - 1u) / chunk_keys);
     plan->scratch_values_at = align_up((VkDeviceSize)info->count * plan->key_bytes, sorter->storage_alignment);
@@ -624,7 +691,7 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
                            : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
-                                            plan->passes);
+                                            false, plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -654,6 +721,111 @@ uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, con
                : 0;
 }
 
+/* Workgroups of a TRANSPOSE pass: one per block of stored columns x rows. */
+static uint64_t transpose_workgroups(const bitonic_tuning *tuning, const bitonic_pass *pass)
+{
+    uint64_t columns = (uint64_t)1 << pass->view_column_log;
+    uint64_t block = (uint64_t)1 << tuning->transpose_block_log;
+    uint64_t column_blocks = columns > block ? columns / block : 1u;
+    return column_blocks * ((pass->group_count + block - 1u) / block);
+}
+
+/* Records a sort planned with the transpose strategy (plan->transpose), with
+ * its timestamps, as bitonic_vulkan_record_sort() does for the others. Side 0
+ * is the caller's keys and values, side 1 the view in the scratch buffer: a
+ * TRANSPOSE pass reads one side and writes the other, a tile pass works in
+ * place on the side its view says. Descriptors are pushed only when the sides
+ * change. Every dispatch is checked to fit before anything is recorded. */
+static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                             const bitonic_vulkan_sort_info *info, const sort_plan *plan)
+{
+    bool with_values = info->values != VK_NULL_HANDLE;
+    const sorter_variant *variant = &sorter->variants[plan->variant_number];
+    uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
+    for (uint32_t p = 0; p < plan->pass_count; ++p) {
+        const bitonic_pass *pass = &plan->passes[p];
+        uint64_t workgroups = pass->kind == BITONIC_PASS_TRANSPOSE ? transpose_workgroups(&variant->tuning, pass)
+                                                                   : pass->group_count;
+        if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
+            return BITONIC_ERROR_TOO_LARGE;
+    }
+    bool timed = info->timestamps != VK_NULL_HANDLE;
+    if (timed)
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
+    bool indirect = info->count_buffer != VK_NULL_HANDLE;
+    VkDescriptorBufferInfo count_binding = {.buffer = indirect ? info->count_buffer : info->keys,
+                                            .offset = indirect ? 0 : info->keys_offset,
+                                            .range = indirect ? VK_WHOLE_SIZE : 4u};
+    VkDescriptorBufferInfo side_keys[2] = {
+        {info->keys, info->keys_offset, (VkDeviceSize)info->count * plan->key_bytes},
+        {info->scratch, info->scratch_offset, (VkDeviceSize)plan->view_keys * plan->key_bytes},
+    };
+    VkDescriptorBufferInfo side_values[2] = {
+        {info->values, info->values_offset, (VkDeviceSize)info->count * 4u},
+        {info->scratch, info->scratch_offset + plan->scratch_values_at, (VkDeviceSize)plan->view_keys * 4u},
+    };
+    uint32_t pushed_read = UINT32_MAX, pushed_write = UINT32_MAX;
+    VkPipeline bound = VK_NULL_HANDLE;
+    for (uint32_t p = 0; p < plan->pass_count; ++p) {
+        const bitonic_pass *pass = &plan->passes[p];
+        uint32_t read_side = pass->kind == BITONIC_PASS_TRANSPOSE ? (pass->to_view ? 0u : 1u)
+                                                                  : (pass->view_column_log != 0 ? 1u : 0u);
+        uint32_t write_side = pass->kind == BITONIC_PASS_TRANSPOSE ? 1u - read_side : read_side;
+        if (read_side != pushed_read || write_side != pushed_write) {
+            VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
+                [KEYS_BINDING] = side_keys[read_side],   [VALUES_BINDING] = side_values[read_side],
+                [COUNT_BINDING] = count_binding,         [KEYS_OUT_BINDING] = side_keys[write_side],
+                [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = count_binding,
+                [KEYS_VECTOR_BINDING] = side_keys[read_side], [KEYS_OUT_VECTOR_BINDING] = side_keys[write_side],
+                [VALUES_VECTOR_BINDING] = side_values[read_side],
+                [VALUES_OUT_VECTOR_BINDING] = side_values[write_side],
+            };
+            VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
+            uint32_t write_count = 0;
+            for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
+                if (with_values || !is_values_binding(b))
+                    writes[write_count++] = (VkWriteDescriptorSet){
+                        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
+                        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
+            sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->pipeline_layout, 0,
+                                        write_count, writes);
+            pushed_read = read_side;
+            pushed_write = write_side;
+        }
+        uint64_t columns_mask = ((uint64_t)1 << pass->view_column_log) - 1u;
+        pass_push_constants constants = {
+            .count = info->count, .phase = pass->phase, .stride_log = pass->stride_log,
+            .last_phase = pass->last_phase, .group_count = pass->group_count,
+            .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
+            .key_type = (uint32_t)info->key_type,
+            .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
+            .view_column_log = pass->view_column_log, .view_row_log = pass->view_row_log,
+            .view_rows_used = (uint32_t)((info->count + columns_mask) >> pass->view_column_log),
+            .view_mirror_phase = pass->view_mirror_phase, .view_forward = pass->to_view ? 1u : 0u,
+        };
+        VkPipeline pipeline =
+            pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline : variant->tile_pipeline;
+        if (pipeline != bound) {
+            vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+            bound = pipeline;
+        }
+        vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants,
+                           &constants);
+        vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
+        if (timed && info->profile_passes)
+            vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
+                                info->first_query + 1u + p);
+        if (p + 1 < plan->pass_count)
+            record_pass_barrier(command_buffer);
+    }
+    /* The plan has passes (more keys than a tile), so with profile_passes the
+     * last pass's timestamp is the end. */
+    if (timed && !info->profile_passes)
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
+                            info->first_query + 1u);
+    return BITONIC_SUCCESS;
+}
+
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info)
 {
@@ -663,6 +835,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     bitonic_status planned = plan_sort(sorter, info, info && info->scratch != VK_NULL_HANDLE, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
+    if (plan.transpose)
+        return record_transposed_sort(sorter, command_buffer, info, &plan);
     bool with_values = info->values != VK_NULL_HANDLE;
     const sorter_variant *variant = &sorter->variants[plan.variant_number];
     const bitonic_pass *passes = plan.passes;

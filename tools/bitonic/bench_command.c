@@ -322,8 +322,19 @@ static void print_row(const bench_options *options, const char *impl, unsigned t
         printf("%s,%s,%zu,%.6f,%.6f,%u,%d\n", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
                m->verified ? 1 : 0);
     else
-        printf("%-12s %-6s %12zu %12.4f %12.4f %10.3f   %s\n", impl, type_name(type), n, m->median_ms, m->min_ms,
+        printf("%-21s %-8s %12zu %12.4f %12.4f %10.3f   %s\n", impl, type_name(type), n, m->median_ms, m->min_ms,
                m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
+}
+
+/* The impl column of the Vulkan path: which strategy, and whether the time is
+ * host to host. */
+static const char *impl_name(const bench_options *options, bool end_to_end)
+{
+    switch (options->strategy) {
+    case BITONIC_STRATEGY_NETWORK: return end_to_end ? "bitonic_network_e2e" : "bitonic_network";
+    case BITONIC_STRATEGY_TRANSPOSE: return end_to_end ? "bitonic_transpose_e2e" : "bitonic_transpose";
+    default: return end_to_end ? "bitonic_e2e" : "bitonic";
+    }
 }
 
 int bench_run(const bench_options *options)
@@ -336,7 +347,7 @@ int bench_run(const bench_options *options)
     bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
                                  .tile_keys = options->tile_keys, .tile_keys_per_thread = options->keys_per_thread,
                                  .max_strides_per_global_pass = options->max_steps,
-                                 .pure_network = options->pure_network,
+                                 .strategy = options->strategy,
                                  .merge_chunk_keys = options->merge_chunk_keys,
                                  .merge_keys_per_thread = options->merge_keys_per_thread,
                                  .merge_split_pass_min_chunks = options->merge_split_min_chunks,
@@ -398,7 +409,7 @@ int bench_run(const bench_options *options)
         printf("impl,type,n,median_ms,min_ms,runs,verified\n");
     else
         printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random keys\n"
-               "%-12s %-6s %12s %12s %12s %10s   %s\n",
+               "%-21s %-8s %12s %12s %12s %10s   %s\n",
                info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type", "n", "median ms", "min ms",
                "G keys/s", "check");
     uint64_t seed = (uint64_t)time(NULL);
@@ -423,10 +434,7 @@ int bench_run(const bench_options *options)
                 status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
                                           &resident);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options,
-                              info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu"
-                              : options->pure_network             ? "bitonic_network"
-                                                                  : "bitonic",
+                    print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : impl_name(options, false),
                               type, n, &resident, batch_log);
                     if (!resident.verified)
                         exit_code = 1;
@@ -436,8 +444,7 @@ int bench_run(const bench_options *options)
                 (options->types & BENCH_TYPE_U32)) {
                 status = measure_end_to_end(context, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, options->pure_network ? "bitonic_network_e2e" : "bitonic_e2e", BENCH_TYPE_U32,
-                              n, &host, NULL);
+                    print_row(options, impl_name(options, true), BENCH_TYPE_U32, n, &host, NULL);
                     if (!host.verified)
                         exit_code = 1;
                 }

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "bitonic.h"
+
 typedef struct bench_options {
     const char *device;
     unsigned min_log, max_log;   /* max_log 0: chosen from the device */
@@ -28,6 +30,9 @@ typedef struct bench_options {
      * the GPU clock sampled meanwhile can be matched to each row. */
     const char *batch_log_path;
     unsigned gles_layout;          /* --device gles: a bitonic_gles_layout, 0 = automatic */
+    /* How the sort goes beyond one tile: impl "bitonic" (the merge),
+     * "bitonic_network" or "bitonic_transpose". */
+    bitonic_strategy strategy;
 } bench_options;
 
 enum {

@@ -20,16 +20,19 @@ static void usage(FILE *out)
 {
     fputs("usage: bitonic info [--device SEL] [--pipelines]\n"
           "       bitonic sort IN OUT [--descending] [--stable] [--argsort [--index-dtype uint32|int64]]\n"
-          "                    [--device SEL]\n"
+          "                    [--device SEL] [--strategy merge|network|transpose]\n"
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
-          "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
+          "                     [--no-e2e] [--validation] [--strategy merge|network|transpose]\n"
+          "                     [--network] [--tile-keys N] [--max-steps M]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
           "SEL: cpu, vulkan, gles (OpenGL ES fragment passes through EGL), a Vulkan device\n"
           "index, or part of a device name (default: the BITONIC_DEVICE environment variable,\n"
           "else the first GPU, else the CPU; gles only when named).\n"
+          "--strategy: how a Vulkan sort goes beyond one tile (default merge; --network is\n"
+          "--strategy network); the CPU path ignores it.\n"
           "bench --device gles: u32 keys and RGBA records (--types u32,records) up to 2^24,\n"
           "GPU time of the draws, passes against the formula, [--layout auto|1d|2d],\n"
           "[--max-steps S]: up to S (1..3) network steps a draw.\n",
@@ -125,6 +128,7 @@ static int command_info(const char *device, bool pipelines)
 
 typedef struct sort_command {
     const char *in_path, *out_path, *device;
+    bitonic_strategy strategy;
     bool descending, stable, argsort;
     bool int64_indices;              /* --argsort writes int64 instead of uint32 */
 } sort_command;
@@ -176,7 +180,8 @@ static int command_sort(const sort_command *command)
                                     .stable = command->stable};
     key_type_of(keys.dtype, &options.key_type);
     bitonic_context *context;
-    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = command->device}, &context);
+    bitonic_status status = bitonic_context_create(
+        &(bitonic_context_desc){.device = command->device, .strategy = command->strategy}, &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
         key_file_free(&keys);
@@ -233,6 +238,21 @@ static bool parse_unsigned(const char *text, unsigned min, unsigned max, unsigne
         return false;
     *out = (unsigned)value;
     return true;
+}
+
+static bool parse_strategy(const char *text, bitonic_strategy *out)
+{
+    static const struct {
+        const char *name;
+        bitonic_strategy strategy;
+    } names[] = {{"merge", BITONIC_STRATEGY_MERGE}, {"network", BITONIC_STRATEGY_NETWORK},
+                 {"transpose", BITONIC_STRATEGY_TRANSPOSE}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (strcmp(text, names[i].name) == 0) {
+            *out = names[i].strategy;
+            return true;
+        }
+    return false;
 }
 
 int main(int argc, char **argv)
@@ -312,7 +332,13 @@ int main(int argc, char **argv)
             bench.batch_log_path = value;
             ++i;
         } else if (strcmp(arg, "--network") == 0) {
-            bench.pure_network = true;
+            bench.strategy = BITONIC_STRATEGY_NETWORK;
+        } else if (strcmp(arg, "--strategy") == 0 && value) {
+            if (!parse_strategy(value, &bench.strategy)) {
+                fprintf(stderr, "bitonic: --strategy is merge, network or transpose, not '%s'\n", value);
+                return 2;
+            }
+            ++i;
         } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
                     strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0 ||
                     strcmp(arg, "--keys-per-thread") == 0 || strcmp(arg, "--merge-chunk") == 0 ||
@@ -357,8 +383,8 @@ int main(int argc, char **argv)
     if (strcmp(command, "info") == 0 && positional_count == 0)
         return command_info(device, pipelines);
     if (strcmp(command, "sort") == 0 && positional_count == 2)
-        return command_sort(&(sort_command){positional[0], positional[1], device, descending, stable, argsort,
-                                            int64_indices});
+        return command_sort(&(sort_command){positional[0], positional[1], device, bench.strategy, descending, stable,
+                                            argsort, int64_indices});
     if (strcmp(command, "bench") == 0 && positional_count == 0)
         return bench_run(&bench);
     if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
