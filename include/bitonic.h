@@ -43,6 +43,7 @@ typedef enum bitonic_status {
     BITONIC_ERROR_VALIDATION_LAYER_MISSING, /* validation was asked for but the layer is not installed */
     BITONIC_ERROR_DEVICE_LOST,
     BITONIC_ERROR_VULKAN,            /* any other Vulkan failure; see the context's last_vk_result */
+    BITONIC_ERROR_COMMUNICATION,     /* an MPI call failed (bitonic_mpi.h) */
 } bitonic_status;
 
 /* A short English sentence for a status; never NULL. */

@@ -27,6 +27,7 @@ const char *bitonic_status_string(bitonic_status status)
     case BITONIC_ERROR_VALIDATION_LAYER_MISSING: return "validation was requested but VK_LAYER_KHRONOS_validation is not installed";
     case BITONIC_ERROR_DEVICE_LOST: return "the Vulkan device was lost";
     case BITONIC_ERROR_VULKAN: return "a Vulkan call failed";
+    case BITONIC_ERROR_COMMUNICATION: return "an MPI call failed";
     }
     return "unknown status";
 }
