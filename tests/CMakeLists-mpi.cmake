@@ -1,0 +1,15 @@
+# The distributed sort (bitonic_mpi), include()d by tests/CMakeLists.txt when MPI
+# was found: the library on 1 to 4 ranks (tests/test_mpi_sort.c) on the CPU path
+# and, for a small subset, on a Vulkan device (lavapipe here), the API.md example,
+# and `bitonic sort --distributed` (tests/test_mpi_cli.py). Ranks are
+# oversubscribed: CI has 2 cores.
+if(BITONIC_WITH_MPI)
+  set(bitonic_mpirun sh ${CMAKE_CURRENT_LIST_DIR}/run_mpi.sh ${MPIEXEC_EXECUTABLE})
+  add_executable(test_mpi_sort ${CMAKE_CURRENT_LIST_DIR}/test_mpi_sort.c)
+  target_link_libraries(test_mpi_sort PRIVATE bitonic_mpi bitonic_build_flags)
+  foreach(ranks 1 2 3 4)
+    add_test(NAME mpi_sort_${ranks} COMMAND ${bitonic_mpirun} ${ranks} $<TARGET_FILE:test_mpi_sort> cpu)
+  endforeach()
+  add_test(NAME mpi_sort_vulkan COMMAND ${bitonic_mpirun} 2 $<TARGET_FILE:test_mpi_sort> vulkan --quick)
+  set_tests_properties(mpi_sort_1 mpi_sort_2 mpi_sort_3 mpi_sort_4 mpi_sort_vulkan PROPERTIES TIMEOUT 300)
+endif()
