@@ -307,6 +307,7 @@ static bitonic_status run_phases(mpi_job *job, bitonic_mpi_result *out_result)
     bitonic_status status = sort_locally(job);
     job->timing.local_sort_ms = elapsed_ms(&since);
     /* One rank that keeps its count is done: its keys are sorted in place. */
+    job->timing.received_count = job->count;
     if (status != BITONIC_SUCCESS || job->total == 0 || (job->ranks == 1 && !job->keep_ranges))
         return status;
     mpi_probe *splitters = malloc((job->ranks > 1 ? job->ranks - 1 : 1) * sizeof *splitters);

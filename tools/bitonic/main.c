@@ -15,6 +15,9 @@
 #include "bench_command.h"
 #include "bitonic.h"
 #include "key_file.h"
+#ifdef BITONIC_WITH_MPI
+#include "distributed_command.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -26,6 +29,9 @@ static void usage(FILE *out)
           "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
+          "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL]\n"
+          "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
+          "                    [--merge auto|host|context] [--ranges] [--device SEL]   (when built with MPI)\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
           out);
@@ -209,6 +215,16 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *command = argv[1];
+    for (int i = 2; i < argc; ++i) {
+        if (strcmp(argv[i], "--distributed") == 0) {
+#ifdef BITONIC_WITH_MPI
+            return distributed_main(argc, argv);   /* its own arguments, under mpirun */
+#else
+            fputs("bitonic: this build has no MPI: --distributed is not available\n", stderr);
+            return 2;
+#endif
+        }
+    }
     const char *device = NULL;
     const char *positional[2] = {NULL, NULL};
     int positional_count = 0;
