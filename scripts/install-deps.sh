@@ -1,12 +1,13 @@
 #!/bin/sh
 # install-deps.sh: the Debian 12 packages to build bitonic and run its tests
 # (compiler, CMake, glslc, the Vulkan loader and headers, lavapipe, the Khronos
-# validation layer, clang for the fuzzer, pkg-config for the install test, and
-# libpng, GLFW and ffmpeg for the flock's pictures, window and video).
+# validation layer, clang for the fuzzer, pkg-config for the install test,
+# libpng, GLFW and ffmpeg for the flock's pictures, window and video, and Open MPI for the
+# distributed sort and its tests).
 set -eu
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config glslc libvulkan-dev libvulkan1 mesa-vulkan-drivers libpng-dev libglfw3-dev ffmpeg \
-    vulkan-validationlayers vulkan-tools clang libclang-rt-14-dev python3 > /dev/null
+    vulkan-validationlayers vulkan-tools clang libclang-rt-14-dev python3 libopenmpi-dev openmpi-bin > /dev/null
