@@ -1,8 +1,9 @@
 /* distributed_command.c: the tool's distributed commands (distributed_command.h).
  *
- *   mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL]
+ *   mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]
  *   mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,pairs,...]
  *                                            [--merge auto|host|context] [--ranges] [--device SEL]
+ *                                            [--cpu-threads N]
  *
  * sort: rank r reads elements [N r / P, N (r + 1) / P) of IN itself (raw
  * uint32 or a 1-D .npy, as `bitonic sort`), so no rank ever holds the whole
@@ -40,6 +41,7 @@ typedef struct distributed_options {
     bitonic_mpi_merge merge;
     unsigned log, runs;
     unsigned types;                  /* TYPE_* bits */
+    unsigned cpu_threads;            /* threads of each rank's CPU path, 0 = all cores */
 } distributed_options;
 
 enum { TYPE_U32 = 1u, TYPE_F32 = 2u, TYPE_PAIRS = 4u, TYPE_U64 = 8u };
@@ -245,9 +247,11 @@ static bool key_type_of(enum key_dtype dtype, bitonic_key_type *out)
     return true;
 }
 
-static bool open_context(const rank_info *who, const char *device, bitonic_context **out_context)
+static bool open_context(const rank_info *who, const char *device, unsigned cpu_threads,
+                         bitonic_context **out_context)
 {
-    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = device}, out_context);
+    bitonic_status status =
+        bitonic_context_create(&(bitonic_context_desc){.device = device, .cpu_threads = cpu_threads}, out_context);
     if (status != BITONIC_SUCCESS)
         report(who, "cannot open the device%s%s: %s", device ? " " : "", device ? device : "",
                bitonic_status_string(status));
@@ -268,7 +272,7 @@ static int distributed_sort(const rank_info *who, const distributed_options *opt
         ok = false;
     }
     ok = all_ranks(ok);
-    ok = ok && all_ranks(open_context(who, options->device, &context));
+    ok = ok && all_ranks(open_context(who, options->device, options->cpu_threads, &context));
     if (ok) {
         bitonic_mpi_sort_options sort = {.key_type = key_type, .merge = options->merge,
                                          .order = options->descending ? BITONIC_ORDER_DESCENDING
@@ -489,7 +493,7 @@ static bool bench_type(const rank_info *who, const distributed_options *options,
 static int distributed_bench(const rank_info *who, const distributed_options *options)
 {
     bitonic_context *context = NULL;
-    if (!all_ranks(open_context(who, options->device, &context))) {
+    if (!all_ranks(open_context(who, options->device, options->cpu_threads, &context))) {
         bitonic_context_destroy(context);
         return 1;
     }
@@ -588,6 +592,12 @@ static bool parse_arguments(int argc, char **argv, distributed_options *out, cha
                 return false;
             }
             ++i;
+        } else if (strcmp(arg, "--cpu-threads") == 0 && value) {
+            if (!parse_number(value, 0, 1024, &out->cpu_threads)) {
+                snprintf(error, error_size, "--cpu-threads wants a number from 0 to 1024, not '%s'", value);
+                return false;
+            }
+            ++i;
         } else if (strcmp(arg, "--runs") == 0 && is_bench && value) {
             if (!parse_number(value, 1, 1000, &out->runs)) {
                 snprintf(error, error_size, "--runs wants a number from 1 to 1000, not '%s'", value);
@@ -611,7 +621,7 @@ static bool parse_arguments(int argc, char **argv, distributed_options *out, cha
         }
     }
     if (is_sort && positional_count != 2) {
-        snprintf(error, error_size, "usage: mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL]");
+        snprintf(error, error_size, "usage: mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]");
         return false;
     }
     if (is_bench && positional_count != 0) {

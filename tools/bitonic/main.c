@@ -29,9 +29,10 @@ static void usage(FILE *out)
           "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
-          "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL]\n"
+          "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
-          "                    [--merge auto|host|context] [--ranges] [--device SEL]   (when built with MPI)\n"
+          "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
+          "                    (the distributed commands exist when the tool is built with MPI)\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
           out);
