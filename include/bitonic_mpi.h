@@ -41,7 +41,8 @@ extern "C" {
 
 /* Where the merge of the received sorted runs runs. */
 typedef enum bitonic_mpi_merge {
-    BITONIC_MPI_MERGE_AUTO = 0,      /* a CPU context: HOST; a Vulkan context: CONTEXT */
+    BITONIC_MPI_MERGE_AUTO = 0,      /* a Vulkan context: CONTEXT; the CPU path: CONTEXT for 32-bit keys
+                                      * alone (its radix sort is faster), else HOST (measured) */
     BITONIC_MPI_MERGE_HOST = 1,      /* a k-way merge on the CPU (a tree of two-way merges), one thread */
     BITONIC_MPI_MERGE_CONTEXT = 2,   /* a sort of the received runs through the context (on its GPU) */
 } bitonic_mpi_merge;

@@ -181,6 +181,11 @@ static bitonic_status choose_splitters(mpi_job *job, mpi_probe *splitters)
     return status;
 }
 
+/* AUTO: on a GPU, the context's sort of the received runs (on the device, where
+ * the rank's fast sort is). On the CPU path, measured on 2^23 keys a rank
+ * (docs/DISTRIBUTED.md): the SIMD radix sort beats the host merge for 32-bit
+ * keys alone (25 ms against 31), but the host merge wins by 4x to 7x for pairs
+ * and 64-bit keys, whose CPU sorts are much slower. */
 static bitonic_mpi_merge merge_of(const mpi_job *job)
 {
     if (job->options.merge != BITONIC_MPI_MERGE_AUTO)
@@ -188,7 +193,8 @@ static bitonic_mpi_merge merge_of(const mpi_job *job)
     bitonic_context_info info;
     bool on_gpu = bitonic_context_get_info(job->context, &info) == BITONIC_SUCCESS &&
                   info.backend == BITONIC_BACKEND_VULKAN;
-    return on_gpu ? BITONIC_MPI_MERGE_CONTEXT : BITONIC_MPI_MERGE_HOST;
+    bool radix_wins = job->shape.key_bytes == 4 && !job->shape.has_values;
+    return on_gpu || radix_wins ? BITONIC_MPI_MERGE_CONTEXT : BITONIC_MPI_MERGE_HOST;
 }
 
 /* Arrays for count elements of the job's shape (never a NULL pointer on
