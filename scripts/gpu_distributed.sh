@@ -77,13 +77,21 @@ say "devices of the ranks, by node-local rank: $gpus; $("$mpirun" --version | he
 lscpu | grep -E "Model name|^CPU\(s\)" | tee -a "$report"
 nvidia-smi topo -m 2>/dev/null | head -n 4 | tee -a "$report"
 
+# Rank r takes GPU r (modulo the GPUs there are), by its node-local rank.
+per_rank_device='gpus=($GPUS); BITONIC_DEVICE=${gpus[$(( ${OMPI_COMM_WORLD_LOCAL_RANK:-0} % ${#gpus[@]} ))]} exec "$0" "$@"'
 status=0
+# First the distributed sort's own test on these GPUs, 2 ranks, the quick subset (every
+# result compared with a single-process sort), unless SKIP_TESTS is set.
+tests=$(dirname "$bitonic")/../../tests
+if [ -z "${SKIP_TESTS:-}" ] && [ -x "$tests/test_mpi_sort" ]; then
+  "$mpirun" $as_root --oversubscribe -n 2 -x GPUS="$gpus" bash -c "$per_rank_device" \
+    "$tests/test_mpi_sort" default --quick 2>&1 | tail -n 5 | tee -a "$report"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
 for log in ${LOGS:-28}; do
   for merge in ${MERGES:-auto host}; do
     for ranks in ${RANKS:-1 2}; do
-      # Rank r takes GPU r (modulo the GPUs there are), by its node-local rank.
-      "$mpirun" $as_root --oversubscribe -n "$ranks" -x GPUS="$gpus" bash -c \
-        'gpus=($GPUS); BITONIC_DEVICE=${gpus[$(( ${OMPI_COMM_WORLD_LOCAL_RANK:-0} % ${#gpus[@]} ))]} exec "$0" "$@"' \
+      "$mpirun" $as_root --oversubscribe -n "$ranks" -x GPUS="$gpus" bash -c "$per_rank_device" \
         "$bitonic" bench --distributed --log "$log" --runs "${RUNS:-5}" --types "${TYPES:-u32,pairs}" \
         --merge "$merge" 2>&1 | tee -a "$report"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

@@ -10,6 +10,7 @@ for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64; d
   cp build/tests/test_$t build-h100/tests/
 done
 cp build/tests/api_tour build-h100/tests/
+[ -x build/tests/test_mpi_sort ] && cp build/tests/test_mpi_sort build-h100/tests/   # for scripts/gpu_distributed.sh
 [ -x build/cub_sort_bench ] && cp build/cub_sort_bench build-h100/
 [ -x build/apps/boids/bitonic-boids ] && cp build/apps/boids/bitonic-boids build-h100/apps/boids/
 strip build-h100/tests/* build-h100/tools/bitonic/bitonic build-h100/apps/boids/* 2>/dev/null || true

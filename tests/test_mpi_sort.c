@@ -9,8 +9,10 @@
  * splitter ranges; the host merge and the merge through the context; the
  * chunked exchange. Then the failure cases: a bad argument on one rank gives
  * every rank the same status, and the next sort still works.
- * DEVICE (default cpu) is each rank's context; --quick runs a small subset
- * (for a slow device such as lavapipe). */
+ * DEVICE (default cpu) is each rank's context: a list "cpu,vulkan" gives rank
+ * r its r-th entry (cycling), so ranks on different backends sort together;
+ * "default" takes whatever BITONIC_DEVICE says on each rank (one GPU a rank).
+ * --quick runs a small subset (for a slow device such as lavapipe). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,8 +134,8 @@ static void make_layout(const world *w, const test_case *c, size_t *starts)
 static void describe(const test_case *c, char *text, size_t size)
 {
     static const char *split_names[] = {"even", "uneven", "edges-empty", "one-rank"};
-    snprintf(text, size, "%s %s%s %s n=%zu %s split=%s%s merge=%d chunk=%zu", type_names[c->type],
-             c->pairs ? (c->stable ? "stable-pairs" : "pairs") : "keys", "", c->descending ? "desc" : "asc", c->total,
+    snprintf(text, size, "%s %s %s n=%zu %s split=%s%s merge=%d chunk=%zu", type_names[c->type],
+             c->pairs ? (c->stable ? "stable-pairs" : "pairs") : "keys", c->descending ? "desc" : "asc", c->total,
              pattern_names[c->input], split_names[c->layout], c->ranges ? " ranges" : "", (int)c->merge,
              c->max_message);
 }
@@ -344,9 +346,20 @@ int main(int argc, char **argv)
     world w = {0};
     MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &w.ranks);
-    const char *device = argc > 1 && argv[1][0] != '-' ? argv[1] : "cpu";
+    const char *devices = argc > 1 && argv[1][0] != '-' ? argv[1] : "cpu";
     bool quick = argc > 2 && strcmp(argv[2], "--quick") == 0;
-    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = device}, &w.context);
+    /* This rank's entry of the comma-separated list. */
+    char device[64] = "";
+    int entries = 1;
+    for (const char *c = devices; *c; ++c)
+        entries += *c == ',';
+    const char *entry = devices;
+    for (int skip = w.rank % entries; skip > 0; --skip)
+        entry = strchr(entry, ',') + 1;
+    size_t length = strcspn(entry, ",");
+    snprintf(device, sizeof device, "%.*s", (int)(length < sizeof device ? length : sizeof device - 1), entry);
+    bitonic_status status = bitonic_context_create(
+        &(bitonic_context_desc){.device = strcmp(device, "default") == 0 ? NULL : device}, &w.context);
     int ok = status == BITONIC_SUCCESS, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (!all) {
@@ -360,7 +373,7 @@ int main(int argc, char **argv)
     bitonic_context_destroy(w.context);
     int code = 0;
     if (w.rank == 0) {
-        printf("%d ranks, device %s: ", w.ranks, device);
+        printf("%d ranks, devices %s: ", w.ranks, devices);
         code = test_finish(&w.counter);
     }
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
