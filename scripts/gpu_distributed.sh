@@ -56,6 +56,11 @@ fi
 bitonic=${BITONIC:-$here/build/tools/bitonic/bitonic}
 missing=$(ldd "$bitonic" "$(command -v "$mpirun")" 2>&1 | grep "not found" | sort -u)
 [ -z "$missing" ] || { say "missing libraries: $missing"; exit 1; }
+# The Vulkan loader, from the .gl/*.deb files scripts/h100_run.sh uses, if the machine lacks it.
+if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && ls .gl/*.deb > /dev/null 2>&1; then
+  for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
+  ldconfig
+fi
 if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
