@@ -45,6 +45,7 @@ typedef enum bitonic_status {
     BITONIC_ERROR_VULKAN,            /* any other Vulkan failure; see the context's last_vk_result */
     BITONIC_ERROR_GLES_UNAVAILABLE,  /* no EGL display or OpenGL ES 3 context could be made (or none is current) */
     BITONIC_ERROR_GL,                /* an OpenGL ES call failed (glGetError) */
+    BITONIC_ERROR_COMMUNICATION,     /* an MPI call failed (bitonic_mpi.h) */
 } bitonic_status;
 
 /* A short English sentence for a status; never NULL. */

@@ -12,6 +12,7 @@ done
 cp build/tests/api_tour build-h100/tests/
 # The GLES backend's test and example, when the build has them (scripts/h100_gles.sh).
 for t in test_gles gles_tour; do [ -x build/tests/$t ] && cp build/tests/$t build-h100/tests/; done
+[ -x build/tests/test_mpi_sort ] && cp build/tests/test_mpi_sort build-h100/tests/   # for scripts/gpu_distributed.sh
 [ -x build/cub_sort_bench ] && cp build/cub_sort_bench build-h100/
 [ -x build/apps/boids/bitonic-boids ] && cp build/apps/boids/bitonic-boids build-h100/apps/boids/
 strip build-h100/tests/* build-h100/tools/bitonic/bitonic build-h100/apps/boids/* 2>/dev/null || true

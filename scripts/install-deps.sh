@@ -1,10 +1,10 @@
 #!/bin/sh
 # install-deps.sh: the Debian 12 packages to build bitonic and run its tests
 # (compiler, CMake, glslc, the Vulkan loader and headers, lavapipe, the Khronos
-# validation layer, clang for the fuzzer, pkg-config for the install test, and
-# libpng, GLFW and ffmpeg for the flock's pictures, window and video, and EGL
-# with OpenGL ES, Mesa's EGL driver and its DRI drivers (llvmpipe) for the GLES
-# backend).
+# validation layer, clang for the fuzzer, pkg-config for the install test,
+# libpng, GLFW and ffmpeg for the flock's pictures, window and video, EGL with
+# OpenGL ES, Mesa's EGL driver and its DRI drivers (llvmpipe) for the GLES
+# backend, and Open MPI for the distributed sort and its tests).
 set -eu
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
@@ -12,4 +12,4 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config glslc libvulkan-dev libvulkan1 mesa-vulkan-drivers libpng-dev libglfw3-dev ffmpeg \
     vulkan-validationlayers vulkan-tools clang libclang-rt-14-dev python3 \
-    libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri > /dev/null
+    libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin > /dev/null

@@ -17,7 +17,7 @@ static int ascending(const void *a, const void *b)
 
 static void test_status_strings(test_counter *t)
 {
-    for (int s = BITONIC_SUCCESS; s <= BITONIC_ERROR_GL; ++s) {
+    for (int s = BITONIC_SUCCESS; s <= BITONIC_ERROR_COMMUNICATION; ++s) {
         const char *text = bitonic_status_string((bitonic_status)s);
         TEST_CHECK(t, text && strlen(text) > 5 && strcmp(text, "unknown status") != 0, "status %d has a name", s);
     }

@@ -34,6 +34,7 @@ const char *bitonic_status_string(bitonic_status status)
     case BITONIC_ERROR_VULKAN: return "a Vulkan call failed";
     case BITONIC_ERROR_GLES_UNAVAILABLE: return "OpenGL ES 3 through EGL is unavailable (not built in, no EGL or GLES library, no ES 3 context, or none current)";
     case BITONIC_ERROR_GL: return "an OpenGL ES call failed";
+    case BITONIC_ERROR_COMMUNICATION: return "an MPI call failed";
     }
     return "unknown status";
 }

@@ -15,6 +15,9 @@
 #include "bench_command.h"
 #include "bitonic.h"
 #include "key_file.h"
+#ifdef BITONIC_WITH_MPI
+#include "distributed_command.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -28,6 +31,10 @@ static void usage(FILE *out)
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
+          "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
+          "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
+          "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
+          "                    (the distributed commands exist when the tool is built with MPI)\n"
           "SEL: cpu, vulkan, gles (OpenGL ES fragment passes through EGL), a Vulkan device\n"
           "index, or part of a device name (default: the BITONIC_DEVICE environment variable,\n"
           "else the first GPU, else the CPU; gles only when named).\n"
@@ -262,6 +269,16 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *command = argv[1];
+    for (int i = 2; i < argc; ++i) {
+        if (strcmp(argv[i], "--distributed") == 0) {
+#ifdef BITONIC_WITH_MPI
+            return distributed_main(argc, argv);   /* its own arguments, under mpirun */
+#else
+            fputs("bitonic: this build has no MPI: --distributed is not available\n", stderr);
+            return 2;
+#endif
+        }
+    }
     const char *device = NULL;
     const char *positional[2] = {NULL, NULL};
     int positional_count = 0;
