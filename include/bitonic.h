@@ -109,6 +109,15 @@ typedef struct bitonic_context_desc {
     bool capture_pipeline_statistics;
     /* Threads for the CPU path, 0 = all cores. */
     uint32_t cpu_threads;
+    /* What the library learns about a device is kept on disk between runs: the
+     * Vulkan pipeline cache (so a warm start compiles no shaders) and the
+     * calibrated CPU/GPU crossover. It lives in cache_directory if set, else in
+     * $BITONIC_CACHE_DIR, else $XDG_CACHE_HOME/bitonic, else ~/.cache/bitonic.
+     * no_disk_cache (or BITONIC_PIPELINE_CACHE=0 in the environment) turns the
+     * disk off: nothing is read or written there. A directory that cannot be
+     * written is not an error; the next run only starts cold. */
+    const char *cache_directory;
+    bool no_disk_cache;
 } bitonic_context_desc;
 
 typedef struct bitonic_context bitonic_context;
@@ -133,6 +142,11 @@ typedef struct bitonic_context_info {
     double timestamp_period_ns;      /* 0 when the device has no compute timestamps */
     uint64_t validation_messages;    /* messages seen so far (0 unless validation is on) */
     int32_t last_vk_result;          /* the last failing VkResult, 0 if none */
+    /* The pipeline cache file of this device ("" when the disk cache is off or
+     * on the CPU path) and how many bytes of driver data it gave at start (0: a
+     * cold start; a missing, foreign or damaged file counts as none). */
+    char pipeline_cache_path[1024];
+    uint64_t pipeline_cache_loaded_bytes;
 } bitonic_context_info;
 
 bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);

@@ -48,6 +48,13 @@ typedef struct bitonic_vulkan_sorter_desc {
      * pipelines for 64-bit keys (u64, i64, f64). Without it those sorts give
      * BITONIC_ERROR_UNSUPPORTED. */
     bool enable_64bit_keys;
+    /* Build each pipeline on the first recording that needs it instead of all
+     * at creation: a faster start, and a sort of u32 keys never builds the
+     * pipelines of pairs or 64-bit keys. A recording that builds a pipeline can
+     * fail with what pipeline creation returns. Recording with one lazy sorter
+     * from two threads at once needs the caller's lock. Ignored with
+     * capture_pipeline_statistics (the report lists every pipeline). */
+    bool lazy_pipelines;
 } bitonic_vulkan_sorter_desc;
 
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;

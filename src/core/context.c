@@ -82,7 +82,8 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
             return status;
         }
     }
-    context->desc.device = NULL;  /* the caller's string need not outlive this call */
+    context->desc.device = NULL;  /* the caller's strings need not outlive this call */
+    context->desc.cache_directory = NULL;
     *out_context = context;
     return BITONIC_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include "context_internal.h"
 #include "schedule.h"
 #include "vk_internal.h"
+#include "vk_pipeline_cache.h"
 
 #define QUERY_COUNT (2u + BITONIC_SCHEDULE_MAX_PASSES)
 
@@ -28,6 +29,7 @@ struct bitonic_vk_context {
     VkFence fence;
     VkQueryPool query_pool;          /* VK_NULL_HANDLE when the queue has no timestamps */
     bitonic_vulkan_sorter *sorter;
+    bitonic_vk_pipeline_cache pipeline_cache;  /* on disk between runs; the sorter builds lazily through it */
     uint64_t validation_messages;
     bitonic_message_fn on_message;
     void *message_user_data;
@@ -303,8 +305,10 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                             .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT};
         VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
     }
+    bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
     bitonic_vulkan_sorter_desc sorter_desc = {.instance = vk->instance, .physical_device = vk->physical_device,
-                                              .device = vk->device, .tile_keys = desc->tile_keys,
+                                              .device = vk->device, .pipeline_cache = vk->pipeline_cache.cache,
+                                              .lazy_pipelines = true, .tile_keys = desc->tile_keys,
                                               .tile_keys_per_thread = desc->tile_keys_per_thread,
                                               .max_strides_per_global_pass = desc->max_strides_per_global_pass,
                                               .merge_chunk_keys = desc->merge_chunk_keys,
@@ -355,6 +359,8 @@ void bitonic_vk_context_destroy(bitonic_vk_context *vk)
     if (vk->device) {
         vkDeviceWaitIdle(vk->device);
         bitonic_vulkan_sorter_destroy(vk->sorter);
+        bitonic_vk_pipeline_cache_save(vk->device, &vk->properties, &vk->pipeline_cache);
+        bitonic_vk_pipeline_cache_close(vk->device, &vk->pipeline_cache);
         release_scratch(vk);
         vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
         vkDestroyFence(vk->device, vk->fence, NULL);
@@ -395,6 +401,8 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->timestamp_period_ns = vk->query_pool ? vk->properties.limits.timestampPeriod : 0.0;
     info->validation_messages = vk->validation_messages;
     info->last_vk_result = vk->last_result;
+    snprintf(info->pipeline_cache_path, sizeof info->pipeline_cache_path, "%s", vk->pipeline_cache.path);
+    info->pipeline_cache_loaded_bytes = vk->pipeline_cache.loaded_bytes;
 }
 
 /* The memory type for a buffer: it must have every wanted flag. Among those,

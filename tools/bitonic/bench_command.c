@@ -425,3 +425,54 @@ int bench_run(const bench_options *options)
     bitonic_context_destroy(context);
     return exit_code;
 }
+
+int bench_startup(const bench_options *options)
+{
+    enum { STARTUP_KEYS = 1 << 16 };
+    uint32_t *keys = malloc(STARTUP_KEYS * sizeof *keys);
+    if (!keys) {
+        fprintf(stderr, "bitonic: out of memory\n");
+        return 1;
+    }
+    uint64_t seed = 12345;
+    double start = now_ms();
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(
+        &(bitonic_context_desc){.device = options->device, .validation = options->validation}, &context);
+    double created = now_ms();
+    if (status != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
+        free(keys);
+        return 1;
+    }
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    double sort_ms[2] = {0, 0};
+    bool right = true;
+    for (int i = 0; i < 2 && status == BITONIC_SUCCESS; ++i) {
+        uint64_t fingerprint = fill_random(keys, NULL, STARTUP_KEYS, &seed);
+        double before = now_ms();
+        status = bitonic_sort_u32(context, keys, STARTUP_KEYS, NULL);
+        sort_ms[i] = now_ms() - before;
+        right = right && verify(keys, NULL, STARTUP_KEYS, fingerprint, BENCH_TYPE_U32);
+    }
+    double before_destroy = now_ms();
+    bitonic_context_destroy(context);
+    double destroyed = now_ms();
+    free(keys);
+    if (status != BITONIC_SUCCESS || !right) {
+        fprintf(stderr, "bitonic: the startup sort failed: %s\n",
+                status != BITONIC_SUCCESS ? bitonic_status_string(status) : "wrong result");
+        return 1;
+    }
+    const char *cache = info.pipeline_cache_path[0] ? (info.pipeline_cache_loaded_bytes ? "warm" : "cold") : "off";
+    if (options->csv)
+        printf("device,cache,create_ms,first_sort_ms,second_sort_ms,destroy_ms\n\"%s\",%s,%.3f,%.3f,%.3f,%.3f\n",
+               info.device_name, cache, created - start, sort_ms[0], sort_ms[1], destroyed - before_destroy);
+    else
+        printf("%s; pipeline cache %s\n  context create %.3f ms, first sort of %d keys %.3f ms, second %.3f ms, "
+               "destroy %.3f ms\n",
+               info.device_name, cache, created - start, STARTUP_KEYS, sort_ms[0], sort_ms[1],
+               destroyed - before_destroy);
+    return 0;
+}

@@ -21,6 +21,7 @@ typedef struct bench_options {
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
     bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
+    bool startup;                /* --startup: time context creation and the first sorts instead */
 } bench_options;
 
 enum {
@@ -38,5 +39,12 @@ bool bench_parse_types(const char *text, unsigned *out_types);
 
 bench_options bench_default_options(void);
 int bench_run(const bench_options *options);
+
+/* `bitonic bench --startup`: the wall time of bitonic_context_create, of the
+ * first host sort of 2^16 u32 keys (which builds the pipelines it needs, from
+ * the pipeline cache when it is warm), of a second one, and of the destroy
+ * (which writes the cache back when it grew). Cold or warm is the caller's
+ * doing: an empty or a filled cache directory. */
+int bench_startup(const bench_options *options);
 
 #endif /* BITONIC_BENCH_COMMAND_H */

@@ -24,7 +24,7 @@ static void usage(FILE *out)
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
-          "                     [--merge-chunk N] [--merge-keys-per-thread K]\n"
+          "                     [--merge-chunk N] [--merge-keys-per-thread K] [--startup]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
@@ -78,6 +78,11 @@ static int command_info(const char *device, bool pipelines)
                info.tile_keys, info.workgroup_size, info.keys_per_thread,
                info.tile_uses_subgroup_shuffle ? "subgroup shuffles" : "shared memory", info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    if (info.backend == BITONIC_BACKEND_VULKAN && info.pipeline_cache_path[0])
+        printf("Pipeline cache: %s (%s)\n", info.pipeline_cache_path,
+               info.pipeline_cache_loaded_bytes ? "warm" : "cold: filled as pipelines are built");
+    else if (info.backend == BITONIC_BACKEND_VULKAN)
+        printf("Pipeline cache: off (BITONIC_PIPELINE_CACHE=0, or no cache directory)\n");
     if (pipelines) {
         static char report[16384];
         status = bitonic_context_pipeline_report(context, report, sizeof report);
@@ -247,6 +252,8 @@ int main(int argc, char **argv)
             bench.csv = true;
         } else if (strcmp(arg, "--profile") == 0) {
             bench.profile = true;
+        } else if (strcmp(arg, "--startup") == 0) {
+            bench.startup = true;
         } else if (strcmp(arg, "--no-e2e") == 0) {
             bench.end_to_end = false;
         } else if (strcmp(arg, "--validation") == 0) {
@@ -298,7 +305,7 @@ int main(int argc, char **argv)
         return command_sort(&(sort_command){positional[0], positional[1], device, descending, stable, argsort,
                                             int64_indices});
     if (strcmp(command, "bench") == 0 && positional_count == 0)
-        return bench_run(&bench);
+        return bench.startup ? bench_startup(&bench) : bench_run(&bench);
     if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
         usage(stdout);
         return 0;
