@@ -118,7 +118,20 @@ typedef struct bitonic_context_desc {
      * written is not an error; the next run only starts cold. */
     const char *cache_directory;
     bool no_disk_cache;
+    /* Host-memory sorts (bitonic_sort*, the pair calls and what is built on
+     * them) on a Vulkan context run on the CPU path below this many keys, where
+     * it finishes first. 0: the default, BITONIC_CROSSOVER from the environment
+     * if set ("model" or a count), else the calibrated model when the device
+     * came from the default selection and 1 (every sort on the device) when the
+     * caller named one. BITONIC_CROSSOVER_MODEL: the model whatever the
+     * selection. The model times both sides once per device and CPU (a fraction
+     * of a second on a GPU, up to 3 s on a slow one) on the first host sort of
+     * at least 4096 keys, and stores the result beside the pipeline cache.
+     * Resident buffers and the recording API always use the device. */
+    uint64_t crossover_keys;
 } bitonic_context_desc;
+
+#define BITONIC_CROSSOVER_MODEL UINT64_MAX
 
 typedef struct bitonic_context bitonic_context;
 
@@ -259,6 +272,23 @@ bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count
  * by value (options->stable is not taken here: use indices as the values). */
 bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                          bitonic_timing *out_timing);
+
+/* Where the last host-memory sort of this context (bitonic_sort*, the pair
+ * calls, argsort and what is built on them) ran and what each stage took. On
+ * the GPU the stages come from timestamps: the upload (the copy of the keys and
+ * values to the device), the sort, the download; prepare_ms is the host's part
+ * before the upload (importing or staging the array) and finish_ms after the
+ * download (copying staged keys back). On the CPU path only sort_ms is set. */
+typedef struct bitonic_host_timing {
+    bitonic_backend ran_on;
+    size_t count;
+    bool imported;                   /* the caller's array was imported, not staged (VK_EXT_external_memory_host) */
+    double total_ms;                 /* wall time of the call */
+    double prepare_ms, upload_ms, sort_ms, download_ms, finish_ms;
+} bitonic_host_timing;
+
+/* BITONIC_ERROR_INVALID_ARGUMENT before the first host sort. */
+bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing);
 
 /* Devices the library can see, for listing (`bitonic info`). Index i is the
  * Vulkan physical device index; the CPU path is not listed. */

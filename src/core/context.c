@@ -82,6 +82,11 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
             return status;
         }
     }
+    if (context->backend == BITONIC_BACKEND_VULKAN) {
+        char device_key[64];
+        bitonic_vk_context_device_key(context->vk, device_key, sizeof device_key);
+        bitonic_device_choice_init(&context->choice, &context->desc, selector.kind == BITONIC_SELECT_AUTO, device_key);
+    }
     context->desc.device = NULL;  /* the caller's strings need not outlive this call */
     context->desc.cache_directory = NULL;
     *out_context = context;
@@ -225,6 +230,16 @@ static bitonic_status host_sort_buffer(bitonic_context *context, size_t count, b
     return BITONIC_SUCCESS;
 }
 
+static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                       const bitonic_sort_request *request);
+
+/* Host sorts of a Vulkan context go to the CPU path where it finishes first
+ * (device_choice.c). */
+static bool host_sort_runs_on_cpu(bitonic_context *context, size_t count)
+{
+    return context->backend == BITONIC_BACKEND_CPU || bitonic_device_choice_on_cpu(context, count);
+}
+
 bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
 {
     if (!context || (!keys && count > 0) || !valid_options(options))
@@ -232,13 +247,14 @@ bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, 
     if (count <= 1)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    if (context->backend == BITONIC_BACKEND_CPU)
-        return is_key64(options) ? cpu_sort64(keys, count, &request) : cpu_sort(context, keys, count, &request, NULL);
+    if (host_sort_runs_on_cpu(context, count))
+        return host_sort_on_cpu(context, keys, NULL, count, &request);
     bitonic_buffer *buffer;
     bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request.key_type), &buffer);
     if (status != BITONIC_SUCCESS)
         return status;
-    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
+    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL,
+                                &context->last_host_timing);
 }
 
 bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
@@ -267,7 +283,7 @@ bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t ro
     bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request.key_type), &buffer);
     if (status != BITONIC_SUCCESS)
         return status;
-    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL);
+    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, NULL, count, &request, NULL, NULL);
 }
 
 /* Segments of one size class: those whose length rounds up to 2^size_log. They
@@ -400,13 +416,37 @@ static bitonic_status cpu_sort_pairs(void *keys, uint32_t *values, size_t count,
 static bitonic_status sort_pairs_by_value(bitonic_context *context, void *keys, uint32_t *values, size_t count,
                                           const bitonic_sort_request *request)
 {
-    if (context->backend == BITONIC_BACKEND_CPU)
-        return cpu_sort_pairs(keys, values, count, request);
+    if (host_sort_runs_on_cpu(context, count))
+        return host_sort_on_cpu(context, keys, values, count, request);
     bitonic_buffer *buffer;
     bitonic_status status = host_sort_buffer(context, count * bitonic_key_words(request->key_type), &buffer);
     if (status != BITONIC_SUCCESS)
         return status;
-    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, values, count, request, NULL);
+    return bitonic_vk_sort_host(context->vk, buffer->vk, keys, values, count, request, NULL,
+                                &context->last_host_timing);
+}
+
+/* A host sort on the CPU path, timed for bitonic_context_last_host_timing. */
+static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                       const bitonic_sort_request *request)
+{
+    double start = now_ms();
+    bitonic_status status = values                                  ? cpu_sort_pairs(keys, values, count, request)
+                            : request->key_type >= BITONIC_KEY_U64 ? cpu_sort64(keys, count, request)
+                                                                    : cpu_sort(context, keys, count, request, NULL);
+    double elapsed = now_ms() - start;
+    if (status == BITONIC_SUCCESS)
+        context->last_host_timing = (bitonic_host_timing){
+            .ran_on = BITONIC_BACKEND_CPU, .count = count, .total_ms = elapsed, .sort_ms = elapsed};
+    return status;
+}
+
+bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing)
+{
+    if (!context || !out_timing || context->last_host_timing.count == 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    *out_timing = context->last_host_timing;
+    return BITONIC_SUCCESS;
 }
 
 /* Indices 0 .. count-1 sorted by their keys; keys end sorted. Ties keep index

@@ -2,17 +2,23 @@
  * creates the instance (with the validation layer when asked), the device, a
  * queue and the sorter, and implements resident buffers and the host sort on
  * top of bitonic_vulkan_record_sort(): the same recording path an engine uses. */
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "context_internal.h"
 #include "schedule.h"
 #include "vk_internal.h"
 #include "vk_pipeline_cache.h"
+#include "vk_transfer.h"
 
 #define QUERY_COUNT (2u + BITONIC_SCHEDULE_MAX_PASSES)
+/* Below this many bytes an array is staged, not imported: importing pins its
+ * pages and makes a buffer, which costs more than copying a small array. */
+#define MIN_IMPORT_BYTES ((size_t)1 << 20)
 
 struct bitonic_vk_context {
     VkInstance instance;
@@ -30,6 +36,8 @@ struct bitonic_vk_context {
     VkQueryPool query_pool;          /* VK_NULL_HANDLE when the queue has no timestamps */
     bitonic_vulkan_sorter *sorter;
     bitonic_vk_pipeline_cache pipeline_cache;  /* on disk between runs; the sorter builds lazily through it */
+    bitonic_vk_importer importer;    /* host arrays as buffers (VK_EXT_external_memory_host), if the device can */
+    size_t import_min_bytes;         /* smaller arrays are staged; BITONIC_IMPORT_MIN_BYTES overrides (tests) */
     uint64_t validation_messages;
     bitonic_message_fn on_message;
     void *message_user_data;
@@ -272,8 +280,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                           .queueFamilyIndex = vk->queue_family, .queueCount = 1,
                                           .pQueuePriorities = &priority};
-    const char *extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
-                                VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+    const char *extensions[3] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    uint32_t extension_count = 1;
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_features = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
         .pipelineExecutableInfo = VK_TRUE};
@@ -282,13 +290,26 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkPhysicalDeviceFeatures enabled = {.shaderInt64 = supported.shaderInt64};
     bool statistics = desc->capture_pipeline_statistics &&
                       has_device_extension(vk->physical_device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (statistics)
+        extensions[extension_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    /* Host sorts import the caller's arrays where the device can
+     * (vk_transfer.c); BITONIC_HOST_IMPORT=0 stages them instead. */
+    const char *import_env = getenv("BITONIC_HOST_IMPORT");
+    VkDeviceSize import_alignment = 0;
+    bool import = !(import_env && strcmp(import_env, "0") == 0) &&
+                  bitonic_vk_import_supported(vk->physical_device, &import_alignment);
+    if (import)
+        extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                       .pNext = statistics ? &executable_features : NULL,
                                       .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
-                                      .enabledExtensionCount = statistics ? 2u : 1u,
+                                      .enabledExtensionCount = extension_count,
                                       .ppEnabledExtensionNames = extensions, .pEnabledFeatures = &enabled};
     VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, NULL, &vk->device));
     vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
+    bitonic_vk_importer_init(vk->device, vk->physical_device, import, &vk->importer);
+    const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
+    vk->import_min_bytes = min_env && *min_env ? (size_t)strtoull(min_env, NULL, 10) : MIN_IMPORT_BYTES;
 
     VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -302,7 +323,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VK_TRY(vk, vkCreateFence(vk->device, &fence_info, NULL, &vk->fence));
     if (timestamp_bits > 0 && vk->properties.limits.timestampPeriod > 0.0f) {
         VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT};
+                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT + 2u};
         VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
     }
     bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
@@ -403,6 +424,12 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->last_vk_result = vk->last_result;
     snprintf(info->pipeline_cache_path, sizeof info->pipeline_cache_path, "%s", vk->pipeline_cache.path);
     info->pipeline_cache_loaded_bytes = vk->pipeline_cache.loaded_bytes;
+}
+
+void bitonic_vk_context_device_key(const bitonic_vk_context *vk, char *out, size_t capacity)
+{
+    snprintf(out, capacity, "%04x-%04x-%08x", vk->properties.vendorID, vk->properties.deviceID,
+             vk->properties.driverVersion);
 }
 
 /* The memory type for a buffer: it must have every wanted flag. Among those,
@@ -680,9 +707,30 @@ static bitonic_status read_timing(bitonic_vk_context *vk, uint32_t passes, bool 
     return BITONIC_SUCCESS;
 }
 
+/* The arrays of a host sort as the device sees them: imported or staged
+ * (vk_transfer.c). NULL for a sort of a resident buffer. */
+typedef struct host_spans {
+    bitonic_vk_host_span keys, values;
+    bool with_values;
+} host_spans;
+
+/* Timestamps around the stages of a host sort, after the sort's own two. */
+enum { STAGE_QUERY_BEFORE_UPLOAD = QUERY_COUNT, STAGE_QUERY_AFTER_DOWNLOAD = QUERY_COUNT + 1 };
+
+static void record_host_copies(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const host_spans *spans,
+                               bool to_device)
+{
+    bitonic_vk_host_span_record_copy(vk->command_buffer, &spans->keys, buffer->keys.staging_buffer,
+                                     buffer->keys.device_buffer, 0, to_device);
+    if (spans->with_values)
+        bitonic_vk_host_span_record_copy(vk->command_buffer, &spans->values, buffer->values.staging_buffer,
+                                         buffer->values.device_buffer, 0, to_device);
+}
+
 static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
                                           bool with_values, const bitonic_sort_request *request,
-                                          bitonic_timing *timing, bool transfers)
+                                          bitonic_timing *timing, const host_spans *spans,
+                                          bitonic_host_timing *stages)
 {
     size_t key_words = bitonic_key_words(request->key_type);
     if (count > buffer->capacity / key_words)
@@ -692,15 +740,20 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
         if (status != BITONIC_SUCCESS)
             return status;
     }
-    bool timed = timing && vk->query_pool != VK_NULL_HANDLE;
-    bool profile = timed && timing->pass_ms && timing->pass_capacity > 0;
+    bool transfers = spans && count > 0;
+    bool staged_timing = transfers && stages && vk->query_pool != VK_NULL_HANDLE;
+    bool timed = (timing || staged_timing) && vk->query_pool != VK_NULL_HANDLE;
+    bool profile = timed && timing && timing->pass_ms && timing->pass_capacity > 0;
     bitonic_status status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
-    if (transfers && count > 0) {
-        record_upload(vk, &buffer->keys, count * key_words);
-        if (with_values)
-            record_upload(vk, &buffer->values, count);
+    if (staged_timing) {
+        vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, 2);
+        vkCmdWriteTimestamp(vk->command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk->query_pool,
+                            STAGE_QUERY_BEFORE_UPLOAD);
+    }
+    if (transfers) {
+        record_host_copies(vk, buffer, spans, true);
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
@@ -713,32 +766,60 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
         vkEndCommandBuffer(vk->command_buffer);
         return status;
     }
-    if (transfers && count > 0) {
+    if (transfers) {
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-        record_download(vk, &buffer->keys, count * key_words);
-        if (with_values)
-            record_download(vk, &buffer->values, count);
+        record_host_copies(vk, buffer, spans, false);
         record_download_barrier(vk);
     }
+    if (staged_timing)
+        vkCmdWriteTimestamp(vk->command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, vk->query_pool,
+                            STAGE_QUERY_AFTER_DOWNLOAD);
     status = submit_and_wait(vk);
+    bitonic_timing sort_timing = {0};
     if (status == BITONIC_SUCCESS && timed)
-        status = read_timing(vk, passes, profile, timing);
+        status = read_timing(vk, passes, profile, timing ? timing : &sort_timing);
     else if (timing && !timed)
         *timing = (bitonic_timing){.pass_count = passes};
+    if (status == BITONIC_SUCCESS && staged_timing) {
+        /* Sort stamps: the first before the sort's first pass, the last after
+         * its last pass (read_timing's sort_ms is their difference). */
+        uint32_t last = profile && passes > 0 ? passes : 1u;
+        uint64_t sort_ticks[2], stage_ticks[2];
+        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, 0, 1, sizeof sort_ticks[0], &sort_ticks[0],
+                                         sizeof sort_ticks[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, last, 1, sizeof sort_ticks[1], &sort_ticks[1],
+                                         sizeof sort_ticks[1], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, 2, sizeof stage_ticks,
+                                         stage_ticks, sizeof stage_ticks[0],
+                                         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        double period_ms = vk->properties.limits.timestampPeriod * 1e-6;
+        stages->upload_ms = (double)(sort_ticks[0] - stage_ticks[0]) * period_ms;
+        stages->sort_ms = (double)(sort_ticks[1] - sort_ticks[0]) * period_ms;
+        stages->download_ms = (double)(stage_ticks[1] - sort_ticks[1]) * period_ms;
+    }
     return status;
 }
 
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
                                       bool with_values, const bitonic_sort_request *request, bitonic_timing *timing)
 {
-    return sort_with_transfers(vk, buffer, count, with_values, request, timing, false);
+    return sort_with_transfers(vk, buffer, count, with_values, request, timing, NULL, NULL);
+}
+
+
+static double wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
 bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys,
                                     uint32_t *values, size_t count, const bitonic_sort_request *request,
-                                    bitonic_timing *timing)
+                                    bitonic_timing *timing, bitonic_host_timing *stages)
 {
+    double start = wall_ms();
     bool with_values = values != NULL;
     if (with_values) {
         bitonic_status status = ensure_values(vk, buffer);
@@ -748,14 +829,37 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     size_t key_bytes = bitonic_key_words(request->key_type) * sizeof(uint32_t);
     if (count > buffer->capacity / bitonic_key_words(request->key_type))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    memcpy(buffer->keys.staging, keys, count * key_bytes);
+    /* Keys and values are imported where the driver can (each on its own: one
+     * may be aligned well enough and the other not), else staged. */
+    host_spans spans = {.with_values = with_values};
+    size_t min_import = vk->import_min_bytes;
+    bool imported = bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
     if (with_values)
-        memcpy(buffer->values.staging, values, count * sizeof(uint32_t));
-    bitonic_status status = sort_with_transfers(vk, buffer, count, with_values, request, timing, true);
+        bitonic_vk_host_span_import(&vk->importer, values, count * sizeof(uint32_t), min_import, &spans.values);
+    bitonic_vk_host_span_stage_ends(&spans.keys, keys, buffer->keys.staging, true);
+    if (with_values)
+        bitonic_vk_host_span_stage_ends(&spans.values, values, buffer->values.staging, true);
+    double prepared = wall_ms();
+    bitonic_host_timing local = {0};
+    bitonic_status status =
+        sort_with_transfers(vk, buffer, count, with_values, request, timing, &spans, stages ? &local : NULL);
+    double sorted = wall_ms();
     if (status == BITONIC_SUCCESS) {
-        memcpy(keys, buffer->keys.staging, count * key_bytes);
+        bitonic_vk_host_span_stage_ends(&spans.keys, keys, buffer->keys.staging, false);
         if (with_values)
-            memcpy(values, buffer->values.staging, count * sizeof(uint32_t));
+            bitonic_vk_host_span_stage_ends(&spans.values, values, buffer->values.staging, false);
+    }
+    bitonic_vk_host_span_release(vk->device, &spans.keys);
+    bitonic_vk_host_span_release(vk->device, &spans.values);
+    if (stages && status == BITONIC_SUCCESS) {
+        double end = wall_ms();
+        local.ran_on = BITONIC_BACKEND_VULKAN;
+        local.count = count;
+        local.imported = imported;
+        local.prepare_ms = prepared - start;
+        local.finish_ms = end - sorted;
+        local.total_ms = end - start;
+        *stages = local;
     }
     return status;
 }

@@ -1,0 +1,41 @@
+/* device_choice.h: where a host-memory sort runs on a Vulkan context. The
+ * device pays a fixed cost per call (a submission, the bus both ways) that the
+ * CPU path does not, so below some size the CPU path finishes first. That size
+ * (the crossover) comes from a cost model calibrated once per device and CPU
+ * and kept beside the pipeline cache, or from the caller (crossover_keys,
+ * BITONIC_CROSSOVER). Resident buffers and the recording API never move. */
+#ifndef BITONIC_DEVICE_CHOICE_H
+#define BITONIC_DEVICE_CHOICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bitonic.h"
+#include "cache_dir.h"
+
+typedef enum bitonic_forced_device {
+    BITONIC_FORCED_NONE = 0,
+    BITONIC_FORCED_CPU,
+    BITONIC_FORCED_DEVICE,
+} bitonic_forced_device;
+
+typedef struct bitonic_device_choice {
+    uint64_t crossover_keys;         /* host sorts of fewer keys run on the CPU path; 0: not known yet */
+    bool use_model;                  /* calibrate once crossover_keys is needed and unknown */
+    bitonic_forced_device forced;    /* set while calibrating, so each side can be timed */
+    double calibration_ms;           /* what calibrating took in this context (0: read or given) */
+    char path[BITONIC_CACHE_PATH_MAX];/* the calibration file; "" when the disk cache is off */
+} bitonic_device_choice;
+
+/* automatic: the device came from the default selection (no desc->device, no
+ * BITONIC_DEVICE). device_key names the device and driver for the file name
+ * ("" for none). */
+void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_context_desc *desc, bool automatic,
+                                const char *device_key);
+
+/* Whether a host sort of count keys on this Vulkan context goes to the CPU
+ * path; calibrates first when the model is wanted and not known yet. */
+bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count);
+
+#endif /* BITONIC_DEVICE_CHOICE_H */
