@@ -154,8 +154,11 @@ with tempfile.TemporaryDirectory() as scratch:
     check(r.returncode == 0 and "Chosen:" in r.stdout, "info names the chosen device")
     r = run("bench", "--device", "cpu", "--min-log", "10", "--max-log", "12", "--runs", "10", "--csv",
             "--types", "u32,f32,pairs,u64,rows")
+    header = r.stdout.splitlines()[0].split(",") if r.stdout else []
+    verified = header.index("verified") if "verified" in header else -1
     rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
-    check(r.returncode == 0 and len(rows) >= 20 and all(row[-1] == "1" for row in rows)
+    check(r.returncode == 0 and len(rows) >= 20 and all(len(row) == len(header) for row in rows)
+          and all(row[verified] == "1" for row in rows)
           and {row[1] for row in rows} == {"u32", "f32", "pairs", "u64", "rows1024"}, "bench on the CPU verifies every type")
     r = run("bench", "--types", "u32,bogus")
     check(r.returncode == 2 and "--types" in r.stderr, "an unknown bench type is refused")

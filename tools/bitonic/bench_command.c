@@ -176,17 +176,29 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Stages of a host-memory sort (bitonic_host_timing), medians over the runs. */
+typedef struct stage_times {
+    bool present;
+    double upload_ms, sort_ms, download_ms, host_ms;  /* host_ms: the CPU's part (importing or staging) */
+} stage_times;
+
 typedef struct measurement {
     double median_ms, min_ms;
     unsigned runs;
     bool verified;
+    stage_times stages;
 } measurement;
+
+static double median_of(double *times, unsigned runs)
+{
+    qsort(times, runs, sizeof *times, compare_double);
+    return runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+}
 
 static measurement summarize(double *times, unsigned runs, bool verified)
 {
-    qsort(times, runs, sizeof *times, compare_double);
-    double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
-    return (measurement){median, times[0], runs, verified};
+    double median = median_of(times, runs);
+    return (measurement){median, times[0], runs, verified, {0}};
 }
 
 /* Sorts the scratch buffer back to back for CLOCK_WARMUP_MS of wall time. */
@@ -256,12 +268,17 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
     return status;
 }
 
-/* Host memory to host memory through bitonic_sort_u32, timed by the clock. */
+/* Host memory to host memory through bitonic_sort_u32, timed by the clock,
+ * with the stages the library reports (bitonic_context_last_host_timing). */
 static bitonic_status measure_end_to_end(bitonic_context *context, uint32_t *keys, size_t n,
                                          const bench_options *options, uint64_t *seed, measurement *out)
 {
-    double *times = malloc(options->runs * sizeof *times);
-    bool verified = true;
+    double *times = malloc(5 * options->runs * sizeof *times);
+    if (!times)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    double *upload = times + options->runs, *sort = upload + options->runs, *download = sort + options->runs,
+           *host = download + options->runs;
+    bool verified = true, staged = true;
     bitonic_status status = BITONIC_SUCCESS;
     for (unsigned run = 0; run < WARMUP_RUNS + options->runs && status == BITONIC_SUCCESS; ++run) {
         uint64_t fingerprint = fill_random(keys, NULL, n, seed);
@@ -270,11 +287,25 @@ static bitonic_status measure_end_to_end(bitonic_context *context, uint32_t *key
         double elapsed = now_ms() - start;
         if (status == BITONIC_SUCCESS && !verify(keys, NULL, n, fingerprint, BENCH_TYPE_U32))
             verified = false;
-        if (run >= WARMUP_RUNS)
-            times[run - WARMUP_RUNS] = elapsed;
+        bitonic_host_timing stages;
+        if (status == BITONIC_SUCCESS && bitonic_context_last_host_timing(context, &stages) != BITONIC_SUCCESS)
+            staged = false;
+        if (run >= WARMUP_RUNS && status == BITONIC_SUCCESS) {
+            unsigned r = run - WARMUP_RUNS;
+            times[r] = elapsed;
+            upload[r] = stages.upload_ms;
+            sort[r] = stages.sort_ms;
+            download[r] = stages.download_ms;
+            host[r] = stages.prepare_ms + stages.finish_ms;
+            staged = staged && stages.ran_on == BITONIC_BACKEND_VULKAN;
+        }
     }
-    if (status == BITONIC_SUCCESS)
+    if (status == BITONIC_SUCCESS) {
         *out = summarize(times, options->runs, verified);
+        if (staged)
+            out->stages = (stage_times){true, median_of(upload, options->runs), median_of(sort, options->runs),
+                                        median_of(download, options->runs), median_of(host, options->runs)};
+    }
     free(times);
     return status;
 }
@@ -294,14 +325,30 @@ static void print_profile(bitonic_buffer *scratch, bitonic_buffer *buffer, uint3
     printf("\n");
 }
 
+/* Host-path rows add their stages: upload, sort and download on the GPU, the
+ * host's own part, and the whole call over the bus time (upload + download),
+ * which is 1 when the sort and the host's part cost nothing beside the bus. */
 static void print_row(const bench_options *options, const char *impl, unsigned type, size_t n, const measurement *m)
 {
-    if (options->csv)
-        printf("%s,%s,%zu,%.6f,%.6f,%u,%d\n", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
+    const stage_times *st = &m->stages;
+    double bus = st->upload_ms + st->download_ms;
+    if (options->csv) {
+        printf("%s,%s,%zu,%.6f,%.6f,%u,%d", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
                m->verified ? 1 : 0);
+        if (st->present)
+            printf(",%.6f,%.6f,%.6f,%.6f,%.3f\n", st->upload_ms, st->sort_ms, st->download_ms, st->host_ms,
+                   bus > 0 ? m->median_ms / bus : 0.0);
+        else
+            printf(",,,,,\n");
+        return;
+    }
+    printf("%-14s %-6s %12zu %12.4f %12.4f %10.3f   %-5s", impl, type_name(type), n, m->median_ms, m->min_ms,
+           m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
+    if (st->present)
+        printf(" %10.4f %10.4f %10.4f %10.4f %7.2f\n", st->upload_ms, st->sort_ms, st->download_ms, st->host_ms,
+               bus > 0 ? m->median_ms / bus : 0.0);
     else
-        printf("%-12s %-6s %12zu %12.4f %12.4f %10.3f   %s\n", impl, type_name(type), n, m->median_ms, m->min_ms,
-               m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
+        printf("\n");
 }
 
 int bench_run(const bench_options *options)
@@ -312,8 +359,15 @@ int bench_run(const bench_options *options)
                                  .max_strides_per_global_pass = options->max_steps,
                                  .pure_network = options->pure_network,
                                  .merge_chunk_keys = options->merge_chunk_keys,
-                                 .merge_keys_per_thread = options->merge_keys_per_thread};
+                                 .merge_keys_per_thread = options->merge_keys_per_thread,
+                                 /* every host sort on the device: the CPU path has its own rows */
+                                 .crossover_keys = 1};
     bitonic_status status = bitonic_context_create(&desc, &context);
+    /* The CPU path beside the device for host-memory sorts, so the crossover shows. */
+    bitonic_context *cpu_context = NULL;
+    if (status == BITONIC_SUCCESS && options->end_to_end &&
+        bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &cpu_context) != BITONIC_SUCCESS)
+        cpu_context = NULL;
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
         return 1;
@@ -357,12 +411,14 @@ int bench_run(const bench_options *options)
     }
     bitonic_buffer *buffer = buffers[0];
     if (options->csv)
-        printf("impl,type,n,median_ms,min_ms,runs,verified\n");
+        printf("impl,type,n,median_ms,min_ms,runs,verified,upload_ms,sort_ms,download_ms,host_ms,vs_bus\n");
     else
         printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random keys\n"
-               "%-12s %-6s %12s %12s %12s %10s   %s\n",
-               info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type", "n", "median ms", "min ms",
-               "G keys/s", "check");
+               "# *_e2e: host memory in and out (bitonic_sort_u32); stages are GPU timestamps, host = the CPU's\n"
+               "# part (import or staging), vs_bus = the whole call over upload + download\n"
+               "%-14s %-6s %12s %12s %12s %10s   %-5s %10s %10s %10s %10s %7s\n",
+               info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type",
+               "n", "median ms", "min ms", "G keys/s", "check", "upload", "sort", "download", "host", "vs_bus");
     uint64_t seed = (uint64_t)time(NULL);
     int exit_code = 0;
     for (unsigned log = options->min_log; log <= max_log && exit_code == 0; ++log) {
@@ -399,6 +455,15 @@ int bench_run(const bench_options *options)
                         exit_code = 1;
                 }
             }
+            if (status == BITONIC_SUCCESS && cpu_context && info.backend == BITONIC_BACKEND_VULKAN &&
+                (options->types & BENCH_TYPE_U32)) {
+                status = measure_end_to_end(cpu_context, keys, n, options, &seed, &host);
+                if (status == BITONIC_SUCCESS) {
+                    print_row(options, "cpu_e2e", BENCH_TYPE_U32, n, &host);
+                    if (!host.verified)
+                        exit_code = 1;
+                }
+            }
             if (status == BITONIC_SUCCESS && options->profile && !options->csv)
                 print_profile(scratch, buffer, keys, n, &seed);
             if (status != BITONIC_SUCCESS) {
@@ -423,6 +488,7 @@ int bench_run(const bench_options *options)
     free(keys);
     free(values);
     bitonic_context_destroy(context);
+    bitonic_context_destroy(cpu_context);
     return exit_code;
 }
 
