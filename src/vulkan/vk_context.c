@@ -50,14 +50,17 @@ struct bitonic_vk_context {
     VkDeviceSize scratch_bytes;
 };
 
-/* One array of 32-bit words on the device, with its host-visible staging twin
- * for upload and download. */
+/* One array of 32-bit words on the device, with a host-visible staging buffer
+ * for upload and download, made on first use and grown to what a transfer
+ * needs: a host sort that imports the caller's array stages only its ragged
+ * ends, so it never pays a full-size staging twin in host memory. */
 typedef struct device_array {
     VkBuffer device_buffer;
     VkDeviceMemory device_memory;
     VkBuffer staging_buffer;
     VkDeviceMemory staging_memory;
     uint32_t *staging;
+    VkDeviceSize staging_bytes;
 } device_array;
 
 struct bitonic_vk_buffer {
@@ -495,20 +498,43 @@ static bitonic_status create_array(bitonic_vk_context *vk, size_t capacity, devi
     bitonic_status status = create_buffer(
         vk, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &array->device_buffer, &array->device_memory);
-    if (status == BITONIC_SUCCESS)
-        status = create_buffer(vk, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                               &array->staging_buffer, &array->staging_memory);
+    if (status != BITONIC_SUCCESS)
+        destroy_array(vk, array);
+    return status;
+}
+
+/* The staging buffer, made or grown to at least bytes (every submit waits, so
+ * no pending work uses the one it replaces). */
+static bitonic_status ensure_staging(bitonic_vk_context *vk, device_array *array, VkDeviceSize bytes)
+{
+    if (bytes <= array->staging_bytes)
+        return BITONIC_SUCCESS;
+    vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
+    vkFreeMemory(vk->device, array->staging_memory, NULL);
+    array->staging_buffer = VK_NULL_HANDLE;
+    array->staging_memory = VK_NULL_HANDLE;
+    array->staging = NULL;
+    array->staging_bytes = 0;
+    bitonic_status status = create_buffer(vk, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                          &array->staging_buffer, &array->staging_memory);
     if (status == BITONIC_SUCCESS) {
         VkResult result = vkMapMemory(vk->device, array->staging_memory, 0, VK_WHOLE_SIZE, 0, (void **)&array->staging);
         if (result != VK_SUCCESS)
             status = fail(vk, result);
     }
-    if (status != BITONIC_SUCCESS)
-        destroy_array(vk, array);
-    return status;
+    if (status != BITONIC_SUCCESS) {
+        vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
+        vkFreeMemory(vk->device, array->staging_memory, NULL);
+        array->staging_buffer = VK_NULL_HANDLE;
+        array->staging_memory = VK_NULL_HANDLE;
+        array->staging = NULL;
+        return status;
+    }
+    array->staging_bytes = bytes;
+    return BITONIC_SUCCESS;
 }
 
 void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer)
@@ -597,8 +623,11 @@ static void record_download_barrier(bitonic_vk_context *vk)
 
 static bitonic_status upload_array(bitonic_vk_context *vk, device_array *array, const uint32_t *words, size_t count)
 {
+    bitonic_status status = ensure_staging(vk, array, (VkDeviceSize)count * sizeof(uint32_t));
+    if (status != BITONIC_SUCCESS)
+        return status;
     memcpy(array->staging, words, count * sizeof(uint32_t));
-    bitonic_status status = begin_commands(vk);
+    status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
     record_upload(vk, array, count);
@@ -607,7 +636,10 @@ static bitonic_status upload_array(bitonic_vk_context *vk, device_array *array, 
 
 static bitonic_status download_array(bitonic_vk_context *vk, device_array *array, uint32_t *words, size_t count)
 {
-    bitonic_status status = begin_commands(vk);
+    bitonic_status status = ensure_staging(vk, array, (VkDeviceSize)count * sizeof(uint32_t));
+    if (status != BITONIC_SUCCESS)
+        return status;
+    status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
     record_download(vk, array, count);
@@ -836,6 +868,14 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     bool imported = bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
     if (with_values)
         bitonic_vk_host_span_import(&vk->importer, values, count * sizeof(uint32_t), min_import, &spans.values);
+    bitonic_status staged = ensure_staging(vk, &buffer->keys, bitonic_vk_host_span_staging_bytes(&spans.keys));
+    if (staged == BITONIC_SUCCESS && with_values)
+        staged = ensure_staging(vk, &buffer->values, bitonic_vk_host_span_staging_bytes(&spans.values));
+    if (staged != BITONIC_SUCCESS) {
+        bitonic_vk_host_span_release(vk->device, &spans.keys);
+        bitonic_vk_host_span_release(vk->device, &spans.values);
+        return staged;
+    }
     bitonic_vk_host_span_stage_ends(&spans.keys, keys, buffer->keys.staging, true);
     if (with_values)
         bitonic_vk_host_span_stage_ends(&spans.values, values, buffer->values.staging, true);
@@ -874,8 +914,11 @@ bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted
     size_t sizes[ARRAYS] = {count ? count * words : 1, query_count * words, query_count * words, query_count,
                             query_count};
     bitonic_status status = BITONIC_SUCCESS;
-    for (int a = 0; a < ARRAYS && status == BITONIC_SUCCESS; ++a)
+    for (int a = 0; a < ARRAYS && status == BITONIC_SUCCESS; ++a) {
         status = create_array(vk, sizes[a], &arrays[a]);
+        if (status == BITONIC_SUCCESS)
+            status = ensure_staging(vk, &arrays[a], (VkDeviceSize)sizes[a] * sizeof(uint32_t));
+    }
     if (status == BITONIC_SUCCESS) {
         memcpy(arrays[KEYS].staging, sorted_keys, count * words * sizeof(uint32_t));
         memcpy(arrays[LOWS].staging, lows, query_count * words * sizeof(uint32_t));

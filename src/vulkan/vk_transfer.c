@@ -118,6 +118,18 @@ bool bitonic_vk_host_span_import(const bitonic_vk_importer *importer, void *poin
     return true;
 }
 
+size_t bitonic_vk_host_span_staging_bytes(const bitonic_vk_host_span *span)
+{
+    return span->imported == VK_NULL_HANDLE ? span->total_bytes : span->total_bytes - span->interior_bytes;
+}
+
+/* A copy between the staging buffer (at staging_at) and the device buffer (at
+ * device_at), the way to_device says. */
+static VkBufferCopy end_copy(VkDeviceSize staging_at, VkDeviceSize device_at, VkDeviceSize size, bool to_device)
+{
+    return to_device ? (VkBufferCopy){staging_at, device_at, size} : (VkBufferCopy){device_at, staging_at, size};
+}
+
 void bitonic_vk_host_span_record_copy(VkCommandBuffer command_buffer, const bitonic_vk_host_span *span,
                                       VkBuffer staging, VkBuffer device, VkDeviceSize device_offset, bool to_device)
 {
@@ -125,13 +137,13 @@ void bitonic_vk_host_span_record_copy(VkCommandBuffer command_buffer, const bito
     VkBufferCopy ends[2];
     uint32_t end_count = 0;
     if (span->imported == VK_NULL_HANDLE) {
-        ends[end_count++] = (VkBufferCopy){device_offset, device_offset, span->total_bytes};
+        ends[end_count++] = end_copy(0, device_offset, span->total_bytes, to_device);
     } else {
         if (span->head_bytes > 0)
-            ends[end_count++] = (VkBufferCopy){device_offset, device_offset, span->head_bytes};
+            ends[end_count++] = end_copy(0, device_offset, span->head_bytes, to_device);
         if (span->total_bytes > tail_at)
             ends[end_count++] =
-                (VkBufferCopy){device_offset + tail_at, device_offset + tail_at, span->total_bytes - tail_at};
+                end_copy(span->head_bytes, device_offset + tail_at, span->total_bytes - tail_at, to_device);
         VkBufferCopy interior = {to_device ? 0 : device_offset + span->head_bytes,
                                  to_device ? device_offset + span->head_bytes : 0, span->interior_bytes};
         if (to_device)
@@ -162,10 +174,10 @@ void bitonic_vk_host_span_stage_ends(const bitonic_vk_host_span *span, void *hos
     size_t tail = span->total_bytes - tail_at;
     if (to_staging) {
         memcpy(s, h, span->head_bytes);
-        memcpy(s + tail_at, h + tail_at, tail);
+        memcpy(s + span->head_bytes, h + tail_at, tail);
     } else {
         memcpy(h, s, span->head_bytes);
-        memcpy(h + tail_at, s + tail_at, tail);
+        memcpy(h + tail_at, s + span->head_bytes, tail);
     }
 }
 

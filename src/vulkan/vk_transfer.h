@@ -45,10 +45,13 @@ typedef struct bitonic_vk_host_span {
 bool bitonic_vk_host_span_import(const bitonic_vk_importer *importer, void *pointer, size_t bytes,
                                  size_t min_interior_bytes, bitonic_vk_host_span *out);
 
+/* Bytes of staging buffer the span needs: its two ends when imported (the
+ * head at 0, the tail right after it), else the whole array. */
+size_t bitonic_vk_host_span_staging_bytes(const bitonic_vk_host_span *span);
+
 /* Records the copies of a span between the host side (imported interior plus
- * the staging buffer for the ends, at the same offsets as in the device buffer)
- * and the device buffer; to_device picks the direction. device_offset: where
- * the array starts in device and staging. */
+ * the staging buffer for the ends) and the device buffer; to_device picks the
+ * direction. device_offset: where the array starts in the device buffer. */
 void bitonic_vk_host_span_record_copy(VkCommandBuffer command_buffer, const bitonic_vk_host_span *span,
                                       VkBuffer staging, VkBuffer device, VkDeviceSize device_offset, bool to_device);
 
