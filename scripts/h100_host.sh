@@ -12,7 +12,8 @@
 #      needed); NumPy's load + sort + save beside it when python3 has numpy;
 #   4. the bench's host-path rows at 2^20..2^26: upload, sort, download and host
 #      stages of bitonic_sort_u32 on the GPU, the whole call over the bus time
-#      (vs_bus), the resident GPU sort and the CPU path (cpu_e2e) in the same run.
+#      (vs_bus), the resident GPU sort and the CPU path (cpu_e2e) in the same run;
+#      then the GPU rows again with the arrays staged, not imported.
 # Run from the repository root with build/ (scripts/h100_pack.sh) in place, as
 # scripts/h100_run.sh. Large files go to $WORK (default /tmp), not to OUTDIR.
 set -u
@@ -117,6 +118,11 @@ say "## 3. bench: host-path stages beside the bus (ms; vs_bus = whole call / (up
 timeout 120 "$bitonic" bench --device $gpu --min-log "${BENCH_MIN_LOG:-20}" --max-log "${BENCH_MAX_LOG:-26}" --runs 10 --types u32 --csv \
   > "$out/host_bench.csv" 2>> "$work/errors"
 grep -E "^(impl|bitonic_e2e|cpu_e2e|bitonic,)" "$out/host_bench.csv" | tee -a "$report"
+say ""
+say "## 4. the same with the arrays staged instead of imported (BITONIC_HOST_IMPORT=0), e2e rows only"
+BITONIC_HOST_IMPORT=0 timeout 60 "$bitonic" bench --device $gpu --min-log "${BENCH_MIN_LOG:-20}" \
+  --max-log "${BENCH_MAX_LOG:-26}" --runs 10 --types u32 --csv 2>> "$work/errors" \
+  | grep -E "^bitonic_e2e" | sed 's/^bitonic_e2e/staged_e2e/' | tee -a "$report" >> "$out/host_bench.csv"
 if [ -s "$work/errors" ]; then
   say ""
   say "## errors"

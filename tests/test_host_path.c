@@ -343,6 +343,19 @@ static void test_transfers(test_counter *t, bool import)
             free(expected);
         }
     }
+    /* Large enough that the staged copy is split among threads (4 MiB each)
+     * and, with import, that the interior is most of it. */
+    size_t large = ((size_t)9 << 20) / sizeof(uint32_t) + 3;
+    uint32_t *large_keys = malloc((large + 1) * sizeof *large_keys);
+    if (large_keys) {
+        TEST_CHECK(t, sort_checks(context, large_keys + 1, large, &seed), "%s: %zu keys", import ? "import" : "staged",
+                   large);
+        bitonic_host_timing timing;
+        bitonic_context_last_host_timing(context, &timing);
+        TEST_CHECK(t, timing.count == large && (import || !timing.imported), "%zu keys: timing", large);
+        any_imported |= timing.imported;
+        free(large_keys);
+    }
     if (import)
         printf("host import: %s\n", any_imported ? "used" : "not offered by this device (staged)");
     no_messages(t, context, import ? "import" : "staged");

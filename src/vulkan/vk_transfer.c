@@ -6,10 +6,63 @@
  * of sorting. Imported, the array is read and written by the GPU's copy
  * engine over the bus, and the CPU copies only the ends that are not aligned
  * to minImportedHostPointerAlignment (a few KiB at most). */
+#define _POSIX_C_SOURCE 200809L
 #include "vk_transfer.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+
+/* A staged array is copied by several threads: one core moves a few GB/s,
+ * which made the staging copies of 2^24 keys cost 27 ms on the H100 machine. */
+#define COPY_BYTES_PER_THREAD ((size_t)4 << 20)
+#define MAX_COPY_THREADS 16
+
+typedef struct copy_job {
+    unsigned char *to;
+    const unsigned char *from;
+    size_t bytes;
+} copy_job;
+
+static void *copy_run(void *argument)
+{
+    copy_job *job = argument;
+    memcpy(job->to, job->from, job->bytes);
+    return NULL;
+}
+
+static void parallel_copy(void *to, const void *from, size_t bytes)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t threads = bytes / COPY_BYTES_PER_THREAD;
+    if (cores > 0 && threads > (size_t)cores)
+        threads = (size_t)cores;
+    if (threads > MAX_COPY_THREADS)
+        threads = MAX_COPY_THREADS;
+    if (threads < 2) {
+        memcpy(to, from, bytes);
+        return;
+    }
+    copy_job jobs[MAX_COPY_THREADS];
+    pthread_t handles[MAX_COPY_THREADS];
+    bool started[MAX_COPY_THREADS] = {false};
+    size_t slice = (bytes / threads + 63u) & ~(size_t)63u;  /* cache-line slices */
+    for (size_t t = 0; t < threads; ++t) {
+        size_t begin = t * slice < bytes ? t * slice : bytes;
+        size_t end = begin + slice < bytes && t + 1 < threads ? begin + slice : bytes;
+        jobs[t] = (copy_job){(unsigned char *)to + begin, (const unsigned char *)from + begin, end - begin};
+        if (t > 0)
+            started[t] = pthread_create(&handles[t], NULL, copy_run, &jobs[t]) == 0;
+    }
+    copy_run(&jobs[0]);
+    for (size_t t = 1; t < threads; ++t) {
+        if (started[t])
+            pthread_join(handles[t], NULL);
+        else
+            copy_run(&jobs[t]);  /* no thread to be had: the copy still happens */
+    }
+}
 
 bool bitonic_vk_import_supported(VkPhysicalDevice physical_device, VkDeviceSize *out_alignment)
 {
@@ -166,9 +219,9 @@ void bitonic_vk_host_span_stage_ends(const bitonic_vk_host_span *span, void *hos
     size_t tail_at = span->head_bytes + span->interior_bytes;
     if (span->imported == VK_NULL_HANDLE) {
         if (to_staging)
-            memcpy(s, h, span->total_bytes);
+            parallel_copy(s, h, span->total_bytes);
         else
-            memcpy(h, s, span->total_bytes);
+            parallel_copy(h, s, span->total_bytes);
         return;
     }
     size_t tail = span->total_bytes - tail_at;
