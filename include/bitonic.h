@@ -118,8 +118,9 @@ typedef struct bitonic_context_desc {
      * written is not an error; the next run only starts cold. */
     const char *cache_directory;
     bool no_disk_cache;
-    /* Host-memory sorts (bitonic_sort*, the pair calls and what is built on
-     * them) on a Vulkan context run on the CPU path below this many keys, where
+    /* Host-memory sorts (bitonic_sort, bitonic_sort_u32, the pair calls and
+     * argsort, rank map and records, built on pairs; not rows or segments) on a
+     * Vulkan context run on the CPU path below this many keys, where
      * it finishes first. 0: the default, BITONIC_CROSSOVER from the environment
      * if set ("model" or a count), else the calibrated model when the device
      * came from the default selection and 1 (every sort on the device) when the
@@ -273,8 +274,9 @@ bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count
 bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                          bitonic_timing *out_timing);
 
-/* Where the last host-memory sort of this context (bitonic_sort*, the pair
- * calls, argsort and what is built on them) ran and what each stage took. On
+/* Where the last host-memory sort of this context (bitonic_sort,
+ * bitonic_sort_u32, the pair calls, and argsort, rank map and records, which
+ * sort pairs) ran and what each stage took. On
  * the GPU the stages come from timestamps: the upload (the copy of the keys and
  * values to the device), the sort, the download; prepare_ms is the host's part
  * before the upload (importing or staging the array) and finish_ms after the
