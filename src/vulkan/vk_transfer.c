@@ -224,13 +224,19 @@ void bitonic_vk_host_span_stage_ends(const bitonic_vk_host_span *span, void *hos
             parallel_copy(h, s, span->total_bytes);
         return;
     }
+    /* An array whose both ends are aligned has no staging buffer at all. */
     size_t tail = span->total_bytes - tail_at;
-    if (to_staging) {
-        memcpy(s, h, span->head_bytes);
-        memcpy(s + span->head_bytes, h + tail_at, tail);
-    } else {
-        memcpy(h, s, span->head_bytes);
-        memcpy(h + tail_at, s + span->head_bytes, tail);
+    if (span->head_bytes > 0) {
+        if (to_staging)
+            memcpy(s, h, span->head_bytes);
+        else
+            memcpy(h, s, span->head_bytes);
+    }
+    if (tail > 0) {
+        if (to_staging)
+            memcpy(s + span->head_bytes, h + tail_at, tail);
+        else
+            memcpy(h + tail_at, s + span->head_bytes, tail);
     }
 }
 
