@@ -161,6 +161,13 @@ typedef struct bitonic_context_info {
      * cold start; a missing, foreign or damaged file counts as none). */
     char pipeline_cache_path[1024];
     uint64_t pipeline_cache_loaded_bytes;
+    /* The cache directory ("" when the disk cache is off), on either backend. */
+    char cache_directory[1024];
+    /* Host sorts of fewer keys run on the CPU path (bitonic_context_desc.
+     * crossover_keys): the count in effect, given or calibrated and stored; 0
+     * while the model has not been calibrated for this device; UINT64_MAX when
+     * every host sort runs on the CPU path (also on the CPU backend). */
+    uint64_t crossover_keys;
 } bitonic_context_info;
 
 bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);

@@ -252,6 +252,15 @@ static void test_device_choice(test_counter *t, const char *root)
         if (parsed)
             TEST_CHECK(t, where == ((never || 70000 < crossover) ? BITONIC_BACKEND_CPU : BITONIC_BACKEND_VULKAN),
                        "model: 70000 keys ran on %d with the stored '%s'", (int)where, stored);
+        /* A new context knows it from the file, before any sort. */
+        if (parsed && bitonic_context_create(&desc, &context) == BITONIC_SUCCESS) {
+            bitonic_context_info info;
+            bitonic_context_get_info(context, &info);
+            TEST_CHECK(t, info.crossover_keys == (never ? UINT64_MAX : crossover),
+                       "model: a new context reads crossover %llu, the file says '%s'",
+                       (unsigned long long)info.crossover_keys, stored);
+            bitonic_context_destroy(context);
+        }
     }
     /* A stored crossover is read, not measured again: write one and follow it. */
     char command[1200];
@@ -260,6 +269,11 @@ static void test_device_choice(test_counter *t, const char *root)
     TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
     desc.validation = true;
     if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "stored: context")) {
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);
+        TEST_CHECK(t, info.crossover_keys == 5000 && strcmp(info.cache_directory, dir) == 0,
+                   "stored: info says crossover %llu in '%s'", (unsigned long long)info.crossover_keys,
+                   info.cache_directory);
         TEST_CHECK(t, sort_checks(context, keys, 4999, &seed), "stored: 4999 keys");
         TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "stored 5000: 4999 keys not on the CPU path");
         TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "stored: 5001 keys");

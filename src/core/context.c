@@ -87,6 +87,7 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
         bitonic_vk_context_device_key(context->vk, device_key, sizeof device_key);
         bitonic_device_choice_init(&context->choice, &context->desc, selector.kind == BITONIC_SELECT_AUTO, device_key);
     }
+    bitonic_cache_directory(&context->desc, context->cache_directory, sizeof context->cache_directory);
     context->desc.device = NULL;  /* the caller's strings need not outlive this call */
     context->desc.cache_directory = NULL;
     *out_context = context;
@@ -108,10 +109,13 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
         return BITONIC_ERROR_INVALID_ARGUMENT;
     memset(out_info, 0, sizeof *out_info);
     out_info->backend = context->backend;
+    snprintf(out_info->cache_directory, sizeof out_info->cache_directory, "%s", context->cache_directory);
     if (context->backend == BITONIC_BACKEND_VULKAN) {
         bitonic_vk_context_fill_info(context->vk, out_info);
+        out_info->crossover_keys = bitonic_device_choice_known(&context->choice);
         return BITONIC_SUCCESS;
     }
+    out_info->crossover_keys = UINT64_MAX;
     bitonic_cpu_target target = bitonic_cpu_best_target();
     snprintf(out_info->device_name, sizeof out_info->device_name, "CPU (%s)", bitonic_cpu_target_name(target));
     out_info->vulkan_device_index = UINT32_MAX;

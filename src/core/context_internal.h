@@ -30,6 +30,7 @@ struct bitonic_context {
     bitonic_buffer *host_sort_buffer;/* reused by bitonic_sort_u32, grown on demand */
     bitonic_device_choice choice;    /* host sorts on the CPU path or the device (device_choice.c) */
     bitonic_host_timing last_host_timing;  /* count 0: no host sort yet */
+    char cache_directory[BITONIC_CACHE_PATH_MAX];  /* resolved at creation; "" when off */
 };
 
 struct bitonic_buffer {

@@ -187,6 +187,11 @@ static uint64_t calibrate(bitonic_context *context, double *out_cpu_ms, double *
     return crossover;
 }
 
+uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
+{
+    return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path);
+}
+
 bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
 {
     bitonic_device_choice *choice = &context->choice;

@@ -34,6 +34,10 @@ typedef struct bitonic_device_choice {
 void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_context_desc *desc, bool automatic,
                                 const char *device_key);
 
+/* The crossover in effect without calibrating: given, measured, or stored on
+ * disk; 0 when the model would still have to measure it. */
+uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice);
+
 /* Whether a host sort of count keys on this Vulkan context goes to the CPU
  * path; calibrates first when the model is wanted and not known yet. */
 bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count);

@@ -81,6 +81,18 @@ static int command_info(const char *device, bool pipelines)
                info.tile_keys, info.workgroup_size, info.keys_per_thread,
                info.tile_uses_subgroup_shuffle ? "subgroup shuffles" : "shared memory", info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    printf("Cache directory: %s\n", info.cache_directory[0] ? info.cache_directory
+                                                             : "off (BITONIC_PIPELINE_CACHE=0 or no home directory)");
+    if (info.backend == BITONIC_BACKEND_VULKAN) {
+        if (info.crossover_keys == 0)
+            printf("Host sorts: CPU path or GPU by a model calibrated on the first host sort of 4096 keys or more\n");
+        else if (info.crossover_keys == UINT64_MAX)
+            printf("Host sorts: all on the CPU path (the device was slower at every size measured)\n");
+        else if (info.crossover_keys <= 1)
+            printf("Host sorts: all on this device\n");
+        else
+            printf("Host sorts: CPU path below %" PRIu64 " keys, this device from there\n", info.crossover_keys);
+    }
     if (info.backend == BITONIC_BACKEND_VULKAN && info.pipeline_cache_path[0])
         printf("Pipeline cache: %s (%s)\n", info.pipeline_cache_path,
                info.pipeline_cache_loaded_bytes ? "warm" : "cold: filled as pipelines are built");
