@@ -37,7 +37,14 @@ struct bitonic_vk_context {
     bitonic_vulkan_sorter *sorter;
     bitonic_vk_pipeline_cache pipeline_cache;  /* on disk between runs; the sorter builds lazily through it */
     bitonic_vk_importer importer;    /* host arrays as buffers (VK_EXT_external_memory_host), if the device can */
+    /* With the default selection the logical device is made on first use
+     * (ensure_device): a process whose host sorts all go to the CPU path never
+     * pays for it. desc is the caller's, its strings copied. */
+    bitonic_context_desc desc;
+    char cache_directory[BITONIC_CACHE_PATH_MAX];
+    bitonic_status device_status;    /* what the deferred creation gave, once tried */
     size_t import_min_bytes;         /* smaller arrays are staged; BITONIC_IMPORT_MIN_BYTES overrides (tests) */
+    bool import_wanted;              /* not BITONIC_HOST_IMPORT=0 */
     uint64_t validation_messages;
     bitonic_message_fn on_message;
     void *message_user_data;
@@ -297,10 +304,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
         extensions[extension_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
     /* Host sorts import the caller's arrays where the device can
      * (vk_transfer.c); BITONIC_HOST_IMPORT=0 stages them instead. */
-    const char *import_env = getenv("BITONIC_HOST_IMPORT");
     VkDeviceSize import_alignment = 0;
-    bool import = !(import_env && strcmp(import_env, "0") == 0) &&
-                  bitonic_vk_import_supported(vk->physical_device, &import_alignment);
+    bool import = vk->import_wanted && bitonic_vk_import_supported(vk->physical_device, &import_alignment);
     if (import)
         extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
@@ -311,8 +316,6 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, NULL, &vk->device));
     vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
     bitonic_vk_importer_init(vk->device, vk->physical_device, import, &vk->importer);
-    const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
-    vk->import_min_bytes = min_env && *min_env ? (size_t)strtoull(min_env, NULL, 10) : MIN_IMPORT_BYTES;
 
     VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -343,6 +346,24 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
+static void release_device(bitonic_vk_context *vk);
+
+/* The logical device, queue, sorter and pipeline cache, made now if they were
+ * deferred; a failure is kept and returned again on every later call. */
+static bitonic_status ensure_device(bitonic_vk_context *vk)
+{
+    if (vk->sorter)
+        return BITONIC_SUCCESS;
+    if (vk->device_status != BITONIC_SUCCESS)
+        return vk->device_status;
+    bitonic_status status = create_device(vk, &vk->desc);
+    if (status != BITONIC_SUCCESS) {
+        release_device(vk);
+        vk->device_status = status;
+    }
+    return status;
+}
+
 bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const bitonic_selector *selector,
                                          bitonic_vk_context **out)
 {
@@ -350,6 +371,18 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     bitonic_vk_context *vk = calloc(1, sizeof *vk);
     if (!vk)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    /* What the description and the environment say is settled now, not when
+     * the device is made: the caller's strings and environment may change. */
+    vk->desc = *desc;
+    vk->desc.device = NULL;
+    if (bitonic_cache_directory(desc, vk->cache_directory, sizeof vk->cache_directory))
+        vk->desc.cache_directory = vk->cache_directory;
+    else
+        vk->desc.no_disk_cache = true;
+    const char *import_env = getenv("BITONIC_HOST_IMPORT");
+    vk->import_wanted = !(import_env && strcmp(import_env, "0") == 0);
+    const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
+    vk->import_min_bytes = min_env && *min_env ? (size_t)strtoull(min_env, NULL, 10) : MIN_IMPORT_BYTES;
     vk->on_message = desc->on_validation_message;
     vk->pure_network = desc->pure_network;
     vk->message_user_data = desc->message_user_data;
@@ -357,7 +390,14 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     if (status == BITONIC_SUCCESS)
         status = choose_device(vk, selector);
     if (status == BITONIC_SUCCESS)
-        status = create_device(vk, desc);
+        vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
+    /* A device the caller named by index or name is made now, so its errors
+     * come from here. The default selection (whose host sorts may all go to
+     * the CPU path) and "vulkan" (the tests' default, which so cover this)
+     * make it on first use. */
+    if (status == BITONIC_SUCCESS && selector->kind != BITONIC_SELECT_AUTO &&
+        selector->kind != BITONIC_SELECT_ANY_VULKAN)
+        status = ensure_device(vk);
     if (status != BITONIC_SUCCESS) {
         bitonic_vk_context_destroy(vk);
         return status;
@@ -376,21 +416,33 @@ static void release_scratch(bitonic_vk_context *vk)
     vk->scratch_bytes = 0;
 }
 
+/* Everything made on the logical device, and the device. */
+static void release_device(bitonic_vk_context *vk)
+{
+    if (!vk->device)
+        return;
+    vkDeviceWaitIdle(vk->device);
+    bitonic_vulkan_sorter_destroy(vk->sorter);
+    vk->sorter = NULL;
+    bitonic_vk_pipeline_cache_save(vk->device, &vk->properties, &vk->pipeline_cache);
+    bitonic_vk_pipeline_cache_close(vk->device, &vk->pipeline_cache);
+    release_scratch(vk);
+    vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
+    vkDestroyFence(vk->device, vk->fence, NULL);
+    vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
+    vkDestroyDevice(vk->device, NULL);
+    vk->query_pool = VK_NULL_HANDLE;
+    vk->fence = VK_NULL_HANDLE;
+    vk->command_pool = VK_NULL_HANDLE;
+    vk->command_buffer = VK_NULL_HANDLE;
+    vk->device = VK_NULL_HANDLE;
+}
+
 void bitonic_vk_context_destroy(bitonic_vk_context *vk)
 {
     if (!vk)
         return;
-    if (vk->device) {
-        vkDeviceWaitIdle(vk->device);
-        bitonic_vulkan_sorter_destroy(vk->sorter);
-        bitonic_vk_pipeline_cache_save(vk->device, &vk->properties, &vk->pipeline_cache);
-        bitonic_vk_pipeline_cache_close(vk->device, &vk->pipeline_cache);
-        release_scratch(vk);
-        vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
-        vkDestroyFence(vk->device, vk->fence, NULL);
-        vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
-        vkDestroyDevice(vk->device, NULL);
-    }
+    release_device(vk);
     if (vk->messenger) {
         PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
             (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance, "vkDestroyDebugUtilsMessengerEXT");
@@ -404,17 +456,25 @@ void bitonic_vk_context_destroy(bitonic_vk_context *vk)
 
 bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, char *text, size_t capacity)
 {
-    return bitonic_vulkan_sorter_pipeline_report(vk->sorter, text, capacity);
+    /* The context is the caller's, not const: asking about it may make the device. */
+    bitonic_status status = ensure_device((bitonic_vk_context *)vk);
+    return status == BITONIC_SUCCESS ? bitonic_vulkan_sorter_pipeline_report(vk->sorter, text, capacity) : status;
 }
 
 void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info)
 {
-    bitonic_vulkan_sorter_info sorter_info;
-    bitonic_vulkan_sorter_get_info(vk->sorter, &sorter_info);
     snprintf(info->device_name, sizeof info->device_name, "%s", vk->properties.deviceName);
     info->vulkan_device_index = vk->device_index;
     info->vulkan_api_version = vk->properties.apiVersion;
     info->vulkan_device_type = (uint32_t)vk->properties.deviceType;
+    /* The sizes come from the sorter, so the info makes a deferred device. */
+    bitonic_status status = ensure_device((bitonic_vk_context *)vk);
+    if (status != BITONIC_SUCCESS) {
+        info->last_vk_result = vk->last_result;
+        return;
+    }
+    bitonic_vulkan_sorter_info sorter_info;
+    bitonic_vulkan_sorter_get_info(vk->sorter, &sorter_info);
     info->subgroup_size = sorter_info.subgroup_size;
     info->workgroup_size = sorter_info.workgroup_size;
     info->keys_per_thread = sorter_info.keys_per_thread;
@@ -549,6 +609,9 @@ void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer
 bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out)
 {
     *out = NULL;
+    bitonic_status made = ensure_device(vk);
+    if (made != BITONIC_SUCCESS)
+        return made;
     bitonic_vulkan_sorter_info info;
     bitonic_vulkan_sorter_get_info(vk->sorter, &info);
     if (capacity > info.max_keys)
@@ -909,6 +972,9 @@ bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted
                                       uint32_t *out_first, uint32_t *out_end, const bitonic_sort_request *request)
 {
     enum { KEYS, LOWS, HIGHS, FIRST, END, ARRAYS };
+    bitonic_status made = ensure_device(vk);
+    if (made != BITONIC_SUCCESS)
+        return made;
     device_array arrays[ARRAYS] = {{0}};
     size_t words = bitonic_key_words(request->key_type);  /* per key and per bound */
     size_t sizes[ARRAYS] = {count ? count * words : 1, query_count * words, query_count * words, query_count,

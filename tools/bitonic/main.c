@@ -207,20 +207,26 @@ static int command_sort(const sort_command *command)
         key_file_free(&keys);
         return 1;
     }
-    bitonic_context_info info;
-    bitonic_context_get_info(context, &info);
     uint32_t *indices = NULL;
-    uint64_t max_keys = keys.element_size == 8 ? info.max_keys / 2u : info.max_keys;
-    if (keys.count > max_keys || (command->argsort && keys.count >= UINT32_MAX)) {
-        fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", command->in_path,
-                keys.count, info.device_name, max_keys);
+    /* No device query before the sort: with the default selection the GPU is
+     * opened only if the sort goes there, and the sort itself says TOO_LARGE. */
+    if (status == BITONIC_SUCCESS && command->argsort && keys.count >= UINT32_MAX) {
         status = BITONIC_ERROR_TOO_LARGE;
-    } else if (command->argsort) {
+    } else if (status == BITONIC_SUCCESS && command->argsort) {
         indices = malloc(keys.count ? keys.count * sizeof *indices : 1);
         status = indices ? bitonic_argsort(context, keys.data, keys.count, indices, &options)
                          : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    } else {
+    } else if (status == BITONIC_SUCCESS) {
         status = bitonic_sort(context, keys.data, keys.count, &options);
+    }
+    if (status == BITONIC_ERROR_TOO_LARGE) {
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);
+        uint64_t max_keys = keys.element_size == 8 ? info.max_keys / 2u : info.max_keys;
+        if (command->argsort && max_keys >= UINT32_MAX)
+            max_keys = UINT32_MAX - 1u;
+        fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", command->in_path,
+                keys.count, info.device_name, max_keys);
     }
     if (status != BITONIC_SUCCESS && status != BITONIC_ERROR_TOO_LARGE)
         fprintf(stderr, "bitonic: sorting %s failed: %s\n", command->in_path, bitonic_status_string(status));
