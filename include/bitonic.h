@@ -136,7 +136,9 @@ typedef struct bitonic_context_desc {
 
 typedef struct bitonic_context bitonic_context;
 
-/* desc may be NULL (all defaults). On failure *out_context is NULL. */
+/* desc may be NULL (all defaults). On failure *out_context is NULL. With the
+ * default selection (and "vulkan") the logical device is made on the first
+ * call that needs it, which then returns any failure to make it. */
 bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_context **out_context);
 void bitonic_context_destroy(bitonic_context *context);
 
