@@ -329,7 +329,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VK_TRY(vk, vkCreateFence(vk->device, &fence_info, NULL, &vk->fence));
     if (timestamp_bits > 0 && vk->properties.limits.timestampPeriod > 0.0f) {
         VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT + 2u};
+                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT + 3u};
         VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
     }
     bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
@@ -809,8 +809,17 @@ typedef struct host_spans {
     bool with_values;
 } host_spans;
 
-/* Timestamps around the stages of a host sort, after the sort's own two. */
-enum { STAGE_QUERY_BEFORE_UPLOAD = QUERY_COUNT, STAGE_QUERY_AFTER_DOWNLOAD = QUERY_COUNT + 1 };
+/* Timestamps around the stages of a host sort, after the sort's own: before
+ * the upload, when the upload's copies are done (written at the TRANSFER stage,
+ * which waits for them; the sort's own first stamp, at TOP_OF_PIPE, need not),
+ * and when the download's copies are done. The sort's last stamp (BOTTOM_OF_PIPE)
+ * ends the sort stage. */
+enum {
+    STAGE_QUERY_BEFORE_UPLOAD = QUERY_COUNT,
+    STAGE_QUERY_AFTER_UPLOAD = QUERY_COUNT + 1,
+    STAGE_QUERY_AFTER_DOWNLOAD = QUERY_COUNT + 2,
+    STAGE_QUERIES = 3,
+};
 
 static void record_host_copies(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const host_spans *spans,
                                bool to_device)
@@ -843,12 +852,15 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
     if (status != BITONIC_SUCCESS)
         return status;
     if (staged_timing) {
-        vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, 2);
+        vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, STAGE_QUERIES);
         vkCmdWriteTimestamp(vk->command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk->query_pool,
                             STAGE_QUERY_BEFORE_UPLOAD);
     }
     if (transfers) {
         record_host_copies(vk, buffer, spans, true);
+        if (staged_timing)
+            vkCmdWriteTimestamp(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, vk->query_pool,
+                                STAGE_QUERY_AFTER_UPLOAD);
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
@@ -877,21 +889,19 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
     else if (timing && !timed)
         *timing = (bitonic_timing){.pass_count = passes};
     if (status == BITONIC_SUCCESS && staged_timing) {
-        /* Sort stamps: the first before the sort's first pass, the last after
-         * its last pass (read_timing's sort_ms is their difference). */
+        /* The sort's last stamp follows its last pass. */
         uint32_t last = profile && passes > 0 ? passes : 1u;
-        uint64_t sort_ticks[2], stage_ticks[2];
-        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, 0, 1, sizeof sort_ticks[0], &sort_ticks[0],
-                                         sizeof sort_ticks[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, last, 1, sizeof sort_ticks[1], &sort_ticks[1],
-                                         sizeof sort_ticks[1], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, 2, sizeof stage_ticks,
-                                         stage_ticks, sizeof stage_ticks[0],
+        uint64_t sort_end, stage_ticks[STAGE_QUERIES];
+        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, last, 1, sizeof sort_end, &sort_end,
+                                         sizeof sort_end, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, STAGE_QUERIES,
+                                         sizeof stage_ticks, stage_ticks, sizeof stage_ticks[0],
                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
         double period_ms = vk->properties.limits.timestampPeriod * 1e-6;
-        stages->upload_ms = (double)(sort_ticks[0] - stage_ticks[0]) * period_ms;
-        stages->sort_ms = (double)(sort_ticks[1] - sort_ticks[0]) * period_ms;
-        stages->download_ms = (double)(stage_ticks[1] - sort_ticks[1]) * period_ms;
+        uint64_t before_upload = stage_ticks[0], after_upload = stage_ticks[1], after_download = stage_ticks[2];
+        stages->upload_ms = (double)(after_upload - before_upload) * period_ms;
+        stages->sort_ms = (double)(sort_end - after_upload) * period_ms;
+        stages->download_ms = (double)(after_download - sort_end) * period_ms;
     }
     return status;
 }
