@@ -10,7 +10,7 @@
 #      default device choice, forced GPU (--device $gpu) and BITONIC_DEVICE=cpu,
 #      best of 3 wall times, every output checked by bitonic-npy (no NumPy
 #      needed); NumPy's load + sort + save beside it when python3 has numpy;
-#   4. the bench's host-path rows at 2^20..2^26: upload, sort, download and host
+#   4. the bench's host-path rows at 2^20..2^26 (powers of two): upload, sort, download and host
 #      stages of bitonic_sort_u32 on the GPU, the whole call over the bus time
 #      (vs_bus), the resident GPU sort and the CPU path (cpu_e2e) in the same run;
 #      then the GPU rows again with the arrays staged, not imported.
@@ -77,7 +77,7 @@ for driver_cache in off on; do
   done
 done
 unset __GL_SHADER_DISK_CACHE
-"$bitonic" info | grep -E "Chosen|Pipeline cache" | tee -a "$report"
+"$bitonic" info | grep -E "Chosen|Pipeline cache|Cache directory|Host sorts" | tee -a "$report"
 say "bitonic info wall ms (warm, best of 3): $(best_of 3 "$bitonic" info)"
 
 say ""
@@ -115,12 +115,12 @@ done
 
 say ""
 say "## 3. bench: host-path stages beside the bus (ms; vs_bus = whole call / (upload + download))"
-timeout 120 "$bitonic" bench --device $gpu --min-log "${BENCH_MIN_LOG:-20}" --max-log "${BENCH_MAX_LOG:-26}" --runs 10 --types u32 --csv \
+timeout 80 "$bitonic" bench --device $gpu --pow2 --min-log "${BENCH_MIN_LOG:-20}" --max-log "${BENCH_MAX_LOG:-26}" --runs 10 --types u32 --csv \
   > "$out/host_bench.csv" 2>> "$work/errors"
 grep -E "^(impl|bitonic_e2e|cpu_e2e|bitonic,)" "$out/host_bench.csv" | tee -a "$report"
 say ""
 say "## 4. the same with the arrays staged instead of imported (BITONIC_HOST_IMPORT=0), e2e rows only"
-BITONIC_HOST_IMPORT=0 timeout 60 "$bitonic" bench --device $gpu --min-log "${BENCH_MIN_LOG:-20}" \
+BITONIC_HOST_IMPORT=0 timeout 45 "$bitonic" bench --device $gpu --host-only --pow2 --min-log "${BENCH_MIN_LOG:-20}" \
   --max-log "${BENCH_MAX_LOG:-26}" --runs 10 --types u32 --csv 2>> "$work/errors" \
   | grep -E "^bitonic_e2e" | sed 's/^bitonic_e2e/staged_e2e/' | tee -a "$report" >> "$out/host_bench.csv"
 if [ -s "$work/errors" ]; then

@@ -427,11 +427,15 @@ int bench_run(const bench_options *options)
         unsigned first = log > options->min_log && log >= 2 ? 0u : 1u;
         unsigned size_count = 3u;
         for (unsigned s = first; s < size_count && exit_code == 0; ++s) {
+            if (options->pow2_only && s != 1)
+                continue;
             size_t n = ordered[s];
             measurement resident, host;
             for (unsigned type = BENCH_TYPE_U32; type <= BENCH_TYPE_ROWS && status == BITONIC_SUCCESS; type <<= 1) {
                 if (!(options->types & type) || (type == BENCH_TYPE_ROWS && n % BENCH_ROW_LENGTH != 0))
                     continue;  /* rows: only sizes that are whole rows */
+                if (options->host_only && info.backend == BITONIC_BACKEND_VULKAN)
+                    continue;
                 status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
                                           &resident);
                 if (status == BITONIC_SUCCESS) {

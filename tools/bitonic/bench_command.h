@@ -22,6 +22,8 @@ typedef struct bench_options {
     unsigned merge_keys_per_thread; /* 0: derived */
     bool pure_network;           /* the bitonic network alone (impl "bitonic_network"), no merge passes */
     bool startup;                /* --startup: time context creation and the first sorts instead */
+    bool host_only;              /* --host-only: only the host-memory rows (*_e2e, cpu_e2e), not the resident sort */
+    bool pow2_only;              /* --pow2: only the 2^k sizes, not 3*2^(k-2) and 2^k+1 */
 } bench_options;
 
 enum {

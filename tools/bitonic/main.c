@@ -27,7 +27,7 @@ static void usage(FILE *out)
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--network] [--tile-keys N] [--max-steps M]\n"
-          "                     [--merge-chunk N] [--merge-keys-per-thread K] [--startup]\n"
+          "                     [--merge-chunk N] [--merge-keys-per-thread K] [--startup] [--host-only] [--pow2]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
           "SEL: cpu, vulkan, a Vulkan device index, or part of a device name (default: the\n"
           "BITONIC_DEVICE environment variable, else the first GPU, else the CPU).\n",
@@ -331,6 +331,10 @@ int main(int argc, char **argv)
             bench.profile = true;
         } else if (strcmp(arg, "--timing") == 0) {
             sort_timing = true;
+        } else if (strcmp(arg, "--pow2") == 0) {
+            bench.pow2_only = true;
+        } else if (strcmp(arg, "--host-only") == 0) {
+            bench.host_only = true;
         } else if (strcmp(arg, "--startup") == 0) {
             bench.startup = true;
         } else if (strcmp(arg, "--no-e2e") == 0) {
