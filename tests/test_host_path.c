@@ -265,7 +265,7 @@ static void test_device_choice(test_counter *t, const char *root)
     /* A stored crossover is read, not measured again: write one and follow it. */
     char command[1200];
     snprintf(command, sizeof command,
-             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 1\\nkeys 5000\\n' > \"$f\"; done", dir);
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 2\\nkeys 5000\\n' > \"$f\"; done", dir);
     TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
     desc.validation = true;
     if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "stored: context")) {
@@ -279,6 +279,26 @@ static void test_device_choice(test_counter *t, const char *root)
         TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "stored: 5001 keys");
         TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_VULKAN, "stored 5000: 5001 keys not on the device");
         no_messages(t, context, "stored");
+        bitonic_context_destroy(context);
+    }
+
+    /* With the measurements stored, the first sort above the crossover stays on
+     * the CPU path while the device, yet to be made, would cost more (here a
+     * stored 1000 ms) than the CPU path takes; once the device exists, it goes
+     * there. */
+    snprintf(command, sizeof command,
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 2\\nkeys 5000\\ncreate_ms 1000\\n"
+             "point 4096 1.0 0.5\\npoint 65536 2.0 1.0\\n' > \"$f\"; done",
+             dir);
+    TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "first call: context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "first call: 5001 keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "first call: 5001 keys went to a device not yet made");
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);  /* makes the device */
+        TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "made: 5001 keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_VULKAN, "made: 5001 keys not on the device");
+        no_messages(t, context, "first call");
         bitonic_context_destroy(context);
     }
 

@@ -65,6 +65,10 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
 void bitonic_vk_context_destroy(bitonic_vk_context *vk);
 bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, char *text, size_t capacity);
 void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info);
+/* Whether the logical device exists yet (it is deferred with the default
+ * selection), and how long making it took (0 before). */
+bool bitonic_vk_context_device_ready(const bitonic_vk_context *vk);
+double bitonic_vk_context_device_create_ms(const bitonic_vk_context *vk);
 /* "vendor-device-driver" of the context's device, for cache file names. */
 void bitonic_vk_context_device_key(const bitonic_vk_context *vk, char *out, size_t capacity);
 bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out);

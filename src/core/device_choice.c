@@ -7,7 +7,13 @@
  * (submission latency, bus speed, pinning, the CPU's cores) varies more than
  * any formula would admit. It is stored per device, driver, CPU thread count
  * and library version, so it is paid once. The same count is used for pairs
- * and 64-bit keys: both sides' costs grow alike with the bytes per key. */
+ * and 64-bit keys: both sides' costs grow alike with the bytes per key.
+ *
+ * The file also keeps each measured size and what making the device took.
+ * A context whose device is not made yet (deferred with the default selection)
+ * would pay that on its first device sort, so above the crossover such a sort
+ * still runs on the CPU path when that finishes first: the one-shot process
+ * (`bitonic sort` of 2^20 keys) is not charged a device it does not need. */
 #define _POSIX_C_SOURCE 200809L
 #include "device_choice.h"
 
@@ -19,7 +25,7 @@
 
 #include "context_internal.h"
 
-#define CROSSOVER_MAGIC "bitonic crossover 1"
+#define CROSSOVER_MAGIC "bitonic crossover 2"
 #define CROSSOVER_NEVER UINT64_MAX        /* the device never wins: every host sort on the CPU path */
 #define SMALLEST_LOG 12u                  /* below 2^12 keys the CPU path always wins (no submission) */
 #define LARGEST_LOG 22u
@@ -66,18 +72,18 @@ void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_con
     }
 }
 
-/* The stored crossover, or 0 when the file is missing or not one of ours. */
-static uint64_t read_crossover(const char *path)
+/* The stored crossover (0 when the file is missing or not one of ours), and
+ * the measurements and device cost beside it when the file has them. */
+static uint64_t read_crossover(const char *path, bitonic_device_choice *out_model)
 {
     unsigned char *bytes;
     size_t size;
-    if (!path[0] || !bitonic_cache_read_file(path, 256, &bytes, &size))
+    if (!path[0] || !bitonic_cache_read_file(path, 2048, &bytes, &size))
         return 0;
-    char text[257];
+    char text[2049];
     memcpy(text, bytes, size);
     text[size] = '\0';
     free(bytes);
-    uint64_t keys = 0;
     char word[32];
     const char *line = strchr(text, '\n');
     if (!line || (size_t)(line - text) != strlen(CROSSOVER_MAGIC) ||
@@ -85,14 +91,34 @@ static uint64_t read_crossover(const char *path)
         return 0;
     if (sscanf(line + 1, "keys %31s", word) != 1)
         return 0;
-    if (strcmp(word, "never") == 0)
-        return CROSSOVER_NEVER;
-    char *end;
-    keys = strtoull(word, &end, 10);
-    return *end == '\0' ? keys : 0;
+    uint64_t keys = 0;
+    if (strcmp(word, "never") == 0) {
+        keys = CROSSOVER_NEVER;
+    } else {
+        char *end;
+        keys = strtoull(word, &end, 10);
+        if (*end != '\0')
+            return 0;
+    }
+    if (out_model) {
+        out_model->point_count = 0;
+        out_model->device_create_ms = 0;
+        for (line = strchr(line + 1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            bitonic_choice_point point;
+            double create_ms;
+            if (sscanf(line + 1, "create_ms %lf", &create_ms) == 1 && create_ms >= 0)
+                out_model->device_create_ms = create_ms;
+            else if (sscanf(line + 1, "point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
+                     point.keys >= 1 && point.cpu_ms > 0 && point.device_ms > 0 &&
+                     out_model->point_count < BITONIC_CHOICE_MAX_POINTS &&
+                     (out_model->point_count == 0 || point.keys > out_model->points[out_model->point_count - 1].keys))
+                out_model->points[out_model->point_count++] = point;
+        }
+    }
+    return keys;
 }
 
-static void write_crossover(const char *path, uint64_t keys, double cpu_ms, double device_ms, uint64_t at)
+static void write_crossover(const char *path, const bitonic_device_choice *choice)
 {
     if (!path[0])
         return;
@@ -101,12 +127,17 @@ static void write_crossover(const char *path, uint64_t keys, double cpu_ms, doub
     char *slash = strrchr(directory, '/');
     if (slash)
         *slash = '\0';
-    char text[256];
-    int length = keys == CROSSOVER_NEVER
-                     ? snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys never\n# at %llu keys: cpu %.3f ms, device %.3f ms\n",
-                                (unsigned long long)at, cpu_ms, device_ms)
-                     : snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys %llu\n# at %llu keys: cpu %.3f ms, device %.3f ms\n",
-                                (unsigned long long)keys, (unsigned long long)at, cpu_ms, device_ms);
+    char text[2048];
+    int length = choice->crossover_keys == CROSSOVER_NEVER
+                     ? snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys never\n")
+                     : snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys %llu\n",
+                                (unsigned long long)choice->crossover_keys);
+    if (length > 0 && (size_t)length < sizeof text)
+        length += snprintf(text + length, sizeof text - (size_t)length, "create_ms %.3f\n",
+                           choice->device_create_ms);
+    for (uint32_t p = 0; p < choice->point_count && length > 0 && (size_t)length < sizeof text; ++p)
+        length += snprintf(text + length, sizeof text - (size_t)length, "point %.0f %.4f %.4f\n",
+                           choice->points[p].keys, choice->points[p].cpu_ms, choice->points[p].device_ms);
     if (length > 0 && (size_t)length < sizeof text && (!slash || bitonic_cache_make_directory(directory)))
         bitonic_cache_write_file(path, text, (size_t)length, "", 0);
 }
@@ -147,25 +178,29 @@ static double time_side(bitonic_context *context, bitonic_forced_device side, ui
     return best;
 }
 
-/* Walks up the sizes until the device beats the CPU path, then interpolates. */
-static uint64_t calibrate(bitonic_context *context, double *out_cpu_ms, double *out_device_ms, uint64_t *out_at)
+/* Walks up the sizes, 2^12 to 2^22, timing both sides; the crossover is where
+ * the device first beats the CPU path, interpolated between the last two sizes.
+ * It goes on measuring past that point (for the first-call estimate), unless
+ * the device is hopeless or the time budget is spent. */
+static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choice)
 {
     uint32_t *keys = malloc(((size_t)1 << LARGEST_LOG) * sizeof *keys);
     if (!keys)
         return CROSSOVER_NEVER;
     uint64_t state = 0x9e3779b97f4a7c15ull, crossover = CROSSOVER_NEVER;
     double start = now_ms(), previous_ratio = 0.0;
+    choice->point_count = 0;
     for (uint32_t log = SMALLEST_LOG; log <= LARGEST_LOG; log += 2) {
         size_t count = (size_t)1 << log;
         double cpu = time_side(context, BITONIC_FORCED_CPU, keys, count, &state);
         double device = time_side(context, BITONIC_FORCED_DEVICE, keys, count, &state);
         if (cpu < 0 || device < 0)
             break;  /* a side that fails is not chosen: stay on the CPU path */
-        *out_cpu_ms = cpu;
-        *out_device_ms = device;
-        *out_at = count;
-        double ratio = device / (cpu > 1e-6 ? cpu : 1e-6);
-        if (ratio < 1.0) {
+        cpu = cpu > 1e-6 ? cpu : 1e-6;
+        if (choice->point_count < BITONIC_CHOICE_MAX_POINTS)
+            choice->points[choice->point_count++] = (bitonic_choice_point){(double)count, cpu, device};
+        double ratio = device / cpu;
+        if (ratio < 1.0 && crossover == CROSSOVER_NEVER) {
             if (log == SMALLEST_LOG || previous_ratio <= 1.0) {
                 crossover = count;
             } else {
@@ -175,21 +210,40 @@ static uint64_t calibrate(bitonic_context *context, double *out_cpu_ms, double *
                 uint32_t whole = (uint32_t)at;
                 crossover = (uint64_t)((double)((uint64_t)1 << whole) * (1.0 + (at - (double)whole)));
             }
-            break;
         }
         previous_ratio = ratio;
         /* Far behind at a size where buses and latency no longer dominate, or
-         * too slow to finish: the device is not worth it for host sorts. */
-        if ((log >= 18 && ratio > 3.0) || now_ms() - start > CALIBRATION_BUDGET_MS)
+         * too slow to go on: the device is not worth it for host sorts. */
+        if ((crossover == CROSSOVER_NEVER && log >= 18 && ratio > 3.0) || now_ms() - start > CALIBRATION_BUDGET_MS)
             break;
     }
+    choice->device_create_ms = bitonic_vk_context_device_create_ms(context->vk);
     free(keys);
     return crossover;
 }
 
+/* A side's time at count keys from the measured points: linear between
+ * neighbours, and beyond the ends in proportion to count (the CPU's n log n
+ * and the device's fixed latency make this off for both, the same way). */
+static double estimate_ms(const bitonic_device_choice *choice, double count, bool device)
+{
+    const bitonic_choice_point *points = choice->points;
+    uint32_t last = choice->point_count - 1u;
+    if (count <= points[0].keys)
+        return device ? points[0].device_ms : points[0].cpu_ms * count / points[0].keys;
+    for (uint32_t p = 0; p < last; ++p) {
+        if (count > points[p + 1].keys)
+            continue;
+        double a = device ? points[p].device_ms : points[p].cpu_ms;
+        double b = device ? points[p + 1].device_ms : points[p + 1].cpu_ms;
+        return a + (b - a) * (count - points[p].keys) / (points[p + 1].keys - points[p].keys);
+    }
+    return (device ? points[last].device_ms : points[last].cpu_ms) * count / points[last].keys;
+}
+
 uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
 {
-    return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path);
+    return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path, NULL);
 }
 
 bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
@@ -200,14 +254,20 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
     if (choice->crossover_keys == 0 && choice->use_model) {
         if (count < ((size_t)1 << SMALLEST_LOG))
             return true;  /* no need to calibrate to know this one */
-        choice->crossover_keys = read_crossover(choice->path);
+        choice->crossover_keys = read_crossover(choice->path, choice);
         if (choice->crossover_keys == 0) {
-            double start = now_ms(), cpu_ms = 0, device_ms = 0;
-            uint64_t at = 0;
-            choice->crossover_keys = calibrate(context, &cpu_ms, &device_ms, &at);
+            double start = now_ms();
+            choice->crossover_keys = calibrate(context, choice);
             choice->calibration_ms = now_ms() - start;
-            write_crossover(choice->path, choice->crossover_keys, cpu_ms, device_ms, at);
+            write_crossover(choice->path, choice);
         }
     }
-    return (uint64_t)count < choice->crossover_keys;
+    if ((uint64_t)count < choice->crossover_keys)
+        return true;
+    /* Above the crossover the device wins call for call; but if it has still
+     * to be made, this call pays for that too. */
+    if (choice->use_model && choice->point_count > 0 && !bitonic_vk_context_device_ready(context->vk))
+        return estimate_ms(choice, (double)count, false) <
+               estimate_ms(choice, (double)count, true) + choice->device_create_ms;
+    return false;
 }

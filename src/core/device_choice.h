@@ -20,8 +20,23 @@ typedef enum bitonic_forced_device {
     BITONIC_FORCED_DEVICE,
 } bitonic_forced_device;
 
+#define BITONIC_CHOICE_MAX_POINTS 8
+
+/* One measured size: the best host sort time of each side. */
+typedef struct bitonic_choice_point {
+    double keys, cpu_ms, device_ms;
+} bitonic_choice_point;
+
 typedef struct bitonic_device_choice {
     uint64_t crossover_keys;         /* host sorts of fewer keys run on the CPU path; 0: not known yet */
+    /* The measurements behind a calibrated crossover and what making the
+     * device took, so that the first host sort of a process, which would have
+     * to make the device, goes to the device only when it still finishes first
+     * (a one-shot `bitonic sort`). point_count 0: no such data (a given or
+     * hand-written crossover). */
+    bitonic_choice_point points[BITONIC_CHOICE_MAX_POINTS];
+    uint32_t point_count;
+    double device_create_ms;
     bool use_model;                  /* calibrate once crossover_keys is needed and unknown */
     bitonic_forced_device forced;    /* set while calibrating, so each side can be timed */
     double calibration_ms;           /* what calibrating took in this context (0: read or given) */

@@ -43,6 +43,7 @@ struct bitonic_vk_context {
     bitonic_context_desc desc;
     char cache_directory[BITONIC_CACHE_PATH_MAX];
     bitonic_status device_status;    /* what the deferred creation gave, once tried */
+    double device_create_ms;         /* wall time of making it (device, queue, sorter, cache) */
     size_t import_min_bytes;         /* smaller arrays are staged; BITONIC_IMPORT_MIN_BYTES overrides (tests) */
     bool import_wanted;              /* not BITONIC_HOST_IMPORT=0 */
     uint64_t validation_messages;
@@ -347,6 +348,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
 }
 
 static void release_device(bitonic_vk_context *vk);
+static double wall_ms(void);
 
 /* The logical device, queue, sorter and pipeline cache, made now if they were
  * deferred; a failure is kept and returned again on every later call. */
@@ -356,7 +358,9 @@ static bitonic_status ensure_device(bitonic_vk_context *vk)
         return BITONIC_SUCCESS;
     if (vk->device_status != BITONIC_SUCCESS)
         return vk->device_status;
+    double start = wall_ms();
     bitonic_status status = create_device(vk, &vk->desc);
+    vk->device_create_ms = wall_ms() - start;
     if (status != BITONIC_SUCCESS) {
         release_device(vk);
         vk->device_status = status;
@@ -487,6 +491,16 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->last_vk_result = vk->last_result;
     snprintf(info->pipeline_cache_path, sizeof info->pipeline_cache_path, "%s", vk->pipeline_cache.path);
     info->pipeline_cache_loaded_bytes = vk->pipeline_cache.loaded_bytes;
+}
+
+bool bitonic_vk_context_device_ready(const bitonic_vk_context *vk)
+{
+    return vk->sorter != NULL;
+}
+
+double bitonic_vk_context_device_create_ms(const bitonic_vk_context *vk)
+{
+    return vk->device_create_ms;
 }
 
 void bitonic_vk_context_device_key(const bitonic_vk_context *vk, char *out, size_t capacity)
