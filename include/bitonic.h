@@ -157,11 +157,36 @@ typedef struct bitonic_context_desc {
      * (one row while the keys fit in it), 1 = one row (N x 1), 2 = rows (W x H).
      * With validation, the GLES backend checks glGetError after every draw. */
     uint32_t gles_layout;
+    /* What the library learns about a device is kept on disk between runs: the
+     * Vulkan pipeline cache (so a warm start compiles no shaders) and the
+     * calibrated CPU/GPU crossover. It lives in cache_directory if set, else in
+     * $BITONIC_CACHE_DIR, else $XDG_CACHE_HOME/bitonic, else ~/.cache/bitonic.
+     * no_disk_cache (or BITONIC_PIPELINE_CACHE=0 in the environment) turns the
+     * disk off: nothing is read or written there. A directory that cannot be
+     * written is not an error; the next run only starts cold. */
+    const char *cache_directory;
+    bool no_disk_cache;
+    /* Host-memory sorts (bitonic_sort, bitonic_sort_u32, the pair calls and
+     * argsort, rank map and records, built on pairs; not rows or segments) on a
+     * Vulkan context run on the CPU path below this many keys, where
+     * it finishes first. 0: the default, BITONIC_CROSSOVER from the environment
+     * if set ("model" or a count), else the calibrated model when the device
+     * came from the default selection and 1 (every sort on the device) when the
+     * caller named one. BITONIC_CROSSOVER_MODEL: the model whatever the
+     * selection. The model times both sides once per device and CPU (a fraction
+     * of a second on a GPU, up to 3 s on a slow one) on the first host sort of
+     * at least 4096 keys, and stores the result beside the pipeline cache.
+     * Resident buffers and the recording API always use the device. */
+    uint64_t crossover_keys;
 } bitonic_context_desc;
+
+#define BITONIC_CROSSOVER_MODEL UINT64_MAX
 
 typedef struct bitonic_context bitonic_context;
 
-/* desc may be NULL (all defaults). On failure *out_context is NULL. */
+/* desc may be NULL (all defaults). On failure *out_context is NULL. With the
+ * default selection (and "vulkan") the logical device is made on the first
+ * call that needs it, which then returns any failure to make it. */
 bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_context **out_context);
 void bitonic_context_destroy(bitonic_context *context);
 
@@ -183,6 +208,18 @@ typedef struct bitonic_context_info {
     int32_t last_vk_result;          /* the last failing VkResult, 0 if none */
     uint32_t gles_max_texture_size;  /* GLES: the largest texture side a sort uses; 0 elsewhere */
     bool gles_timer_query;           /* GLES: timings come from GL timer queries, not glFinish wall time */
+    /* The pipeline cache file of this device ("" when the disk cache is off or
+     * on the CPU path) and how many bytes of driver data it gave at start (0: a
+     * cold start; a missing, foreign or damaged file counts as none). */
+    char pipeline_cache_path[1024];
+    uint64_t pipeline_cache_loaded_bytes;
+    /* The cache directory ("" when the disk cache is off), on either backend. */
+    char cache_directory[1024];
+    /* Host sorts of fewer keys run on the CPU path (bitonic_context_desc.
+     * crossover_keys): the count in effect, given or calibrated and stored; 0
+     * while the model has not been calibrated for this device; UINT64_MAX when
+     * every host sort runs on the CPU path (also on the CPU backend). */
+    uint64_t crossover_keys;
 } bitonic_context_info;
 
 bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);
@@ -295,6 +332,24 @@ bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count
  * by value (options->stable is not taken here: use indices as the values). */
 bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                          bitonic_timing *out_timing);
+
+/* Where the last host-memory sort of this context (bitonic_sort,
+ * bitonic_sort_u32, the pair calls, and argsort, rank map and records, which
+ * sort pairs) ran and what each stage took. On
+ * the GPU the stages come from timestamps: the upload (the copy of the keys and
+ * values to the device), the sort, the download; prepare_ms is the host's part
+ * before the upload (importing or staging the array) and finish_ms after the
+ * download (copying staged keys back). On the CPU path only sort_ms is set. */
+typedef struct bitonic_host_timing {
+    bitonic_backend ran_on;
+    size_t count;
+    bool imported;                   /* the caller's array was imported, not staged (VK_EXT_external_memory_host) */
+    double total_ms;                 /* wall time of the call */
+    double prepare_ms, upload_ms, sort_ms, download_ms, finish_ms;
+} bitonic_host_timing;
+
+/* BITONIC_ERROR_INVALID_ARGUMENT before the first host sort. */
+bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing);
 
 /* Devices the library can see, for listing (`bitonic info`). Index i is the
  * Vulkan physical device index; the CPU path is not listed. */

@@ -55,6 +55,13 @@ typedef struct bitonic_vulkan_sorter_desc {
      * (BITONIC_STRATEGY_NETWORK: bitonic_vulkan_sort_scratch_bytes() is then 0
      * and the network sorts in place). */
     bitonic_strategy strategy;
+    /* Build each pipeline on the first recording that needs it instead of all
+     * at creation: a faster start, and a sort of u32 keys never builds the
+     * pipelines of pairs or 64-bit keys. A recording that builds a pipeline can
+     * fail with what pipeline creation returns. Recording with one lazy sorter
+     * from two threads at once needs the caller's lock. Ignored with
+     * capture_pipeline_statistics (the report lists every pipeline). */
+    bool lazy_pipelines;
 } bitonic_vulkan_sorter_desc;
 
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;

@@ -5,8 +5,8 @@
 set -eu
 rm -rf build-h100
 mkdir -p build-h100/tools/bitonic build-h100/tests build-h100/apps/boids
-cp build/tools/bitonic/bitonic build-h100/tools/bitonic/
-for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64; do
+cp build/tools/bitonic/bitonic build/tools/bitonic/bitonic-npy build-h100/tools/bitonic/
+for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64 host_path; do
   cp build/tests/test_$t build-h100/tests/
 done
 cp build/tests/api_tour build-h100/tests/

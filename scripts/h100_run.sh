@@ -25,7 +25,7 @@ export BITONIC_TEST_DEVICE=${BITONIC_TEST_DEVICE:-NVIDIA}
 status=0
 if [ -z "${SKIP_TESTS:-}" ]; then
 # One summary file: only a few files come back from the device tool.
-for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64; do
+for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64 host_path; do
   BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-20} build/tests/test_$t > "$out/test_$t.log" 2>&1
   rc=$?; [ $rc -eq 0 ] || status=1
   echo "test_$t (exit $rc): $(tail -n 1 "$out/test_$t.log")" >> "$out/tests.txt"

@@ -8,4 +8,5 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME cli COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.py $<TARGET_FILE:bitonic_cli>
            ${cli_backends})
   set_tests_properties(cli PROPERTIES TIMEOUT 600)
+  add_dependencies(bitonic_cli bitonic_npy_tool)  # the test checks large outputs with it
 endif()

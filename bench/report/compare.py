@@ -49,13 +49,14 @@ def read_results(paths):
                 fields = [field.strip() for field in fields]
                 if not fields or not fields[0] or fields[0].startswith("#"):
                     continue
-                if fields == COLUMNS:
+                if fields[:len(COLUMNS)] == COLUMNS:
                     continue  # a header, also in the middle of concatenated files
                 where = "%s:%d" % (path, line_number)
-                if len(fields) != len(COLUMNS):
+                # bitonic bench adds the host-path stages after these columns
+                if len(fields) < len(COLUMNS):
                     warn("%s: skipped, want %d columns: %s" % (where, len(COLUMNS), ",".join(fields)))
                     continue
-                impl, key_type, n, median_ms, min_ms, runs, verified = fields
+                impl, key_type, n, median_ms, min_ms, runs, verified = fields[:len(COLUMNS)]
                 try:
                     row = Row(float(median_ms), float(min_ms), int(runs), verified == "1", where)
                     n = int(n)

@@ -24,9 +24,18 @@ typedef struct bitonic_backend_ops {
 
     /* Sorts count keys (and the values, when values is non-NULL) in host memory:
      * one array, or independent rows of request->row_length when it is non-zero.
-     * Pairs are ordered by (key, value). timing may be NULL. */
+     * Pairs are ordered by (key, value). timing and stages may be NULL; stages
+     * gets the time of each stage where the backend measures them. */
     bitonic_status (*sort_host)(void *state, void *keys, uint32_t *values, size_t count,
-                                const bitonic_sort_request *request, bitonic_timing *timing);
+                                const bitonic_sort_request *request, bitonic_timing *timing,
+                                bitonic_host_timing *stages);
+    /* A device whose host sorts may go to the CPU path where that finishes
+     * first (device_choice.c): its name for cache files, whether its logical
+     * device is made yet, and how long making it took. NULL on backends whose
+     * host sorts always stay on them. */
+    void (*device_key)(const void *state, char *out, size_t capacity);
+    bool (*device_ready)(const void *state);
+    double (*device_create_ms)(const void *state);
     /* true: rows and segments go to sort_host as batched rows (segments padded
      * to a power of two per size class); false: the core sorts each row and each
      * segment on its own as one array. */

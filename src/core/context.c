@@ -2,9 +2,12 @@
  * selection from the option or BITONIC_DEVICE, argument checks, and the calls
  * built on a backend's sort (segments, stable pairs, argsort, records). It
  * reaches the backends only through their tables (backend.h). */
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend.h"
 #include "key_transform.h"
@@ -97,7 +100,14 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
         free(context);
         return status;
     }
-    context->desc.device = NULL;  /* the caller's string need not outlive this call */
+    if (context->ops->device_key) {
+        char device_key[64];
+        context->ops->device_key(context->state, device_key, sizeof device_key);
+        bitonic_device_choice_init(&context->choice, &context->desc, selector.kind == BITONIC_SELECT_AUTO, device_key);
+    }
+    bitonic_cache_directory(&context->desc, context->cache_directory, sizeof context->cache_directory);
+    context->desc.device = NULL;  /* the caller's strings need not outlive this call */
+    context->desc.cache_directory = NULL;
     *out_context = context;
     return BITONIC_SUCCESS;
 }
@@ -107,6 +117,8 @@ void bitonic_context_destroy(bitonic_context *context)
     if (!context)
         return;
     context->ops->destroy(context->state);
+    if (context->cpu_state)
+        bitonic_cpu_backend.destroy(context->cpu_state);
     free(context);
 }
 
@@ -116,7 +128,13 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
         return BITONIC_ERROR_INVALID_ARGUMENT;
     memset(out_info, 0, sizeof *out_info);
     out_info->backend = context->backend;
+    snprintf(out_info->cache_directory, sizeof out_info->cache_directory, "%s", context->cache_directory);
     context->ops->fill_info(context->state, out_info);
+    /* Host sorts run on the CPU path below the crossover; UINT64_MAX: always. */
+    out_info->crossover_keys =
+        context->ops->device_key ? bitonic_device_choice_known(&context->choice) : UINT64_MAX;
+    if (context->backend == BITONIC_BACKEND_GLES)
+        out_info->crossover_keys = 0;  /* never: the GLES backend is only ever asked for by name */
     return BITONIC_SUCCESS;
 }
 
@@ -164,6 +182,52 @@ static uint32_t order_xor(const bitonic_sort_request *request)
     return request->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* Host sorts of a device context go to the CPU path where that finishes first
+ * (device_choice.c); a CPU context's always run there. */
+static bool host_sort_runs_on_cpu(bitonic_context *context, size_t count)
+{
+    return context->backend == BITONIC_BACKEND_CPU ||
+           (context->ops->device_key && bitonic_device_choice_on_cpu(context, count));
+}
+
+/* A host sort on the CPU path, through the CPU backend's table (a device
+ * context makes its CPU state on first use), timed for
+ * bitonic_context_last_host_timing. */
+static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                       const bitonic_sort_request *request)
+{
+    void *cpu_state = context->backend == BITONIC_BACKEND_CPU ? context->state : context->cpu_state;
+    if (!cpu_state) {
+        bitonic_selector cpu = {BITONIC_SELECT_CPU, 0, NULL};
+        bitonic_status created = bitonic_cpu_backend.create(&context->desc, &cpu, &context->cpu_state);
+        if (created != BITONIC_SUCCESS)
+            return created;
+        cpu_state = context->cpu_state;
+    }
+    double start = now_ms();
+    bitonic_status status = bitonic_cpu_backend.sort_host(cpu_state, keys, values, count, request, NULL, NULL);
+    double elapsed = now_ms() - start;
+    if (status == BITONIC_SUCCESS)
+        context->last_host_timing = (bitonic_host_timing){
+            .ran_on = BITONIC_BACKEND_CPU, .count = count, .total_ms = elapsed, .sort_ms = elapsed};
+    return status;
+}
+
+bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing)
+{
+    if (!context || !out_timing || context->last_host_timing.count == 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    *out_timing = context->last_host_timing;
+    return BITONIC_SUCCESS;
+}
+
 bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
 {
     if (!context || (!keys && count > 0) || !valid_options(options))
@@ -171,7 +235,9 @@ bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, 
     if (count <= 1)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL);
+    if (host_sort_runs_on_cpu(context, count))
+        return host_sort_on_cpu(context, keys, NULL, count, &request);
+    return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL, &context->last_host_timing);
 }
 
 bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
@@ -190,13 +256,13 @@ bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t ro
         bitonic_status status = BITONIC_SUCCESS;
         for (size_t row = 0; row < row_count && status == BITONIC_SUCCESS; ++row)
             status = context->ops->sort_host(context->state, (unsigned char *)keys + row * row_bytes, NULL,
-                                             row_length, &request, NULL);
+                                             row_length, &request, NULL, NULL);
         return status;
     }
     if (row_length >= UINT32_MAX || count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
     request.row_length = (uint32_t)row_length;
-    return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL);
+    return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL, NULL);
 }
 
 /* Segments of one size class: those whose length rounds up to 2^size_log. They
@@ -295,7 +361,9 @@ bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t
 static bitonic_status sort_pairs_by_value(bitonic_context *context, void *keys, uint32_t *values, size_t count,
                                           const bitonic_sort_request *request)
 {
-    return context->ops->sort_host(context->state, keys, values, count, request, NULL);
+    if (host_sort_runs_on_cpu(context, count))
+        return host_sort_on_cpu(context, keys, values, count, request);
+    return context->ops->sort_host(context->state, keys, values, count, request, NULL, &context->last_host_timing);
 }
 
 /* Indices 0 .. count-1 sorted by their keys; keys end sorted. Ties keep index

@@ -5,6 +5,7 @@
 #define BITONIC_CONTEXT_INTERNAL_H
 
 #include "bitonic.h"
+#include "device_choice.h"
 
 typedef struct bitonic_backend_ops bitonic_backend_ops;
 
@@ -26,6 +27,13 @@ struct bitonic_context {
     bitonic_context_desc desc;
     const bitonic_backend_ops *ops;  /* the backend this context runs on */
     void *state;                     /* that backend's own object (its create's output) */
+    /* Host sorts of a Vulkan context may run on the CPU path instead, where they
+     * finish first (device_choice.c): through the CPU backend's table, with a
+     * state of its own made on first use. */
+    void *cpu_state;
+    bitonic_device_choice choice;    /* host sorts on the CPU path or the device (device_choice.c) */
+    bitonic_host_timing last_host_timing;  /* count 0: no host sort yet */
+    char cache_directory[BITONIC_CACHE_PATH_MAX];  /* resolved at creation; "" when off */
 };
 
 struct bitonic_buffer {

@@ -462,8 +462,10 @@ static bitonic_status calibrate_timer(gles_state *gles)
 }
 
 static bitonic_status gles_sort_host(void *opaque, void *keys, uint32_t *values, size_t count,
-                                     const bitonic_sort_request *request, bitonic_timing *timing)
+                                     const bitonic_sort_request *request, bitonic_timing *timing,
+                                     bitonic_host_timing *stages)
 {
+    (void)stages;  /* the draws are timed as a whole */
     gles_state *gles = opaque;
     if (!request->row_length)
         return sort_array(gles, keys, values, count, request, timing);
@@ -576,7 +578,7 @@ static bitonic_status gles_buffer_sort(void *opaque, void *buffer_state, size_t 
     bitonic_status status = with_values ? ensure_values(buffer) : BITONIC_SUCCESS;
     if (status != BITONIC_SUCCESS)
         return status;
-    return gles_sort_host(opaque, buffer->keys, with_values ? buffer->values : NULL, count, request, timing);
+    return gles_sort_host(opaque, buffer->keys, with_values ? buffer->values : NULL, count, request, timing, NULL);
 }
 
 const bitonic_backend_ops bitonic_gles_backend = {

@@ -69,13 +69,32 @@ static bitonic_status host_buffer(vk_backend_state *state, size_t words)
 }
 
 static bitonic_status vk_sort_host(void *opaque, void *keys, uint32_t *values, size_t count,
-                                   const bitonic_sort_request *request, bitonic_timing *timing)
+                                   const bitonic_sort_request *request, bitonic_timing *timing,
+                                   bitonic_host_timing *stages)
 {
     vk_backend_state *state = opaque;
     bitonic_status status = host_buffer(state, count * bitonic_key_words(request->key_type));
     if (status != BITONIC_SUCCESS)
         return status;
-    return bitonic_vk_sort_host(state->vk, state->host_buffer, keys, values, count, request, timing);
+    return bitonic_vk_sort_host(state->vk, state->host_buffer, keys, values, count, request, timing, stages);
+}
+
+static void vk_device_key(const void *opaque, char *out, size_t capacity)
+{
+    const vk_backend_state *state = opaque;
+    bitonic_vk_context_device_key(state->vk, out, capacity);
+}
+
+static bool vk_device_ready(const void *opaque)
+{
+    const vk_backend_state *state = opaque;
+    return bitonic_vk_context_device_ready(state->vk);
+}
+
+static double vk_device_create_ms(const void *opaque)
+{
+    const vk_backend_state *state = opaque;
+    return bitonic_vk_context_device_create_ms(state->vk);
 }
 
 static bitonic_status vk_search_host(void *opaque, const void *sorted_keys, size_t count, const void *lows,
@@ -142,6 +161,9 @@ const bitonic_backend_ops bitonic_vulkan_backend = {
     .fill_info = vk_fill_info,
     .pipeline_report = vk_pipeline_report,
     .sort_host = vk_sort_host,
+    .device_key = vk_device_key,
+    .device_ready = vk_device_ready,
+    .device_create_ms = vk_device_create_ms,
     .batched_rows = true,
     .search_host = vk_search_host,
     .buffer_create = vk_buffer_create,

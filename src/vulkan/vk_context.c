@@ -2,17 +2,24 @@
  * creates the instance (with the validation layer when asked), the device, a
  * queue and the sorter, and implements resident buffers and the host sort on
  * top of bitonic_vulkan_record_sort(): the same recording path an engine uses. */
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "context_internal.h"
 #include "vk_host.h"
 #include "schedule.h"
 #include "vk_internal.h"
+#include "vk_pipeline_cache.h"
+#include "vk_transfer.h"
 
 #define QUERY_COUNT (2u + BITONIC_SCHEDULE_MAX_PASSES)
+/* Below this many bytes an array is staged, not imported: importing pins its
+ * pages and makes a buffer, which costs more than copying a small array. */
+#define MIN_IMPORT_BYTES ((size_t)1 << 20)
 
 struct bitonic_vk_context {
     VkInstance instance;
@@ -29,6 +36,17 @@ struct bitonic_vk_context {
     VkFence fence;
     VkQueryPool query_pool;          /* VK_NULL_HANDLE when the queue has no timestamps */
     bitonic_vulkan_sorter *sorter;
+    bitonic_vk_pipeline_cache pipeline_cache;  /* on disk between runs; the sorter builds lazily through it */
+    bitonic_vk_importer importer;    /* host arrays as buffers (VK_EXT_external_memory_host), if the device can */
+    /* With the default selection the logical device is made on first use
+     * (ensure_device): a process whose host sorts all go to the CPU path never
+     * pays for it. desc is the caller's, its strings copied. */
+    bitonic_context_desc desc;
+    char cache_directory[BITONIC_CACHE_PATH_MAX];
+    bitonic_status device_status;    /* what the deferred creation gave, once tried */
+    double device_create_ms;         /* wall time of making it (device, queue, sorter, cache) */
+    size_t import_min_bytes;         /* smaller arrays are staged; BITONIC_IMPORT_MIN_BYTES overrides (tests) */
+    bool import_wanted;              /* not BITONIC_HOST_IMPORT=0 */
     uint64_t validation_messages;
     bitonic_message_fn on_message;
     void *message_user_data;
@@ -41,14 +59,17 @@ struct bitonic_vk_context {
     VkDeviceSize scratch_bytes;
 };
 
-/* One array of 32-bit words on the device, with its host-visible staging twin
- * for upload and download. */
+/* One array of 32-bit words on the device, with a host-visible staging buffer
+ * for upload and download, made on first use and grown to what a transfer
+ * needs: a host sort that imports the caller's array stages only its ragged
+ * ends, so it never pays a full-size staging twin in host memory. */
 typedef struct device_array {
     VkBuffer device_buffer;
     VkDeviceMemory device_memory;
     VkBuffer staging_buffer;
     VkDeviceMemory staging_memory;
     uint32_t *staging;
+    VkDeviceSize staging_bytes;
 } device_array;
 
 struct bitonic_vk_buffer {
@@ -271,8 +292,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                           .queueFamilyIndex = vk->queue_family, .queueCount = 1,
                                           .pQueuePriorities = &priority};
-    const char *extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
-                                VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+    const char *extensions[3] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    uint32_t extension_count = 1;
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_features = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
         .pipelineExecutableInfo = VK_TRUE};
@@ -281,13 +302,22 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkPhysicalDeviceFeatures enabled = {.shaderInt64 = supported.shaderInt64};
     bool statistics = desc->capture_pipeline_statistics &&
                       has_device_extension(vk->physical_device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (statistics)
+        extensions[extension_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    /* Host sorts import the caller's arrays where the device can
+     * (vk_transfer.c); BITONIC_HOST_IMPORT=0 stages them instead. */
+    VkDeviceSize import_alignment = 0;
+    bool import = vk->import_wanted && bitonic_vk_import_supported(vk->physical_device, &import_alignment);
+    if (import)
+        extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                       .pNext = statistics ? &executable_features : NULL,
                                       .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
-                                      .enabledExtensionCount = statistics ? 2u : 1u,
+                                      .enabledExtensionCount = extension_count,
                                       .ppEnabledExtensionNames = extensions, .pEnabledFeatures = &enabled};
     VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, NULL, &vk->device));
     vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
+    bitonic_vk_importer_init(vk->device, vk->physical_device, import, &vk->importer);
 
     VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -301,11 +331,13 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VK_TRY(vk, vkCreateFence(vk->device, &fence_info, NULL, &vk->fence));
     if (timestamp_bits > 0 && vk->properties.limits.timestampPeriod > 0.0f) {
         VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT};
+                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT + 3u};
         VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
     }
+    bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
     bitonic_vulkan_sorter_desc sorter_desc = {.instance = vk->instance, .physical_device = vk->physical_device,
-                                              .device = vk->device, .tile_keys = desc->tile_keys,
+                                              .device = vk->device, .pipeline_cache = vk->pipeline_cache.cache,
+                                              .lazy_pipelines = true, .tile_keys = desc->tile_keys,
                                               .tile_keys_per_thread = desc->tile_keys_per_thread,
                                               .max_strides_per_global_pass = desc->max_strides_per_global_pass,
                                               .merge_chunk_keys = desc->merge_chunk_keys,
@@ -321,6 +353,27 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
+static void release_device(bitonic_vk_context *vk);
+static double wall_ms(void);
+
+/* The logical device, queue, sorter and pipeline cache, made now if they were
+ * deferred; a failure is kept and returned again on every later call. */
+static bitonic_status ensure_device(bitonic_vk_context *vk)
+{
+    if (vk->sorter)
+        return BITONIC_SUCCESS;
+    if (vk->device_status != BITONIC_SUCCESS)
+        return vk->device_status;
+    double start = wall_ms();
+    bitonic_status status = create_device(vk, &vk->desc);
+    vk->device_create_ms = wall_ms() - start;
+    if (status != BITONIC_SUCCESS) {
+        release_device(vk);
+        vk->device_status = status;
+    }
+    return status;
+}
+
 bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const bitonic_selector *selector,
                                          bitonic_vk_context **out)
 {
@@ -332,6 +385,18 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     bitonic_vk_context *vk = calloc(1, sizeof *vk);
     if (!vk)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    /* What the description and the environment say is settled now, not when
+     * the device is made: the caller's strings and environment may change. */
+    vk->desc = *desc;
+    vk->desc.device = NULL;
+    if (bitonic_cache_directory(desc, vk->cache_directory, sizeof vk->cache_directory))
+        vk->desc.cache_directory = vk->cache_directory;
+    else
+        vk->desc.no_disk_cache = true;
+    const char *import_env = getenv("BITONIC_HOST_IMPORT");
+    vk->import_wanted = !(import_env && strcmp(import_env, "0") == 0);
+    const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
+    vk->import_min_bytes = min_env && *min_env ? (size_t)strtoull(min_env, NULL, 10) : MIN_IMPORT_BYTES;
     vk->on_message = desc->on_validation_message;
     vk->pure_network = desc->pure_network;
     vk->message_user_data = desc->message_user_data;
@@ -339,7 +404,14 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     if (status == BITONIC_SUCCESS)
         status = choose_device(vk, selector);
     if (status == BITONIC_SUCCESS)
-        status = create_device(vk, desc);
+        vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
+    /* A device the caller named by index or name is made now, so its errors
+     * come from here. The default selection (whose host sorts may all go to
+     * the CPU path) and "vulkan" (the tests' default, which so cover this)
+     * make it on first use. */
+    if (status == BITONIC_SUCCESS && selector->kind != BITONIC_SELECT_AUTO &&
+        selector->kind != BITONIC_SELECT_ANY_VULKAN)
+        status = ensure_device(vk);
     if (status != BITONIC_SUCCESS) {
         bitonic_vk_context_destroy(vk);
         return status;
@@ -358,19 +430,33 @@ static void release_scratch(bitonic_vk_context *vk)
     vk->scratch_bytes = 0;
 }
 
+/* Everything made on the logical device, and the device. */
+static void release_device(bitonic_vk_context *vk)
+{
+    if (!vk->device)
+        return;
+    vkDeviceWaitIdle(vk->device);
+    bitonic_vulkan_sorter_destroy(vk->sorter);
+    vk->sorter = NULL;
+    bitonic_vk_pipeline_cache_save(vk->device, &vk->properties, &vk->pipeline_cache);
+    bitonic_vk_pipeline_cache_close(vk->device, &vk->pipeline_cache);
+    release_scratch(vk);
+    vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
+    vkDestroyFence(vk->device, vk->fence, NULL);
+    vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
+    vkDestroyDevice(vk->device, NULL);
+    vk->query_pool = VK_NULL_HANDLE;
+    vk->fence = VK_NULL_HANDLE;
+    vk->command_pool = VK_NULL_HANDLE;
+    vk->command_buffer = VK_NULL_HANDLE;
+    vk->device = VK_NULL_HANDLE;
+}
+
 void bitonic_vk_context_destroy(bitonic_vk_context *vk)
 {
     if (!vk)
         return;
-    if (vk->device) {
-        vkDeviceWaitIdle(vk->device);
-        bitonic_vulkan_sorter_destroy(vk->sorter);
-        release_scratch(vk);
-        vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
-        vkDestroyFence(vk->device, vk->fence, NULL);
-        vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
-        vkDestroyDevice(vk->device, NULL);
-    }
+    release_device(vk);
     if (vk->messenger) {
         PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
             (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance, "vkDestroyDebugUtilsMessengerEXT");
@@ -384,17 +470,25 @@ void bitonic_vk_context_destroy(bitonic_vk_context *vk)
 
 bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, char *text, size_t capacity)
 {
-    return bitonic_vulkan_sorter_pipeline_report(vk->sorter, text, capacity);
+    /* The context is the caller's, not const: asking about it may make the device. */
+    bitonic_status status = ensure_device((bitonic_vk_context *)vk);
+    return status == BITONIC_SUCCESS ? bitonic_vulkan_sorter_pipeline_report(vk->sorter, text, capacity) : status;
 }
 
 void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info)
 {
-    bitonic_vulkan_sorter_info sorter_info;
-    bitonic_vulkan_sorter_get_info(vk->sorter, &sorter_info);
     snprintf(info->device_name, sizeof info->device_name, "%s", vk->properties.deviceName);
     info->vulkan_device_index = vk->device_index;
     info->vulkan_api_version = vk->properties.apiVersion;
     info->vulkan_device_type = (uint32_t)vk->properties.deviceType;
+    /* The sizes come from the sorter, so the info makes a deferred device. */
+    bitonic_status status = ensure_device((bitonic_vk_context *)vk);
+    if (status != BITONIC_SUCCESS) {
+        info->last_vk_result = vk->last_result;
+        return;
+    }
+    bitonic_vulkan_sorter_info sorter_info;
+    bitonic_vulkan_sorter_get_info(vk->sorter, &sorter_info);
     info->subgroup_size = sorter_info.subgroup_size;
     info->workgroup_size = sorter_info.workgroup_size;
     info->keys_per_thread = sorter_info.keys_per_thread;
@@ -405,6 +499,24 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->timestamp_period_ns = vk->query_pool ? vk->properties.limits.timestampPeriod : 0.0;
     info->validation_messages = vk->validation_messages;
     info->last_vk_result = vk->last_result;
+    snprintf(info->pipeline_cache_path, sizeof info->pipeline_cache_path, "%s", vk->pipeline_cache.path);
+    info->pipeline_cache_loaded_bytes = vk->pipeline_cache.loaded_bytes;
+}
+
+bool bitonic_vk_context_device_ready(const bitonic_vk_context *vk)
+{
+    return vk->sorter != NULL;
+}
+
+double bitonic_vk_context_device_create_ms(const bitonic_vk_context *vk)
+{
+    return vk->device_create_ms;
+}
+
+void bitonic_vk_context_device_key(const bitonic_vk_context *vk, char *out, size_t capacity)
+{
+    snprintf(out, capacity, "%04x-%04x-%08x", vk->properties.vendorID, vk->properties.deviceID,
+             vk->properties.driverVersion);
 }
 
 /* The memory type for a buffer: it must have every wanted flag. Among those,
@@ -470,20 +582,43 @@ static bitonic_status create_array(bitonic_vk_context *vk, size_t capacity, devi
     bitonic_status status = create_buffer(
         vk, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &array->device_buffer, &array->device_memory);
-    if (status == BITONIC_SUCCESS)
-        status = create_buffer(vk, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                               &array->staging_buffer, &array->staging_memory);
+    if (status != BITONIC_SUCCESS)
+        destroy_array(vk, array);
+    return status;
+}
+
+/* The staging buffer, made or grown to at least bytes (every submit waits, so
+ * no pending work uses the one it replaces). */
+static bitonic_status ensure_staging(bitonic_vk_context *vk, device_array *array, VkDeviceSize bytes)
+{
+    if (bytes <= array->staging_bytes)
+        return BITONIC_SUCCESS;
+    vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
+    vkFreeMemory(vk->device, array->staging_memory, NULL);
+    array->staging_buffer = VK_NULL_HANDLE;
+    array->staging_memory = VK_NULL_HANDLE;
+    array->staging = NULL;
+    array->staging_bytes = 0;
+    bitonic_status status = create_buffer(vk, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                          &array->staging_buffer, &array->staging_memory);
     if (status == BITONIC_SUCCESS) {
         VkResult result = vkMapMemory(vk->device, array->staging_memory, 0, VK_WHOLE_SIZE, 0, (void **)&array->staging);
         if (result != VK_SUCCESS)
             status = fail(vk, result);
     }
-    if (status != BITONIC_SUCCESS)
-        destroy_array(vk, array);
-    return status;
+    if (status != BITONIC_SUCCESS) {
+        vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
+        vkFreeMemory(vk->device, array->staging_memory, NULL);
+        array->staging_buffer = VK_NULL_HANDLE;
+        array->staging_memory = VK_NULL_HANDLE;
+        array->staging = NULL;
+        return status;
+    }
+    array->staging_bytes = bytes;
+    return BITONIC_SUCCESS;
 }
 
 void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer)
@@ -498,6 +633,9 @@ void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer
 bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out)
 {
     *out = NULL;
+    bitonic_status made = ensure_device(vk);
+    if (made != BITONIC_SUCCESS)
+        return made;
     bitonic_vulkan_sorter_info info;
     bitonic_vulkan_sorter_get_info(vk->sorter, &info);
     if (capacity > info.max_keys)
@@ -572,8 +710,11 @@ static void record_download_barrier(bitonic_vk_context *vk)
 
 static bitonic_status upload_array(bitonic_vk_context *vk, device_array *array, const uint32_t *words, size_t count)
 {
+    bitonic_status status = ensure_staging(vk, array, (VkDeviceSize)count * sizeof(uint32_t));
+    if (status != BITONIC_SUCCESS)
+        return status;
     memcpy(array->staging, words, count * sizeof(uint32_t));
-    bitonic_status status = begin_commands(vk);
+    status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
     record_upload(vk, array, count);
@@ -582,7 +723,10 @@ static bitonic_status upload_array(bitonic_vk_context *vk, device_array *array, 
 
 static bitonic_status download_array(bitonic_vk_context *vk, device_array *array, uint32_t *words, size_t count)
 {
-    bitonic_status status = begin_commands(vk);
+    bitonic_status status = ensure_staging(vk, array, (VkDeviceSize)count * sizeof(uint32_t));
+    if (status != BITONIC_SUCCESS)
+        return status;
+    status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
     record_download(vk, array, count);
@@ -682,9 +826,39 @@ static bitonic_status read_timing(bitonic_vk_context *vk, uint32_t passes, bool 
     return BITONIC_SUCCESS;
 }
 
+/* The arrays of a host sort as the device sees them: imported or staged
+ * (vk_transfer.c). NULL for a sort of a resident buffer. */
+typedef struct host_spans {
+    bitonic_vk_host_span keys, values;
+    bool with_values;
+} host_spans;
+
+/* Timestamps around the stages of a host sort, after the sort's own: before
+ * the upload, when the upload's copies are done (written at the TRANSFER stage,
+ * which waits for them; the sort's own first stamp, at TOP_OF_PIPE, need not),
+ * and when the download's copies are done. The sort's last stamp (BOTTOM_OF_PIPE)
+ * ends the sort stage. */
+enum {
+    STAGE_QUERY_BEFORE_UPLOAD = QUERY_COUNT,
+    STAGE_QUERY_AFTER_UPLOAD = QUERY_COUNT + 1,
+    STAGE_QUERY_AFTER_DOWNLOAD = QUERY_COUNT + 2,
+    STAGE_QUERIES = 3,
+};
+
+static void record_host_copies(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const host_spans *spans,
+                               bool to_device)
+{
+    bitonic_vk_host_span_record_copy(vk->command_buffer, &spans->keys, buffer->keys.staging_buffer,
+                                     buffer->keys.device_buffer, 0, to_device);
+    if (spans->with_values)
+        bitonic_vk_host_span_record_copy(vk->command_buffer, &spans->values, buffer->values.staging_buffer,
+                                         buffer->values.device_buffer, 0, to_device);
+}
+
 static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
                                           bool with_values, const bitonic_sort_request *request,
-                                          bitonic_timing *timing, bool transfers)
+                                          bitonic_timing *timing, const host_spans *spans,
+                                          bitonic_host_timing *stages)
 {
     size_t key_words = bitonic_key_words(request->key_type);
     if (count > buffer->capacity / key_words)
@@ -694,15 +868,23 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
         if (status != BITONIC_SUCCESS)
             return status;
     }
-    bool timed = timing && vk->query_pool != VK_NULL_HANDLE;
-    bool profile = timed && timing->pass_ms && timing->pass_capacity > 0;
+    bool transfers = spans && count > 0;
+    bool staged_timing = transfers && stages && vk->query_pool != VK_NULL_HANDLE;
+    bool timed = (timing || staged_timing) && vk->query_pool != VK_NULL_HANDLE;
+    bool profile = timed && timing && timing->pass_ms && timing->pass_capacity > 0;
     bitonic_status status = begin_commands(vk);
     if (status != BITONIC_SUCCESS)
         return status;
-    if (transfers && count > 0) {
-        record_upload(vk, &buffer->keys, count * key_words);
-        if (with_values)
-            record_upload(vk, &buffer->values, count);
+    if (staged_timing) {
+        vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, STAGE_QUERIES);
+        vkCmdWriteTimestamp(vk->command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk->query_pool,
+                            STAGE_QUERY_BEFORE_UPLOAD);
+    }
+    if (transfers) {
+        record_host_copies(vk, buffer, spans, true);
+        if (staged_timing)
+            vkCmdWriteTimestamp(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, vk->query_pool,
+                                STAGE_QUERY_AFTER_UPLOAD);
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
@@ -715,32 +897,58 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
         vkEndCommandBuffer(vk->command_buffer);
         return status;
     }
-    if (transfers && count > 0) {
+    if (transfers) {
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-        record_download(vk, &buffer->keys, count * key_words);
-        if (with_values)
-            record_download(vk, &buffer->values, count);
+        record_host_copies(vk, buffer, spans, false);
         record_download_barrier(vk);
     }
+    if (staged_timing)
+        vkCmdWriteTimestamp(vk->command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, vk->query_pool,
+                            STAGE_QUERY_AFTER_DOWNLOAD);
     status = submit_and_wait(vk);
+    bitonic_timing sort_timing = {0};
     if (status == BITONIC_SUCCESS && timed)
-        status = read_timing(vk, passes, profile, timing);
+        status = read_timing(vk, passes, profile, timing ? timing : &sort_timing);
     else if (timing && !timed)
         *timing = (bitonic_timing){.pass_count = passes};
+    if (status == BITONIC_SUCCESS && staged_timing) {
+        /* The sort's last stamp follows its last pass. */
+        uint32_t last = profile && passes > 0 ? passes : 1u;
+        uint64_t sort_end, stage_ticks[STAGE_QUERIES];
+        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, last, 1, sizeof sort_end, &sort_end,
+                                         sizeof sort_end, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool, STAGE_QUERY_BEFORE_UPLOAD, STAGE_QUERIES,
+                                         sizeof stage_ticks, stage_ticks, sizeof stage_ticks[0],
+                                         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        double period_ms = vk->properties.limits.timestampPeriod * 1e-6;
+        uint64_t before_upload = stage_ticks[0], after_upload = stage_ticks[1], after_download = stage_ticks[2];
+        stages->upload_ms = (double)(after_upload - before_upload) * period_ms;
+        stages->sort_ms = (double)(sort_end - after_upload) * period_ms;
+        stages->download_ms = (double)(after_download - sort_end) * period_ms;
+    }
     return status;
 }
 
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
                                       bool with_values, const bitonic_sort_request *request, bitonic_timing *timing)
 {
-    return sort_with_transfers(vk, buffer, count, with_values, request, timing, false);
+    return sort_with_transfers(vk, buffer, count, with_values, request, timing, NULL, NULL);
+}
+
+
+static double wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
 bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys,
                                     uint32_t *values, size_t count, const bitonic_sort_request *request,
-                                    bitonic_timing *timing)
+                                    bitonic_timing *timing, bitonic_host_timing *stages)
 {
+    double start = wall_ms();
     bool with_values = values != NULL;
     if (with_values) {
         bitonic_status status = ensure_values(vk, buffer);
@@ -750,14 +958,45 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     size_t key_bytes = bitonic_key_words(request->key_type) * sizeof(uint32_t);
     if (count > buffer->capacity / bitonic_key_words(request->key_type))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    memcpy(buffer->keys.staging, keys, count * key_bytes);
+    /* Keys and values are imported where the driver can (each on its own: one
+     * may be aligned well enough and the other not), else staged. */
+    host_spans spans = {.with_values = with_values};
+    size_t min_import = vk->import_min_bytes;
+    bool imported = bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
     if (with_values)
-        memcpy(buffer->values.staging, values, count * sizeof(uint32_t));
-    bitonic_status status = sort_with_transfers(vk, buffer, count, with_values, request, timing, true);
+        bitonic_vk_host_span_import(&vk->importer, values, count * sizeof(uint32_t), min_import, &spans.values);
+    bitonic_status staged = ensure_staging(vk, &buffer->keys, bitonic_vk_host_span_staging_bytes(&spans.keys));
+    if (staged == BITONIC_SUCCESS && with_values)
+        staged = ensure_staging(vk, &buffer->values, bitonic_vk_host_span_staging_bytes(&spans.values));
+    if (staged != BITONIC_SUCCESS) {
+        bitonic_vk_host_span_release(vk->device, &spans.keys);
+        bitonic_vk_host_span_release(vk->device, &spans.values);
+        return staged;
+    }
+    bitonic_vk_host_span_stage_ends(&spans.keys, keys, buffer->keys.staging, true);
+    if (with_values)
+        bitonic_vk_host_span_stage_ends(&spans.values, values, buffer->values.staging, true);
+    double prepared = wall_ms();
+    bitonic_host_timing local = {0};
+    bitonic_status status =
+        sort_with_transfers(vk, buffer, count, with_values, request, timing, &spans, stages ? &local : NULL);
+    double sorted = wall_ms();
     if (status == BITONIC_SUCCESS) {
-        memcpy(keys, buffer->keys.staging, count * key_bytes);
+        bitonic_vk_host_span_stage_ends(&spans.keys, keys, buffer->keys.staging, false);
         if (with_values)
-            memcpy(values, buffer->values.staging, count * sizeof(uint32_t));
+            bitonic_vk_host_span_stage_ends(&spans.values, values, buffer->values.staging, false);
+    }
+    bitonic_vk_host_span_release(vk->device, &spans.keys);
+    bitonic_vk_host_span_release(vk->device, &spans.values);
+    if (stages && status == BITONIC_SUCCESS) {
+        double end = wall_ms();
+        local.ran_on = BITONIC_BACKEND_VULKAN;
+        local.count = count;
+        local.imported = imported;
+        local.prepare_ms = prepared - start;
+        local.finish_ms = end - sorted;
+        local.total_ms = end - start;
+        *stages = local;
     }
     return status;
 }
@@ -767,13 +1006,19 @@ bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted
                                       uint32_t *out_first, uint32_t *out_end, const bitonic_sort_request *request)
 {
     enum { KEYS, LOWS, HIGHS, FIRST, END, ARRAYS };
+    bitonic_status made = ensure_device(vk);
+    if (made != BITONIC_SUCCESS)
+        return made;
     device_array arrays[ARRAYS] = {{0}};
     size_t words = bitonic_key_words(request->key_type);  /* per key and per bound */
     size_t sizes[ARRAYS] = {count ? count * words : 1, query_count * words, query_count * words, query_count,
                             query_count};
     bitonic_status status = BITONIC_SUCCESS;
-    for (int a = 0; a < ARRAYS && status == BITONIC_SUCCESS; ++a)
+    for (int a = 0; a < ARRAYS && status == BITONIC_SUCCESS; ++a) {
         status = create_array(vk, sizes[a], &arrays[a]);
+        if (status == BITONIC_SUCCESS)
+            status = ensure_staging(vk, &arrays[a], (VkDeviceSize)sizes[a] * sizeof(uint32_t));
+    }
     if (status == BITONIC_SUCCESS) {
         memcpy(arrays[KEYS].staging, sorted_keys, count * words * sizeof(uint32_t));
         memcpy(arrays[LOWS].staging, lows, query_count * words * sizeof(uint32_t));

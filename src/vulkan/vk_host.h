@@ -16,6 +16,12 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
 void bitonic_vk_context_destroy(bitonic_vk_context *vk);
 bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, char *text, size_t capacity);
 void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info);
+/* Whether the logical device exists yet (it is deferred with the default
+ * selection), and how long making it took (0 before). */
+bool bitonic_vk_context_device_ready(const bitonic_vk_context *vk);
+double bitonic_vk_context_device_create_ms(const bitonic_vk_context *vk);
+/* "vendor-device-driver" of the context's device, for cache file names. */
+void bitonic_vk_context_device_key(const bitonic_vk_context *vk, char *out, size_t capacity);
 bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out);
 void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer);
 bitonic_status bitonic_vk_buffer_upload(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const uint32_t *keys,
@@ -29,10 +35,12 @@ bitonic_status bitonic_vk_buffer_download_values(bitonic_vk_context *vk, bitonic
 bitonic_status bitonic_vk_buffer_sort(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, size_t count,
                                       bool with_values, const bitonic_sort_request *request, bitonic_timing *timing);
 /* Upload, sort and download in one submission: the host convenience path.
- * values may be NULL (keys alone). keys hold count keys of the request's type. */
+ * values may be NULL (keys alone). keys hold count keys of the request's type.
+ * stages, when given, receives the time of each stage (vk_transfer.c imports
+ * the arrays where the driver can). */
 bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys,
                                     uint32_t *values, size_t count, const bitonic_sort_request *request,
-                                    bitonic_timing *timing);
+                                    bitonic_timing *timing, bitonic_host_timing *stages);
 
 /* Range search on the device (bitonic_search_range), with its own scratch buffers. */
 bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted_keys, size_t count,

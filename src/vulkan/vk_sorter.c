@@ -76,6 +76,7 @@ static bool is_values_binding(uint32_t binding)
 
 typedef struct sorter_variant {
     bool available;                 /* 64-bit variants need shaderInt64 (enable_64bit_keys) */
+    bool with_values, key64;
     bitonic_tuning tuning;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
@@ -99,6 +100,7 @@ typedef struct search_push_constants {
 struct bitonic_vulkan_sorter {
     VkDevice device;
     bool capture_statistics;
+    VkPipelineCache pipeline_cache;   /* the caller's; lazily built pipelines use it too */
     const VkAllocationCallbacks *allocator;
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
     bitonic_device_limits limits;
@@ -271,40 +273,86 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     VkPipelineLayoutCreateInfo layout_info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                               .setLayoutCount = 1, .pSetLayouts = &variant->set_layout,
                                               .pushConstantRangeCount = 1, .pPushConstantRanges = &range};
-    result = vkCreatePipelineLayout(sorter->device, &layout_info, sorter->allocator, &variant->pipeline_layout);
-    if (result != VK_SUCCESS)
-        return result;
+    variant->with_values = with_values;
+    variant->key64 = key64;
+    (void)cache;
+    return vkCreatePipelineLayout(sorter->device, &layout_info, sorter->allocator, &variant->pipeline_layout);
+}
 
+/* The pipelines of a variant, each built once, when first needed (or all at
+ * creation for an eager sorter). steps: a global pass of that many steps. */
+typedef enum pipeline_kind {
+    PIPELINE_TILE,
+    PIPELINE_GLOBAL,
+    PIPELINE_MERGE,
+    PIPELINE_MERGE_SPLIT,
+    PIPELINE_TRANSPOSE,
+} pipeline_kind;
+
+static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *variant, pipeline_kind kind,
+                                uint32_t steps)
+{
     const bitonic_tuning *tuning = &variant->tuning;
-    uint32_t tile_constants[2] = {tuning->tile_workgroup_size, tuning->tile_log};
-    result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                             tuning->tile_uses_shuffle
-                                 ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, with_values, key64)
-                                 : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values, key64),
-                             tile_constants, 2,
-                             &variant->tile_pipeline);
-    for (uint32_t steps = 1; result == VK_SUCCESS && steps <= tuning->max_global_steps; ++steps) {
-        uint32_t global_constants[1] = {tuning->global_workgroup_size};
-        result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 bitonic_spirv_global_pass(steps, with_values, key64),
-                                 global_constants, 1, &variant->global_pipelines[steps]);
-    }
+    bool with_values = variant->with_values, key64 = variant->key64;
     uint32_t merge_constants[3] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes};
+    switch (kind) {
+    case PIPELINE_TILE: {
+        if (variant->tile_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        uint32_t tile_constants[2] = {tuning->tile_workgroup_size, tuning->tile_log};
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               tuning->tile_uses_shuffle
+                                   ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, with_values, key64)
+                                   : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values, key64),
+                               tile_constants, 2, &variant->tile_pipeline);
+    }
+    case PIPELINE_GLOBAL: {
+        if (steps == 0 || steps > BITONIC_MAX_STEP_GROUP_LOG)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        if (variant->global_pipelines[steps] != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        uint32_t global_constants[1] = {tuning->global_workgroup_size};
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_global_pass(steps, with_values, key64), global_constants, 1,
+                               &variant->global_pipelines[steps]);
+    }
+    case PIPELINE_MERGE:
+        if (variant->merge_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               tuning->merge_direct
+                                   ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64)
+                                   : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
+                               merge_constants, 3, &variant->merge_pipeline);
+    case PIPELINE_MERGE_SPLIT:
+        if (variant->merge_split_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_merge_split(with_values, key64), merge_constants, 3,
+                               &variant->merge_split_pipeline);
+    case PIPELINE_TRANSPOSE: {
+        if (variant->transpose_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        uint32_t transpose_constants[2] = {tuning->transpose_workgroup_size, tuning->transpose_block_log};
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_transpose_pass(with_values, key64), transpose_constants, 2,
+                               &variant->transpose_pipeline);
+    }
+    }
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+}
+
+static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_variant *variant)
+{
+    VkResult result = ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
+    for (uint32_t steps = 1; result == VK_SUCCESS && steps <= variant->tuning.max_global_steps; ++steps)
+        result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, steps);
     if (result == VK_SUCCESS)
-        result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 tuning->merge_direct
-                                     ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64)
-                                     : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64),
-                                 merge_constants, 3, &variant->merge_pipeline);
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
     if (result == VK_SUCCESS)
-        result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 bitonic_spirv_merge_split(with_values, key64), merge_constants, 3,
-                                 &variant->merge_split_pipeline);
-    uint32_t transpose_constants[2] = {tuning->transpose_workgroup_size, tuning->transpose_block_log};
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
     if (result == VK_SUCCESS)
-        result = create_pipeline(sorter, cache, variant->pipeline_layout,
-                                 bitonic_spirv_transpose_pass(with_values, key64), transpose_constants, 2,
-                                 &variant->transpose_pipeline);
+        result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
     return result;
 }
 
@@ -331,17 +379,23 @@ static VkResult create_search_pipeline(bitonic_vulkan_sorter *sorter, VkPipeline
     result = vkCreatePipelineLayout(sorter->device, &layout_info, sorter->allocator, &sorter->search_pipeline_layout);
     if (result != VK_SUCCESS)
         return result;
+    (void)cache;
+    return result;
+}
+
+/* The search pipeline for 32- or 64-bit keys, built on first use. */
+static VkResult ensure_search_pipeline(bitonic_vulkan_sorter *sorter, bool key64)
+{
+    VkPipeline *pipeline = key64 ? &sorter->search_pipeline64 : &sorter->search_pipeline;
+    if (*pipeline != VK_NULL_HANDLE)
+        return VK_SUCCESS;
     uint32_t workgroup = SEARCH_WORKGROUP < sorter->limits.max_workgroup_invocations
                              ? SEARCH_WORKGROUP
                              : sorter->limits.max_workgroup_invocations;
-    result = create_pipeline(sorter, cache, sorter->search_pipeline_layout,
-                             (bitonic_spirv){bitonic_spirv_search, bitonic_spirv_search_size}, &workgroup, 1,
-                             &sorter->search_pipeline);
-    if (result == VK_SUCCESS && sorter->variants[KEYS64].available)
-        result = create_pipeline(sorter, cache, sorter->search_pipeline_layout,
-                                 (bitonic_spirv){bitonic_spirv_search_k64, bitonic_spirv_search_k64_size}, &workgroup,
-                                 1, &sorter->search_pipeline64);
-    return result;
+    bitonic_spirv spirv = key64 ? (bitonic_spirv){bitonic_spirv_search_k64, bitonic_spirv_search_k64_size}
+                                : (bitonic_spirv){bitonic_spirv_search, bitonic_spirv_search_size};
+    return create_pipeline(sorter, sorter->pipeline_cache, sorter->search_pipeline_layout, spirv, &workgroup, 1,
+                           pipeline);
 }
 
 bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
@@ -360,6 +414,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     sorter->allocator = desc->allocator;
     sorter->capture_statistics = desc->capture_pipeline_statistics;
     sorter->strategy = desc->strategy;
+    sorter->pipeline_cache = desc->pipeline_cache;
+    bool eager = !desc->lazy_pipelines || desc->capture_pipeline_statistics;
     sorter->push_descriptor_set =
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(desc->device, "vkCmdPushDescriptorSetKHR");
     if (!sorter->push_descriptor_set) {
@@ -404,6 +460,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (desc->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, &sorter->variants[variant]);
+        if (result == VK_SUCCESS && eager)
+            result = create_variant_pipelines(sorter, &sorter->variants[variant]);
         sorter->variants[variant].available = result == VK_SUCCESS;
     }
     /* Small sorts get their own shapes unless the caller chose shapes or a merge
@@ -417,12 +475,18 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
         result = create_variant(sorter, desc->pipeline_cache, false, false, &sorter->variants[KEYS32_SMALL]);
+        if (result == VK_SUCCESS && eager)
+            result = create_variant_pipelines(sorter, &sorter->variants[KEYS32_SMALL]);
         sorter->variants[KEYS32_SMALL].available = result == VK_SUCCESS;
         if (result != VK_SUCCESS)
             sorter->small_sort_max_keys = 0;
     }
     if (result == VK_SUCCESS)
         result = create_search_pipeline(sorter, desc->pipeline_cache);
+    if (result == VK_SUCCESS && eager)
+        result = ensure_search_pipeline(sorter, false);
+    if (result == VK_SUCCESS && eager && sorter->variants[KEYS64].available)
+        result = ensure_search_pipeline(sorter, true);
     if (result != VK_SUCCESS) {
         bitonic_vulkan_sorter_destroy(sorter);
         return bitonic_status_from_vk(result);
@@ -713,6 +777,29 @@ VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sort
     return plan_sort(sorter, &asked, true, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
 }
 
+/* Builds the pipelines a planned sort binds that are not built yet (a lazy
+ * sorter), before anything is recorded. */
+static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_plan *plan)
+{
+    sorter_variant *variant = &sorter->variants[plan->variant_number];
+    VkResult result = VK_SUCCESS;
+    for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
+        const bitonic_pass *pass = &plan->passes[p];
+        if (pass->kind == BITONIC_PASS_TILE) {
+            result = ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
+        } else if (pass->kind == BITONIC_PASS_MERGE) {
+            result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
+            if (result == VK_SUCCESS && plan->split_pass)
+                result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
+        } else if (pass->kind == BITONIC_PASS_TRANSPOSE) {
+            result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
+        } else {
+            result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, pass->step_count);
+        }
+    }
+    return result;
+}
+
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info)
 {
     sort_plan plan;
@@ -835,6 +922,9 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
     bitonic_status planned = plan_sort(sorter, info, info && info->scratch != VK_NULL_HANDLE, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
+    VkResult built = ensure_plan_pipelines(sorter, &plan);
+    if (built != VK_SUCCESS)
+        return bitonic_status_from_vk(built);
     if (plan.transpose)
         return record_transposed_sort(sorter, command_buffer, info, &plan);
     bool with_values = info->values != VK_NULL_HANDLE;
@@ -983,7 +1073,7 @@ bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCom
         (unsigned)info->key_type > (unsigned)BITONIC_KEY_F64)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bool key64 = is_key64(info->key_type);
-    if (key64 && sorter->search_pipeline64 == VK_NULL_HANDLE)
+    if (key64 && !sorter->variants[KEYS64].available)
         return BITONIC_ERROR_UNSUPPORTED;
     if (info->query_count == 0)
         return BITONIC_SUCCESS;
@@ -998,6 +1088,9 @@ bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t groups_x, groups_y;
     if (!split_groups(sorter, (info->query_count + (uint64_t)workgroup - 1u) / workgroup, &groups_x, &groups_y))
         return BITONIC_ERROR_TOO_LARGE;
+    VkResult built = ensure_search_pipeline(sorter, key64);
+    if (built != VK_SUCCESS)
+        return bitonic_status_from_vk(built);
     /* An empty key array still needs a non-empty binding: its whole buffer. */
     VkDeviceSize key_bytes = key64 ? 8u : 4u;
     VkDeviceSize key_range = info->count ? (VkDeviceSize)info->count * key_bytes : VK_WHOLE_SIZE;

@@ -176,10 +176,17 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Stages of a host-memory sort (bitonic_host_timing), medians over the runs. */
+typedef struct stage_times {
+    bool present;
+    double upload_ms, sort_ms, download_ms, host_ms;  /* host_ms: the CPU's part (importing or staging) */
+} stage_times;
+
 typedef struct measurement {
     double median_ms, min_ms;
     unsigned runs;
     bool verified;
+    stage_times stages;
     /* Wall-clock span of the timed runs (Unix ms), for --batch-log: lets a
      * script match each row with the GPU clock sampled meanwhile. */
     double first_unix_ms, last_unix_ms;
@@ -192,11 +199,16 @@ static double unix_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-static measurement summarize(double *times, unsigned runs, bool verified)
+static double median_of(double *times, unsigned runs)
 {
     qsort(times, runs, sizeof *times, compare_double);
-    double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
-    return (measurement){median, times[0], runs, verified, 0.0, 0.0};
+    return runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+}
+
+static measurement summarize(double *times, unsigned runs, bool verified)
+{
+    double median = median_of(times, runs);
+    return (measurement){median, times[0], runs, verified, {0}, 0.0, 0.0};
 }
 
 /* Sorts the scratch buffer back to back for CLOCK_WARMUP_MS of wall time. */
@@ -273,12 +285,17 @@ static bitonic_status measure_resident(bitonic_buffer *scratch, bitonic_buffer *
     return status;
 }
 
-/* Host memory to host memory through bitonic_sort_u32, timed by the clock. */
+/* Host memory to host memory through bitonic_sort_u32, timed by the clock,
+ * with the stages the library reports (bitonic_context_last_host_timing). */
 static bitonic_status measure_end_to_end(bitonic_context *context, uint32_t *keys, size_t n,
                                          const bench_options *options, uint64_t *seed, measurement *out)
 {
-    double *times = malloc(options->runs * sizeof *times);
-    bool verified = true;
+    double *times = malloc(5 * options->runs * sizeof *times);
+    if (!times)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    double *upload = times + options->runs, *sort = upload + options->runs, *download = sort + options->runs,
+           *host = download + options->runs;
+    bool verified = true, staged = true;
     bitonic_status status = BITONIC_SUCCESS;
     for (unsigned run = 0; run < WARMUP_RUNS + options->runs && status == BITONIC_SUCCESS; ++run) {
         uint64_t fingerprint = fill_random(keys, NULL, n, seed);
@@ -287,11 +304,25 @@ static bitonic_status measure_end_to_end(bitonic_context *context, uint32_t *key
         double elapsed = now_ms() - start;
         if (status == BITONIC_SUCCESS && !verify(keys, NULL, n, fingerprint, BENCH_TYPE_U32))
             verified = false;
-        if (run >= WARMUP_RUNS)
-            times[run - WARMUP_RUNS] = elapsed;
+        bitonic_host_timing stages;
+        if (status == BITONIC_SUCCESS && bitonic_context_last_host_timing(context, &stages) != BITONIC_SUCCESS)
+            staged = false;
+        if (run >= WARMUP_RUNS && status == BITONIC_SUCCESS) {
+            unsigned r = run - WARMUP_RUNS;
+            times[r] = elapsed;
+            upload[r] = stages.upload_ms;
+            sort[r] = stages.sort_ms;
+            download[r] = stages.download_ms;
+            host[r] = stages.prepare_ms + stages.finish_ms;
+            staged = staged && stages.ran_on == BITONIC_BACKEND_VULKAN;
+        }
     }
-    if (status == BITONIC_SUCCESS)
+    if (status == BITONIC_SUCCESS) {
         *out = summarize(times, options->runs, verified);
+        if (staged)
+            out->stages = (stage_times){true, median_of(upload, options->runs), median_of(sort, options->runs),
+                                        median_of(download, options->runs), median_of(host, options->runs)};
+    }
     free(times);
     return status;
 }
@@ -311,6 +342,9 @@ static void print_profile(bitonic_buffer *scratch, bitonic_buffer *buffer, uint3
     printf("\n");
 }
 
+/* Host-path rows add their stages: upload, sort and download on the GPU, the
+ * host's own part, and the whole call over the bus time (upload + download),
+ * which is 1 when the sort and the host's part cost nothing beside the bus. */
 static void print_row(const bench_options *options, const char *impl, unsigned type, size_t n, const measurement *m,
                       FILE *batch_log)
 {
@@ -318,12 +352,25 @@ static void print_row(const bench_options *options, const char *impl, unsigned t
         fprintf(batch_log, "%s,%s,%zu,%.3f,%.3f\n", impl, type_name(type), n, m->first_unix_ms, m->last_unix_ms);
         fflush(batch_log);
     }
-    if (options->csv)
-        printf("%s,%s,%zu,%.6f,%.6f,%u,%d\n", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
+    const stage_times *st = &m->stages;
+    double bus = st->upload_ms + st->download_ms;
+    if (options->csv) {
+        printf("%s,%s,%zu,%.6f,%.6f,%u,%d", impl, type_name(type), n, m->median_ms, m->min_ms, m->runs,
                m->verified ? 1 : 0);
+        if (st->present)
+            printf(",%.6f,%.6f,%.6f,%.6f,%.3f\n", st->upload_ms, st->sort_ms, st->download_ms, st->host_ms,
+                   bus > 0 ? m->median_ms / bus : 0.0);
+        else
+            printf(",,,,,\n");
+        return;
+    }
+    printf("%-14s %-6s %12zu %12.4f %12.4f %10.3f   %-5s", impl, type_name(type), n, m->median_ms, m->min_ms,
+           m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
+    if (st->present)
+        printf(" %10.4f %10.4f %10.4f %10.4f %7.2f\n", st->upload_ms, st->sort_ms, st->download_ms, st->host_ms,
+               bus > 0 ? m->median_ms / bus : 0.0);
     else
-        printf("%-21s %-8s %12zu %12.4f %12.4f %10.3f   %s\n", impl, type_name(type), n, m->median_ms, m->min_ms,
-               m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
+        printf("\n");
 }
 
 /* The impl column of the Vulkan path: which strategy, and whether the time is
@@ -352,13 +399,20 @@ int bench_run(const bench_options *options)
                                  .merge_keys_per_thread = options->merge_keys_per_thread,
                                  .merge_split_pass_min_chunks = options->merge_split_min_chunks,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
-                                 .merge_scalar_io = options->merge_scalar_io};
+                                 .merge_scalar_io = options->merge_scalar_io,
+                                 /* every host sort on the device: the CPU path has its own rows */
+                                 .crossover_keys = 1};
     FILE *batch_log = NULL;
     if (options->batch_log_path && !(batch_log = fopen(options->batch_log_path, "a"))) {
         fprintf(stderr, "bitonic: cannot open the batch log %s\n", options->batch_log_path);
         return 1;
     }
     bitonic_status status = bitonic_context_create(&desc, &context);
+    /* The CPU path beside the device for host-memory sorts, so the crossover shows. */
+    bitonic_context *cpu_context = NULL;
+    if (status == BITONIC_SUCCESS && options->end_to_end &&
+        bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &cpu_context) != BITONIC_SUCCESS)
+        cpu_context = NULL;
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
         if (batch_log)
@@ -406,12 +460,14 @@ int bench_run(const bench_options *options)
     }
     bitonic_buffer *buffer = buffers[0];
     if (options->csv)
-        printf("impl,type,n,median_ms,min_ms,runs,verified\n");
+        printf("impl,type,n,median_ms,min_ms,runs,verified,upload_ms,sort_ms,download_ms,host_ms,vs_bus\n");
     else
         printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random keys\n"
-               "%-21s %-8s %12s %12s %12s %10s   %s\n",
-               info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type", "n", "median ms", "min ms",
-               "G keys/s", "check");
+               "# *_e2e: host memory in and out (bitonic_sort_u32); stages are GPU timestamps, host = the CPU's\n"
+               "# part (import or staging), vs_bus = the whole call over upload + download\n"
+               "%-14s %-6s %12s %12s %12s %10s   %-5s %10s %10s %10s %10s %7s\n",
+               info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type",
+               "n", "median ms", "min ms", "G keys/s", "check", "upload", "sort", "download", "host", "vs_bus");
     uint64_t seed = (uint64_t)time(NULL);
     int exit_code = 0;
     /* A GPU coming from idle needs longer than one batch's warm-up: the first
@@ -426,11 +482,15 @@ int bench_run(const bench_options *options)
         unsigned first = log > options->min_log && log >= 2 ? 0u : 1u;
         unsigned size_count = 3u;
         for (unsigned s = first; s < size_count && exit_code == 0; ++s) {
+            if (options->pow2_only && s != 1)
+                continue;
             size_t n = ordered[s];
             measurement resident, host;
             for (unsigned type = BENCH_TYPE_U32; type <= BENCH_TYPE_ROWS && status == BITONIC_SUCCESS; type <<= 1) {
                 if (!(options->types & type) || (type == BENCH_TYPE_ROWS && n % BENCH_ROW_LENGTH != 0))
                     continue;  /* rows: only sizes that are whole rows */
+                if (options->host_only && info.backend == BITONIC_BACKEND_VULKAN)
+                    continue;
                 status = measure_resident(scratch, buffers, buffer_count, keys, values, n, type, options, &seed,
                                           &resident);
                 if (status == BITONIC_SUCCESS) {
@@ -445,6 +505,15 @@ int bench_run(const bench_options *options)
                 status = measure_end_to_end(context, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
                     print_row(options, impl_name(options, true), BENCH_TYPE_U32, n, &host, NULL);
+                    if (!host.verified)
+                        exit_code = 1;
+                }
+            }
+            if (status == BITONIC_SUCCESS && cpu_context && info.backend == BITONIC_BACKEND_VULKAN &&
+                (options->types & BENCH_TYPE_U32)) {
+                status = measure_end_to_end(cpu_context, keys, n, options, &seed, &host);
+                if (status == BITONIC_SUCCESS) {
+                    print_row(options, "cpu_e2e", BENCH_TYPE_U32, n, &host);
                     if (!host.verified)
                         exit_code = 1;
                 }
@@ -475,5 +544,57 @@ int bench_run(const bench_options *options)
     free(keys);
     free(values);
     bitonic_context_destroy(context);
+    bitonic_context_destroy(cpu_context);
     return exit_code;
+}
+
+int bench_startup(const bench_options *options)
+{
+    enum { STARTUP_KEYS = 1 << 16 };
+    uint32_t *keys = malloc(STARTUP_KEYS * sizeof *keys);
+    if (!keys) {
+        fprintf(stderr, "bitonic: out of memory\n");
+        return 1;
+    }
+    uint64_t seed = 12345;
+    double start = now_ms();
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(
+        &(bitonic_context_desc){.device = options->device, .validation = options->validation}, &context);
+    double created = now_ms();
+    if (status != BITONIC_SUCCESS) {
+        fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
+        free(keys);
+        return 1;
+    }
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    double sort_ms[2] = {0, 0};
+    bool right = true;
+    for (int i = 0; i < 2 && status == BITONIC_SUCCESS; ++i) {
+        uint64_t fingerprint = fill_random(keys, NULL, STARTUP_KEYS, &seed);
+        double before = now_ms();
+        status = bitonic_sort_u32(context, keys, STARTUP_KEYS, NULL);
+        sort_ms[i] = now_ms() - before;
+        right = right && verify(keys, NULL, STARTUP_KEYS, fingerprint, BENCH_TYPE_U32);
+    }
+    double before_destroy = now_ms();
+    bitonic_context_destroy(context);
+    double destroyed = now_ms();
+    free(keys);
+    if (status != BITONIC_SUCCESS || !right) {
+        fprintf(stderr, "bitonic: the startup sort failed: %s\n",
+                status != BITONIC_SUCCESS ? bitonic_status_string(status) : "wrong result");
+        return 1;
+    }
+    const char *cache = info.pipeline_cache_path[0] ? (info.pipeline_cache_loaded_bytes ? "warm" : "cold") : "off";
+    if (options->csv)
+        printf("device,cache,create_ms,first_sort_ms,second_sort_ms,destroy_ms\n\"%s\",%s,%.3f,%.3f,%.3f,%.3f\n",
+               info.device_name, cache, created - start, sort_ms[0], sort_ms[1], destroyed - before_destroy);
+    else
+        printf("%s; pipeline cache %s\n  context create %.3f ms, first sort of %d keys %.3f ms, second %.3f ms, "
+               "destroy %.3f ms\n",
+               info.device_name, cache, created - start, STARTUP_KEYS, sort_ms[0], sort_ms[1],
+               destroyed - before_destroy);
+    return 0;
 }

@@ -33,6 +33,9 @@ typedef struct bench_options {
     /* How the sort goes beyond one tile: impl "bitonic" (the merge),
      * "bitonic_network" or "bitonic_transpose". */
     bitonic_strategy strategy;
+    bool startup;                /* --startup: time context creation and the first sorts instead */
+    bool host_only;              /* --host-only: only the host-memory rows (*_e2e, cpu_e2e), not the resident sort */
+    bool pow2_only;              /* --pow2: only the 2^k sizes, not 3*2^(k-2) and 2^k+1 */
 } bench_options;
 
 enum {
@@ -55,5 +58,11 @@ int bench_run(const bench_options *options);
 /* `bench --device gles` (gles_bench.c, built with the GLES backend): u32 keys
  * and RGBA records through the fragment-shader backend. */
 int gles_bench_run(const bench_options *options);
+/* `bitonic bench --startup`: the wall time of bitonic_context_create, of the
+ * first host sort of 2^16 u32 keys (which builds the pipelines it needs, from
+ * the pipeline cache when it is warm), of a second one, and of the destroy
+ * (which writes the cache back when it grew). Cold or warm is the caller's
+ * doing: an empty or a filled cache directory. */
+int bench_startup(const bench_options *options);
 
 #endif /* BITONIC_BENCH_COMMAND_H */

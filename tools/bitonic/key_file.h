@@ -78,6 +78,11 @@ struct key_file {
     size_t count;
     size_t element_size;
     void *data;
+    /* Set by the reader: the block the file was read into whole (header, then
+     * data at data), page aligned, which key_file_free releases instead of
+     * data. It lets the writer put the header right before the data and write
+     * the file in one piece. NULL for a key_file the caller built. */
+    void *allocation;
 };
 
 /* How to read; a zeroed struct (or a NULL pointer) means "detect the format,
@@ -106,7 +111,8 @@ int key_file_read_memory(const unsigned char *bytes, size_t size, const char *na
                          const struct key_file_read_options *options, struct key_file *out, char *error,
                          size_t error_size);
 
-/* Releases keys->data and zeroes *keys; a zeroed or NULL key_file is fine. */
+/* Releases keys->data (or keys->allocation) and zeroes *keys; a zeroed or NULL
+ * key_file is fine. */
 void key_file_free(struct key_file *keys);
 
 /* What a .npy header says. */

@@ -6,11 +6,14 @@
  *
  * It uses only the public API (bitonic.h). Errors are one line on stderr and a
  * non-zero exit; a failed sort never leaves an output file behind. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_command.h"
 #include "bitonic.h"
@@ -23,11 +26,11 @@ static void usage(FILE *out)
 {
     fputs("usage: bitonic info [--device SEL] [--pipelines]\n"
           "       bitonic sort IN OUT [--descending] [--stable] [--argsort [--index-dtype uint32|int64]]\n"
-          "                    [--device SEL] [--strategy merge|network|transpose]\n"
+          "                    [--device SEL] [--strategy merge|network|transpose] [--timing]\n"
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
           "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
           "                     [--no-e2e] [--validation] [--strategy merge|network|transpose]\n"
-          "                     [--network] [--tile-keys N] [--max-steps M]\n"
+          "                     [--network] [--tile-keys N] [--max-steps M] [--startup] [--host-only] [--pow2]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
@@ -121,6 +124,23 @@ static int command_info(const char *device, bool pipelines)
                info.tile_keys, info.workgroup_size, info.keys_per_thread,
                info.tile_uses_subgroup_shuffle ? "subgroup shuffles" : "shared memory", info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    printf("Cache directory: %s\n", info.cache_directory[0] ? info.cache_directory
+                                                             : "off (BITONIC_PIPELINE_CACHE=0 or no home directory)");
+    if (info.backend == BITONIC_BACKEND_VULKAN) {
+        if (info.crossover_keys == 0)
+            printf("Host sorts: CPU path or GPU by a model calibrated on the first host sort of 4096 keys or more\n");
+        else if (info.crossover_keys == UINT64_MAX)
+            printf("Host sorts: all on the CPU path (the device was slower at every size measured)\n");
+        else if (info.crossover_keys <= 1)
+            printf("Host sorts: all on this device\n");
+        else
+            printf("Host sorts: CPU path below %" PRIu64 " keys, this device from there\n", info.crossover_keys);
+    }
+    if (info.backend == BITONIC_BACKEND_VULKAN && info.pipeline_cache_path[0])
+        printf("Pipeline cache: %s (%s)\n", info.pipeline_cache_path,
+               info.pipeline_cache_loaded_bytes ? "warm" : "cold: filled as pipelines are built");
+    else if (info.backend == BITONIC_BACKEND_VULKAN)
+        printf("Pipeline cache: off (BITONIC_PIPELINE_CACHE=0, or no cache directory)\n");
     if (pipelines) {
         static char report[16384];
         status = bitonic_context_pipeline_report(context, report, sizeof report);
@@ -138,7 +158,15 @@ typedef struct sort_command {
     bitonic_strategy strategy;
     bool descending, stable, argsort;
     bool int64_indices;              /* --argsort writes int64 instead of uint32 */
+    bool timing;                     /* --timing: the time of each step on stderr */
 } sort_command;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
 
 static bool key_type_of(enum key_dtype dtype, bitonic_key_type *out)
 {
@@ -173,45 +201,86 @@ static bool permutation_file(const uint32_t *indices, size_t count, const struct
     return wide != NULL;
 }
 
+/* The context is made on a thread of its own while the main thread reads the
+ * file: both take tens of milliseconds (opening Vulkan, even only to find no
+ * GPU, and reading 2^24 keys), so the second costs nothing on two cores. */
+typedef struct context_opening {
+    const char *device;
+    bitonic_strategy strategy;
+    bitonic_context *context;
+    bitonic_status status;
+    double done_ms;
+} context_opening;
+
+static void *open_context(void *argument)
+{
+    context_opening *opening = argument;
+    opening->status = bitonic_context_create(
+        &(bitonic_context_desc){.device = opening->device, .strategy = opening->strategy}, &opening->context);
+    opening->done_ms = now_ms();
+    return NULL;
+}
+
 static int command_sort(const sort_command *command)
 {
+    double started = now_ms();
     char error[512];
     struct key_file keys;
     struct key_file_read_options read_options = {
         .accepted_dtypes = KEY_DTYPE_ALL_BITS};
-    if (key_file_read(command->in_path, &read_options, &keys, error, sizeof error) != 0) {
+    context_opening opening = {.device = command->device, .strategy = command->strategy};
+    pthread_t opener;
+    bool threaded = pthread_create(&opener, NULL, open_context, &opening) == 0;
+    int read_result = key_file_read(command->in_path, &read_options, &keys, error, sizeof error);
+    double read_done = now_ms();
+    if (threaded)
+        pthread_join(opener, NULL);
+    else
+        open_context(&opening);
+    if (read_result != 0) {
         fprintf(stderr, "bitonic: %s\n", error);
+        bitonic_context_destroy(opening.context);
         return 1;
     }
     bitonic_sort_options options = {.order = command->descending ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING,
                                     .stable = command->stable};
     key_type_of(keys.dtype, &options.key_type);
-    bitonic_context *context;
-    bitonic_status status = bitonic_context_create(
-        &(bitonic_context_desc){.device = command->device, .strategy = command->strategy}, &context);
+    bitonic_context *context = opening.context;
+    bitonic_status status = opening.status;
+    double context_done = now_ms();
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
         key_file_free(&keys);
         return 1;
     }
-    bitonic_context_info info;
-    bitonic_context_get_info(context, &info);
     uint32_t *indices = NULL;
-    uint64_t max_keys = keys.element_size == 8 ? info.max_keys / 2u : info.max_keys;
-    if (keys.count > max_keys || (command->argsort && keys.count >= UINT32_MAX)) {
-        fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", command->in_path,
-                keys.count, info.device_name, max_keys);
+    /* No device query before the sort: with the default selection the GPU is
+     * opened only if the sort goes there, and the sort itself says TOO_LARGE. */
+    if (status == BITONIC_SUCCESS && command->argsort && keys.count >= UINT32_MAX) {
         status = BITONIC_ERROR_TOO_LARGE;
-    } else if (command->argsort) {
+    } else if (status == BITONIC_SUCCESS && command->argsort) {
         indices = malloc(keys.count ? keys.count * sizeof *indices : 1);
         status = indices ? bitonic_argsort(context, keys.data, keys.count, indices, &options)
                          : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    } else {
+    } else if (status == BITONIC_SUCCESS) {
         status = bitonic_sort(context, keys.data, keys.count, &options);
+    }
+    if (status == BITONIC_ERROR_TOO_LARGE) {
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);
+        uint64_t max_keys = keys.element_size == 8 ? info.max_keys / 2u : info.max_keys;
+        if (command->argsort && max_keys >= UINT32_MAX)
+            max_keys = UINT32_MAX - 1u;
+        fprintf(stderr, "bitonic: %s: %zu keys, but %s sorts at most %" PRIu64 " in one buffer\n", command->in_path,
+                keys.count, info.device_name, max_keys);
     }
     if (status != BITONIC_SUCCESS && status != BITONIC_ERROR_TOO_LARGE)
         fprintf(stderr, "bitonic: sorting %s failed: %s\n", command->in_path, bitonic_status_string(status));
+    double sort_done = now_ms();
+    bitonic_host_timing stages;
+    bool staged = bitonic_context_last_host_timing(context, &stages) == BITONIC_SUCCESS;
     bitonic_context_destroy(context);
+    double destroy_done = now_ms();
     int exit_code = 1;
     if (status == BITONIC_SUCCESS) {
         struct key_file permutation = {0};
@@ -231,8 +300,22 @@ static int command_sort(const sort_command *command)
         }
         key_file_free(&permutation);
     }
+    double write_done = now_ms();
     free(indices);
     key_file_free(&keys);
+    if (command->timing) {
+        fprintf(stderr, "bitonic: read %.1f ms, context %.1f ms (%.1f ms after the read), sort %.1f ms",
+                read_done - started, opening.done_ms - started, context_done - read_done,
+                sort_done - context_done);
+        if (staged && stages.ran_on == BITONIC_BACKEND_VULKAN)
+            fprintf(stderr, " (GPU%s: host %.1f, upload %.1f, sort %.1f, download %.1f)",
+                    stages.imported ? ", imported" : ", staged", stages.prepare_ms + stages.finish_ms,
+                    stages.upload_ms, stages.sort_ms, stages.download_ms);
+        else if (staged)
+            fprintf(stderr, " (CPU path)");
+        fprintf(stderr, ", release %.1f ms, write %.1f ms, free %.1f ms\n", destroy_done - sort_done,
+                write_done - destroy_done, now_ms() - write_done);
+    }
     return exit_code;
 }
 
@@ -283,7 +366,7 @@ int main(int argc, char **argv)
     const char *positional[2] = {NULL, NULL};
     int positional_count = 0;
     bool descending = false, stable = false, argsort = false, int64_indices = false;
-    bool pipelines = false;
+    bool pipelines = false, sort_timing = false;
     bench_options bench = bench_default_options();
     for (int i = 2; i < argc; ++i) {
         const char *arg = argv[i];
@@ -329,6 +412,14 @@ int main(int argc, char **argv)
             bench.csv = true;
         } else if (strcmp(arg, "--profile") == 0) {
             bench.profile = true;
+        } else if (strcmp(arg, "--timing") == 0) {
+            sort_timing = true;
+        } else if (strcmp(arg, "--pow2") == 0) {
+            bench.pow2_only = true;
+        } else if (strcmp(arg, "--host-only") == 0) {
+            bench.host_only = true;
+        } else if (strcmp(arg, "--startup") == 0) {
+            bench.startup = true;
         } else if (strcmp(arg, "--no-e2e") == 0) {
             bench.end_to_end = false;
         } else if (strcmp(arg, "--validation") == 0) {
@@ -401,9 +492,9 @@ int main(int argc, char **argv)
         return command_info(device, pipelines);
     if (strcmp(command, "sort") == 0 && positional_count == 2)
         return command_sort(&(sort_command){positional[0], positional[1], device, bench.strategy, descending, stable,
-                                            argsort, int64_indices});
+                                            argsort, int64_indices, sort_timing});
     if (strcmp(command, "bench") == 0 && positional_count == 0)
-        return bench_run(&bench);
+        return bench.startup ? bench_startup(&bench) : bench_run(&bench);
     if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
         usage(stdout);
         return 0;

@@ -1,0 +1,273 @@
+/* device_choice.c: the CPU/GPU crossover of host sorts (device_choice.h).
+ *
+ * The model: each side's time for a host sort of n u32 keys is measured at
+ * n = 2^12, 2^14, ... until the device is faster; the crossover is where the
+ * ratio of the two crosses 1, interpolated on log n between the last two
+ * sizes. Measured, not derived from specifications, because what decides it
+ * (submission latency, bus speed, pinning, the CPU's cores) varies more than
+ * any formula would admit. It is stored per device, driver, CPU thread count
+ * and library version, so it is paid once. The same count is used for pairs
+ * and 64-bit keys: both sides' costs grow alike with the bytes per key.
+ *
+ * The file also keeps each measured size and what making the device took.
+ * A context whose device is not made yet (deferred with the default selection)
+ * would pay that on its first device sort, so above the crossover such a sort
+ * still runs on the CPU path when that finishes first: the one-shot process
+ * (`bitonic sort` of 2^20 keys) is not charged a device it does not need. */
+#define _POSIX_C_SOURCE 200809L
+#include "device_choice.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+#define CROSSOVER_MAGIC "bitonic crossover 2"
+#define CROSSOVER_NEVER UINT64_MAX        /* the device never wins: every host sort on the CPU path */
+#define SMALLEST_LOG 12u                  /* below 2^12 keys the CPU path always wins (no submission) */
+#define LARGEST_LOG 22u
+#define CALIBRATION_BUDGET_MS 3000.0      /* a slow device (lavapipe) is given up on, not waited for */
+
+/* "model"/"auto" or a count; 0 when unset or unreadable. */
+static uint64_t crossover_from_env(void)
+{
+    const char *text = getenv("BITONIC_CROSSOVER");
+    if (!text || !*text)
+        return 0;
+    if (strcmp(text, "model") == 0 || strcmp(text, "auto") == 0)
+        return BITONIC_CROSSOVER_MODEL;
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    return *end == '\0' ? (uint64_t)value : 0;
+}
+
+static uint32_t cpu_threads(const bitonic_context_desc *desc)
+{
+    if (desc->cpu_threads)
+        return desc->cpu_threads;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (uint32_t)online : 1u;
+}
+
+void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_context_desc *desc, bool automatic,
+                                const char *device_key)
+{
+    memset(choice, 0, sizeof *choice);
+    uint64_t asked = desc->crossover_keys ? desc->crossover_keys : crossover_from_env();
+    if (asked == BITONIC_CROSSOVER_MODEL || (asked == 0 && automatic))
+        choice->use_model = true;
+    else
+        choice->crossover_keys = asked == 0 ? 1u : asked;  /* a named device takes every host sort */
+    char directory[BITONIC_CACHE_PATH_MAX];
+    if (choice->use_model && device_key && *device_key &&
+        bitonic_cache_directory(desc, directory, sizeof directory)) {
+        int written = snprintf(choice->path, sizeof choice->path, "%s/crossover-%s-%ut-%u.%u.%u.txt", directory,
+                               device_key, cpu_threads(desc), BITONIC_VERSION_MAJOR, BITONIC_VERSION_MINOR,
+                               BITONIC_VERSION_PATCH);
+        if (written < 0 || (size_t)written >= sizeof choice->path)
+            choice->path[0] = '\0';
+    }
+}
+
+/* The stored crossover (0 when the file is missing or not one of ours), and
+ * the measurements and device cost beside it when the file has them. */
+static uint64_t read_crossover(const char *path, bitonic_device_choice *out_model)
+{
+    unsigned char *bytes;
+    size_t size;
+    if (!path[0] || !bitonic_cache_read_file(path, 2048, &bytes, &size))
+        return 0;
+    char text[2049];
+    memcpy(text, bytes, size);
+    text[size] = '\0';
+    free(bytes);
+    char word[32];
+    const char *line = strchr(text, '\n');
+    if (!line || (size_t)(line - text) != strlen(CROSSOVER_MAGIC) ||
+        strncmp(text, CROSSOVER_MAGIC, strlen(CROSSOVER_MAGIC)) != 0)
+        return 0;
+    if (sscanf(line + 1, "keys %31s", word) != 1)
+        return 0;
+    uint64_t keys = 0;
+    if (strcmp(word, "never") == 0) {
+        keys = CROSSOVER_NEVER;
+    } else {
+        char *end;
+        keys = strtoull(word, &end, 10);
+        if (*end != '\0')
+            return 0;
+    }
+    if (out_model) {
+        out_model->point_count = 0;
+        out_model->device_create_ms = 0;
+        for (line = strchr(line + 1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            bitonic_choice_point point;
+            double create_ms;
+            if (sscanf(line + 1, "create_ms %lf", &create_ms) == 1 && create_ms >= 0)
+                out_model->device_create_ms = create_ms;
+            else if (sscanf(line + 1, "point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
+                     point.keys >= 1 && point.cpu_ms > 0 && point.device_ms > 0 &&
+                     out_model->point_count < BITONIC_CHOICE_MAX_POINTS &&
+                     (out_model->point_count == 0 || point.keys > out_model->points[out_model->point_count - 1].keys))
+                out_model->points[out_model->point_count++] = point;
+        }
+    }
+    return keys;
+}
+
+static void write_crossover(const char *path, const bitonic_device_choice *choice)
+{
+    if (!path[0])
+        return;
+    char directory[BITONIC_CACHE_PATH_MAX];
+    snprintf(directory, sizeof directory, "%s", path);
+    char *slash = strrchr(directory, '/');
+    if (slash)
+        *slash = '\0';
+    char text[2048];
+    int length = choice->crossover_keys == CROSSOVER_NEVER
+                     ? snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys never\n")
+                     : snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys %llu\n",
+                                (unsigned long long)choice->crossover_keys);
+    if (length > 0 && (size_t)length < sizeof text)
+        length += snprintf(text + length, sizeof text - (size_t)length, "create_ms %.3f\n",
+                           choice->device_create_ms);
+    for (uint32_t p = 0; p < choice->point_count && length > 0 && (size_t)length < sizeof text; ++p)
+        length += snprintf(text + length, sizeof text - (size_t)length, "point %.0f %.4f %.4f\n",
+                           choice->points[p].keys, choice->points[p].cpu_ms, choice->points[p].device_ms);
+    if (length > 0 && (size_t)length < sizeof text && (!slash || bitonic_cache_make_directory(directory)))
+        bitonic_cache_write_file(path, text, (size_t)length, "", 0);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static void fill_keys(uint32_t *keys, size_t count, uint64_t *state)
+{
+    for (size_t i = 0; i < count; ++i) {
+        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+        keys[i] = (uint32_t)(*state >> 32);
+    }
+}
+
+/* The best of a few host sorts of count keys on one side; negative on failure. */
+static double time_side(bitonic_context *context, bitonic_forced_device side, uint32_t *keys, size_t count,
+                        uint64_t *state)
+{
+    context->choice.forced = side;
+    double best = -1.0;
+    for (int run = 0; run < 4; ++run) {
+        fill_keys(keys, count, state);
+        double start = now_ms();
+        if (bitonic_sort_u32(context, keys, count, NULL) != BITONIC_SUCCESS) {
+            best = -1.0;
+            break;
+        }
+        double elapsed = now_ms() - start;
+        if (run > 0 && (best < 0 || elapsed < best))  /* run 0 builds pipelines and buffers */
+            best = elapsed;
+    }
+    context->choice.forced = BITONIC_FORCED_NONE;
+    return best;
+}
+
+/* Walks up the sizes, 2^12 to 2^22, timing both sides; the crossover is where
+ * the device first beats the CPU path, interpolated between the last two sizes.
+ * It goes on measuring past that point (for the first-call estimate), unless
+ * the device is hopeless or the time budget is spent. */
+static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choice)
+{
+    uint32_t *keys = malloc(((size_t)1 << LARGEST_LOG) * sizeof *keys);
+    if (!keys)
+        return CROSSOVER_NEVER;
+    uint64_t state = 0x9e3779b97f4a7c15ull, crossover = CROSSOVER_NEVER;
+    double start = now_ms(), previous_ratio = 0.0;
+    choice->point_count = 0;
+    for (uint32_t log = SMALLEST_LOG; log <= LARGEST_LOG; log += 2) {
+        size_t count = (size_t)1 << log;
+        double cpu = time_side(context, BITONIC_FORCED_CPU, keys, count, &state);
+        double device = time_side(context, BITONIC_FORCED_DEVICE, keys, count, &state);
+        if (cpu < 0 || device < 0)
+            break;  /* a side that fails is not chosen: stay on the CPU path */
+        cpu = cpu > 1e-6 ? cpu : 1e-6;
+        if (choice->point_count < BITONIC_CHOICE_MAX_POINTS)
+            choice->points[choice->point_count++] = (bitonic_choice_point){(double)count, cpu, device};
+        double ratio = device / cpu;
+        if (ratio < 1.0 && crossover == CROSSOVER_NEVER) {
+            if (log == SMALLEST_LOG || previous_ratio <= 1.0) {
+                crossover = count;
+            } else {
+                /* Where the ratio crosses 1, linear in log2(n) between the last
+                 * two sizes; 2^fraction taken as 1 + fraction (within 6%). */
+                double at = (double)(log - 2) + 2.0 * (previous_ratio - 1.0) / (previous_ratio - ratio);
+                uint32_t whole = (uint32_t)at;
+                crossover = (uint64_t)((double)((uint64_t)1 << whole) * (1.0 + (at - (double)whole)));
+            }
+        }
+        previous_ratio = ratio;
+        /* Far behind at a size where buses and latency no longer dominate, or
+         * too slow to go on: the device is not worth it for host sorts. */
+        if ((crossover == CROSSOVER_NEVER && log >= 18 && ratio > 3.0) || now_ms() - start > CALIBRATION_BUDGET_MS)
+            break;
+    }
+    choice->device_create_ms = context->ops->device_create_ms(context->state);
+    free(keys);
+    return crossover;
+}
+
+/* A side's time at count keys from the measured points: linear between
+ * neighbours, and beyond the ends in proportion to count (the CPU's n log n
+ * and the device's fixed latency make this off for both, the same way). */
+static double estimate_ms(const bitonic_device_choice *choice, double count, bool device)
+{
+    const bitonic_choice_point *points = choice->points;
+    uint32_t last = choice->point_count - 1u;
+    if (count <= points[0].keys)
+        return device ? points[0].device_ms : points[0].cpu_ms * count / points[0].keys;
+    for (uint32_t p = 0; p < last; ++p) {
+        if (count > points[p + 1].keys)
+            continue;
+        double a = device ? points[p].device_ms : points[p].cpu_ms;
+        double b = device ? points[p + 1].device_ms : points[p + 1].cpu_ms;
+        return a + (b - a) * (count - points[p].keys) / (points[p + 1].keys - points[p].keys);
+    }
+    return (device ? points[last].device_ms : points[last].cpu_ms) * count / points[last].keys;
+}
+
+uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
+{
+    return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path, NULL);
+}
+
+bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
+{
+    bitonic_device_choice *choice = &context->choice;
+    if (choice->forced != BITONIC_FORCED_NONE)
+        return choice->forced == BITONIC_FORCED_CPU;
+    if (choice->crossover_keys == 0 && choice->use_model) {
+        if (count < ((size_t)1 << SMALLEST_LOG))
+            return true;  /* no need to calibrate to know this one */
+        choice->crossover_keys = read_crossover(choice->path, choice);
+        if (choice->crossover_keys == 0) {
+            double start = now_ms();
+            choice->crossover_keys = calibrate(context, choice);
+            choice->calibration_ms = now_ms() - start;
+            write_crossover(choice->path, choice);
+        }
+    }
+    if ((uint64_t)count < choice->crossover_keys)
+        return true;
+    /* Above the crossover the device wins call for call; but if it has still
+     * to be made, this call pays for that too. */
+    if (choice->use_model && choice->point_count > 0 && !context->ops->device_ready(context->state))
+        return estimate_ms(choice, (double)count, false) <
+               estimate_ms(choice, (double)count, true) + choice->device_create_ms;
+    return false;
+}

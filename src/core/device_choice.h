@@ -1,0 +1,60 @@
+/* device_choice.h: where a host-memory sort runs on a Vulkan context. The
+ * device pays a fixed cost per call (a submission, the bus both ways) that the
+ * CPU path does not, so below some size the CPU path finishes first. That size
+ * (the crossover) comes from a cost model calibrated once per device and CPU
+ * and kept beside the pipeline cache, or from the caller (crossover_keys,
+ * BITONIC_CROSSOVER). Resident buffers and the recording API never move. */
+#ifndef BITONIC_DEVICE_CHOICE_H
+#define BITONIC_DEVICE_CHOICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bitonic.h"
+#include "cache_dir.h"
+
+typedef enum bitonic_forced_device {
+    BITONIC_FORCED_NONE = 0,
+    BITONIC_FORCED_CPU,
+    BITONIC_FORCED_DEVICE,
+} bitonic_forced_device;
+
+#define BITONIC_CHOICE_MAX_POINTS 8
+
+/* One measured size: the best host sort time of each side. */
+typedef struct bitonic_choice_point {
+    double keys, cpu_ms, device_ms;
+} bitonic_choice_point;
+
+typedef struct bitonic_device_choice {
+    uint64_t crossover_keys;         /* host sorts of fewer keys run on the CPU path; 0: not known yet */
+    /* The measurements behind a calibrated crossover and what making the
+     * device took, so that the first host sort of a process, which would have
+     * to make the device, goes to the device only when it still finishes first
+     * (a one-shot `bitonic sort`). point_count 0: no such data (a given or
+     * hand-written crossover). */
+    bitonic_choice_point points[BITONIC_CHOICE_MAX_POINTS];
+    uint32_t point_count;
+    double device_create_ms;
+    bool use_model;                  /* calibrate once crossover_keys is needed and unknown */
+    bitonic_forced_device forced;    /* set while calibrating, so each side can be timed */
+    double calibration_ms;           /* what calibrating took in this context (0: read or given) */
+    char path[BITONIC_CACHE_PATH_MAX];/* the calibration file; "" when the disk cache is off */
+} bitonic_device_choice;
+
+/* automatic: the device came from the default selection (no desc->device, no
+ * BITONIC_DEVICE). device_key names the device and driver for the file name
+ * ("" for none). */
+void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_context_desc *desc, bool automatic,
+                                const char *device_key);
+
+/* The crossover in effect without calibrating: given, measured, or stored on
+ * disk; 0 when the model would still have to measure it. */
+uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice);
+
+/* Whether a host sort of count keys on this Vulkan context goes to the CPU
+ * path; calibrates first when the model is wanted and not known yet. */
+bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count);
+
+#endif /* BITONIC_DEVICE_CHOICE_H */

@@ -1,0 +1,417 @@
+/* test_host_path.c: the host-memory path: the pipeline cache on disk (cold,
+ * warm, corrupt, foreign, unwritable, off), the CPU/device choice of host sorts
+ * (forced each way, from the environment, from a stored crossover, and the
+ * calibrated model), and host arrays imported (VK_EXT_external_memory_host) or
+ * staged, at sizes and offsets that leave ragged ends. Runs on the test device
+ * (lavapipe without a GPU) with validation on; a validation message fails it. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bitonic.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+static unsigned validation_printed;
+
+static bitonic_context_desc test_desc(const char *cache_directory)
+{
+    return (bitonic_context_desc){.device = test_device_selector(), .validation = true,
+                                  .on_validation_message = test_print_validation_message,
+                                  .message_user_data = &validation_printed, .cache_directory = cache_directory};
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts count random u32 keys through the context and checks them against qsort. */
+static bool sort_checks(bitonic_context *context, uint32_t *keys, size_t count, uint64_t *seed)
+{
+    uint32_t *expected = malloc(count * sizeof *expected + 1);
+    for (size_t i = 0; i < count; ++i)
+        expected[i] = keys[i] = (uint32_t)test_random_u64(seed);
+    qsort(expected, count, sizeof *expected, compare_u32);
+    bool ok = bitonic_sort_u32(context, keys, count, NULL) == BITONIC_SUCCESS &&
+              memcmp(keys, expected, count * sizeof *keys) == 0;
+    free(expected);
+    return ok;
+}
+
+static bool file_exists(const char *path, off_t *size)
+{
+    struct stat status;
+    if (stat(path, &status) != 0)
+        return false;
+    *size = status.st_size;
+    return true;
+}
+
+static void no_messages(test_counter *t, bitonic_context *context, const char *what)
+{
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "%s: %llu validation messages", what,
+               (unsigned long long)info.validation_messages);
+}
+
+/* Opens a context on dir, sorts, closes; returns what the context said of its cache. */
+static bool cache_round(test_counter *t, const char *dir, bitonic_context_info *out_info, const char *what)
+{
+    bitonic_context *context;
+    bitonic_context_desc desc = test_desc(dir);
+    if (!TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "%s: context", what))
+        return false;
+    bitonic_context_get_info(context, out_info);
+    uint64_t seed = 7;
+    uint32_t *keys = malloc(9000 * sizeof *keys);
+    TEST_CHECK(t, sort_checks(context, keys, 9000, &seed), "%s: sort", what);
+    free(keys);
+    no_messages(t, context, what);
+    bitonic_context_destroy(context);
+    return true;
+}
+
+static void test_pipeline_cache(test_counter *t, const char *root)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    bitonic_context_info info;
+    off_t size = 0;
+
+    /* Cold: nothing there yet; the file appears when the context goes. */
+    if (!cache_round(t, dir, &info, "cold"))
+        return;
+    TEST_CHECK(t, strncmp(info.pipeline_cache_path, dir, strlen(dir)) == 0, "cold: cache path %s is not under %s",
+               info.pipeline_cache_path, dir);
+    TEST_CHECK(t, info.pipeline_cache_loaded_bytes == 0, "cold: loaded %llu bytes",
+               (unsigned long long)info.pipeline_cache_loaded_bytes);
+    char path[1024];
+    snprintf(path, sizeof path, "%s", info.pipeline_cache_path);
+    TEST_CHECK(t, file_exists(path, &size) && size > 64, "cold: no cache file %s written", path);
+    off_t cold_size = size;
+
+    /* Warm: the file is read back. */
+    cache_round(t, dir, &info, "warm");
+    TEST_CHECK(t, info.pipeline_cache_loaded_bytes > 0, "warm: nothing loaded from %s", path);
+
+    /* Damaged data (checksum), a truncated file, and a foreign header (another
+     * device id): each is ignored, the context works, the file is rewritten. */
+    for (int damage = 0; damage < 3; ++damage) {
+        FILE *file = fopen(path, "r+b");
+        if (!TEST_CHECK(t, file != NULL, "cannot open %s to damage it", path))
+            return;
+        if (damage == 0) {
+            fseek(file, -1, SEEK_END);
+            int last = fgetc(file);
+            fseek(file, -1, SEEK_END);
+            fputc(last ^ 0x5a, file);
+        } else if (damage == 2) {
+            fseek(file, 32, SEEK_SET);  /* the device id in our header */
+            fputc(0x77, file);
+        }
+        fclose(file);
+        if (damage == 1)
+            TEST_CHECK(t, truncate(path, cold_size / 2) == 0, "cannot truncate %s", path);
+        cache_round(t, dir, &info, damage == 0 ? "corrupt" : damage == 1 ? "truncated" : "foreign");
+        TEST_CHECK(t, info.pipeline_cache_loaded_bytes == 0, "damage %d: the bad file was loaded", damage);
+        cache_round(t, dir, &info, "after damage");
+        TEST_CHECK(t, info.pipeline_cache_loaded_bytes > 0, "damage %d: the file was not rewritten", damage);
+    }
+
+    /* Unwritable: the directory's parent is a plain file, so no directory can be
+     * made (also as root). Not an error: the sort works, nothing is written. */
+    char blocker[512], unwritable[600];
+    snprintf(blocker, sizeof blocker, "%s/plain-file", root);
+    FILE *file = fopen(blocker, "wb");
+    if (file)
+        fclose(file);
+    snprintf(unwritable, sizeof unwritable, "%s/sub", blocker);
+    cache_round(t, unwritable, &info, "unwritable");
+    TEST_CHECK(t, info.pipeline_cache_loaded_bytes == 0, "unwritable: loaded something");
+    TEST_CHECK(t, !file_exists(info.pipeline_cache_path, &size), "unwritable: a file appeared");
+
+    /* Off, by the description and by the environment. */
+    bitonic_context *context;
+    bitonic_context_desc desc = test_desc(dir);
+    desc.no_disk_cache = true;
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "off: context")) {
+        bitonic_context_get_info(context, &info);
+        TEST_CHECK(t, info.pipeline_cache_path[0] == '\0' && info.pipeline_cache_loaded_bytes == 0,
+                   "no_disk_cache: the cache was used (%s)", info.pipeline_cache_path);
+        bitonic_context_destroy(context);
+    }
+    setenv("BITONIC_PIPELINE_CACHE", "0", 1);
+    desc.no_disk_cache = false;
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "env off: context")) {
+        bitonic_context_get_info(context, &info);
+        TEST_CHECK(t, info.pipeline_cache_path[0] == '\0', "BITONIC_PIPELINE_CACHE=0: the cache was used");
+        bitonic_context_destroy(context);
+    }
+    unsetenv("BITONIC_PIPELINE_CACHE");
+}
+
+static bitonic_backend ran_on(bitonic_context *context)
+{
+    bitonic_host_timing timing;
+    if (bitonic_context_last_host_timing(context, &timing) != BITONIC_SUCCESS)
+        return (bitonic_backend)-1;
+    return timing.ran_on;
+}
+
+static void test_device_choice(test_counter *t, const char *root)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/choice", root);
+    uint64_t seed = 11;
+    uint32_t *keys = malloc(70000 * sizeof *keys);
+    uint32_t values[6000];
+
+    /* Forced each way by crossover_keys. */
+    struct {
+        uint64_t crossover;
+        bitonic_backend expected;
+    } forced[] = {{1, BITONIC_BACKEND_VULKAN}, {1u << 20, BITONIC_BACKEND_CPU}};
+    for (int f = 0; f < 2; ++f) {
+        bitonic_context_desc desc = test_desc(dir);
+        desc.crossover_keys = forced[f].crossover;
+        bitonic_context *context;
+        if (!TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "forced: context"))
+            continue;
+        bitonic_host_timing timing;
+        TEST_CHECK(t, bitonic_context_last_host_timing(context, &timing) == BITONIC_ERROR_INVALID_ARGUMENT,
+                   "a timing before any host sort");
+        TEST_CHECK(t, sort_checks(context, keys, 5000, &seed), "forced %d: keys", f);
+        TEST_CHECK(t, ran_on(context) == forced[f].expected, "forced crossover %llu: ran on %d",
+                   (unsigned long long)forced[f].crossover, (int)ran_on(context));
+        for (uint32_t i = 0; i < 6000; ++i) {
+            keys[i] = (uint32_t)test_random_u64(&seed) % 100u;
+            values[i] = i;
+        }
+        bool pairs_ok = bitonic_sort_pairs(context, keys, values, 6000, NULL) == BITONIC_SUCCESS;
+        for (uint32_t i = 1; i < 6000 && pairs_ok; ++i)
+            pairs_ok = keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && values[i - 1] < values[i]);
+        TEST_CHECK(t, pairs_ok, "forced %d: pairs", f);
+        TEST_CHECK(t, ran_on(context) == forced[f].expected, "forced %d: pairs ran on %d", f, (int)ran_on(context));
+        no_messages(t, context, "forced");
+        bitonic_context_destroy(context);
+    }
+
+    /* From the environment, on a named device (which alone would take every sort). */
+    setenv("BITONIC_CROSSOVER", "100000", 1);
+    bitonic_context_desc desc = test_desc(dir);
+    bitonic_context *context;
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "env: context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 5000, &seed), "env: keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "BITONIC_CROSSOVER=100000: 5000 keys on the device");
+        bitonic_context_destroy(context);
+    }
+    unsetenv("BITONIC_CROSSOVER");
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "named: context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 5000, &seed), "named: keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_VULKAN, "a named device: 5000 keys not on it");
+        bitonic_context_destroy(context);
+    }
+
+    /* The model: calibrated on the first sort of 4096 keys or more, stored, and
+     * followed: sorts below the stored crossover on the CPU path, the rest on
+     * the device. */
+    desc.crossover_keys = BITONIC_CROSSOVER_MODEL;
+    desc.validation = false;  /* calibration times sorts: not under the layer */
+    char stored[1024] = "";
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "model: context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 100, &seed), "model: small keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "model: 100 keys not on the CPU path");
+        TEST_CHECK(t, sort_checks(context, keys, 70000, &seed), "model: keys after calibrating");
+        bitonic_backend where = ran_on(context);
+        bitonic_context_destroy(context);
+        /* The stored crossover and the choice agree. */
+        char command[1200];
+        snprintf(command, sizeof command, "cat %s/crossover-*.txt 2>/dev/null | sed -n 2p", dir);
+        FILE *pipe = popen(command, "r");
+        if (pipe) {
+            if (!fgets(stored, sizeof stored, pipe))
+                stored[0] = '\0';
+            pclose(pipe);
+        }
+        unsigned long long crossover = 0;
+        bool never = strncmp(stored, "keys never", 10) == 0;
+        bool parsed = never || sscanf(stored, "keys %llu", &crossover) == 1;
+        TEST_CHECK(t, parsed, "model: no crossover stored in %s (read '%s')", dir, stored);
+        if (parsed)
+            TEST_CHECK(t, where == ((never || 70000 < crossover) ? BITONIC_BACKEND_CPU : BITONIC_BACKEND_VULKAN),
+                       "model: 70000 keys ran on %d with the stored '%s'", (int)where, stored);
+        /* A new context knows it from the file, before any sort. */
+        if (parsed && bitonic_context_create(&desc, &context) == BITONIC_SUCCESS) {
+            bitonic_context_info info;
+            bitonic_context_get_info(context, &info);
+            TEST_CHECK(t, info.crossover_keys == (never ? UINT64_MAX : crossover),
+                       "model: a new context reads crossover %llu, the file says '%s'",
+                       (unsigned long long)info.crossover_keys, stored);
+            bitonic_context_destroy(context);
+        }
+    }
+    /* A stored crossover is read, not measured again: write one and follow it. */
+    char command[1200];
+    snprintf(command, sizeof command,
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 2\\nkeys 5000\\n' > \"$f\"; done", dir);
+    TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
+    desc.validation = true;
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "stored: context")) {
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);
+        TEST_CHECK(t, info.crossover_keys == 5000 && strcmp(info.cache_directory, dir) == 0,
+                   "stored: info says crossover %llu in '%s'", (unsigned long long)info.crossover_keys,
+                   info.cache_directory);
+        TEST_CHECK(t, sort_checks(context, keys, 4999, &seed), "stored: 4999 keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "stored 5000: 4999 keys not on the CPU path");
+        TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "stored: 5001 keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_VULKAN, "stored 5000: 5001 keys not on the device");
+        no_messages(t, context, "stored");
+        bitonic_context_destroy(context);
+    }
+
+    /* With the measurements stored, the first sort above the crossover stays on
+     * the CPU path while the device, yet to be made, would cost more (here a
+     * stored 1000 ms) than the CPU path takes; once the device exists, it goes
+     * there. */
+    snprintf(command, sizeof command,
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 2\\nkeys 5000\\ncreate_ms 1000\\n"
+             "point 4096 1.0 0.5\\npoint 65536 2.0 1.0\\n' > \"$f\"; done",
+             dir);
+    TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "first call: context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "first call: 5001 keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "first call: 5001 keys went to a device not yet made");
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);  /* makes the device */
+        TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "made: 5001 keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_VULKAN, "made: 5001 keys not on the device");
+        no_messages(t, context, "first call");
+        bitonic_context_destroy(context);
+    }
+
+    /* The CPU backend runs everything on the CPU path. */
+    if (TEST_CHECK(t, bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &context) == BITONIC_SUCCESS,
+                   "cpu: context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 5000, &seed), "cpu: keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "cpu context: not on the CPU path");
+        bitonic_context_destroy(context);
+    }
+    free(keys);
+}
+
+/* Keys at a word offset into a larger block, so both ends are ragged. */
+static void test_transfers(test_counter *t, bool import)
+{
+    setenv("BITONIC_IMPORT_MIN_BYTES", "0", 1);
+    setenv("BITONIC_HOST_IMPORT", import ? "1" : "0", 1);
+    bitonic_context_desc desc = test_desc(NULL);
+    desc.no_disk_cache = true;
+    desc.crossover_keys = 1;
+    bitonic_context *context;
+    bool created = bitonic_context_create(&desc, &context) == BITONIC_SUCCESS;
+    unsetenv("BITONIC_IMPORT_MIN_BYTES");
+    unsetenv("BITONIC_HOST_IMPORT");
+    if (!TEST_CHECK(t, created, "transfers: context"))
+        return;
+    uint64_t seed = 5;
+    const size_t sizes[] = {1000, 4096, 20000, 33333};
+    const size_t offsets[] = {0, 1, 1023};
+    size_t block_words = 2 * (33333 + 1024 + 1024);
+    void *block = NULL;
+    if (posix_memalign(&block, 65536, block_words * sizeof(uint32_t)) != 0)
+        return;
+    bool any_imported = false;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
+            size_t n = sizes[s];
+            uint32_t *keys = (uint32_t *)block + offsets[o];
+            TEST_CHECK(t, sort_checks(context, keys, n, &seed), "%s: %zu keys at word %zu",
+                       import ? "import" : "staged", n, offsets[o]);
+            bitonic_host_timing timing;
+            bitonic_context_last_host_timing(context, &timing);
+            TEST_CHECK(t, timing.ran_on == BITONIC_BACKEND_VULKAN && timing.count == n && timing.total_ms > 0 &&
+                              timing.upload_ms >= 0 && timing.download_ms >= 0 && timing.sort_ms >= 0,
+                       "%zu keys: stage timing", n);
+            if (!import)
+                TEST_CHECK(t, !timing.imported, "staged: %zu keys were imported", n);
+            any_imported |= timing.imported;
+
+            /* Pairs: values at another offset; stable ties show the values moved. */
+            uint32_t *values = (uint32_t *)block + block_words / 2 + offsets[(o + 1) % 3];
+            for (size_t i = 0; i < n; ++i) {
+                keys[i] = (uint32_t)(test_random_u64(&seed) % 1000u);
+                values[i] = (uint32_t)i;
+            }
+            uint32_t *original = malloc(n * sizeof *original);
+            memcpy(original, keys, n * sizeof *keys);
+            bool ok = bitonic_sort_pairs(context, keys, values, n, NULL) == BITONIC_SUCCESS;
+            for (size_t i = 0; ok && i < n; ++i)
+                ok = original[values[i]] == keys[i] && (i == 0 || keys[i - 1] < keys[i] ||
+                                                        (keys[i - 1] == keys[i] && values[i - 1] < values[i]));
+            TEST_CHECK(t, ok, "%s: %zu pairs", import ? "import" : "staged", n);
+            free(original);
+
+            /* 64-bit keys, where the device has them. */
+            uint64_t *wide = (uint64_t *)(void *)((uint32_t *)block + 2 * offsets[o]);
+            uint64_t *expected = malloc(n * sizeof *expected);
+            for (size_t i = 0; i < n; ++i)
+                expected[i] = wide[i] = test_random_u64(&seed);
+            qsort(expected, n, sizeof *expected, compare_u64);
+            bitonic_status status = bitonic_sort(context, wide, n, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64});
+            TEST_CHECK(t, status == BITONIC_ERROR_UNSUPPORTED ||
+                              (status == BITONIC_SUCCESS && memcmp(wide, expected, n * sizeof *wide) == 0),
+                       "%s: %zu u64 keys (%s)", import ? "import" : "staged", n, bitonic_status_string(status));
+            free(expected);
+        }
+    }
+    /* Large enough that the staged copy is split among threads (4 MiB each)
+     * and, with import, that the interior is most of it. */
+    size_t large = ((size_t)9 << 20) / sizeof(uint32_t) + 3;
+    uint32_t *large_keys = malloc((large + 1) * sizeof *large_keys);
+    if (large_keys) {
+        TEST_CHECK(t, sort_checks(context, large_keys + 1, large, &seed), "%s: %zu keys", import ? "import" : "staged",
+                   large);
+        bitonic_host_timing timing;
+        bitonic_context_last_host_timing(context, &timing);
+        TEST_CHECK(t, timing.count == large && (import || !timing.imported), "%zu keys: timing", large);
+        any_imported |= timing.imported;
+        free(large_keys);
+    }
+    if (import)
+        printf("host import: %s\n", any_imported ? "used" : "not offered by this device (staged)");
+    no_messages(t, context, import ? "import" : "staged");
+    bitonic_context_destroy(context);
+    free(block);
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    char root[] = "/tmp/bitonic-host-test-XXXXXX";
+    if (!mkdtemp(root)) {
+        printf("cannot make a temporary directory\n");
+        return 1;
+    }
+    test_pipeline_cache(&t, root);
+    test_device_choice(&t, root);
+    test_transfers(&t, true);
+    test_transfers(&t, false);
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    if (system(command) != 0)
+        printf("could not remove %s\n", root);
+    return test_finish(&t);
+}
