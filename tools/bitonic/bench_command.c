@@ -513,7 +513,7 @@ int bench_run(const bench_options *options)
                 (options->types & BENCH_TYPE_U32)) {
                 status = measure_end_to_end(cpu_context, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, "cpu_e2e", BENCH_TYPE_U32, n, &host);
+                    print_row(options, "cpu_e2e", BENCH_TYPE_U32, n, &host, NULL);
                     if (!host.verified)
                         exit_code = 1;
                 }
