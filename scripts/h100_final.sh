@@ -1,10 +1,11 @@
 #!/bin/bash
-# h100_final.sh MODE: a whole session's GPU checks in two device calls of under
+# h100_final.sh MODE: a whole session's GPU checks in three device calls of under
 # ten minutes each, results in one tarball ($OUT/MODE.tar.gz) because the device
 # tool brings back only a few files.
 #   tests  every GPU test program in build/tests with validation on (sizes up to
-#          2^TEST_MAX_LOG), the examples, then scripts/h100_gles.sh (the fragment
-#          path beside the compute path) and scripts/h100_host.sh (the host path)
+#          2^TEST_MAX_LOG) and the examples
+#   extras scripts/h100_gles.sh (the fragment path beside the compute path) and
+#          scripts/h100_host.sh (the host path)
 #   bench  three identical sweeps of the default sort (u32, 2^MIN_LOG..2^MAX_LOG)
 #          with the SM clock sampled, the pure network and the transpose
 #          strategy beside them, pairs and u64, the per-pass profile, CUB's sorts
@@ -12,7 +13,7 @@
 # Expects build-h100.tar.xz (scripts/h100_pack.sh) or build/, and .gl/ (the
 # Vulkan loader, glvnd and the validation layer as .deb files).
 set -u
-mode=${1:?usage: scripts/h100_final.sh tests|bench}
+mode=${1:?usage: scripts/h100_final.sh tests|extras|bench}
 top=${OUT:-out}
 out=$top/$mode
 mkdir -p "$out"
@@ -51,8 +52,9 @@ if [ "$mode" = tests ]; then
     echo "$(basename "$example"): $(tail -n 1 "$out/$(basename "$example").log")" | tee -a "$out/tests.txt"
   done
   grep -h -m 5 -E "FAIL|VALIDATION" "$out"/test_*.log >> "$out/tests.txt"
-  [ -f scripts/h100_gles.sh ] && { OUT=$out/gles MAX_LOG=${GLES_MAX_LOG:-22} SKIP_TESTS=1 bash scripts/h100_gles.sh > "$out/gles.log" 2>&1 || status=1; }
-  [ -f scripts/h100_host.sh ] && { bash scripts/h100_host.sh "$out/host" > "$out/host.log" 2>&1 || status=1; }
+elif [ "$mode" = extras ]; then
+  [ -f scripts/h100_gles.sh ] && { OUT=$out/gles MAX_LOG=${GLES_MAX_LOG:-22} SKIP_TESTS=1 timeout 270 bash scripts/h100_gles.sh > "$out/gles.log" 2>&1 || status=1; }
+  [ -f scripts/h100_host.sh ] && { timeout 270 bash scripts/h100_host.sh "$out/host" > "$out/host.log" 2>&1 || status=1; }
 else
   min_log=${MIN_LOG:-10}
   max_log=${MAX_LOG:-26}
