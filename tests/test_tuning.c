@@ -80,8 +80,8 @@ int main(void)
     uint64_t small_max = 0;
     TEST_CHECK(&t, bitonic_tuning_derive_small(&h100_shuffle, 4, &tuning, &small_max) && tuning.tile_log == 12 &&
                        tuning.tile_register_log == 3 && tuning.tile_uses_shuffle && tuning.merge_direct &&
-                       small_max == (1u << 17) && fits(&h100_shuffle, 4, &tuning),
-               "H100 small sorts: 4096-key tiles of 8 keys a thread, the direct merge, up to 2^17 keys");
+                       small_max == (5u << 16) && fits(&h100_shuffle, 4, &tuning),
+               "H100 small sorts: 4096-key tiles of 8 keys a thread, the direct merge, up to 5 x 2^16 keys");
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && !tuning.merge_direct,
                "H100 large sorts merge through shared memory");
     TEST_CHECK(&t, !bitonic_tuning_derive_small(&none, 4, &tuning, &small_max), "no small tuning without shared memory");
