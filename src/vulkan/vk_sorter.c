@@ -808,6 +808,36 @@ uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, con
                : 0;
 }
 
+/* Where a pass reads its keys and values, and where it writes them. */
+typedef struct sort_sides {
+    VkDescriptorBufferInfo keys_in, values_in, keys_out, values_out;
+} sort_sides;
+
+/* Pushes every binding of the sort pipelines (shaders/network.glsl,
+ * merge_pass.comp): the sides, their 16-byte views, the GPU-side count and the
+ * merge splits; the values bindings only with values. */
+static void push_sort_bindings(const bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                               const sorter_variant *variant, bool with_values, sort_sides sides,
+                               VkDescriptorBufferInfo count_binding, VkDescriptorBufferInfo splits)
+{
+    VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
+        [KEYS_BINDING] = sides.keys_in,          [VALUES_BINDING] = sides.values_in,
+        [COUNT_BINDING] = count_binding,         [KEYS_OUT_BINDING] = sides.keys_out,
+        [VALUES_OUT_BINDING] = sides.values_out, [SPLITS_BINDING] = splits,
+        [KEYS_VECTOR_BINDING] = sides.keys_in,   [KEYS_OUT_VECTOR_BINDING] = sides.keys_out,
+        [VALUES_VECTOR_BINDING] = sides.values_in, [VALUES_OUT_VECTOR_BINDING] = sides.values_out,
+    };
+    VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
+    uint32_t write_count = 0;
+    for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
+        if (with_values || !is_values_binding(b))
+            writes[write_count++] = (VkWriteDescriptorSet){
+                .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
+                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
+    sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->pipeline_layout, 0,
+                                write_count, writes);
+}
+
 /* Workgroups of a TRANSPOSE pass: one per block of stored columns x rows. */
 static uint64_t transpose_workgroups(const bitonic_tuning *tuning, const bitonic_pass *pass)
 {
@@ -859,23 +889,10 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
                                                                   : (pass->view_column_log != 0 ? 1u : 0u);
         uint32_t write_side = pass->kind == BITONIC_PASS_TRANSPOSE ? 1u - read_side : read_side;
         if (read_side != pushed_read || write_side != pushed_write) {
-            VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
-                [KEYS_BINDING] = side_keys[read_side],   [VALUES_BINDING] = side_values[read_side],
-                [COUNT_BINDING] = count_binding,         [KEYS_OUT_BINDING] = side_keys[write_side],
-                [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = count_binding,
-                [KEYS_VECTOR_BINDING] = side_keys[read_side], [KEYS_OUT_VECTOR_BINDING] = side_keys[write_side],
-                [VALUES_VECTOR_BINDING] = side_values[read_side],
-                [VALUES_OUT_VECTOR_BINDING] = side_values[write_side],
-            };
-            VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
-            uint32_t write_count = 0;
-            for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
-                if (with_values || !is_values_binding(b))
-                    writes[write_count++] = (VkWriteDescriptorSet){
-                        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
-                        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
-            sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->pipeline_layout, 0,
-                                        write_count, writes);
+            push_sort_bindings(sorter, command_buffer, variant, with_values,
+                               (sort_sides){side_keys[read_side], side_values[read_side], side_keys[write_side],
+                                            side_values[write_side]},
+                               count_binding, count_binding);
             pushed_read = read_side;
             pushed_write = write_side;
         }
@@ -994,23 +1011,10 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 write_side = 1u - read_side;
             }
             if (!pushed || pass->kind == BITONIC_PASS_MERGE) {
-                VkDescriptorBufferInfo buffers[MAX_SORT_BINDINGS] = {
-                    [KEYS_BINDING] = side_keys[read_side], [VALUES_BINDING] = side_values[read_side],
-                    [COUNT_BINDING] = count_binding,       [KEYS_OUT_BINDING] = side_keys[write_side],
-                    [VALUES_OUT_BINDING] = side_values[write_side], [SPLITS_BINDING] = splits,
-                    [KEYS_VECTOR_BINDING] = side_keys[read_side], [KEYS_OUT_VECTOR_BINDING] = side_keys[write_side],
-                    [VALUES_VECTOR_BINDING] = side_values[read_side],
-                    [VALUES_OUT_VECTOR_BINDING] = side_values[write_side],
-                };
-                VkWriteDescriptorSet writes[MAX_SORT_BINDINGS];
-                uint32_t write_count = 0;
-                for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
-                    if (with_values || !is_values_binding(b))
-                        writes[write_count++] = (VkWriteDescriptorSet){
-                            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = b, .descriptorCount = 1,
-                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &buffers[b]};
-                sorter->push_descriptor_set(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->pipeline_layout,
-                                            0, write_count, writes);
+                push_sort_bindings(sorter, command_buffer, variant, with_values,
+                                   (sort_sides){side_keys[read_side], side_values[read_side], side_keys[write_side],
+                                                side_values[write_side]},
+                                   count_binding, splits);
                 pushed = true;
             }
             pass_push_constants constants = {
