@@ -10,19 +10,29 @@
 #          with the SM clock sampled, the pure network and the transpose
 #          strategy beside them, pairs and u64, the per-pass profile, CUB's sorts
 #          of the same types and sizes, the ratio report and the stability check
-# Expects build-h100.tar.xz (scripts/h100_pack.sh) or build/, and .gl/ (the
-# Vulkan loader, glvnd and the validation layer as .deb files).
+# Expects build-h100.tar.xz (scripts/h100_pack.sh of a build with -DBITONIC_MPI=OFF)
+# or build/, and .gl/ (the Vulkan loader, glvnd and the validation layer as .deb
+# files). DEVICE (default NVIDIA) names the device; a rehearsal on lavapipe:
+# DEVICE=llvmpipe TEST_MAX_LOG=12 MIN_LOG=10 MAX_LOG=13 TYPES_MAX_LOG=12
+# PROFILE_MIN_LOG=12 PROFILE_MAX_LOG=13 GLES_MAX_LOG=11 SKIP_CUB=1 OUT=/tmp/out,
+# run in a copy of the tree (the script links build to build-h100).
 set -u
 mode=${1:?usage: scripts/h100_final.sh tests|extras|bench}
 top=${OUT:-out}
 out=$top/$mode
 mkdir -p "$out"
+device=${DEVICE:-NVIDIA}
 [ -f build-h100.tar.xz ] && tar -xJf build-h100.tar.xz && ln -sfn build-h100 build
-for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
-ldconfig
-mkdir -p /tmp/vvl && dpkg -x .gl/vulkan-validationlayers_*.deb /tmp/vvl
-export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d
-export LD_LIBRARY_PATH=/tmp/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+# The loader and the validation layer from .gl/ where the machine lacks them.
+if ! ldconfig -p | grep -q libvulkan.so.1; then
+  for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
+  ldconfig
+fi
+if [ ! -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
+  mkdir -p /tmp/vvl && dpkg -x .gl/vulkan-validationlayers_*.deb /tmp/vvl
+  export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d
+  export LD_LIBRARY_PATH=/tmp/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
 [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -f /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ] &&
@@ -33,7 +43,7 @@ nvidia-smi --query-gpu=$smi_fields --format=csv,noheader > /dev/null 2>&1 || smi
 nvidia-smi --query-gpu=$smi_fields --format=csv,noheader -lms 100 > "$out/smi.csv" &
 sampler=$!
 bitonic=build/tools/bitonic/bitonic
-export BITONIC_TEST_DEVICE=${BITONIC_TEST_DEVICE:-NVIDIA}
+export BITONIC_TEST_DEVICE=${BITONIC_TEST_DEVICE:-$device}
 status=0
 
 if [ "$mode" = tests ]; then
@@ -48,18 +58,18 @@ if [ "$mode" = tests ]; then
   done
   for example in build/tests/api_tour build/tests/gles_tour; do
     [ -x "$example" ] || continue
-    "$example" NVIDIA > "$out/$(basename "$example").log" 2>&1 || status=1
+    "$example" "$device" > "$out/$(basename "$example").log" 2>&1 || status=1
     echo "$(basename "$example"): $(tail -n 1 "$out/$(basename "$example").log")" | tee -a "$out/tests.txt"
   done
   grep -h -m 5 -E "FAIL|VALIDATION" "$out"/test_*.log >> "$out/tests.txt"
 elif [ "$mode" = extras ]; then
-  [ -f scripts/h100_gles.sh ] && { OUT=$out/gles MAX_LOG=${GLES_MAX_LOG:-22} SKIP_TESTS=1 timeout 270 bash scripts/h100_gles.sh > "$out/gles.log" 2>&1 || status=1; }
-  [ -f scripts/h100_host.sh ] && { timeout 270 bash scripts/h100_host.sh "$out/host" > "$out/host.log" 2>&1 || status=1; }
+  [ -f scripts/h100_gles.sh ] && { VK_DEVICE=$device OUT=$out/gles MAX_LOG=${GLES_MAX_LOG:-22} SKIP_TESTS=1 timeout 270 bash scripts/h100_gles.sh > "$out/gles.log" 2>&1 || status=1; }
+  [ -f scripts/h100_host.sh ] && { GPU=$device timeout 270 bash scripts/h100_host.sh "$out/host" > "$out/host.log" 2>&1 || status=1; }
 else
   min_log=${MIN_LOG:-10}
   max_log=${MAX_LOG:-26}
   # CUB builds on the CPU while our sweeps keep the GPU busy.
-  if [ ! -x build/cub_sort_bench ]; then
+  if [ ! -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then
     (bash bench/cub/build.sh /tmp/cub_sort_bench > "$out/cub_build.log" 2>&1) &
     cub_build=$!
   fi
@@ -68,7 +78,7 @@ else
   sweep() {  # label, then bench options; the same label thrice is compared by stability.py
     local label=$1; shift
     run=$((run + 1))
-    $bitonic bench --device NVIDIA --no-e2e --min-log "$min_log" --max-log "$max_log" --csv \
+    $bitonic bench --device "$device" --no-e2e --min-log "$min_log" --max-log "$max_log" --csv \
       --batch-log "$out/batch_$run.log" "$@" > "$out/sweep_$run.csv" 2>> "$out/bench.err" || status=1
     sed -i "s/^bitonic\(_network\)\{0,1\},/$label,/" "$out/sweep_$run.csv" "$out/batch_$run.log"
     pairs="$pairs $out/sweep_$run.csv:$out/batch_$run.log"
@@ -80,10 +90,10 @@ else
     sweep bitonic_transpose --strategy transpose
   fi
   sweep bitonic
-  sweep bitonic_no_split_pass --merge-split-min-chunks 16777216 --max-log 24
+  sweep bitonic_no_split_pass --merge-split-min-chunks 16777216 --max-log "${TYPES_MAX_LOG:-24}"
   sweep bitonic_types --types pairs,u64 --max-log "${TYPES_MAX_LOG:-24}"
   sed -i 's/^bitonic_types,\(pairs\|u64\),/bitonic,\1,/' "$out/sweep_$run.csv" "$out/batch_$run.log"
-  $bitonic bench --device NVIDIA --no-e2e --min-log 16 --max-log 24 --profile > "$out/profile.txt" 2>&1 || status=1
+  $bitonic bench --device "$device" --no-e2e --min-log "${PROFILE_MIN_LOG:-16}" --max-log "${PROFILE_MAX_LOG:-24}" --profile > "$out/profile.txt" 2>&1 || status=1
   kill $sampler
   # shellcheck disable=SC2086  # pairs is a list of words
   python3 bench/report/stability.py --samples "$out/smi.csv" --out "$out/sweeps_clocked.csv" $pairs > "$out/stability.txt"
@@ -92,7 +102,7 @@ else
     wait "$cub_build" && cp /tmp/cub_sort_bench build/ || status=1
   fi
   # CUB right after, the GPU still warm from ours.
-  build/cub_sort_bench --types u32,pairs,u64 --min-log "$min_log" --max-log "$max_log" --csv > "$out/cub.csv" 2> "$out/cub.err" || status=1
+  [ -z "${SKIP_CUB:-}" ] && build/cub_sort_bench --types u32,pairs,u64 --min-log "$min_log" --max-log "$max_log" --csv > "$out/cub.csv" 2> "$out/cub.err" || status=1
   cat "$out"/sweep_*.csv | grep -v '^impl,' > "$out/bitonic_all.csv"
   python3 bench/report/compare.py "$out/bitonic_all.csv" "$out/cub.csv" --out "$out/report.md" > /dev/null 2>&1
   head -n 60 "$out/report.md"
