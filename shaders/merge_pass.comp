@@ -1,18 +1,19 @@
 #version 450
-// merge_pass.comp: one merge pass (merge path). Workgroup c writes output keys
-// [c << CHUNK_LOG, (c + 1) << CHUNK_LOG) of a merged run. First it needs the
-// merge-path splits of its first and last key (which slices of runs A and B
-// hold them): found here by a k-ary search in device memory (SEARCH_LANES
-// threads per split test one position each a round, so a run of 2^23 keys takes
-// 5 rounds of loads that run at once, not 23 dependent ones), or, for big
-// merges, read from a split pass built from this file with SPLITS_ONLY. Every
-// sample reads its own cache lines, so more lanes (all 256 threads was tried)
-// cost more traffic than the rounds they save. The slices come into shared
-// memory with coalesced loads; each thread finds its own split inside them (a
-// short binary search), merges REGISTERS keys into registers, and the chunk goes
-// out through shared memory again so the stores are coalesced. One read and one
-// write of every key: a whole merge phase in one pass over memory, where the
-// network spends one pass per few strides.
+// merge_pass.comp: one merge pass (merge path), built three ways.
+// - The merge (the default): workgroup c writes output keys [c << CHUNK_LOG,
+//   (c + 1) << CHUNK_LOG) of a merged run. It needs the merge-path splits of its
+//   first and last key (which slices of runs A and B hold them): read from a
+//   split pass, or for small merges found here by a k-ary search (SEARCH_LANES
+//   threads a split, one position each a round). The slices come into shared
+//   memory 16 bytes a load where the buffers allow it; each thread finds its
+//   own split inside them, merges REGISTERS keys into registers, and the chunk
+//   goes out through shared memory again, 16 bytes a store.
+// - SPLITS_ONLY, the split pass of big merges: one thread a chunk, a binary
+//   search in device memory.
+// - DIRECT_MERGE, the merge without shared memory (small sorts): each thread
+//   finds its own split in device memory and merges through the cache.
+// One read and one write of every key: a whole merge phase in one pass over
+// memory, where the network spends one pass per few strides.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
 layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see below)
