@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "host_buffer.h"
 #include "fast_sort.h"
 #include "key_transform.h"
 #include "pair_sort.h"
@@ -17,11 +18,6 @@ typedef struct cpu_state {
     uint32_t threads;                /* bitonic_context_desc.cpu_threads, 0 = all cores */
 } cpu_state;
 
-typedef struct cpu_buffer {
-    size_t capacity;
-    uint32_t *keys;
-    uint32_t *values;                /* made on the first values upload or pair sort */
-} cpu_buffer;
 
 static double now_ms(void)
 {
@@ -238,72 +234,16 @@ static bitonic_status cpu_buffer_create(void *state, size_t capacity, void **out
 {
     if (capacity > SIZE_MAX / sizeof(uint32_t))
         return BITONIC_ERROR_TOO_LARGE;
-    cpu_buffer *buffer = calloc(1, sizeof *buffer);
-    if (!buffer)
-        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    buffer->capacity = capacity;
-    if (!(buffer->keys = malloc(capacity * sizeof(uint32_t)))) {
-        free(buffer);
-        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    *out_buffer = buffer;
-    return BITONIC_SUCCESS;
-}
-
-static void cpu_buffer_destroy(void *state, void *buffer_state)
-{
-    cpu_buffer *buffer = buffer_state;
-    free(buffer->keys);
-    free(buffer->values);
-    free(buffer);
-}
-
-static bitonic_status ensure_values(cpu_buffer *buffer)
-{
-    if (!buffer->values)
-        buffer->values = malloc(buffer->capacity * sizeof(uint32_t));
-    return buffer->values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-}
-
-static bitonic_status cpu_buffer_upload(void *state, void *buffer_state, const uint32_t *keys, size_t count)
-{
-    cpu_buffer *buffer = buffer_state;
-    memcpy(buffer->keys, keys, count * sizeof(uint32_t));
-    return BITONIC_SUCCESS;
-}
-
-static bitonic_status cpu_buffer_download(void *state, void *buffer_state, uint32_t *keys, size_t count)
-{
-    cpu_buffer *buffer = buffer_state;
-    memcpy(keys, buffer->keys, count * sizeof(uint32_t));
-    return BITONIC_SUCCESS;
-}
-
-static bitonic_status cpu_buffer_upload_values(void *state, void *buffer_state, const uint32_t *values, size_t count)
-{
-    cpu_buffer *buffer = buffer_state;
-    bitonic_status status = ensure_values(buffer);
-    if (status == BITONIC_SUCCESS)
-        memcpy(buffer->values, values, count * sizeof(uint32_t));
-    return status;
-}
-
-static bitonic_status cpu_buffer_download_values(void *state, void *buffer_state, uint32_t *values, size_t count)
-{
-    cpu_buffer *buffer = buffer_state;
-    bitonic_status status = ensure_values(buffer);
-    if (status == BITONIC_SUCCESS)
-        memcpy(values, buffer->values, count * sizeof(uint32_t));
-    return status;
+    return bitonic_host_buffer_create(state, capacity, out_buffer);
 }
 
 static bitonic_status cpu_buffer_sort(void *state, void *buffer_state, size_t count, bool with_values,
                                       const bitonic_sort_request *request, bitonic_timing *timing)
 {
-    cpu_buffer *buffer = buffer_state;
+    bitonic_host_buffer *buffer = buffer_state;
     if (!with_values)
         return cpu_sort_host(state, buffer->keys, NULL, count, request, timing, NULL);
-    bitonic_status status = ensure_values(buffer);
+    bitonic_status status = bitonic_host_buffer_values(buffer);
     double start = now_ms();
     if (status == BITONIC_SUCCESS && count > 1)
         status = cpu_sort_pairs(buffer->keys, buffer->values, count, request);
@@ -322,10 +262,10 @@ const bitonic_backend_ops bitonic_cpu_backend = {
     .batched_rows = false,
     .search_host = cpu_search_host,
     .buffer_create = cpu_buffer_create,
-    .buffer_destroy = cpu_buffer_destroy,
-    .buffer_upload = cpu_buffer_upload,
-    .buffer_download = cpu_buffer_download,
-    .buffer_upload_values = cpu_buffer_upload_values,
-    .buffer_download_values = cpu_buffer_download_values,
+    .buffer_destroy = bitonic_host_buffer_destroy,
+    .buffer_upload = bitonic_host_buffer_upload,
+    .buffer_download = bitonic_host_buffer_download,
+    .buffer_upload_values = bitonic_host_buffer_upload_values,
+    .buffer_download_values = bitonic_host_buffer_download_values,
     .buffer_sort = cpu_buffer_sort,
 };

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "host_buffer.h"
 #include "gles_internal.h"
 
 /* GL_EXT_disjoint_timer_query, from its specification (GLES2/gl2ext.h does not
@@ -40,13 +41,9 @@ typedef struct gles_state {
     uint32_t texture_width, texture_height;
 } gles_state;
 
-/* A resident buffer: host words, sorted through a texture on each sort (the
- * texel format depends on the sort's key type and values, known only then). */
-typedef struct gles_buffer {
-    uint32_t *keys;
-    uint32_t *values;
-    size_t capacity;
-} gles_buffer;
+/* A resident buffer is host words (host_buffer.h), sorted through a texture on
+ * each sort: the texel format depends on the sort's key type and values, known
+ * only then. */
 
 /* A first timed sort, so a timer query that measures something else is found
  * (timed_network turns it off) before anyone reads the context's info. */
@@ -513,69 +510,14 @@ static bitonic_status gles_buffer_create(void *opaque, size_t capacity, void **o
 {
     if (capacity > SIZE_MAX / sizeof(uint32_t))
         return BITONIC_ERROR_TOO_LARGE;
-    gles_buffer *buffer = calloc(1, sizeof *buffer);
-    if (!buffer || !(buffer->keys = malloc(capacity * sizeof(uint32_t)))) {
-        free(buffer);
-        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    buffer->capacity = capacity;
-    *out_buffer = buffer;
-    return BITONIC_SUCCESS;
-}
-
-static void gles_buffer_destroy(void *opaque, void *buffer_state)
-{
-    gles_buffer *buffer = buffer_state;
-    free(buffer->keys);
-    free(buffer->values);
-    free(buffer);
-}
-
-static bitonic_status ensure_values(gles_buffer *buffer)
-{
-    if (!buffer->values)
-        buffer->values = malloc(buffer->capacity * sizeof(uint32_t));
-    return buffer->values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-}
-
-static bitonic_status gles_buffer_upload(void *opaque, void *buffer_state, const uint32_t *keys, size_t count)
-{
-    gles_buffer *buffer = buffer_state;
-    memcpy(buffer->keys, keys, count * sizeof(uint32_t));
-    return BITONIC_SUCCESS;
-}
-
-static bitonic_status gles_buffer_download(void *opaque, void *buffer_state, uint32_t *keys, size_t count)
-{
-    gles_buffer *buffer = buffer_state;
-    memcpy(keys, buffer->keys, count * sizeof(uint32_t));
-    return BITONIC_SUCCESS;
-}
-
-static bitonic_status gles_buffer_upload_values(void *opaque, void *buffer_state, const uint32_t *values,
-                                                size_t count)
-{
-    gles_buffer *buffer = buffer_state;
-    bitonic_status status = ensure_values(buffer);
-    if (status == BITONIC_SUCCESS)
-        memcpy(buffer->values, values, count * sizeof(uint32_t));
-    return status;
-}
-
-static bitonic_status gles_buffer_download_values(void *opaque, void *buffer_state, uint32_t *values, size_t count)
-{
-    gles_buffer *buffer = buffer_state;
-    bitonic_status status = ensure_values(buffer);
-    if (status == BITONIC_SUCCESS)
-        memcpy(values, buffer->values, count * sizeof(uint32_t));
-    return status;
+    return bitonic_host_buffer_create(opaque, capacity, out_buffer);
 }
 
 static bitonic_status gles_buffer_sort(void *opaque, void *buffer_state, size_t count, bool with_values,
                                        const bitonic_sort_request *request, bitonic_timing *timing)
 {
-    gles_buffer *buffer = buffer_state;
-    bitonic_status status = with_values ? ensure_values(buffer) : BITONIC_SUCCESS;
+    bitonic_host_buffer *buffer = buffer_state;
+    bitonic_status status = with_values ? bitonic_host_buffer_values(buffer) : BITONIC_SUCCESS;
     if (status != BITONIC_SUCCESS)
         return status;
     return gles_sort_host(opaque, buffer->keys, with_values ? buffer->values : NULL, count, request, timing, NULL);
@@ -592,10 +534,10 @@ const bitonic_backend_ops bitonic_gles_backend = {
     .batched_rows = false,
     .search_host = NULL,  /* no range search in fragment passes: BITONIC_ERROR_UNSUPPORTED */
     .buffer_create = gles_buffer_create,
-    .buffer_destroy = gles_buffer_destroy,
-    .buffer_upload = gles_buffer_upload,
-    .buffer_download = gles_buffer_download,
-    .buffer_upload_values = gles_buffer_upload_values,
-    .buffer_download_values = gles_buffer_download_values,
+    .buffer_destroy = bitonic_host_buffer_destroy,
+    .buffer_upload = bitonic_host_buffer_upload,
+    .buffer_download = bitonic_host_buffer_download,
+    .buffer_upload_values = bitonic_host_buffer_upload_values,
+    .buffer_download_values = bitonic_host_buffer_download_values,
     .buffer_sort = gles_buffer_sort,
 };
