@@ -223,10 +223,18 @@ static void test_host_calls(test_counter *t, fixture *f, uint64_t *seed)
                       bitonic_argsort(f->cpu, keys, N, expected_indices, &options) == BITONIC_SUCCESS &&
                       memcmp(indices, expected_indices, sizeof indices) == 0,
                "argsort matches the CPU");
-    uint32_t lows[1] = {0}, first[1], end[1];
-    TEST_CHECK(t, bitonic_search_range(f->gles[0], keys, N, lows, lows, 1, first, end, NULL) ==
-                      BITONIC_ERROR_UNSUPPORTED,
-               "range search is not offered by the GLES backend");
+    /* Range search (on the CPU path for this backend) gives the CPU's bounds. */
+    uint32_t sorted[N], lows[3] = {0, 1000, 0x80000000u}, highs[3] = {0xffffffffu, 5000, 0x80000fffu};
+    uint32_t first[3], end[3], cpu_first[3], cpu_end[3];
+    fill_keys(sorted, N, BITONIC_KEY_U32, seed);
+    TEST_CHECK(t, bitonic_sort_u32(f->cpu, sorted, N, NULL) == BITONIC_SUCCESS &&
+                      bitonic_search_range(f->gles[0], sorted, N, lows, highs, 3, first, end, NULL) ==
+                          BITONIC_SUCCESS &&
+                      bitonic_search_range(f->cpu, sorted, N, lows, highs, 3, cpu_first, cpu_end, NULL) ==
+                          BITONIC_SUCCESS &&
+                      memcmp(first, cpu_first, sizeof first) == 0 && memcmp(end, cpu_end, sizeof end) == 0 &&
+                      first[0] == 0 && end[0] == N,
+               "range search matches the CPU");
 
     bitonic_buffer *buffer = NULL;
     fill_keys(keys, N, BITONIC_KEY_U32, seed);

@@ -197,20 +197,33 @@ static bool host_sort_runs_on_cpu(bitonic_context *context, size_t count)
            (context->ops->device_key && bitonic_device_choice_on_cpu(context, count));
 }
 
-/* A host sort on the CPU path, through the CPU backend's table (a device
- * context makes its CPU state on first use), timed for
- * bitonic_context_last_host_timing. */
-static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
-                                       const bitonic_sort_request *request)
+/* The CPU backend's state for host calls that a device context runs on the
+ * CPU path, made on first use (a CPU context's own state otherwise). */
+static bitonic_status cpu_state_of(bitonic_context *context, void **out_state)
 {
-    void *cpu_state = context->backend == BITONIC_BACKEND_CPU ? context->state : context->cpu_state;
-    if (!cpu_state) {
+    if (context->backend == BITONIC_BACKEND_CPU) {
+        *out_state = context->state;
+        return BITONIC_SUCCESS;
+    }
+    if (!context->cpu_state) {
         bitonic_selector cpu = {BITONIC_SELECT_CPU, 0, NULL};
         bitonic_status created = bitonic_cpu_backend.create(&context->desc, &cpu, &context->cpu_state);
         if (created != BITONIC_SUCCESS)
             return created;
-        cpu_state = context->cpu_state;
     }
+    *out_state = context->cpu_state;
+    return BITONIC_SUCCESS;
+}
+
+/* A host sort on the CPU path, through the CPU backend's table, timed for
+ * bitonic_context_last_host_timing. */
+static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                       const bitonic_sort_request *request)
+{
+    void *cpu_state;
+    bitonic_status made = cpu_state_of(context, &cpu_state);
+    if (made != BITONIC_SUCCESS)
+        return made;
     double start = now_ms();
     bitonic_status status = bitonic_cpu_backend.sort_host(cpu_state, keys, values, count, request, NULL, NULL);
     double elapsed = now_ms() - start;
@@ -488,8 +501,16 @@ bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted
     if (query_count == 0)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    if (!context->ops->search_host)
-        return BITONIC_ERROR_UNSUPPORTED;
+    if (!context->ops->search_host) {
+        /* A backend without a search of its own (GLES: the keys are in host
+         * memory anyway) searches on the CPU path: the same bounds bit for bit. */
+        void *cpu_state;
+        bitonic_status made = cpu_state_of(context, &cpu_state);
+        if (made != BITONIC_SUCCESS)
+            return made;
+        return bitonic_cpu_backend.search_host(cpu_state, sorted_keys, count, lows, highs, query_count, out_first,
+                                               out_end, &request);
+    }
     return context->ops->search_host(context->state, sorted_keys, count, lows, highs, query_count, out_first,
                                      out_end, &request);
 }
