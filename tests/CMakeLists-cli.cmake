@@ -10,3 +10,8 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(cli PROPERTIES TIMEOUT 600)
   add_dependencies(bitonic_cli bitonic_npy_tool)  # the test checks large outputs with it
 endif()
+
+# The benchmark's report tools (bench/report/stability.py, compare.py) on made-up rows.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME report COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_report.py)
+endif()

@@ -28,7 +28,7 @@ U64_OVER_U32_MAX = 2.0
 CLIFF_MAX = 1.15
 RADIX_TARGET_MAX_N = 1 << 20
 
-Row = namedtuple("Row", "median_ms min_ms runs verified source")
+Row = namedtuple("Row", "median_ms min_ms runs verified source clock_low")
 
 
 def warn(message):
@@ -36,8 +36,11 @@ def warn(message):
 
 
 def read_results(paths):
-    """Returns {(impl, type, n): Row}; a later line for the same key replaces an earlier one."""
+    """Returns {(impl, type, n): Row}. Several lines for one key (repeated sweeps, as
+    bench/report/stability.py writes them with a clock_low column) give the row of their
+    median time; a clock_low of 1 marks a row measured while the GPU clock was low."""
     results = {}
+    repeats = {}
     for path in paths:
         try:
             handle = open(path, newline="")
@@ -45,12 +48,15 @@ def read_results(paths):
             warn("cannot read %s: %s" % (path, error.strerror))
             sys.exit(2)
         with handle:
+            clock_column = None
             for line_number, fields in enumerate(csv.reader(handle), start=1):
                 fields = [field.strip() for field in fields]
                 if not fields or not fields[0] or fields[0].startswith("#"):
                     continue
                 if fields[:len(COLUMNS)] == COLUMNS:
-                    continue  # a header, also in the middle of concatenated files
+                    # a header, also in the middle of concatenated files
+                    clock_column = fields.index("clock_low") if "clock_low" in fields else None
+                    continue
                 where = "%s:%d" % (path, line_number)
                 # bitonic bench adds the host-path stages after these columns
                 if len(fields) < len(COLUMNS):
@@ -58,7 +64,8 @@ def read_results(paths):
                     continue
                 impl, key_type, n, median_ms, min_ms, runs, verified = fields[:len(COLUMNS)]
                 try:
-                    row = Row(float(median_ms), float(min_ms), int(runs), verified == "1", where)
+                    low = clock_column is not None and len(fields) > clock_column and fields[clock_column] == "1"
+                    row = Row(float(median_ms), float(min_ms), int(runs), verified == "1", where, low)
                     n = int(n)
                 except ValueError:
                     warn("%s: skipped, not a number: %s" % (where, ",".join(fields)))
@@ -67,11 +74,10 @@ def read_results(paths):
                         or row.median_ms <= 0:
                     warn("%s: skipped, bad values: %s" % (where, ",".join(fields)))
                     continue
-                key = (impl, key_type, n)
-                if key in results:
-                    warn("%s: replaces %s for %s %s n=%d" % (where, results[key].source, impl,
-                                                             key_type, n))
-                results[key] = row
+                repeats.setdefault((impl, key_type, n), []).append(row)
+    for key, rows in repeats.items():
+        rows.sort(key=lambda r: r.median_ms)
+        results[key] = rows[(len(rows) - 1) // 2]
     return results
 
 
@@ -90,7 +96,7 @@ def size_label(n):
 def fmt_ms(row):
     if row is None:
         return "-"
-    return "%.4f%s" % (row.median_ms, "" if row.verified else " (!)")
+    return "%.4f%s%s" % (row.median_ms, "" if row.verified else " (!)", " (clock)" if row.clock_low else "")
 
 
 def fmt_ratio(ours, peer):
@@ -213,7 +219,8 @@ class Report:
         self.lines.append("# bitonic vs CUB\n")
         self.lines.append("Sources: %s. Ours is impl `%s`. Times are GPU medians in ms; "
                           "ratios above 1 (ours slower) are bold; (!) marks output that did not "
-                          "verify.\n" % (", ".join("`%s`" % p for p in paths), self.ours))
+                          "verify; (clock) a row measured while the SM clock was low (stability.py). "
+                          "Repeated rows give their median.\n" % (", ".join("`%s`" % p for p in paths), self.ours))
         if not any(impl == self.ours for (impl, _, _) in self.results):
             warn("no rows with impl %s: the tables have no 'ours' column data" % self.ours)
         for key_type in self.types():
