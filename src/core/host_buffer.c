@@ -2,12 +2,15 @@
  * public API has checked every count against the capacity already. */
 #include "host_buffer.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 bitonic_status bitonic_host_buffer_create(void *backend_state, size_t capacity, void **out_buffer)
 {
     (void)backend_state;
+    if (capacity > SIZE_MAX / sizeof(uint32_t))
+        return BITONIC_ERROR_TOO_LARGE;
     bitonic_host_buffer *buffer = calloc(1, sizeof *buffer);
     if (!buffer)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;

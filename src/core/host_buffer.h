@@ -17,6 +17,7 @@ typedef struct bitonic_host_buffer {
     uint32_t *values;                /* made on the first values upload or pair sort */
 } bitonic_host_buffer;
 
+/* BITONIC_ERROR_TOO_LARGE when capacity words do not fit the address space. */
 bitonic_status bitonic_host_buffer_create(void *backend_state, size_t capacity, void **out_buffer);
 void bitonic_host_buffer_destroy(void *backend_state, void *buffer);
 /* The values array, made on first use. */

@@ -230,13 +230,6 @@ static void cpu_fill_info(const void *state, bitonic_context_info *info)
     info->max_keys = SIZE_MAX / sizeof(uint32_t);
 }
 
-static bitonic_status cpu_buffer_create(void *state, size_t capacity, void **out_buffer)
-{
-    if (capacity > SIZE_MAX / sizeof(uint32_t))
-        return BITONIC_ERROR_TOO_LARGE;
-    return bitonic_host_buffer_create(state, capacity, out_buffer);
-}
-
 static bitonic_status cpu_buffer_sort(void *state, void *buffer_state, size_t count, bool with_values,
                                       const bitonic_sort_request *request, bitonic_timing *timing)
 {
@@ -261,7 +254,7 @@ const bitonic_backend_ops bitonic_cpu_backend = {
     .sort_host = cpu_sort_host,
     .batched_rows = false,
     .search_host = cpu_search_host,
-    .buffer_create = cpu_buffer_create,
+    .buffer_create = bitonic_host_buffer_create,
     .buffer_destroy = bitonic_host_buffer_destroy,
     .buffer_upload = bitonic_host_buffer_upload,
     .buffer_download = bitonic_host_buffer_download,

@@ -506,13 +506,6 @@ bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *rec
     return sort_texels(context->state, records, (uint32_t)count, &shape, timing);
 }
 
-static bitonic_status gles_buffer_create(void *opaque, size_t capacity, void **out_buffer)
-{
-    if (capacity > SIZE_MAX / sizeof(uint32_t))
-        return BITONIC_ERROR_TOO_LARGE;
-    return bitonic_host_buffer_create(opaque, capacity, out_buffer);
-}
-
 static bitonic_status gles_buffer_sort(void *opaque, void *buffer_state, size_t count, bool with_values,
                                        const bitonic_sort_request *request, bitonic_timing *timing)
 {
@@ -533,7 +526,7 @@ const bitonic_backend_ops bitonic_gles_backend = {
     .sort_host = gles_sort_host,
     .batched_rows = false,
     .search_host = NULL,  /* no range search in fragment passes: BITONIC_ERROR_UNSUPPORTED */
-    .buffer_create = gles_buffer_create,
+    .buffer_create = bitonic_host_buffer_create,
     .buffer_destroy = bitonic_host_buffer_destroy,
     .buffer_upload = bitonic_host_buffer_upload,
     .buffer_download = bitonic_host_buffer_download,
