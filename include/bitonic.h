@@ -218,7 +218,8 @@ typedef struct bitonic_context_info {
     /* Host sorts of fewer keys run on the CPU path (bitonic_context_desc.
      * crossover_keys): the count in effect, given or calibrated and stored; 0
      * while the model has not been calibrated for this device; UINT64_MAX when
-     * every host sort runs on the CPU path (also on the CPU backend). */
+     * every host sort runs on the CPU path (also on the CPU backend); 1 on a
+     * backend that keeps every host sort (gles). */
     uint64_t crossover_keys;
 } bitonic_context_info;
 

@@ -130,11 +130,12 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
     out_info->backend = context->backend;
     snprintf(out_info->cache_directory, sizeof out_info->cache_directory, "%s", context->cache_directory);
     context->ops->fill_info(context->state, out_info);
-    /* Host sorts run on the CPU path below the crossover; UINT64_MAX: always. */
-    out_info->crossover_keys =
-        context->ops->device_key ? bitonic_device_choice_known(&context->choice) : UINT64_MAX;
-    if (context->backend == BITONIC_BACKEND_GLES)
-        out_info->crossover_keys = 0;  /* never: the GLES backend is only ever asked for by name */
+    /* Host sorts of fewer keys run on the CPU path, as host_sort_runs_on_cpu()
+     * decides: all of them on the CPU backend, below the device choice's
+     * crossover on a device that has one, none (1) on a backend that keeps them. */
+    out_info->crossover_keys = context->backend == BITONIC_BACKEND_CPU ? UINT64_MAX
+                               : context->ops->device_key           ? bitonic_device_choice_known(&context->choice)
+                                                                    : 1u;
     return BITONIC_SUCCESS;
 }
 
