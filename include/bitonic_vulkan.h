@@ -80,6 +80,13 @@ typedef struct bitonic_vulkan_sorter_info {
     uint64_t max_keys;                  /* the largest count one sort accepts */
     bool tile_uses_subgroup_shuffle;    /* the tile kernel exchanges keys by subgroup shuffles */
     uint32_t merge_chunk_keys;          /* output keys a merge workgroup writes (32-bit keys alone) */
+    /* Merge sorts (with scratch) of 32-bit keys without values, up to
+     * small_sort_max_keys keys, use shapes of their own: tiles of
+     * small_sort_tile_keys keys, which may be smaller than tile_keys, so such a
+     * sort of tile_keys keys can need scratch and a merge pass. Both 0 when the
+     * device has no such shapes. */
+    uint32_t small_sort_tile_keys;
+    uint64_t small_sort_max_keys;
 } bitonic_vulkan_sorter_info;
 
 void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);

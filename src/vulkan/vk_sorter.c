@@ -528,6 +528,9 @@ void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic
     out_info->max_keys = sorter->max_keys;
     out_info->tile_uses_subgroup_shuffle = tuning->tile_uses_shuffle;
     out_info->merge_chunk_keys = 1u << tuning->merge_chunk_log;
+    bool small = sorter->small_sort_max_keys != 0 && sorter->variants[KEYS32_SMALL].available;
+    out_info->small_sort_tile_keys = small ? 1u << sorter->variants[KEYS32_SMALL].tuning.tile_log : 0u;
+    out_info->small_sort_max_keys = small ? sorter->small_sort_max_keys : 0u;
 }
 
 /* Appends to text what the driver says of one pipeline's executables. */
