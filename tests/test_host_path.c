@@ -1,7 +1,7 @@
 /* test_host_path.c: the host-memory path: the pipeline cache on disk (cold,
  * warm, corrupt, foreign, unwritable, off), the CPU/device choice of host sorts
  * (forced each way, from the environment, from a stored crossover, and the
- * calibrated model), and host arrays imported (VK_EXT_external_memory_host) or
+ * calibrated model), the default selection's census, and host arrays imported (VK_EXT_external_memory_host) or
  * staged, at sizes and offsets that leave ragged ends. Runs on the test device
  * (lavapipe without a GPU) with validation on; a validation message fails it. */
 #define _POSIX_C_SOURCE 200809L
@@ -318,6 +318,87 @@ static void test_device_choice(test_counter *t, const char *root)
 }
 
 /* Keys at a word offset into a larger block, so both ends are ragged. */
+/* The census file of dir (there is one per machine state): its text, "" if none. */
+static void read_census(const char *dir, char *out, size_t capacity)
+{
+    char command[700];
+    snprintf(command, sizeof command, "cat %s/census-*.txt 2>/dev/null", dir);
+    out[0] = '\0';
+    FILE *pipe = popen(command, "r");
+    if (!pipe)
+        return;
+    size_t used = fread(out, 1, capacity - 1, pipe);
+    out[used] = '\0';
+    pclose(pipe);
+}
+
+static void write_census(test_counter *t, const char *dir, const char *text)
+{
+    char command[900];
+    snprintf(command, sizeof command, "for f in %s/census-*.txt; do printf '%s' > \"$f\"; done", dir, text);
+    TEST_CHECK(t, system(command) == 0, "cannot write the census file");
+}
+
+/* The default selection's census (src/vulkan/vk_census.c): written by the
+ * first context, followed by the next (same backend and device, no Vulkan
+ * instance when it says no GPU), a damaged one ignored and rewritten, and one
+ * naming a GPU that is not there: the context still sorts, on the CPU path,
+ * and the census is put right. */
+static void test_census(test_counter *t, const char *root)
+{
+    char dir[512], text[1024], device_env[256] = "";
+    snprintf(dir, sizeof dir, "%s/census", root);
+    const char *env = getenv("BITONIC_DEVICE");
+    bool had_env = env != NULL;
+    if (had_env)
+        snprintf(device_env, sizeof device_env, "%s", env);
+    unsetenv("BITONIC_DEVICE");
+    bitonic_context_desc desc = {.cache_directory = dir};
+    uint64_t seed = 23;
+    uint32_t *keys = malloc(70000 * sizeof *keys);
+    bitonic_context *context;
+    bitonic_context_info first = {0}, info;
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "census: first context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 5000, &seed), "census: first context sorts");
+        bitonic_context_get_info(context, &first);
+        bitonic_context_destroy(context);
+    }
+    read_census(dir, text, sizeof text);
+    bool gpu = first.backend == BITONIC_BACKEND_VULKAN;
+    TEST_CHECK(t, strncmp(text, "bitonic census 1\n", 17) == 0 &&
+                      (gpu ? strncmp(text + 17, "device ", 7) == 0 : strcmp(text + 17, "none\n") == 0),
+               "census after a %s context: '%s'", gpu ? "GPU" : "CPU", text);
+    for (int round = 0; round < 2; ++round) {
+        if (round == 1)
+            write_census(t, dir, "bitonic census 1\\ndevice zz\\n");  /* damaged: ignored and rewritten */
+        if (!TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "census: context %d", round))
+            continue;
+        TEST_CHECK(t, sort_checks(context, keys, 5000, &seed), "census %d: sorts", round);
+        bitonic_context_get_info(context, &info);
+        TEST_CHECK(t, info.backend == first.backend && strcmp(info.device_name, first.device_name) == 0,
+                   "census %d: %s (backend %d), the first context had %s (%d)", round, info.device_name,
+                   (int)info.backend, first.device_name, (int)first.backend);
+        bitonic_context_destroy(context);
+        char again[1024];
+        read_census(dir, again, sizeof again);
+        TEST_CHECK(t, strcmp(again, text) == 0, "census %d: the file now says '%s', before '%s'", round, again, text);
+    }
+    /* A GPU that is not there (or not this one). */
+    write_census(t, dir, "bitonic census 1\\ndevice 1234 5678 9 Imaginary GPU\\n");
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "census: a stale census")) {
+        TEST_CHECK(t, sort_checks(context, keys, 70000, &seed), "stale census: 70000 keys");
+        if (!gpu)
+            TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "stale census: ran on %d", (int)ran_on(context));
+        bitonic_context_destroy(context);
+    }
+    char fixed[1024];
+    read_census(dir, fixed, sizeof fixed);
+    TEST_CHECK(t, strcmp(fixed, text) == 0, "stale census: rewritten as '%s', expected '%s'", fixed, text);
+    if (had_env)
+        setenv("BITONIC_DEVICE", device_env, 1);
+    free(keys);
+}
+
 static void test_transfers(test_counter *t, bool import)
 {
     setenv("BITONIC_IMPORT_MIN_BYTES", "0", 1);
@@ -412,6 +493,7 @@ int main(void)
     }
     test_pipeline_cache(&t, root);
     test_device_choice(&t, root);
+    test_census(&t, root);
     test_transfers(&t, true);
     test_transfers(&t, false);
     char command[600];

@@ -36,6 +36,10 @@ typedef struct bitonic_backend_ops {
     void (*device_key)(const void *state, char *out, size_t capacity);
     bool (*device_ready)(const void *state);
     double (*device_create_ms)(const void *state);
+    /* Makes the deferred device now (the default selection defers it, and on
+     * a machine whose census names a GPU the instance too): a failure sends an
+     * automatic context's host sorts to the CPU path instead of failing them. */
+    bitonic_status (*device_make)(void *state);
     /* true: rows and segments go to sort_host as batched rows (segments padded
      * to a power of two per size class); false: the core sorts each row and each
      * segment on its own as one array. */

@@ -255,6 +255,12 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
         if (count < ((size_t)1 << SMALLEST_LOG))
             return true;  /* no need to calibrate to know this one */
         choice->crossover_keys = read_crossover(choice->path, choice);
+        /* Calibrating makes the device; one that cannot be made (a census
+         * naming a GPU that is gone) leaves every host sort on the CPU path
+         * and writes nothing. */
+        if (choice->crossover_keys == 0 && !context->ops->device_ready(context->state) &&
+            context->ops->device_make(context->state) != BITONIC_SUCCESS)
+            return true;
         if (choice->crossover_keys == 0) {
             double start = now_ms();
             choice->crossover_keys = calibrate(context, choice);
@@ -266,8 +272,10 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
         return true;
     /* Above the crossover the device wins call for call; but if it has still
      * to be made, this call pays for that too. */
-    if (choice->use_model && choice->point_count > 0 && !context->ops->device_ready(context->state))
-        return estimate_ms(choice, (double)count, false) <
-               estimate_ms(choice, (double)count, true) + choice->device_create_ms;
-    return false;
+    if (choice->use_model && choice->point_count > 0 && !context->ops->device_ready(context->state) &&
+        estimate_ms(choice, (double)count, false) <
+            estimate_ms(choice, (double)count, true) + choice->device_create_ms)
+        return true;
+    return choice->use_model && !context->ops->device_ready(context->state) &&
+           context->ops->device_make(context->state) != BITONIC_SUCCESS;
 }

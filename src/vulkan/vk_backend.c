@@ -91,6 +91,12 @@ static bool vk_device_ready(const void *opaque)
     return bitonic_vk_context_device_ready(state->vk);
 }
 
+static bitonic_status vk_device_make(void *opaque)
+{
+    vk_backend_state *state = opaque;
+    return bitonic_vk_context_make_device(state->vk);
+}
+
 static double vk_device_create_ms(const void *opaque)
 {
     const vk_backend_state *state = opaque;
@@ -164,6 +170,7 @@ const bitonic_backend_ops bitonic_vulkan_backend = {
     .device_key = vk_device_key,
     .device_ready = vk_device_ready,
     .device_create_ms = vk_device_create_ms,
+    .device_make = vk_device_make,
     .batched_rows = true,
     .search_host = vk_search_host,
     .buffer_create = vk_buffer_create,

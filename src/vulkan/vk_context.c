@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "context_internal.h"
+#include "vk_census.h"
 #include "vk_host.h"
 #include "schedule.h"
 #include "vk_internal.h"
@@ -44,7 +45,13 @@ struct bitonic_vk_context {
     bitonic_context_desc desc;
     char cache_directory[BITONIC_CACHE_PATH_MAX];
     bitonic_status device_status;    /* what the deferred creation gave, once tried */
-    double device_create_ms;         /* wall time of making it (device, queue, sorter, cache) */
+    /* With the default selection and a census on disk (vk_census.h) naming
+     * the GPU, even the instance waits for first use: properties holds only
+     * the census's ids and name until then. */
+    bool instance_deferred;
+    char census_path[BITONIC_CACHE_PATH_MAX];  /* "" when the default selection keeps none */
+    double device_create_ms;         /* wall time of making it (instance, device, queue, sorter, cache) */
+    double instance_ms;              /* the instance and device search, when made with the context */
     size_t import_min_bytes;         /* smaller arrays are staged; BITONIC_IMPORT_MIN_BYTES overrides (tests) */
     bool import_wanted;              /* not BITONIC_HOST_IMPORT=0 */
     uint64_t validation_messages;
@@ -356,6 +363,42 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
 static void release_device(bitonic_vk_context *vk);
 static double wall_ms(void);
 
+/* The census entry for the device the default selection found (or for none). */
+static void write_census(const bitonic_vk_context *vk, bool found)
+{
+    bitonic_vk_census census = {.found = found};
+    if (found) {
+        census.vendor_id = vk->properties.vendorID;
+        census.device_id = vk->properties.deviceID;
+        census.driver_version = vk->properties.driverVersion;
+        snprintf(census.device_name, sizeof census.device_name, "%s", vk->properties.deviceName);
+    }
+    bitonic_vk_census_write(vk->census_path, &census);
+}
+
+/* The instance and the default selection's device, made now for a context
+ * whose census let it skip them at creation. A census that no longer holds
+ * (the GPU gone, or another in its place) is rewritten for the next process. */
+static bitonic_status find_default_device(bitonic_vk_context *vk)
+{
+    bitonic_vk_census expected = {.found = true, .vendor_id = vk->properties.vendorID,
+                                  .device_id = vk->properties.deviceID,
+                                  .driver_version = vk->properties.driverVersion};
+    bitonic_selector automatic = {BITONIC_SELECT_AUTO, 0, NULL};
+    bitonic_status status = create_instance(vk, vk->desc.validation);
+    if (status == BITONIC_SUCCESS)
+        status = choose_device(vk, &automatic);
+    if (status == BITONIC_SUCCESS) {
+        vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
+        if (vk->properties.vendorID != expected.vendor_id || vk->properties.deviceID != expected.device_id ||
+            vk->properties.driverVersion != expected.driver_version)
+            write_census(vk, true);
+    } else if (status == BITONIC_ERROR_DEVICE_NOT_FOUND || status == BITONIC_ERROR_VULKAN_UNAVAILABLE) {
+        write_census(vk, false);
+    }
+    return status;
+}
+
 /* The logical device, queue, sorter and pipeline cache, made now if they were
  * deferred; a failure is kept and returned again on every later call. */
 static bitonic_status ensure_device(bitonic_vk_context *vk)
@@ -365,8 +408,18 @@ static bitonic_status ensure_device(bitonic_vk_context *vk)
     if (vk->device_status != BITONIC_SUCCESS)
         return vk->device_status;
     double start = wall_ms();
-    bitonic_status status = create_device(vk, &vk->desc);
-    vk->device_create_ms = wall_ms() - start;
+    bitonic_status status = BITONIC_SUCCESS;
+    if (vk->instance_deferred && !vk->instance) {
+        status = find_default_device(vk);
+        if (status != BITONIC_SUCCESS) {
+            vk->device_create_ms = wall_ms() - start;
+            vk->device_status = status;
+            return status;
+        }
+    }
+    status = create_device(vk, &vk->desc);
+    /* The instance counts too: a process that skips it (census) would pay it here. */
+    vk->device_create_ms = vk->instance_ms + (wall_ms() - start);
     if (status != BITONIC_SUCCESS) {
         release_device(vk);
         vk->device_status = status;
@@ -400,11 +453,35 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     vk->on_message = desc->on_validation_message;
     vk->pure_network = desc->pure_network;
     vk->message_user_data = desc->message_user_data;
+    /* The default selection asks the census first: "no GPU" ends here, and a
+     * named GPU leaves the instance to first use. Not with validation (the
+     * tests ask for the layer and its messages from the start). */
+    bool census = selector->kind == BITONIC_SELECT_AUTO && !desc->validation &&
+                  bitonic_vk_census_path(vk->desc.no_disk_cache ? NULL : vk->cache_directory, vk->census_path,
+                                         sizeof vk->census_path);
+    bitonic_vk_census known;
+    if (census && bitonic_vk_census_read(vk->census_path, &known)) {
+        if (!known.found) {
+            bitonic_vk_context_destroy(vk);
+            return BITONIC_ERROR_DEVICE_NOT_FOUND;
+        }
+        vk->instance_deferred = true;
+        vk->properties.vendorID = known.vendor_id;
+        vk->properties.deviceID = known.device_id;
+        vk->properties.driverVersion = known.driver_version;
+        snprintf(vk->properties.deviceName, sizeof vk->properties.deviceName, "%s", known.device_name);
+        *out = vk;
+        return BITONIC_SUCCESS;
+    }
+    double start = wall_ms();
     bitonic_status status = create_instance(vk, desc->validation);
     if (status == BITONIC_SUCCESS)
         status = choose_device(vk, selector);
     if (status == BITONIC_SUCCESS)
         vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
+    vk->instance_ms = wall_ms() - start;
+    if (census && (status == BITONIC_SUCCESS || status == BITONIC_ERROR_DEVICE_NOT_FOUND))
+        write_census(vk, status == BITONIC_SUCCESS);
     /* A device the caller named by index or name is made now, so its errors
      * come from here. The default selection (whose host sorts may all go to
      * the CPU path) and "vulkan" (the tests' default, which so cover this)
@@ -477,12 +554,13 @@ bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, 
 
 void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_info *info)
 {
+    /* The sizes come from the sorter, so the info makes a deferred device
+     * (and a deferred instance, whose properties it reports). */
+    bitonic_status status = ensure_device((bitonic_vk_context *)vk);
     snprintf(info->device_name, sizeof info->device_name, "%s", vk->properties.deviceName);
     info->vulkan_device_index = vk->device_index;
     info->vulkan_api_version = vk->properties.apiVersion;
     info->vulkan_device_type = (uint32_t)vk->properties.deviceType;
-    /* The sizes come from the sorter, so the info makes a deferred device. */
-    bitonic_status status = ensure_device((bitonic_vk_context *)vk);
     if (status != BITONIC_SUCCESS) {
         info->last_vk_result = vk->last_result;
         return;
@@ -506,6 +584,11 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
 bool bitonic_vk_context_device_ready(const bitonic_vk_context *vk)
 {
     return vk->sorter != NULL;
+}
+
+bitonic_status bitonic_vk_context_make_device(bitonic_vk_context *vk)
+{
+    return ensure_device(vk);
 }
 
 double bitonic_vk_context_device_create_ms(const bitonic_vk_context *vk)

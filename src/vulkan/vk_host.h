@@ -20,6 +20,8 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
  * selection), and how long making it took (0 before). */
 bool bitonic_vk_context_device_ready(const bitonic_vk_context *vk);
 double bitonic_vk_context_device_create_ms(const bitonic_vk_context *vk);
+/* Makes the deferred instance and device now; what making them gave. */
+bitonic_status bitonic_vk_context_make_device(bitonic_vk_context *vk);
 /* "vendor-device-driver" of the context's device, for cache file names. */
 void bitonic_vk_context_device_key(const bitonic_vk_context *vk, char *out, size_t capacity);
 bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out);
