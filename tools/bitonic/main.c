@@ -124,6 +124,15 @@ static int command_info(const char *device, bool pipelines)
                info.tile_keys, info.workgroup_size, info.keys_per_thread,
                info.tile_uses_subgroup_shuffle ? "subgroup shuffles" : "shared memory", info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    if (info.backend == BITONIC_BACKEND_VULKAN) {
+        if (info.device_addresses)
+            printf("  addressing: device addresses (merge sorts past the storage-buffer binding of %" PRIu64
+                   " keys; rows, network and transpose stop there)\n",
+                   info.bound_max_keys);
+        else
+            printf("  addressing: bound buffers (at most %" PRIu64 " keys; no bufferDeviceAddress or shaderInt64)\n",
+                   info.bound_max_keys);
+    }
     printf("Cache directory: %s\n", info.cache_directory[0] ? info.cache_directory
                                                              : "off (BITONIC_PIPELINE_CACHE=0 or no home directory)");
     if (info.backend == BITONIC_BACKEND_VULKAN) {
