@@ -7,8 +7,9 @@
 # then sorts 2^28, 2^30, 2^31 and 2^32 random u32 keys resident on the GPU with
 # `bitonic bench`: keys made on the host and uploaded, the sort timed with GPU
 # timestamps, then downloaded and verified (sorted order and a fingerprint of
-# the key multiset). 2^31 and 2^32 take the device-address path (more than
-# maxStorageBufferRange bytes); 2^28 and 2^30 stay with bound buffers. One
+# the key multiset). 2^30 (4 GiB, one byte past NVIDIA's maxStorageBufferRange
+# of 2^32 - 1), 2^31 and 2^32 take the device-address path; 2^28 stays with
+# bound buffers, for comparison. One
 # timed run after two warm-ups per size (generating and checking 2^32 keys on
 # the host takes tens of seconds a run). Prints time and ns per key per size.
 # Expects build-h100.tar.xz (scripts/h100_pack.sh of a build with -DBITONIC_MPI=OFF)
