@@ -50,7 +50,7 @@ grep -E "Chosen|at most|addressing" "$out/info.txt"
 # The device-address kernels on this GPU at small sizes (forced), against the CPU path.
 if [ -x build/tests/test_device_addresses ]; then
   start=$SECONDS
-  BITONIC_TEST_DEVICE=$device timeout 60 build/tests/test_device_addresses > "$out/test_device_addresses.log" 2>&1
+  BITONIC_TEST_DEVICE=$device timeout 45 build/tests/test_device_addresses > "$out/test_device_addresses.log" 2>&1
   rc=$?; [ $rc -eq 0 ] || status=1
   echo "test_device_addresses (exit $rc, $((SECONDS - start)) s): $(tail -n 1 "$out/test_device_addresses.log")"
 fi
@@ -58,7 +58,7 @@ fi
 # Per size: a bench of its own, so one size that fails or runs long leaves the others.
 echo "impl,type,n,median_ms,min_ms,runs,verified,upload_ms,sort_ms,download_ms,host_ms,vs_bus" > "$out/large.csv"
 for log in $logs; do
-  case $log in 32|33|34) limit=270;; 31) limit=130;; *) limit=70;; esac
+  case $log in 32|33|34) limit=250;; 31) limit=110;; 30) limit=60;; *) limit=45;; esac  # 510 s in all
   start=$SECONDS
   timeout $limit $bitonic bench --device "$device" --min-log "$log" --max-log "$log" --pow2 --runs 1 --no-e2e \
     --run-buffers 1 --csv > "$out/bench_$log.csv" 2> "$out/bench_$log.err"
