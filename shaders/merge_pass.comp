@@ -415,10 +415,8 @@ void main()
 // Keys (and values) [start, start + count) of the buffers into slots
 // slot_base + (k - start): the aligned 16-byte groups that cover them, one
 // group a thread at a time; the buffer's last group may be partial, and is
-// read one by one. The loop counts groups of the slice in 32 bits (a slice is
-// at most a chunk): lavapipe mis-ran the divergent loop over 64-bit group
-// numbers that the device-address build had (threads that skipped it never
-// came back).
+// read one by one. The device-address merge does not use it (vk_sorter.c,
+// record_wide_sort: on lavapipe its slices came out wrong after a split pass).
 void load_slice_vector(index_t start, uint count, uint slot_base)
 {
     if (count == 0u)
