@@ -178,6 +178,11 @@ typedef struct bitonic_context_desc {
      * at least 4096 keys, and stores the result beside the pipeline cache.
      * Resident buffers and the recording API always use the device. */
     uint64_t crossover_keys;
+    /* Tests: Vulkan sorts that buffer device addresses can take (the merge of
+     * one array, and sorts of one tile) take them at every size, not only past
+     * the device's largest storage-buffer binding (bitonic_vulkan.h). No effect
+     * on a device without them. */
+    bool force_device_addresses;
 } bitonic_context_desc;
 
 #define BITONIC_CROSSOVER_MODEL UINT64_MAX
@@ -202,7 +207,13 @@ typedef struct bitonic_context_info {
     uint32_t tile_keys;              /* keys one workgroup sorts on chip */
     uint32_t max_strides_per_global_pass;
     bool tile_uses_subgroup_shuffle;
-    uint64_t max_keys;               /* the largest count one sort accepts */
+    uint64_t max_keys;               /* the largest count one sort accepts (32-bit keys; 64-bit: half) */
+    /* Vulkan: sorts past bound_max_keys (what one storage-buffer binding holds,
+     * at most 2^31) reach their buffers through device addresses, so max_keys
+     * is what device memory holds with the merge's scratch (docs/API.md,
+     * "Sizes"); without them max_keys is bound_max_keys. */
+    bool device_addresses;
+    uint64_t bound_max_keys;
     double timestamp_period_ns;      /* 0 when the device has no compute timestamps */
     uint64_t validation_messages;    /* messages seen so far (0 unless validation is on) */
     int32_t last_vk_result;          /* the last failing VkResult, 0 if none */

@@ -9,6 +9,21 @@
  * extension VK_KHR_push_descriptor enabled (core in Vulkan 1.4; NVIDIA, AMD, Intel
  * and Mesa drivers have it). bitonic_vulkan_sorter_create() reports
  * BITONIC_ERROR_UNSUPPORTED when it is missing.
+ *
+ * Sorts past the largest storage-buffer binding: a sort binds its buffers, so
+ * by default one sort takes at most maxStorageBufferRange bytes of keys (4 GiB - 1
+ * on NVIDIA: 2^30 - 1 32-bit keys) and never more than 2^31 keys. A device made
+ * with the Vulkan 1.2 features bufferDeviceAddress and shaderInt64 enabled
+ * (bitonic_vulkan_sorter_desc.enable_device_addresses and enable_64bit_keys)
+ * sorts larger arrays too: the merge (BITONIC_STRATEGY_MERGE) of one array, keys
+ * alone or with values, of every key type, reaches keys, values and scratch
+ * through buffer device addresses (docs/API.md, "Sizes"). Such a sort needs its
+ * keys, values and scratch buffers created with
+ * VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (besides STORAGE_BUFFER) and bound
+ * to memory allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
+ * (VkMemoryAllocateFlagsInfo); sorts that fit a binding do not. Rows, the
+ * network and the transpose strategy keep the binding's limit and answer
+ * BITONIC_ERROR_TOO_LARGE beyond it.
  */
 #ifndef BITONIC_VULKAN_H
 #define BITONIC_VULKAN_H
@@ -50,6 +65,17 @@ typedef struct bitonic_vulkan_sorter_desc {
      * pipelines for 64-bit keys (u64, i64, f64). Without it those sorts give
      * BITONIC_ERROR_UNSUPPORTED. */
     bool enable_64bit_keys;
+    /* The device was created with the bufferDeviceAddress feature (Vulkan 1.2,
+     * or VK_KHR_buffer_device_address) enabled, and with shaderInt64
+     * (enable_64bit_keys): merge sorts past maxStorageBufferRange go through
+     * device addresses (see the top of this file), and max_keys grows to what
+     * the largest device-local heap holds. Sorts within a binding are unchanged. */
+    bool enable_device_addresses;
+    /* Tests: every sort that device addresses can take (merges of one array,
+     * and sorts of at most one tile) takes them, at any size, so the wide path
+     * can be checked on small arrays. Its buffers then need the device-address
+     * usage. Ignored without enable_device_addresses. */
+    bool force_device_addresses;
     /* What a sort of more than one tile does with the scratch it is given
      * (bitonic_vulkan_sort_info.scratch): merge (0), transpose, or nothing
      * (BITONIC_STRATEGY_NETWORK: bitonic_vulkan_sort_scratch_bytes() is then 0
@@ -77,7 +103,15 @@ typedef struct bitonic_vulkan_sorter_info {
     uint32_t keys_per_thread;
     uint32_t tile_keys;
     uint32_t max_strides_per_global_pass;
-    uint64_t max_keys;                  /* the largest count one sort accepts */
+    /* The largest count of 32-bit keys one sort accepts (64-bit keys: half).
+     * With device addresses: what the largest device-local heap holds with the
+     * merge's scratch (8 bytes a key; values take as much again, so pairs of
+     * that many run out of memory); else bound_max_keys. */
+    uint64_t max_keys;
+    /* What bound buffers take: maxStorageBufferRange / 4, at most 2^31. Rows,
+     * the network, the transpose strategy and the range search stop here. */
+    uint64_t bound_max_keys;
+    bool device_addresses;              /* larger sorts go through buffer device addresses */
     bool tile_uses_subgroup_shuffle;    /* the tile kernel exchanges keys by subgroup shuffles */
     uint32_t merge_chunk_keys;          /* output keys a merge workgroup writes (32-bit keys alone) */
     /* Merge sorts (with scratch) of 32-bit keys without values, up to
@@ -97,7 +131,7 @@ typedef struct bitonic_vulkan_sort_info {
      * minStorageBufferOffsetAlignment. */
     VkBuffer keys;
     VkDeviceSize keys_offset;
-    uint32_t count;
+    uint64_t count;                     /* 64-bit: with device addresses a sort can pass 2^32 keys */
     bitonic_order order;
     bitonic_key_type key_type;          /* how the keys are ordered (bitonic.h); 64-bit types take 8 bytes a key */
     /* 0: the count keys are one array. Else they are count / row_length rows
@@ -179,12 +213,15 @@ uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, con
  * push-constant state is undefined and must be bound again.
  *
  * count 0 and 1 record nothing but the timestamps. A count above max_keys gives
- * BITONIC_ERROR_TOO_LARGE and records nothing. */
+ * BITONIC_ERROR_TOO_LARGE and records nothing; so does a count above
+ * bound_max_keys that device addresses cannot take (no scratch, rows, another
+ * strategy, or a device without them). */
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info);
 
 typedef struct bitonic_vulkan_search_info {
-    /* count keys sorted in `order` as `key_type`. */
+    /* count keys sorted in `order` as `key_type`; at most bound_max_keys (the
+     * search binds its buffers), so the counts stay 32-bit. */
     VkBuffer keys;
     VkDeviceSize keys_offset;
     uint32_t count;

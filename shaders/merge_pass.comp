@@ -29,18 +29,18 @@ const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 // A" is the merge path's split at diagonal d (src/cpu/reference_executor.c does
 // the same on the CPU).
 struct merge_runs {
-    uint base;      // first key of A; B starts at base + a_count
-    uint a_count;
-    uint b_count;
+    index_t base;      // first key of A; B starts at base + a_count
+    index_t a_count;
+    index_t b_count;
 };
 
 // The two runs that output key index `position` is merged from (live_count set).
-merge_runs runs_of(uint position, uint phase)
+merge_runs runs_of(index_t position, uint phase)
 {
     merge_runs runs;
     runs.base = (position >> phase) << phase;
-    uint run = 1u << (phase - 1u);
-    uint left = live_count > runs.base ? live_count - runs.base : 0u;
+    index_t run = index_t(1u) << (phase - 1u);
+    index_t left = live_count > runs.base ? live_count - runs.base : index_t(0u);
     runs.a_count = min(left, run);
     runs.b_count = min(left - runs.a_count, run);
     return runs;
@@ -63,10 +63,10 @@ merge_runs runs_of(uint position, uint phase)
 // one lane is a binary search, 32 lanes a 33-ary one. Samples may repeat when
 // the range is short; they stay in order and below high. No overflow: the
 // range is split before it is multiplied.
-uint sample_position(uint low, uint high, uint lanes, uint t)
+index_t sample_position(index_t low, index_t high, uint lanes, uint t)
 {
-    uint range = high - low, parts = lanes + 1u;
-    return low + (range / parts) * (t + 1u) + (range % parts) * (t + 1u) / parts;
+    index_t range = high - low, parts = index_t(lanes + 1u), step = index_t(t + 1u);
+    return low + (range / parts) * step + (range % parts) * step / parts;
 }
 
 #ifdef SHARED_MERGE
@@ -80,10 +80,35 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
 // enough that searching inside every merge workgroup costs more than a dispatch.
+#ifdef WIDE_ADDRESSING
+// 64-bit splits: a run of 2^32 keys has 2^32 + 1 of them.
+#ifdef SPLITS_ONLY
+layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer SplitRef { uint64_t split; };
+void write_split(uint chunk, index_t split)
+{
+    SplitRef(params.splits_address + uint64_t(chunk) * 8ul).split = split;
+}
+#else
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer SplitRef { uint64_t split; };
+index_t read_split(uint chunk)
+{
+    return SplitRef(params.splits_address + uint64_t(chunk) * 8ul).split;
+}
+#endif
+#else
 #ifdef SPLITS_ONLY
 layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
+void write_split(uint chunk, index_t split)
+{
+    splits[chunk] = split;
+}
 #else
 layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
+index_t read_split(uint chunk)
+{
+    return splits[chunk];
+}
+#endif
 #endif
 
 #ifdef SHARED_MERGE
@@ -94,11 +119,52 @@ layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
 // can carry, and the merge pass stayed at about 1.4 TB/s whatever its shape
 // (docs/PERFORMANCE.md, log entry 20).
 #define VECTOR_IO
+#ifdef WIDE_ADDRESSING
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly restrict buffer VectorIn { uvec4 four; };
+layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer VectorOut { uvec4 four; };
+uvec4 read_keys4(index_t g)
+{
+    return VectorIn(params.keys_address + g * 16ul).four;
+}
+void write_keys_out4(index_t g, uvec4 four)
+{
+    VectorOut(params.keys_out_address + g * 16ul).four = four;
+}
+#ifdef WITH_VALUES
+uvec4 read_values4(index_t g)
+{
+    return VectorIn(params.values_address + g * 16ul).four;
+}
+void write_values_out4(index_t g, uvec4 four)
+{
+    VectorOut(params.values_out_address + g * 16ul).four = four;
+}
+#endif
+#else
 layout(std430, binding = 6) readonly restrict buffer Keys4 { uvec4 keys4[]; };
 layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 8) readonly restrict buffer Values4 { uvec4 values4[]; };
 layout(std430, binding = 9) writeonly buffer ValuesOut4 { uvec4 values_out4[]; };
+#endif
+uvec4 read_keys4(index_t g)
+{
+    return keys4[g];
+}
+void write_keys_out4(index_t g, uvec4 four)
+{
+    keys_out4[g] = four;
+}
+#ifdef WITH_VALUES
+uvec4 read_values4(index_t g)
+{
+    return values4[g];
+}
+void write_values_out4(index_t g, uvec4 four)
+{
+    values_out4[g] = four;
+}
+#endif
 #endif
 #ifdef KEY64
 const uint KEYS_PER_VECTOR = 2u;
@@ -151,13 +217,13 @@ uint slot_value(uint i)
 // range, where it is true, and the split lies between the last true and the
 // first false one. Every thread gets the same ranges, so the loop is uniform.
 // The workgroup has at least 2 threads (the tuning sees to it).
-uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
+index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index2_t b_count)
 {
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
-    uvec2 range_low = uvec2(diagonal.x > b_count.x ? diagonal.x - b_count.x : 0u,
-                            diagonal.y > b_count.y ? diagonal.y - b_count.y : 0u);
-    uvec2 range_high = min(diagonal, a_count);
+    index2_t range_low = index2_t(diagonal.x > b_count.x ? diagonal.x - b_count.x : index_t(0u),
+                                  diagonal.y > b_count.y ? diagonal.y - b_count.y : index_t(0u));
+    index2_t range_high = min(diagonal, a_count);
     uint lanes = clamp(threads / 2u, 1u, SEARCH_LANES);
     for (uint i = thread; i < 6u; i += threads)
         search_counts[i >> 1][i & 1u] = 0u;
@@ -165,15 +231,15 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
     for (uint round = 0u; range_low.x < range_high.x || range_low.y < range_high.y; ++round) {
         uint side = thread / lanes;
         if (side < 2u) {
-            uint m = sample_position(range_low[side], range_high[side], lanes, thread % lanes);
+            index_t m = sample_position(range_low[side], range_high[side], lanes, thread % lanes);
             if (range_low[side] < range_high[side]) {
-                uint a_index = a_base[side] + m;
-                uint b_index = a_base[side] + a_count[side] + diagonal[side] - 1u - m;
+                index_t a_index = a_base[side] + m;
+                index_t b_index = a_base[side] + a_count[side] + diagonal[side] - 1u - m;
 #ifdef WITH_VALUES
-                bool a_first_here = !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]),
-                                               values[a_index]);
+                bool a_first_here = !pair_less(load_key(read_key(b_index)), read_value(b_index),
+                                               load_key(read_key(a_index)), read_value(a_index));
 #else
-                bool a_first_here = !(load_key(keys[b_index]) < load_key(keys[a_index]));
+                bool a_first_here = !(load_key(read_key(b_index)) < load_key(read_key(a_index)));
 #endif
                 if (a_first_here)
                     atomicAdd(search_counts[round % 3u][side], 1u);
@@ -188,7 +254,7 @@ uvec2 find_splits(uvec2 diagonal, uvec2 a_base, uvec2 a_count, uvec2 b_count)
         for (uint s = 0u; s < 2u; ++s) {
             if (range_low[s] < range_high[s]) {
                 uint c = found[s];
-                uint new_high = c == lanes ? range_high[s] : sample_position(range_low[s], range_high[s], lanes, c);
+                index_t new_high = c == lanes ? range_high[s] : sample_position(range_low[s], range_high[s], lanes, c);
                 if (c > 0u)
                     range_low[s] = sample_position(range_low[s], range_high[s], lanes, c - 1u) + 1u;
                 range_high[s] = new_high;
@@ -213,12 +279,13 @@ const uint SEARCH_PROBES = 3u;
 
 // Whether A[m] goes before B[d - 1 - m] on a merge path (true below the split):
 // a_index and b_index are the memory indices of the two keys.
-bool a_first_at(uint a_index, uint b_index)
+bool a_first_at(index_t a_index, index_t b_index)
 {
 #ifdef WITH_VALUES
-    return !pair_less(load_key(keys[b_index]), values[b_index], load_key(keys[a_index]), values[a_index]);
+    return !pair_less(load_key(read_key(b_index)), read_value(b_index), load_key(read_key(a_index)),
+                      read_value(a_index));
 #else
-    return !(load_key(keys[b_index]) < load_key(keys[a_index]));
+    return !(load_key(read_key(b_index)) < load_key(read_key(a_index)));
 #endif
 }
 
@@ -227,15 +294,15 @@ bool a_first_at(uint a_index, uint b_index)
 // B[d - 1 - m] at b_top - m. Each round tests SEARCH_PROBES positions cutting
 // the range into equal parts (sample_position) and keeps the part between the
 // last true and the first false answer.
-uint merge_path_search(uint low, uint high, uint a_base, uint b_top)
+index_t merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top)
 {
     while (low < high) {
         uint found = 0u;
         [[unroll]] for (uint probe = 0u; probe < SEARCH_PROBES; ++probe) {
-            uint m = sample_position(low, high, SEARCH_PROBES, probe);
+            index_t m = sample_position(low, high, SEARCH_PROBES, probe);
             found += a_first_at(a_base + m, b_top - m) ? 1u : 0u;
         }
-        uint new_high = found == SEARCH_PROBES ? high : sample_position(low, high, SEARCH_PROBES, found);
+        index_t new_high = found == SEARCH_PROBES ? high : sample_position(low, high, SEARCH_PROBES, found);
         if (found > 0u)
             low = sample_position(low, high, SEARCH_PROBES, found - 1u) + 1u;
         high = new_high;
@@ -258,17 +325,17 @@ void main()
     uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (chunk >= params.group_count)
         return;  // no barrier in this kernel: an idle thread may leave
-    uint position = chunk << CHUNK_LOG;
+    index_t position = index_t(chunk) << CHUNK_LOG;
     merge_runs runs = runs_of(position, params.phase);
-    uint diagonal = min(position - runs.base, runs.a_count + runs.b_count);
-    uint low = diagonal > runs.b_count ? diagonal - runs.b_count : 0u;
-    uint high = min(diagonal, runs.a_count);
-    splits[chunk] = merge_path_search(low, high, runs.base, runs.base + runs.a_count + diagonal - 1u);
+    index_t diagonal = min(position - runs.base, runs.a_count + runs.b_count);
+    index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
+    index_t high = min(diagonal, runs.a_count);
+    write_split(chunk, merge_path_search(low, high, runs.base, runs.base + runs.a_count + diagonal - 1u));
 }
 #elif defined(DIRECT_MERGE)
 // Memory index of B[j] clamped into B, or of A's first key when B is empty
 // (the value read is then never used).
-uint b_index_of(uint j, merge_runs runs, uint b_base)
+index_t b_index_of(index_t j, merge_runs runs, index_t b_base)
 {
     return runs.b_count > 0u ? b_base + min(j, runs.b_count - 1u) : runs.base;
 }
@@ -285,58 +352,58 @@ void main()
     uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (chunk >= params.group_count)
         return;  // no barrier in this kernel: an idle thread may leave
-    uint position = chunk << CHUNK_LOG;
+    index_t position = index_t(chunk) << CHUNK_LOG;
     if (position >= live_count)
         return;  // a GPU-side count below the recorded one: nothing to merge here
     merge_runs runs = runs_of(position, params.phase);
-    uint total = runs.a_count + runs.b_count;
-    uint chunk_first = min(position - runs.base, total);
-    uint diagonal = min(chunk_first + gl_LocalInvocationID.x * REGISTERS, total);
+    index_t total = runs.a_count + runs.b_count;
+    index_t chunk_first = min(position - runs.base, total);
+    index_t diagonal = min(chunk_first + gl_LocalInvocationID.x * REGISTERS, total);
     if (diagonal >= total)
         return;
-    uint low = diagonal > runs.b_count ? diagonal - runs.b_count : 0u;
-    uint high = min(diagonal, runs.a_count);
+    index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
+    index_t high = min(diagonal, runs.a_count);
     if (params.splits_given != 0u) {
         // The chunk's splits bound this thread's: its diagonal lies between the
         // chunk's first and last, and splits grow with the diagonal.
-        uint chunk_last = min(chunk_first + CHUNK_KEYS, total);
-        uint first_split = splits[chunk];
+        index_t chunk_last = min(chunk_first + as_index(CHUNK_KEYS), total);
+        index_t first_split = read_split(chunk);
         low = max(low, first_split);
         high = min(high, first_split + (diagonal - chunk_first));
         if (chunk_last < total)
-            high = min(high, splits[chunk + 1u]);
+            high = min(high, read_split(chunk + 1u));
         high = max(high, low);
     }
-    uint a_base = runs.base, b_base = runs.base + runs.a_count;
-    uint i = merge_path_search(low, high, a_base, b_base + diagonal - 1u);
-    uint j = diagonal - i;
-    uint outputs = min(REGISTERS, total - diagonal);
+    index_t a_base = runs.base, b_base = runs.base + runs.a_count;
+    index_t i = merge_path_search(low, high, a_base, b_base + diagonal - 1u);
+    index_t j = diagonal - i;
+    uint outputs = uint(min(index_t(REGISTERS), total - diagonal));
     // Memory indices of A[i] and B[j] clamped into their runs (B may be empty:
     // the last run of an odd count has no partner), so no read leaves the keys.
-    key_t key_a = load_key(keys[a_base + min(i, runs.a_count - 1u)]);
-    key_t key_b = load_key(keys[b_index_of(j, runs, b_base)]);
+    key_t key_a = load_key(read_key(a_base + min(i, runs.a_count - 1u)));
+    key_t key_b = load_key(read_key(b_index_of(j, runs, b_base)));
 #ifdef WITH_VALUES
-    uint value_a = values[a_base + min(i, runs.a_count - 1u)];
-    uint value_b = values[b_index_of(j, runs, b_base)];
+    uint value_a = read_value(a_base + min(i, runs.a_count - 1u));
+    uint value_b = read_value(b_index_of(j, runs, b_base));
 #endif
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         if (r < outputs) {
             bool take_a = i < runs.a_count && (j >= runs.b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
-            uint out_index = runs.base + diagonal + r;
-            keys_out[out_index] = store_key(take_a ? key_a : key_b);
+            index_t out_index = runs.base + diagonal + r;
+            write_key_out(out_index, store_key(take_a ? key_a : key_b));
 #ifdef WITH_VALUES
-            values_out[out_index] = take_a ? value_a : value_b;
+            write_value_out(out_index, take_a ? value_a : value_b);
 #endif
             // Refill the head that was taken, from inside its run (a read past a
             // run's end is clamped and never used).
             i += take_a ? 1u : 0u;
             j += take_a ? 0u : 1u;
-            uint next = take_a ? a_base + min(i, runs.a_count - 1u) : b_index_of(j, runs, b_base);
-            key_t next_key = load_key(keys[next]);
+            index_t next = take_a ? a_base + min(i, runs.a_count - 1u) : b_index_of(j, runs, b_base);
+            key_t next_key = load_key(read_key(next));
             key_a = take_a ? next_key : key_a;
             key_b = take_a ? key_b : next_key;
 #ifdef WITH_VALUES
-            uint next_value = values[next];
+            uint next_value = read_value(next);
             value_a = take_a ? next_value : value_a;
             value_b = take_a ? value_b : next_value;
 #endif
@@ -348,30 +415,32 @@ void main()
 // Keys (and values) [start, start + count) of the buffers into slots
 // slot_base + (k - start): the aligned 16-byte groups that cover them, one
 // group a thread at a time; the buffer's last group may be partial, and is
-// read one by one.
-void load_slice_vector(uint start, uint count, uint slot_base)
+// read one by one. The device-address merge does not use it (vk_sorter.c,
+// record_wide_sort: on lavapipe its slices came out wrong after a split pass).
+void load_slice_vector(index_t start, uint count, uint slot_base)
 {
     if (count == 0u)
         return;
-    uint end = start + count;
-    uint whole_groups = params.count / KEYS_PER_VECTOR;  // groups lying wholly inside the bound keys
-    for (uint g = start / KEYS_PER_VECTOR + gl_LocalInvocationID.x; g <= (end - 1u) / KEYS_PER_VECTOR;
-         g += gl_WorkGroupSize.x) {
-        uvec4 four = g < whole_groups ? keys4[g] : uvec4(0u);
+    index_t end = start + count;
+    index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;  // groups lying wholly inside the keys
+    for (index_t g = start / KEYS_PER_VECTOR + gl_LocalInvocationID.x; g <= (end - 1u) / KEYS_PER_VECTOR;
+         g += as_index(gl_WorkGroupSize.x)) {
+        uvec4 four = g < whole_groups ? read_keys4(g) : uvec4(0u);
         [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
-            uint k = g * KEYS_PER_VECTOR + e;
+            index_t k = g * KEYS_PER_VECTOR + e;
             if (k >= start && k < end)
-                chunk_keys[padded(slot_base + k - start)] = load_key(g < whole_groups ? vector_key(four, e) : keys[k]);
+                chunk_keys[padded(slot_base + uint(k - start))] =
+                    load_key(g < whole_groups ? vector_key(four, e) : read_key(k));
         }
     }
 #ifdef WITH_VALUES
-    uint whole_value_groups = params.count >> 2;
-    for (uint g = (start >> 2) + gl_LocalInvocationID.x; g <= (end - 1u) >> 2; g += gl_WorkGroupSize.x) {
-        uvec4 four = g < whole_value_groups ? values4[g] : uvec4(0u);
+    index_t whole_value_groups = recorded_count() >> 2;
+    for (index_t g = (start >> 2) + gl_LocalInvocationID.x; g <= (end - 1u) >> 2; g += as_index(gl_WorkGroupSize.x)) {
+        uvec4 four = g < whole_value_groups ? read_values4(g) : uvec4(0u);
         [[unroll]] for (uint e = 0u; e < 4u; ++e) {
-            uint k = g * 4u + e;
+            index_t k = g * 4u + e;
             if (k >= start && k < end)
-                chunk_values[padded(slot_base + k - start)] = g < whole_value_groups ? four[e] : values[k];
+                chunk_values[padded(slot_base + uint(k - start))] = g < whole_value_groups ? four[e] : read_value(k);
         }
     }
 #endif
@@ -379,34 +448,36 @@ void load_slice_vector(uint start, uint count, uint slot_base)
 
 // Slots [0, slot_count) to KeysOut (and ValuesOut) from out_base on (a
 // multiple of four: a chunk's first key), 16 bytes a store where whole.
-void store_chunk_vector(uint out_base, uint slot_count)
+void store_chunk_vector(index_t out_base, uint slot_count)
 {
-    uint whole_groups = params.count / KEYS_PER_VECTOR;
+    index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;
     for (uint slot = gl_LocalInvocationID.x * KEYS_PER_VECTOR; slot < slot_count;
          slot += gl_WorkGroupSize.x * KEYS_PER_VECTOR) {
-        uint group = (out_base + slot) / KEYS_PER_VECTOR;
+        index_t group = (out_base + slot) / KEYS_PER_VECTOR;
         if (slot + KEYS_PER_VECTOR <= slot_count && group < whole_groups) {
 #ifdef KEY64
-            keys_out4[group] = key_vector(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]));
+            write_keys_out4(group, key_vector(store_key(chunk_keys[padded(slot)]),
+                                              store_key(chunk_keys[padded(slot + 1u)])));
 #else
-            keys_out4[group] = uvec4(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]),
-                                     store_key(chunk_keys[padded(slot + 2u)]), store_key(chunk_keys[padded(slot + 3u)]));
+            write_keys_out4(group, uvec4(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]),
+                                         store_key(chunk_keys[padded(slot + 2u)]),
+                                         store_key(chunk_keys[padded(slot + 3u)])));
 #endif
         } else {
             for (uint e = slot; e < min(slot + KEYS_PER_VECTOR, slot_count); ++e)
-                keys_out[out_base + e] = store_key(chunk_keys[padded(e)]);
+                write_key_out(out_base + e, store_key(chunk_keys[padded(e)]));
         }
     }
 #ifdef WITH_VALUES
-    uint whole_value_groups = params.count >> 2;
+    index_t whole_value_groups = recorded_count() >> 2;
     for (uint slot = gl_LocalInvocationID.x * 4u; slot < slot_count; slot += gl_WorkGroupSize.x * 4u) {
-        uint group = (out_base + slot) >> 2;
+        index_t group = (out_base + slot) >> 2;
         if (slot + 4u <= slot_count && group < whole_value_groups) {
-            values_out4[group] = uvec4(chunk_values[padded(slot)], chunk_values[padded(slot + 1u)],
-                                       chunk_values[padded(slot + 2u)], chunk_values[padded(slot + 3u)]);
+            write_values_out4(group, uvec4(chunk_values[padded(slot)], chunk_values[padded(slot + 1u)],
+                                           chunk_values[padded(slot + 2u)], chunk_values[padded(slot + 3u)]));
         } else {
             for (uint e = slot; e < min(slot + 4u, slot_count); ++e)
-                values_out[out_base + e] = chunk_values[padded(e)];
+                write_value_out(out_base + e, chunk_values[padded(e)]);
         }
     }
 #endif
@@ -421,26 +492,27 @@ void main()
     uint threads = gl_WorkGroupSize.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_chunk = chunk < params.group_count;
-    uint position = chunk << CHUNK_LOG;
-    merge_runs runs = runs_of(active_chunk ? position : 0u, params.phase);
-    uint total = active_chunk ? runs.a_count + runs.b_count : 0u;
-    uint first = min(position - runs.base, total);
-    uint last = min(first + CHUNK_KEYS, total);
+    index_t position = index_t(chunk) << CHUNK_LOG;
+    merge_runs runs = runs_of(active_chunk ? position : index_t(0u), params.phase);
+    index_t total = active_chunk ? runs.a_count + runs.b_count : index_t(0u);
+    index_t first = min(position - runs.base, total);
+    index_t last = min(first + as_index(CHUNK_KEYS), total);
     // The splits of the chunk's first and last key: from the split pass when
     // there was one (the last chunk of a merged run uses all of A), else found here.
-    uint a_first, a_last;
+    index_t a_first, a_last;
     if (params.splits_given != 0u) {
-        a_first = !active_chunk ? 0u : first < total ? splits[chunk] : runs.a_count;
-        a_last = !active_chunk ? 0u : last < total ? splits[chunk + 1u] : runs.a_count;
+        a_first = !active_chunk ? index_t(0u) : first < total ? read_split(chunk) : runs.a_count;
+        a_last = !active_chunk ? index_t(0u) : last < total ? read_split(chunk + 1u) : runs.a_count;
     } else {
-        uvec2 found = find_splits(uvec2(first, last), uvec2(runs.base), uvec2(runs.a_count), uvec2(runs.b_count));
+        index2_t found = find_splits(index2_t(first, last), index2_t(runs.base), index2_t(runs.a_count),
+                                     index2_t(runs.b_count));
         a_first = found.x;
         a_last = found.y;
     }
-    uint a_count = a_last - a_first;              // keys of A in this chunk
-    uint slot_count = last - first;               // keys of the chunk
-    uint a_start = runs.base + a_first;
-    uint b_start = runs.base + runs.a_count + (first - a_first);
+    uint a_count = uint(a_last - a_first);        // keys of A in this chunk
+    uint slot_count = uint(last - first);         // keys of the chunk
+    index_t a_start = runs.base + a_first;
+    index_t b_start = runs.base + runs.a_count + (first - a_first);
 
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
@@ -452,10 +524,10 @@ void main()
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint i = r * threads + thread;
             if (i < slot_count) {
-                uint index = i < a_count ? a_start + i : b_start + (i - a_count);
-                chunk_keys[padded(i)] = load_key(keys[index]);
+                index_t index = i < a_count ? a_start + i : b_start + (i - a_count);
+                chunk_keys[padded(i)] = load_key(read_key(index));
 #ifdef WITH_VALUES
-                chunk_values[padded(i)] = values[index];
+                chunk_values[padded(i)] = read_value(index);
 #endif
             }
         }
@@ -517,10 +589,10 @@ void main()
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint slot = r * threads + thread;
         if (slot < slot_count) {
-            uint index = runs.base + first + slot;
-            keys_out[index] = store_key(chunk_keys[padded(slot)]);
+            index_t index = runs.base + first + slot;
+            write_key_out(index, store_key(chunk_keys[padded(slot)]));
 #ifdef WITH_VALUES
-            values_out[index] = chunk_values[padded(slot)];
+            write_value_out(index, chunk_values[padded(slot)]);
 #endif
         }
     }

@@ -4,15 +4,35 @@
 // is compiled once per value (shaders/CMakeLists.txt) and the tuning picks one.
 // Addressing mirrors bitonic_group_key_index() in src/core/schedule.h; keep the
 // two in step (the C reference executor proves that formula on every input).
+//
+// WIDE_ADDRESSING builds the variant for sorts whose buffers pass the largest
+// storage-buffer binding (maxStorageBufferRange, 4 GiB - 1 on NVIDIA): keys,
+// values, scratch and splits are reached through buffer device addresses in
+// the push constants instead of bound buffers, and positions and counts are
+// 64-bit (index_t), since 2^32 keys are past any 32-bit position. Only the
+// kernels of the merge path (tile sort, split pass, merge) are built this way;
+// rows and the transposed view stay with bound buffers.
 #extension GL_EXT_control_flow_attributes : require
+#if defined(KEY64) || defined(WIDE_ADDRESSING)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
 #ifdef KEY64
 // 64-bit keys (u64, i64, f64): the same network over uint64_t.
-#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define key_t uint64_t
 #define PAD_KEY 0xffffffffffffffffUL
+#define KEY_BYTES 8
 #else
 #define key_t uint
 #define PAD_KEY 0xffffffffu
+#define KEY_BYTES 4
+#endif
+#ifdef WIDE_ADDRESSING
+#extension GL_EXT_buffer_reference : require
+#define index_t uint64_t
+#define index2_t u64vec2
+#else
+#define index_t uint
+#define index2_t uvec2
 #endif
 
 layout(push_constant) uniform PassParams {
@@ -39,12 +59,65 @@ layout(push_constant) uniform PassParams {
     uint view_rows_used;
     uint view_mirror_phase; // not 0: rows in the upper half of a block of this phase have mirrored columns
     uint view_forward;      // transpose: 1 from the keys into the view, 0 back
+#ifdef WIDE_ADDRESSING
+    // Bits 32..63 of count, and where each side lies in device memory (the
+    // pass's input keys and values, its output ones, the merge splits).
+    uint count_high;
+    uint reserved;
+    uint64_t keys_address;
+    uint64_t values_address;
+    uint64_t keys_out_address;
+    uint64_t values_out_address;
+    uint64_t splits_address;
+#endif
 } params;
 
 // A kernel that only reads the keys (the merges, the split pass) defines
 // KEYS_READONLY: readonly restrict lets the compiler serve the loads from the
 // first-level cache, where every split search's first probes and a merge's
 // neighbouring slices meet.
+#ifdef WIDE_ADDRESSING
+// One key or value at an address; an address is the side's address plus the
+// index times the element size, computed in 64 bits.
+#ifdef KEYS_READONLY
+layout(buffer_reference, std430, buffer_reference_align = KEY_BYTES) readonly restrict buffer KeyIn { key_t key; };
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly restrict buffer ValueIn { uint value; };
+#else
+layout(buffer_reference, std430, buffer_reference_align = KEY_BYTES) buffer KeyIn { key_t key; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer ValueIn { uint value; };
+#endif
+layout(buffer_reference, std430, buffer_reference_align = KEY_BYTES) writeonly buffer KeyOut { key_t key; };
+layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer ValueOut { uint value; };
+
+key_t read_key(index_t i)
+{
+    return KeyIn(params.keys_address + i * uint64_t(KEY_BYTES)).key;
+}
+#ifdef WITH_VALUES
+uint read_value(index_t i)
+{
+    return ValueIn(params.values_address + i * 4ul).value;
+}
+#endif
+#ifndef KEYS_READONLY
+void write_key(index_t i, key_t stored)
+{
+    KeyIn(params.keys_address + i * uint64_t(KEY_BYTES)).key = stored;
+}
+void write_value(index_t i, uint value)
+{
+    ValueIn(params.values_address + i * 4ul).value = value;
+}
+#endif
+void write_key_out(index_t i, key_t stored)
+{
+    KeyOut(params.keys_out_address + i * uint64_t(KEY_BYTES)).key = stored;
+}
+void write_value_out(index_t i, uint value)
+{
+    ValueOut(params.values_out_address + i * 4ul).value = value;
+}
+#else
 #ifdef KEYS_READONLY
 layout(std430, binding = 0) readonly restrict buffer Keys { key_t keys[]; };
 #ifdef WITH_VALUES
@@ -62,18 +135,72 @@ layout(std430, binding = 3) writeonly buffer KeysOut { key_t keys_out[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
 #endif
+
+// The same accesses through the bound buffers, so the kernels read one way.
+key_t read_key(index_t i)
+{
+    return keys[i];
+}
+#ifdef WITH_VALUES
+uint read_value(index_t i)
+{
+    return values[i];
+}
+#endif
+#ifndef KEYS_READONLY
+void write_key(index_t i, key_t stored)
+{
+    keys[i] = stored;
+}
+#ifdef WITH_VALUES
+void write_value(index_t i, uint value)
+{
+    values[i] = value;
+}
+#endif
+#endif
+void write_key_out(index_t i, key_t stored)
+{
+    keys_out[i] = stored;
+}
+#ifdef WITH_VALUES
+void write_value_out(index_t i, uint value)
+{
+    values_out[i] = value;
+}
+#endif
+#endif
 // A count the GPU wrote (a particle system's live count): read when the pass
 // starts, so nothing has to come back to the host. Bound to the keys when unused.
 layout(std430, binding = 2) readonly buffer Count { uint counts[]; };
 
 // The number of real keys this pass sorts (see count_offset): read once, at
 // the start of main(), into live_count.
-uint key_count()
+// A 32-bit value (a specialisation constant such as the workgroup size) as an
+// index: through a call, so the widening is an instruction at run time, not a
+// specialisation-constant UConvert, which SPIR-V before 1.4 does not allow.
+index_t as_index(uint x)
 {
-    return params.count_offset == 0xffffffffu ? params.count : min(counts[params.count_offset], params.count);
+    return index_t(x);
 }
 
-uint live_count;
+// The count the host recorded (64-bit in the wide variant).
+index_t recorded_count()
+{
+#ifdef WIDE_ADDRESSING
+    return (uint64_t(params.count_high) << 32) | uint64_t(params.count);
+#else
+    return params.count;
+#endif
+}
+
+index_t key_count()
+{
+    return params.count_offset == 0xffffffffu ? recorded_count()
+                                              : min(index_t(counts[params.count_offset]), recorded_count());
+}
+
+index_t live_count;
 
 #ifdef WITH_VALUES
 // Pads sort after every real (key, value): real values are below 2^32 - 1.
@@ -86,6 +213,7 @@ const uint PAD_VALUE = 0xffffffffu;
 // keys' order and in the view's storage. Whether it holds a real key: when not
 // (past the rows or columns, or past the count), neither index may be read.
 // Mirrors bitonic_view_index() in src/core/schedule.h.
+#ifndef WIDE_ADDRESSING
 bool view_place(uint row, uint column, out uint original, out uint stored)
 {
     uint columns = 1u << params.view_column_log;
@@ -99,12 +227,18 @@ bool view_place(uint row, uint column, out uint original, out uint stored)
     stored = column * params.view_rows_used + row;
     return original < live_count;
 }
+#endif
 
 // The memory index of virtual key v, and whether it holds a real key (not a
 // +infinity pad past the end of the keys or past the end of its row). In a
 // view, v counts rows within columns and the memory is the view's storage.
-bool physical_index(uint v, out uint physical)
+bool physical_index(index_t v, out index_t physical)
 {
+#ifdef WIDE_ADDRESSING
+    // One array: neither views nor rows take this variant (vk_sorter.c).
+    physical = v;
+    return v < live_count;
+#else
     if (params.view_column_log != 0u) {
         uint original;
         return view_place(v & ((1u << params.view_row_log) - 1u), v >> params.view_row_log, original, physical);
@@ -116,18 +250,23 @@ bool physical_index(uint v, out uint physical)
     uint column = v & ((1u << params.row_log) - 1u);
     physical = (v >> params.row_log) * params.row_length + column;
     return column < params.row_length && physical < live_count;
+#endif
 }
 
 // The first virtual key of tile number `tile` of a tile kernel: tile << tile_log,
 // except in a view whose columns are longer than a tile, where only the tiles
 // holding used rows are numbered, column by column (bitonic_view_tile_first_key()
 // in src/core/schedule.h).
-uint tile_first_key(uint tile, uint tile_log)
+index_t tile_first_key(uint tile, uint tile_log)
 {
+#ifdef WIDE_ADDRESSING
+    return index_t(tile) << tile_log;
+#else
     if (params.view_column_log == 0u || params.view_row_log <= tile_log)
         return tile << tile_log;
     uint used_tiles = (params.view_rows_used + (1u << tile_log) - 1u) >> tile_log;
     return ((tile / used_tiles) << params.view_row_log) + ((tile % used_tiles) << tile_log);
+#endif
 }
 
 key_t load_key(key_t stored)
@@ -152,17 +291,17 @@ key_t store_key(key_t ordered)
 // output: in place, or to KeysOut when params.output_buffer says so (a uniform
 // branch rather than one binding aliased to the other).
 #ifndef KEYS_READONLY
-void store_result(uint index, key_t ordered, uint value)
+void store_result(index_t index, key_t ordered, uint value)
 {
     if (params.output_buffer == 0u) {
-        keys[index] = store_key(ordered);
+        write_key(index, store_key(ordered));
 #ifdef WITH_VALUES
-        values[index] = value;
+        write_value(index, value);
 #endif
     } else {
-        keys_out[index] = store_key(ordered);
+        write_key_out(index, store_key(ordered));
 #ifdef WITH_VALUES
-        values_out[index] = value;
+        write_value_out(index, value);
 #endif
     }
 }

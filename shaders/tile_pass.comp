@@ -55,7 +55,7 @@ void main()
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;
-    uint tile_base = tile_first_key(tile, TILE_LOG);
+    index_t tile_base = tile_first_key(tile, TILE_LOG);
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
 
@@ -68,11 +68,11 @@ void main()
     if (!load_direct) {
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint local_index = r * threads + thread;
-            uint index;
+            index_t index;
             bool inside = physical_index(tile_base + local_index, index) && active_tile;
-            tile_keys[padded(local_index)] = inside ? load_key(keys[index]) : PAD_KEY;
+            tile_keys[padded(local_index)] = inside ? load_key(read_key(index)) : PAD_KEY;
 #ifdef WITH_VALUES
-            tile_values[padded(local_index)] = inside ? values[index] : PAD_VALUE;
+            tile_values[padded(local_index)] = inside ? read_value(index) : PAD_VALUE;
 #endif
         }
         barrier();
@@ -93,11 +93,11 @@ void main()
                     shared_to_registers(phase, top, steps);
                 } else if (load_direct) {
                     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-                        uint index;
+                        index_t index;
                         bool inside = physical_index(tile_base + group_key_index(thread, r, phase, top, steps), index) && active_tile;
-                        reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
+                        reg_keys[r] = inside ? load_key(read_key(index)) : PAD_KEY;
 #ifdef WITH_VALUES
-                        reg_values[r] = inside ? values[index] : PAD_VALUE;
+                        reg_values[r] = inside ? read_value(index) : PAD_VALUE;
 #endif
                     }
                 } else {
@@ -119,7 +119,7 @@ void main()
 
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint local_index = r * threads + thread;
-        uint index;
+        index_t index;
         if (physical_index(tile_base + local_index, index) && active_tile) {
 #ifdef WITH_VALUES
             store_result(index, tile_keys[padded(local_index)], tile_values[padded(local_index)]);

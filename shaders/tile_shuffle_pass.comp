@@ -138,7 +138,7 @@ void main()
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;
-    uint tile_base = tile_first_key(tile, TILE_LOG);
+    index_t tile_base = tile_first_key(tile, TILE_LOG);
     // Threads are numbered by subgroup and lane, so lanes of one subgroup own
     // neighbouring runs of keys whatever the driver's invocation order.
     uint lane = gl_SubgroupInvocationID;
@@ -159,21 +159,21 @@ void main()
         held_top = first_top;
         held_steps = first_steps;
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-            uint index;
+            index_t index;
             bool inside = physical_index(tile_base + held_index(thread, r), index) && active_tile;
-            reg_keys[r] = inside ? load_key(keys[index]) : PAD_KEY;
+            reg_keys[r] = inside ? load_key(read_key(index)) : PAD_KEY;
 #ifdef WITH_VALUES
-            reg_values[r] = inside ? values[index] : PAD_VALUE;
+            reg_values[r] = inside ? read_value(index) : PAD_VALUE;
 #endif
         }
     } else {
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint local_index = r * threads + gl_LocalInvocationID.x;
-            uint index;
+            index_t index;
             bool inside = physical_index(tile_base + local_index, index) && active_tile;
-            tile_keys[padded(local_index)] = inside ? load_key(keys[index]) : PAD_KEY;
+            tile_keys[padded(local_index)] = inside ? load_key(read_key(index)) : PAD_KEY;
 #ifdef WITH_VALUES
-            tile_values[padded(local_index)] = inside ? values[index] : PAD_VALUE;
+            tile_values[padded(local_index)] = inside ? read_value(index) : PAD_VALUE;
 #endif
         }
         barrier();
@@ -226,7 +226,7 @@ void main()
     barrier();
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint local_index = r * threads + gl_LocalInvocationID.x;
-        uint index;
+        index_t index;
         if (physical_index(tile_base + local_index, index) && active_tile) {
 #ifdef WITH_VALUES
             store_result(index, tile_keys[padded(local_index)], tile_values[padded(local_index)]);

@@ -36,6 +36,9 @@ struct bitonic_vk_context {
     VkCommandBuffer command_buffer;
     VkFence fence;
     VkQueryPool query_pool;          /* VK_NULL_HANDLE when the queue has no timestamps */
+    /* bufferDeviceAddress and shaderInt64 are on: storage buffers get the
+     * device-address usage, so sorts past one binding can reach them. */
+    bool device_addresses;
     bitonic_vulkan_sorter *sorter;
     bitonic_vk_pipeline_cache pipeline_cache;  /* on disk between runs; the sorter builds lazily through it */
     bitonic_vk_importer importer;    /* host arrays as buffers (VK_EXT_external_memory_host), if the device can */
@@ -307,6 +310,19 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkPhysicalDeviceFeatures supported;
     vkGetPhysicalDeviceFeatures(vk->physical_device, &supported);
     VkPhysicalDeviceFeatures enabled = {.shaderInt64 = supported.shaderInt64};
+    /* Device addresses take sorts past maxStorageBufferRange (vk_sorter.c); the
+     * kernels that use them count in 64 bits, so they need shaderInt64 too. */
+    VkPhysicalDeviceBufferDeviceAddressFeatures address_features = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+    if (vk->properties.apiVersion >= VK_API_VERSION_1_2 && supported.shaderInt64) {
+        VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                               .pNext = &address_features};
+        vkGetPhysicalDeviceFeatures2(vk->physical_device, &features2);
+    }
+    vk->device_addresses = address_features.bufferDeviceAddress == VK_TRUE;
+    address_features = (VkPhysicalDeviceBufferDeviceAddressFeatures){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES,
+        .bufferDeviceAddress = VK_TRUE};
     bool statistics = desc->capture_pipeline_statistics &&
                       has_device_extension(vk->physical_device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     if (statistics)
@@ -317,8 +333,10 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     bool import = vk->import_wanted && bitonic_vk_import_supported(vk->physical_device, &import_alignment);
     if (import)
         extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    address_features.pNext = statistics ? &executable_features : NULL;
+    void *features_chain = vk->device_addresses ? (void *)&address_features : address_features.pNext;
     VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                                      .pNext = statistics ? &executable_features : NULL,
+                                      .pNext = features_chain,
                                       .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
                                       .enabledExtensionCount = extension_count,
                                       .ppEnabledExtensionNames = extensions, .pEnabledFeatures = &enabled};
@@ -355,6 +373,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
+                                              .enable_device_addresses = vk->device_addresses,
+                                              .force_device_addresses = desc->force_device_addresses,
                                               .strategy = desc->pure_network ? BITONIC_STRATEGY_NETWORK
                                                                              : desc->strategy};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
@@ -573,6 +593,8 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->tile_keys = sorter_info.tile_keys;
     info->max_strides_per_global_pass = sorter_info.max_strides_per_global_pass;
     info->max_keys = sorter_info.max_keys;
+    info->bound_max_keys = sorter_info.bound_max_keys;
+    info->device_addresses = sorter_info.device_addresses;
     info->tile_uses_subgroup_shuffle = sorter_info.tile_uses_subgroup_shuffle;
     info->timestamp_period_ns = vk->query_pool ? vk->properties.limits.timestampPeriod : 0.0;
     info->validation_messages = vk->validation_messages;
@@ -634,6 +656,11 @@ static bitonic_status create_buffer(bitonic_vk_context *vk, VkDeviceSize size, V
                                     VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags fallback, VkBuffer *out_buffer,
                                     VkDeviceMemory *out_memory)
 {
+    /* Storage buffers can be reached by device address where the device has
+     * them: a sort past one binding needs it of keys, values and scratch. */
+    bool addressed = vk->device_addresses && (usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    if (addressed)
+        usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     VkBufferCreateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage,
                                       .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     VK_TRY(vk, vkCreateBuffer(vk->device, &buffer_info, NULL, out_buffer));
@@ -643,7 +670,10 @@ static bitonic_status create_buffer(bitonic_vk_context *vk, VkDeviceSize size, V
     if (!find_memory_type(vk, requirements.memoryTypeBits, wanted, &type) &&
         !find_memory_type(vk, requirements.memoryTypeBits, fallback, &type))
         return BITONIC_ERROR_UNSUPPORTED;
+    VkMemoryAllocateFlagsInfo flags_info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                            .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
     VkMemoryAllocateInfo allocate_info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                          .pNext = addressed ? &flags_info : NULL,
                                           .allocationSize = requirements.size, .memoryTypeIndex = type};
     VK_TRY(vk, vkAllocateMemory(vk->device, &allocate_info, NULL, out_memory));
     VK_TRY(vk, vkBindBufferMemory(vk->device, *out_buffer, *out_memory, 0));
@@ -855,7 +885,7 @@ bitonic_status bitonic_vk_buffer_download_values(bitonic_vk_context *vk, bitonic
 static bitonic_vulkan_sort_info sort_info_for(const bitonic_vk_buffer *buffer, size_t count, bool with_values,
                                               const bitonic_sort_request *request)
 {
-    return (bitonic_vulkan_sort_info){.keys = buffer->keys.device_buffer, .count = (uint32_t)count,
+    return (bitonic_vulkan_sort_info){.keys = buffer->keys.device_buffer, .count = count,
                                       .order = request->order, .key_type = request->key_type,
                                       .row_length = request->row_length,
                                       .values = with_values ? buffer->values.device_buffer : VK_NULL_HANDLE};
@@ -1092,6 +1122,8 @@ bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted
     bitonic_status made = ensure_device(vk);
     if (made != BITONIC_SUCCESS)
         return made;
+    if (count >= UINT32_MAX || query_count >= UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;  /* the search binds its buffers: far below this */
     device_array arrays[ARRAYS] = {{0}};
     size_t words = bitonic_key_words(request->key_type);  /* per key and per bound */
     size_t sizes[ARRAYS] = {count ? count * words : 1, query_count * words, query_count * words, query_count,

@@ -34,6 +34,20 @@ BITONIC_DECLARE_KERNEL(merge_direct, 1) BITONIC_DECLARE_KERNEL(merge_direct, 2)
 BITONIC_DECLARE_KERNEL(merge_direct, 3) BITONIC_DECLARE_KERNEL(merge_direct, 4)
 BITONIC_DECLARE_KERNEL(merge_direct, 5)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
+/* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl). */
+BITONIC_DECLARE_KERNEL(tile_pass_wide, 1) BITONIC_DECLARE_KERNEL(tile_pass_wide, 2)
+BITONIC_DECLARE_KERNEL(tile_pass_wide, 3) BITONIC_DECLARE_KERNEL(tile_pass_wide, 4)
+BITONIC_DECLARE_KERNEL(tile_pass_wide, 5)
+BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 1) BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 2)
+BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 3) BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 4)
+BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 5)
+BITONIC_DECLARE_KERNEL(merge_pass_wide, 1) BITONIC_DECLARE_KERNEL(merge_pass_wide, 2)
+BITONIC_DECLARE_KERNEL(merge_pass_wide, 3) BITONIC_DECLARE_KERNEL(merge_pass_wide, 4)
+BITONIC_DECLARE_KERNEL(merge_pass_wide, 5)
+BITONIC_DECLARE_KERNEL(merge_split_wide, 1)
+BITONIC_DECLARE_KERNEL(merge_direct_wide, 1) BITONIC_DECLARE_KERNEL(merge_direct_wide, 2)
+BITONIC_DECLARE_KERNEL(merge_direct_wide, 3) BITONIC_DECLARE_KERNEL(merge_direct_wide, 4)
+BITONIC_DECLARE_KERNEL(merge_direct_wide, 5)
 
 BITONIC_DECLARE_SPIRV(bitonic_spirv_search)
 BITONIC_DECLARE_SPIRV(bitonic_spirv_search_k64)
@@ -44,13 +58,14 @@ typedef struct bitonic_spirv {
 } bitonic_spirv;
 
 /* The module of a kernel ("tile" or "global") for a keys-per-thread log2; code
- * is NULL when that variant is not built. */
-bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64);
+ * is NULL when that variant is not built. wide: the device-address build (the
+ * merge path's kernels only). */
+bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
+bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64);
+bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
+bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide);
+bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64);
 
 

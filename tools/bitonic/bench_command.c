@@ -434,7 +434,8 @@ int bench_run(const bench_options *options)
     bitonic_buffer *buffers[RUN_BUFFERS] = {NULL}, *scratch = NULL;
     unsigned buffer_count = 0;
     status = keys && values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    while (status == BITONIC_SUCCESS && buffer_count < RUN_BUFFERS) {
+    unsigned wanted_buffers = options->run_buffers ? options->run_buffers : RUN_BUFFERS;
+    while (status == BITONIC_SUCCESS && buffer_count < wanted_buffers) {
         bitonic_status created = bitonic_buffer_create(context, capacity, &buffers[buffer_count]);
         if (created == BITONIC_SUCCESS)
             ++buffer_count;

@@ -36,6 +36,10 @@ typedef struct bench_options {
     bool startup;                /* --startup: time context creation and the first sorts instead */
     bool host_only;              /* --host-only: only the host-memory rows (*_e2e, cpu_e2e), not the resident sort */
     bool pow2_only;              /* --pow2: only the 2^k sizes, not 3*2^(k-2) and 2^k+1 */
+    /* --run-buffers: resident buffers of the largest size a batch sorts back to
+     * back (0: up to 12, as memory allows). 1 leaves device memory for the
+     * merge's scratch at the largest sizes (2^32 keys: 16 GiB each). */
+    unsigned run_buffers;
 } bench_options;
 
 enum {

@@ -33,7 +33,7 @@ static void usage(FILE *out)
           "                     [--network] [--tile-keys N] [--max-steps M] [--startup] [--host-only] [--pow2]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
-          "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows]\n"
+          "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -124,6 +124,15 @@ static int command_info(const char *device, bool pipelines)
                info.tile_keys, info.workgroup_size, info.keys_per_thread,
                info.tile_uses_subgroup_shuffle ? "subgroup shuffles" : "shared memory", info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    if (info.backend == BITONIC_BACKEND_VULKAN) {
+        if (info.device_addresses)
+            printf("  addressing: device addresses (merge sorts past the storage-buffer binding of %" PRIu64
+                   " keys; rows, network and transpose stop there)\n",
+                   info.bound_max_keys);
+        else
+            printf("  addressing: bound buffers (at most %" PRIu64 " keys; no bufferDeviceAddress or shaderInt64)\n",
+                   info.bound_max_keys);
+    }
     printf("Cache directory: %s\n", info.cache_directory[0] ? info.cache_directory
                                                              : "off (BITONIC_PIPELINE_CACHE=0 or no home directory)");
     if (info.backend == BITONIC_BACKEND_VULKAN) {
@@ -450,7 +459,8 @@ int main(int argc, char **argv)
         } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
                     strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0 ||
                     strcmp(arg, "--keys-per-thread") == 0 || strcmp(arg, "--merge-chunk") == 0 ||
-                    strcmp(arg, "--merge-keys-per-thread") == 0 || strcmp(arg, "--merge-split-min-chunks") == 0) &&
+                    strcmp(arg, "--merge-keys-per-thread") == 0 || strcmp(arg, "--merge-split-min-chunks") == 0 ||
+                    strcmp(arg, "--run-buffers") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -460,14 +470,18 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--merge-chunk") == 0 ? &bench.merge_chunk_keys
                                : strcmp(arg, "--merge-keys-per-thread") == 0 ? &bench.merge_keys_per_thread
                                : strcmp(arg, "--merge-split-min-chunks") == 0 ? &bench.merge_split_min_chunks
+                               : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                                                  : &bench.keys_per_thread;
-            unsigned low = target == &bench.runs ? 10 : 1;
+            /* One run is allowed for the largest sizes (2^32 keys), where each
+             * run's host-side generation and check take tens of seconds. */
+            unsigned low = 1;
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
                                       target == &bench.merge_split_min_chunks ? (1u << 24)
                             : target == &bench.max_steps ? 5
                             : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ? 32
-                                                         : 31;
+                            : target == &bench.run_buffers ? 12
+                                                         : 36;  /* past 2^32 keys: device addresses */
             if (!parse_unsigned(value, low, high, target)) {
                 fprintf(stderr, "bitonic: %s wants a number from %u to %u, not '%s'\n", arg, low, high, value);
                 return 2;

@@ -1,0 +1,150 @@
+/* test_device_addresses.c: the device-address ("wide") kernels, which take
+ * merge sorts past the largest storage-buffer binding (4 GiB on NVIDIA). Such
+ * sizes do not fit a test, so force_device_addresses sends small sorts down the
+ * same path: every key type, keys and pairs, both orders, at sizes around the
+ * tile and the merge levels (powers of two, one off them, and odd ones), with
+ * the split pass, the in-merge split search, both merge kernels and scalar
+ * loads. Each result must equal the CPU path's bit for bit (pairs are ordered
+ * by key, then value, on every backend). Validation is on. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitonic.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+static const char *type_names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
+
+static bool is_key64(bitonic_key_type type)
+{
+    return type >= BITONIC_KEY_U64;
+}
+
+/* Random bits with many duplicates, and the float specials (NaNs of both
+ * signs, infinities, both zeros) where the type is a float. */
+static void fill_keys(bitonic_key_type type, void *keys, size_t n, uint64_t *seed)
+{
+    static const uint32_t special32[] = {0x7fc00000u, 0xffc00000u, 0x7f800000u, 0xff800000u, 0x00000000u,
+                                         0x80000000u, 0x00000001u, 0x3f800000u};
+    static const uint64_t special64[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000000ull,
+                                         0xfff0000000000000ull, 0x0000000000000000ull, 0x8000000000000000ull,
+                                         0x0000000000000001ull, 0x3ff0000000000000ull};
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t r = test_random_u64(seed);
+        bool special = (type == BITONIC_KEY_F32 || type == BITONIC_KEY_F64) && (r & 7u) == 0;
+        bool duplicate = (r & 3u) == 1;
+        if (is_key64(type)) {
+            uint64_t key = special ? special64[(r >> 8) % 8u] : duplicate ? (r >> 8) % 5u : test_random_u64(seed);
+            memcpy((unsigned char *)keys + 8 * i, &key, 8);
+        } else {
+            uint32_t key = special ? special32[(r >> 8) % 8u] : duplicate ? (uint32_t)((r >> 8) % 5u)
+                                                                          : (uint32_t)test_random_u64(seed);
+            memcpy((unsigned char *)keys + 4 * i, &key, 4);
+        }
+    }
+}
+
+/* One sort on both contexts (the same input), compared bit for bit. */
+static bool check_one(bitonic_context *gpu, bitonic_context *cpu, bitonic_key_type type, bitonic_order order,
+                      bool pairs, size_t n, uint64_t *seed)
+{
+    size_t key_bytes = is_key64(type) ? 8u : 4u;
+    size_t bytes = (n ? n : 1) * key_bytes;
+    unsigned char *gpu_keys = malloc(bytes), *cpu_keys = malloc(bytes);
+    uint32_t *gpu_values = malloc((n ? n : 1) * 4u), *cpu_values = malloc((n ? n : 1) * 4u);
+    bool ok = gpu_keys && cpu_keys && gpu_values && cpu_values;
+    if (ok) {
+        fill_keys(type, gpu_keys, n, seed);
+        memcpy(cpu_keys, gpu_keys, n * key_bytes);
+        for (size_t i = 0; i < n; ++i)
+            gpu_values[i] = cpu_values[i] = (uint32_t)(test_random_u64(seed) % (n + 1u));
+        bitonic_sort_options options = {.order = order, .key_type = type};
+        bitonic_status gpu_status = pairs ? bitonic_sort_pairs(gpu, gpu_keys, gpu_values, n, &options)
+                                          : bitonic_sort(gpu, gpu_keys, n, &options);
+        bitonic_status cpu_status = pairs ? bitonic_sort_pairs(cpu, cpu_keys, cpu_values, n, &options)
+                                          : bitonic_sort(cpu, cpu_keys, n, &options);
+        ok = gpu_status == BITONIC_SUCCESS && cpu_status == BITONIC_SUCCESS &&
+             memcmp(gpu_keys, cpu_keys, n * key_bytes) == 0 &&
+             (!pairs || memcmp(gpu_values, cpu_values, n * 4u) == 0);
+        if (gpu_status != BITONIC_SUCCESS)
+            printf("  gpu: %s\n", bitonic_status_string(gpu_status));
+    }
+    free(gpu_keys);
+    free(cpu_keys);
+    free(gpu_values);
+    free(cpu_values);
+    return ok;
+}
+
+/* Every type, keys and pairs, at sizes around a tile of tile_keys keys and the
+ * merge levels above it (the order alternates with the size). */
+static void run_shape(test_counter *t, bitonic_context_desc desc, bitonic_context *cpu, const char *label)
+{
+    bitonic_context *gpu;
+    bitonic_status status = bitonic_context_create(&desc, &gpu);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
+        return;
+    bitonic_context_info info;
+    bitonic_context_get_info(gpu, &info);
+    if (!TEST_CHECK(t, info.device_addresses, "%s: the device has no device addresses (bufferDeviceAddress, "
+                                              "shaderInt64): the wide path cannot be tested", label)) {
+        bitonic_context_destroy(gpu);
+        return;
+    }
+    size_t tile = info.tile_keys;
+    size_t sizes[] = {2, 3, tile - 1, tile, tile + 1, 2 * tile - 3, 2 * tile, 3 * tile + 5, 4 * tile,
+                      4 * tile + 1, 7 * tile - 11, 16 * tile + 3};
+    uint64_t seed = 1234;
+    for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F64; ++type)
+        for (int pairs = 0; pairs <= 1; ++pairs)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+                bitonic_order order = (s + (size_t)type) % 2 ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING;
+                TEST_CHECK(t, check_one(gpu, cpu, (bitonic_key_type)type, order, pairs, sizes[s], &seed),
+                           "%s: %s %s %s, %zu keys (tile %zu)", label, type_names[type], pairs ? "pairs" : "keys",
+                           order == BITONIC_ORDER_DESCENDING ? "descending" : "ascending", sizes[s], tile);
+            }
+    bitonic_context_get_info(gpu, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label,
+               info.validation_messages);
+    bitonic_context_destroy(gpu);
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    unsigned printed = 0;
+    bitonic_context *cpu;
+    if (!TEST_CHECK(&t, bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &cpu) == BITONIC_SUCCESS,
+                    "cpu context"))
+        return test_finish(&t);
+    bitonic_context_desc desc = {.device = test_device_selector(), .validation = true,
+                                 .on_validation_message = test_print_validation_message,
+                                 .message_user_data = &printed, .crossover_keys = 1,
+                                 .force_device_addresses = true, .no_disk_cache = true,
+                                 .tile_keys = 64, .merge_chunk_keys = 32};
+    /* Many chunks a merge: every merge finds its splits in a pass of its own. */
+    desc.merge_split_pass_min_chunks = 2;
+    run_shape(&t, desc, cpu, "wide, split pass");
+    /* Few: the merge workgroups search their splits themselves. */
+    desc.merge_split_pass_min_chunks = 1u << 20;
+    run_shape(&t, desc, cpu, "wide, splits in the merge");
+    desc.merge_split_pass_min_chunks = 2;
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+    run_shape(&t, desc, cpu, "wide, direct merge");
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    desc.merge_scalar_io = true;
+    run_shape(&t, desc, cpu, "wide, scalar loads");
+    desc.merge_scalar_io = false;
+    desc.no_subgroup_shuffle = true;  /* the shared-memory tile kernel */
+    run_shape(&t, desc, cpu, "wide, shared-memory tile");
+    /* The device's own shapes (its tile, chunk and kernels). */
+    run_shape(&t, (bitonic_context_desc){.device = test_device_selector(), .validation = true,
+                                         .on_validation_message = test_print_validation_message,
+                                         .message_user_data = &printed, .crossover_keys = 1,
+                                         .force_device_addresses = true, .no_disk_cache = true},
+              cpu, "wide, device shapes");
+    bitonic_context_destroy(cpu);
+    TEST_CHECK(&t, printed == 0, "no validation message");
+    return test_finish(&t);
+}
