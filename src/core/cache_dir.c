@@ -123,6 +123,15 @@ bool bitonic_cache_write_file(const char *path, const void *head, size_t head_si
     int length = snprintf(temporary, sizeof temporary, "%s.tmp.XXXXXX", path);
     if (length < 0 || (size_t)length >= sizeof temporary)
         return false;
+    /* The directory first: every file here is the first in a fresh cache somewhere. */
+    char *slash = strrchr(temporary, '/');
+    if (slash && slash != temporary) {
+        *slash = '\0';
+        bool made = bitonic_cache_make_directory(temporary);
+        *slash = '/';
+        if (!made)
+            return false;
+    }
     int fd = mkstemp(temporary);
     if (fd < 0)
         return false;

@@ -28,8 +28,9 @@ bool bitonic_cache_make_directory(const char *directory);
 bool bitonic_cache_read_file(const char *path, size_t max_bytes, unsigned char **out_bytes, size_t *out_size);
 
 /* Writes head then body to a temporary file beside path and renames it over
- * path, so a reader sees the old file or the new one, never half of one. On
- * any failure the temporary file is removed and false returned. */
+ * path, so a reader sees the old file or the new one, never half of one. The
+ * directory of path is made first if missing. On any failure the temporary
+ * file is removed and false returned. */
 bool bitonic_cache_write_file(const char *path, const void *head, size_t head_size, const void *body,
                               size_t body_size);
 

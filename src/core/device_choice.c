@@ -122,11 +122,6 @@ static void write_crossover(const char *path, const bitonic_device_choice *choic
 {
     if (!path[0])
         return;
-    char directory[BITONIC_CACHE_PATH_MAX];
-    snprintf(directory, sizeof directory, "%s", path);
-    char *slash = strrchr(directory, '/');
-    if (slash)
-        *slash = '\0';
     char text[2048];
     int length = choice->crossover_keys == CROSSOVER_NEVER
                      ? snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys never\n")
@@ -138,7 +133,7 @@ static void write_crossover(const char *path, const bitonic_device_choice *choic
     for (uint32_t p = 0; p < choice->point_count && length > 0 && (size_t)length < sizeof text; ++p)
         length += snprintf(text + length, sizeof text - (size_t)length, "point %.0f %.4f %.4f\n",
                            choice->points[p].keys, choice->points[p].cpu_ms, choice->points[p].device_ms);
-    if (length > 0 && (size_t)length < sizeof text && (!slash || bitonic_cache_make_directory(directory)))
+    if (length > 0 && (size_t)length < sizeof text)
         bitonic_cache_write_file(path, text, (size_t)length, "", 0);
 }
 

@@ -88,8 +88,9 @@ static void hash_directory(hasher *h, const char *directory, const char *prefix)
     }
 }
 
-/* Each directory of a colon-separated list, with suffix appended. */
-static void hash_search_path(hasher *h, const char *list, const char *suffix)
+/* Each entry of a colon-separated list, suffix appended: a directory's
+ * entries, or the file itself (a loader variable may name either). */
+static void hash_list(hasher *h, const char *list, const char *suffix)
 {
     if (!list)
         return;
@@ -97,26 +98,13 @@ static void hash_search_path(hasher *h, const char *list, const char *suffix)
     snprintf(copy, sizeof copy, "%s", list);
     char *save = NULL;
     for (char *part = strtok_r(copy, ":", &save); part; part = strtok_r(NULL, ":", &save)) {
-        char directory[BITONIC_CACHE_PATH_MAX];
-        snprintf(directory, sizeof directory, "%s%s", part, suffix);
-        hash_directory(h, directory, "");
-    }
-}
-
-/* Files or directories a loader variable names. */
-static void hash_named_files(hasher *h, const char *list)
-{
-    if (!list)
-        return;
-    char copy[4096];
-    snprintf(copy, sizeof copy, "%s", list);
-    char *save = NULL;
-    for (char *part = strtok_r(copy, ":", &save); part; part = strtok_r(NULL, ":", &save)) {
+        char path[BITONIC_CACHE_PATH_MAX];
+        snprintf(path, sizeof path, "%s%s", part, suffix);
         struct stat st;
-        if (stat(part, &st) == 0 && S_ISDIR(st.st_mode))
-            hash_directory(h, part, "");
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            hash_directory(h, path, "");
         else
-            hash_file(h, part);
+            hash_file(h, path);
     }
 }
 
@@ -142,15 +130,15 @@ bool bitonic_vk_census_path(const char *cache_directory, char *out, size_t capac
         hash_text(&h, variables[i]);
         hash_text(&h, getenv(variables[i]));
     }
-    hash_named_files(&h, getenv("VK_DRIVER_FILES"));
-    hash_named_files(&h, getenv("VK_ICD_FILENAMES"));
-    hash_named_files(&h, getenv("VK_ADD_DRIVER_FILES"));
+    hash_list(&h, getenv("VK_DRIVER_FILES"), "");
+    hash_list(&h, getenv("VK_ICD_FILENAMES"), "");
+    hash_list(&h, getenv("VK_ADD_DRIVER_FILES"), "");
     static const char *const directories[] = {"/etc/vulkan/icd.d", "/usr/local/etc/vulkan/icd.d",
                                               "/usr/share/vulkan/icd.d", "/usr/local/share/vulkan/icd.d"};
     for (size_t i = 0; i < sizeof directories / sizeof directories[0]; ++i)
         hash_directory(&h, directories[i], "");
-    hash_search_path(&h, getenv("XDG_CONFIG_DIRS"), "/vulkan/icd.d");
-    hash_search_path(&h, getenv("XDG_DATA_DIRS"), "/vulkan/icd.d");
+    hash_list(&h, getenv("XDG_CONFIG_DIRS"), "/vulkan/icd.d");
+    hash_list(&h, getenv("XDG_DATA_DIRS"), "/vulkan/icd.d");
     const char *home = getenv("HOME");
     if (home) {
         char directory[BITONIC_CACHE_PATH_MAX];
@@ -206,17 +194,11 @@ void bitonic_vk_census_write(const char *path, const bitonic_vk_census *census)
 {
     if (!path[0])
         return;
-    char directory[BITONIC_CACHE_PATH_MAX];
-    snprintf(directory, sizeof directory, "%s", path);
-    char *slash = strrchr(directory, '/');
-    if (slash)
-        *slash = '\0';
     char text[512];
     int length = census->found ? snprintf(text, sizeof text, CENSUS_MAGIC "\ndevice %x %x %x %s\n",
                                           census->vendor_id, census->device_id, census->driver_version,
                                           census->device_name)
                                : snprintf(text, sizeof text, CENSUS_MAGIC "\nnone\n");
-    if (length > 0 && (size_t)length < sizeof text && strchr(census->device_name, '\n') == NULL &&
-        (!slash || bitonic_cache_make_directory(directory)))
+    if (length > 0 && (size_t)length < sizeof text && strchr(census->device_name, '\n') == NULL)
         bitonic_cache_write_file(path, text, (size_t)length, "", 0);
 }

@@ -142,14 +142,8 @@ void bitonic_vk_pipeline_cache_save(VkDevice device, const VkPhysicalDevicePrope
         file_header header = header_for(properties);
         header.data_bytes = size;
         header.checksum = bitonic_cache_checksum(data, size);
-        char directory[BITONIC_CACHE_PATH_MAX];
-        snprintf(directory, sizeof directory, "%s", cache->path);
-        char *slash = strrchr(directory, '/');
-        if (slash)
-            *slash = '\0';
         /* An unwritable directory only costs the next run its warm start. */
-        if ((!slash || bitonic_cache_make_directory(directory)) &&
-            bitonic_cache_write_file(cache->path, &header, sizeof header, data, size)) {
+        if (bitonic_cache_write_file(cache->path, &header, sizeof header, data, size)) {
             cache->loaded_bytes = size;
             cache->rejected = false;
         }
