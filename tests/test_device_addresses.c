@@ -79,8 +79,16 @@ static bool check_one(bitonic_context *gpu, bitonic_context *cpu, bitonic_key_ty
 
 /* Every type, keys and pairs, at sizes around a tile of tile_keys keys and the
  * merge levels above it (the order alternates with the size). */
-static void run_shape(test_counter *t, bitonic_context_desc desc, bitonic_context *cpu, const char *label)
+static void run_shape(test_counter *t, bitonic_context_desc desc, bitonic_context *cpu, int shape_number,
+                      const char *label)
 {
+    /* BITONIC_TEST_SHAPE=N runs only shape N, so a slow device (validation on
+     * a GPU) can give each shape its own time limit. */
+    const char *only = getenv("BITONIC_TEST_SHAPE");
+    if (only && *only && atoi(only) != shape_number)
+        return;
+    printf("shape %d: %s\n", shape_number, label);
+    fflush(stdout);
     bitonic_context *gpu;
     bitonic_status status = bitonic_context_create(&desc, &gpu);
     if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
@@ -125,25 +133,25 @@ int main(void)
                                  .tile_keys = 64, .merge_chunk_keys = 32};
     /* Many chunks a merge: every merge finds its splits in a pass of its own. */
     desc.merge_split_pass_min_chunks = 2;
-    run_shape(&t, desc, cpu, "wide, split pass");
+    run_shape(&t, desc, cpu, 0, "wide, split pass");
     /* Few: the merge workgroups search their splits themselves. */
     desc.merge_split_pass_min_chunks = 1u << 20;
-    run_shape(&t, desc, cpu, "wide, splits in the merge");
+    run_shape(&t, desc, cpu, 1, "wide, splits in the merge");
     desc.merge_split_pass_min_chunks = 2;
     desc.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
-    run_shape(&t, desc, cpu, "wide, direct merge");
+    run_shape(&t, desc, cpu, 2, "wide, direct merge");
     desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     desc.merge_scalar_io = true;
-    run_shape(&t, desc, cpu, "wide, scalar loads");
+    run_shape(&t, desc, cpu, 3, "wide, scalar loads");
     desc.merge_scalar_io = false;
     desc.no_subgroup_shuffle = true;  /* the shared-memory tile kernel */
-    run_shape(&t, desc, cpu, "wide, shared-memory tile");
+    run_shape(&t, desc, cpu, 4, "wide, shared-memory tile");
     /* The device's own shapes (its tile, chunk and kernels). */
     run_shape(&t, (bitonic_context_desc){.device = test_device_selector(), .validation = true,
                                          .on_validation_message = test_print_validation_message,
                                          .message_user_data = &printed, .crossover_keys = 1,
                                          .force_device_addresses = true, .no_disk_cache = true},
-              cpu, "wide, device shapes");
+              cpu, 5, "wide, device shapes");
     bitonic_context_destroy(cpu);
     TEST_CHECK(&t, printed == 0, "no validation message");
     return test_finish(&t);
