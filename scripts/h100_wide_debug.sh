@@ -1,7 +1,7 @@
 #!/bin/bash
 # h100_wide_debug.sh: the device-address path (BITONIC_DEVICE_ADDRESSES=1) on the
-# GPU machine, in one call of under ten minutes (6 x 40 s of tests, 2 x 140 s of sorts), to find why it sorted 2^32 keys
-# wrong on the H100 and failed small forced cases there (docs/API.md, "Sizes";
+# GPU machine, in one call of under ten minutes (6 x 40 s of tests, 2 x 140 s of
+# sorts), to find why it sorted 2^32 keys wrong on the H100 and failed small forced cases there (docs/API.md, "Sizes";
 # it passes on lavapipe). Each shape of test_device_addresses runs on its own with
 # its own time limit (validation on), then 2^LOG u32 keys (default 2^32) with the
 # split pass and without it. Results in $OUT/wide.tar.gz. Expects build-h100.tar.xz
