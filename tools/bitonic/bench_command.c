@@ -155,11 +155,17 @@ static bool verify(const uint32_t *keys, const uint32_t *values, size_t n, uint6
             bool in_order = type == BENCH_TYPE_F32 ? f32_in_order(keys[i - 1], keys[i]) : keys[i - 1] <= keys[i];
             if (type == BENCH_TYPE_PAIRS && keys[i - 1] == keys[i])
                 in_order = values[i - 1] < values[i];  /* equal keys in value order */
-            if (!in_order)
+            if (!in_order) {
+                /* Where it breaks says which pass did (a merge level leaves runs of a power of two). */
+                fprintf(stderr, "bitonic: %zu keys: out of order at index %zu (%08x then %08x)\n", n, i, keys[i - 1],
+                        keys[i]);
                 return false;
+            }
         }
         seen += values ? mix64((uint64_t)keys[i] << 32 | values[i]) : mix64(keys[i]);
     }
+    if (seen != fingerprint)
+        fprintf(stderr, "bitonic: %zu keys: in order but not the same keys (fingerprint)\n", n);
     return seen == fingerprint;
 }
 
