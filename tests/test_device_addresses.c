@@ -133,6 +133,24 @@ int main(void)
     if (!TEST_CHECK(&t, bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &cpu) == BITONIC_SUCCESS,
                     "cpu context"))
         return test_finish(&t);
+    /* Off unless asked for (BITONIC_DEVICE_ADDRESSES=1): the path is
+     * experimental (docs/API.md, "Sizes"), so a context keeps the binding's limit. */
+    const char *asked = getenv("BITONIC_DEVICE_ADDRESSES");
+    if (!getenv("BITONIC_TEST_SHAPE") && !(asked && strcmp(asked, "1") == 0)) {
+        bitonic_context *plain;
+        if (TEST_CHECK(&t, bitonic_context_create(&(bitonic_context_desc){.device = test_device_selector(),
+                                                                          .no_disk_cache = true},
+                                                  &plain) == BITONIC_SUCCESS,
+                       "plain context")) {
+            bitonic_context_info info;
+            bitonic_context_get_info(plain, &info);
+            TEST_CHECK(&t, !info.device_addresses && info.max_keys == info.bound_max_keys,
+                       "without BITONIC_DEVICE_ADDRESSES=1: device addresses %d, max_keys %" PRIu64
+                       " against the binding's %" PRIu64,
+                       (int)info.device_addresses, info.max_keys, info.bound_max_keys);
+            bitonic_context_destroy(plain);
+        }
+    }
     bitonic_context_desc desc = {.device = test_device_selector(), .validation = true,
                                  .on_validation_message = test_print_validation_message,
                                  .message_user_data = &printed, .crossover_keys = 1,
