@@ -3,7 +3,7 @@
 and .npy files on the CPU path and on the first Vulkan device (lavapipe here),
 and with the argument gles (the library was built with its GLES backend) also
 on `--device gles`, whose output must equal the CPU's byte for byte for every
-key type; checks that bad input gets one clear line on stderr, a non-zero
+key type, as must `--strategy transpose`'s; checks that bad input gets one clear line on stderr, a non-zero
 exit, and no output file (an existing output is left untouched)."""
 import math
 import os
@@ -207,13 +207,16 @@ with tempfile.TemporaryDirectory() as scratch:
           and {row[0] for row in rows} - {"cpu_e2e"} == {"bitonic_transpose", "bitonic_transpose_e2e"},
           "bench --strategy transpose on Vulkan with validation: " + r.stderr)
 
-    if "gles" in devices:
-        # Held-out inputs of every key type: the GLES output equals the CPU's, byte for byte.
-        specials = {"f": [float("nan"), -float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-40],
-                    "d": [float("nan"), -float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-310]}
+    # Held-out inputs of every key type, in both orders and as an argsort: the
+    # output of another path equals the CPU's, byte for byte. The transpose
+    # strategy on Vulkan (6001 + 50 keys: past lavapipe's tile, so it transposes),
+    # and the fragment path when the build has it.
+    specials = {"f": [float("nan"), -float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-40],
+                "d": [float("nan"), -float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-310]}
+    def held_out(label, count, other):
         for descr, fmt in (("<u4", "I"), ("<i4", "i"), ("<f4", "f"), ("<u8", "Q"), ("<i8", "q"), ("<f8", "d")):
             wide = fmt in "Qqd"
-            raw = [rng.getrandbits(64 if wide else 32) for _ in range(3001)]
+            raw = [rng.getrandbits(64 if wide else 32) for _ in range(count)]
             raw += raw[:50]  # duplicates
             values = list(struct.unpack("<%d%s" % (len(raw), fmt), struct.pack("<%d%s" % (len(raw), "Q" if wide else "I"), *raw)))
             values += specials.get(fmt, [])
@@ -221,12 +224,16 @@ with tempfile.TemporaryDirectory() as scratch:
                 f.write(npy_bytes(descr, values, fmt))
             for extra in ([], ["--descending"], ["--argsort"]):
                 outputs = []
-                for device in ("cpu", "gles"):
-                    r = run("sort", path("held.npy"), path("held_%s.npy" % device), "--device", device, *extra)
-                    check(r.returncode == 0, "held-out %s %s on %s: %s" % (descr, extra, device, r.stderr))
-                    with open(path("held_%s.npy" % device), "rb") as f:
+                for name, args in (("cpu", ["--device", "cpu"]), (label, other)):
+                    r = run("sort", path("held.npy"), path("held_%s.npy" % name), *args, *extra)
+                    check(r.returncode == 0, "held-out %s %s on %s: %s" % (descr, extra, name, r.stderr))
+                    with open(path("held_%s.npy" % name), "rb") as f:
                         outputs.append(f.read())
-                check(outputs[0] == outputs[1], "held-out %s %s: gles equals the CPU" % (descr, extra))
+                check(outputs[0] == outputs[1], "held-out %s %s: %s equals the CPU" % (descr, extra, label))
+    held_out("transpose", 6001, ["--device", "vulkan", "--strategy", "transpose"])
+
+    if "gles" in devices:
+        held_out("gles", 3001, ["--device", "gles"])
         r = run("info")
         check(r.returncode == 0 and "OpenGL ES (device gles):" in r.stdout and "largest texture side" in r.stdout,
               "info lists the GLES backend: " + r.stdout)
