@@ -21,6 +21,12 @@
 /* Below this many bytes an array is staged, not imported: importing pins its
  * pages and makes a buffer, which costs more than copying a small array. */
 #define MIN_IMPORT_BYTES ((size_t)1 << 20)
+/* On a discrete GPU, up to this many: pinning the caller's pages cost more host
+ * time than copying them through a staging buffer with several threads at every
+ * size measured on the H100 machine (2^21 to 2^26 u32 keys: 2^24 8.1 ms against
+ * 4.0 ms, 2^26 27.7 against 19.2; docs/PERFORMANCE.md, host path). Above it the
+ * array is imported anyway, so no staging twin of that size is kept. */
+#define DISCRETE_MIN_IMPORT_BYTES ((size_t)512 << 20)
 
 struct bitonic_vk_context {
     VkInstance instance;
@@ -56,6 +62,7 @@ struct bitonic_vk_context {
     double device_create_ms;         /* wall time of making it (instance, device, queue, sorter, cache) */
     double instance_ms;              /* the instance and device search, when made with the context */
     size_t import_min_bytes;         /* smaller arrays are staged; BITONIC_IMPORT_MIN_BYTES overrides (tests) */
+    bool import_min_given;           /* else it depends on the device type, known once the device is */
     bool import_wanted;              /* not BITONIC_HOST_IMPORT=0 */
     uint64_t validation_messages;
     bitonic_message_fn on_message;
@@ -483,7 +490,8 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     const char *import_env = getenv("BITONIC_HOST_IMPORT");
     vk->import_wanted = !(import_env && strcmp(import_env, "0") == 0);
     const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
-    vk->import_min_bytes = min_env && *min_env ? (size_t)strtoull(min_env, NULL, 10) : MIN_IMPORT_BYTES;
+    vk->import_min_given = min_env && *min_env;
+    vk->import_min_bytes = vk->import_min_given ? (size_t)strtoull(min_env, NULL, 10) : 0;
     vk->on_message = desc->on_validation_message;
     vk->pure_network = desc->pure_network;
     vk->message_user_data = desc->message_user_data;
@@ -1088,7 +1096,9 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     /* Keys and values are imported where the driver can (each on its own: one
      * may be aligned well enough and the other not), else staged. */
     host_spans spans = {.with_values = with_values};
-    size_t min_import = vk->import_min_bytes;
+    size_t min_import = vk->import_min_given ? vk->import_min_bytes
+                        : vk->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? DISCRETE_MIN_IMPORT_BYTES
+                                                                                             : MIN_IMPORT_BYTES;
     bool imported = bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
     if (with_values)
         bitonic_vk_host_span_import(&vk->importer, values, count * sizeof(uint32_t), min_import, &spans.values);
