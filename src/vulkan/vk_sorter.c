@@ -745,6 +745,40 @@ static void record_pass_barrier(VkCommandBuffer command_buffer)
                          1, &barrier, 0, NULL, 0, NULL);
 }
 
+/* The dispatches of one recorded sort: the pipeline bound last (bound again
+ * only when it changes) and, with profile_passes, a timestamp after each. */
+typedef struct dispatch_recorder {
+    VkCommandBuffer command_buffer;
+    VkPipelineLayout layout;
+    const bitonic_vulkan_sort_info *info;
+    bool profile;                    /* info->timestamps set and info->profile_passes */
+    VkPipeline bound;
+    uint32_t count;                  /* dispatches recorded so far */
+} dispatch_recorder;
+
+static dispatch_recorder dispatch_recorder_for(VkCommandBuffer command_buffer, const sorter_variant *variant,
+                                               const bitonic_vulkan_sort_info *info)
+{
+    return (dispatch_recorder){command_buffer, variant->pipeline_layout, info,
+                               info->timestamps != VK_NULL_HANDLE && info->profile_passes, VK_NULL_HANDLE, 0};
+}
+
+static void record_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
+                            uint32_t constants_size, uint32_t groups_x, uint32_t groups_y)
+{
+    if (pipeline != recorder->bound) {
+        vkCmdBindPipeline(recorder->command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        recorder->bound = pipeline;
+    }
+    vkCmdPushConstants(recorder->command_buffer, recorder->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, constants_size,
+                       constants);
+    vkCmdDispatch(recorder->command_buffer, groups_x, groups_y, 1);
+    if (recorder->profile)
+        vkCmdWriteTimestamp(recorder->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, recorder->info->timestamps,
+                            recorder->info->first_query + 1u + recorder->count);
+    ++recorder->count;
+}
+
 /* What a sort of `info` records: checked once, then used both to record it and
  * to say how many passes (and so timestamps) it records. */
 typedef struct sort_plan {
@@ -1016,7 +1050,7 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
         {info->scratch, info->scratch_offset + plan->scratch_values_at, (VkDeviceSize)plan->view_keys * 4u},
     };
     uint32_t pushed_read = UINT32_MAX, pushed_write = UINT32_MAX;
-    VkPipeline bound = VK_NULL_HANDLE;
+    dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
     for (uint32_t p = 0; p < plan->pass_count; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         uint32_t read_side = pass->kind == BITONIC_PASS_TRANSPOSE ? (pass->to_view ? 0u : 1u)
@@ -1041,18 +1075,9 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
             .view_rows_used = (uint32_t)((info->count + columns_mask) >> pass->view_column_log),
             .view_mirror_phase = pass->view_mirror_phase, .view_forward = pass->to_view ? 1u : 0u,
         };
-        VkPipeline pipeline =
-            pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline : variant->tile_pipeline;
-        if (pipeline != bound) {
-            vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-            bound = pipeline;
-        }
-        vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants,
-                           &constants);
-        vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
-        if (timed && info->profile_passes)
-            vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
-                                info->first_query + 1u + p);
+        record_dispatch(&recorder,
+                        pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline : variant->tile_pipeline,
+                        &constants, sizeof constants, group_x[p], group_y[p]);
         if (p + 1 < plan->pass_count)
             record_pass_barrier(command_buffer);
     }
@@ -1140,8 +1165,7 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
         bool vector_io = false;
         uint32_t merge_count = plan->merge ? plan->pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
-        VkPipeline bound = VK_NULL_HANDLE;
-        uint32_t dispatch = 0;  /* with profile_passes, a timestamp follows every dispatch */
+        dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
         for (uint32_t p = 0; p < plan->pass_count; ++p) {
             const bitonic_pass *pass = &plan->passes[p];
             if (pass->kind == BITONIC_PASS_MERGE) {
@@ -1164,31 +1188,14 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
             if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.pass.group_count = plan->chunk_count;
                 if (plan->split_pass) {
-                    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->merge_split_pipeline);
-                    bound = variant->merge_split_pipeline;
-                    vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                       sizeof constants, &constants);
-                    vkCmdDispatch(command_buffer, split_x, split_y, 1);
-                    if (timed && info->profile_passes)
-                        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
-                                            info->first_query + 1u + dispatch);
-                    ++dispatch;
+                    record_dispatch(&recorder, variant->merge_split_pipeline, &constants, sizeof constants, split_x,
+                                    split_y);
                     record_pass_barrier(command_buffer);
                     constants.pass.splits_given = 1u;
                 }
             }
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? variant->tile_pipeline : variant->merge_pipeline;
-            if (pipeline != bound) {
-                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-                bound = pipeline;
-            }
-            vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               sizeof constants, &constants);
-            vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
-            if (timed && info->profile_passes)
-                vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
-                                    info->first_query + 1u + dispatch);
-            ++dispatch;
+            record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (p + 1 < plan->pass_count)
                 record_pass_barrier(command_buffer);
         }
@@ -1259,9 +1266,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                                           (info->scratch_offset + plan.scratch_values_at) % 16u == 0));
         uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
-        VkPipeline bound = VK_NULL_HANDLE;
+        dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
         bool pushed = false;
-        uint32_t dispatch = 0;  /* with profile_passes, a timestamp follows every dispatch */
         for (uint32_t p = 0; p < pass_count; ++p) {
             const bitonic_pass *pass = &passes[p];
             /* The tile sort reads side 0 and writes write_side; each merge then
@@ -1292,15 +1298,8 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 constants.group_count = plan.chunk_count;
                 if (plan.split_pass) {
                     /* One chunk's split a thread, then the merge that reads them. */
-                    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, variant->merge_split_pipeline);
-                    bound = variant->merge_split_pipeline;
-                    vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                       sizeof constants, &constants);
-                    vkCmdDispatch(command_buffer, split_x, split_y, 1);
-                    if (timed && info->profile_passes)
-                        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
-                                            info->first_query + 1u + dispatch);
-                    ++dispatch;
+                    record_dispatch(&recorder, variant->merge_split_pipeline, &constants, sizeof constants, split_x,
+                                    split_y);
                     record_pass_barrier(command_buffer);
                     constants.splits_given = 1u;
                 }
@@ -1308,17 +1307,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? variant->tile_pipeline
                                   : pass->kind == BITONIC_PASS_MERGE ? variant->merge_pipeline
                                                                      : variant->global_pipelines[pass->step_count];
-            if (pipeline != bound) {
-                vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-                bound = pipeline;
-            }
-            vkCmdPushConstants(command_buffer, variant->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               sizeof constants, &constants);
-            vkCmdDispatch(command_buffer, group_x[p], group_y[p], 1);
-            if (timed && info->profile_passes)
-                vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, info->timestamps,
-                                    info->first_query + 1u + dispatch);
-            ++dispatch;
+            record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (p + 1 < pass_count)
                 record_pass_barrier(command_buffer);
         }
