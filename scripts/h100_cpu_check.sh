@@ -10,13 +10,7 @@ set -u
 top=${OUT:-out}
 out=$top/cpu
 mkdir -p "$out"
-[ -f build-h100.tar.xz ] && tar -xJf build-h100.tar.xz && ln -sfn build-h100 build
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
-  ldconfig
-fi
-[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. scripts/h100_env.sh  # build/, the loader, the validation layer, the NVIDIA driver
 bitonic=build/tools/bitonic/bitonic
 status=0
 nproc > "$out/cores.txt"

@@ -22,21 +22,7 @@ top=${OUT:-out}
 out=$top/$mode
 mkdir -p "$out"
 device=${DEVICE:-NVIDIA}
-[ -f build-h100.tar.xz ] && tar -xJf build-h100.tar.xz && ln -sfn build-h100 build
-# The loader and the validation layer from .gl/ where the machine lacks them.
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
-  ldconfig
-fi
-if [ ! -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
-  mkdir -p /tmp/vvl && dpkg -x .gl/vulkan-validationlayers_*.deb /tmp/vvl
-  export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d
-  export LD_LIBRARY_PATH=/tmp/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
-[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ] &&
-  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+. scripts/h100_env.sh  # build/, the loader, the validation layer, the NVIDIA driver
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt" 2>&1
 smi_fields=timestamp,clocks.sm,clocks_event_reasons.active,power.draw,temperature.gpu
 nvidia-smi --query-gpu=$smi_fields --format=csv,noheader > /dev/null 2>&1 || smi_fields=timestamp,clocks.sm

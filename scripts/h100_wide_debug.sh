@@ -13,18 +13,7 @@ top=${OUT:-out}
 out=$top/wide
 mkdir -p "$out"
 device=${DEVICE:-NVIDIA}
-[ -f build-h100.tar.xz ] && tar -xJf build-h100.tar.xz && ln -sfn build-h100 build
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
-  ldconfig
-fi
-if [ ! -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
-  mkdir -p /tmp/vvl && dpkg -x .gl/vulkan-validationlayers_*.deb /tmp/vvl
-  export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d
-  export LD_LIBRARY_PATH=/tmp/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
-[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. scripts/h100_env.sh  # build/, the loader, the validation layer, the NVIDIA driver
 export BITONIC_DEVICE_ADDRESSES=1 BITONIC_TEST_DEVICE=$device
 status=0
 # Shape 0 also with bound buffers (BITONIC_TEST_BOUND=1): on the H100 its 64-key
