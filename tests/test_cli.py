@@ -195,6 +195,15 @@ with tempfile.TemporaryDirectory() as scratch:
     check(r.returncode == 0 and len(rows) >= 20 and all(len(row) == len(header) for row in rows)
           and all(row[verified] == "1" for row in rows)
           and {row[1] for row in rows} == {"u32", "f32", "pairs", "u64", "rows1024"}, "bench on the CPU verifies every type")
+    # The CPU path on more threads than this machine has cores: the parallel
+    # partition of large inputs (4 threads and 2^22 keys up) runs, and verifies.
+    r = run("bench", "--device", "cpu", "--cpu-threads", "6", "--min-log", "22", "--max-log", "22", "--pow2",
+            "--runs", "3", "--csv", "--no-e2e")
+    rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
+    check(r.returncode == 0 and len(rows) == 1 and rows[0][verified] == "1", "bench --cpu-threads 6 at 2^22: "
+          + r.stdout + r.stderr)
+    r = run("bench", "--cpu-threads", "2000")
+    check(r.returncode == 2 and "--cpu-threads" in r.stderr, "too many CPU threads are refused")
     r = run("bench", "--types", "u32,bogus")
     check(r.returncode == 2 and "--types" in r.stderr, "an unknown bench type is refused")
     r = run("bench", "--device", "vulkan", "--min-log", "10", "--max-log", "11", "--runs", "10", "--validation",

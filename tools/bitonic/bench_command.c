@@ -406,6 +406,7 @@ int bench_run(const bench_options *options)
                                  .merge_split_pass_min_chunks = options->merge_split_min_chunks,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_scalar_io = options->merge_scalar_io,
+                                 .cpu_threads = options->cpu_threads,
                                  /* every host sort on the device: the CPU path has its own rows */
                                  .crossover_keys = 1};
     FILE *batch_log = NULL;
@@ -417,7 +418,8 @@ int bench_run(const bench_options *options)
     /* The CPU path beside the device for host-memory sorts, so the crossover shows. */
     bitonic_context *cpu_context = NULL;
     if (status == BITONIC_SUCCESS && options->end_to_end &&
-        bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &cpu_context) != BITONIC_SUCCESS)
+        bitonic_context_create(&(bitonic_context_desc){.device = "cpu", .cpu_threads = options->cpu_threads},
+                               &cpu_context) != BITONIC_SUCCESS)
         cpu_context = NULL;
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));

@@ -34,6 +34,7 @@ static void usage(FILE *out)
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
+          "                     [--cpu-threads N]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -461,7 +462,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0 ||
                     strcmp(arg, "--keys-per-thread") == 0 || strcmp(arg, "--merge-chunk") == 0 ||
                     strcmp(arg, "--merge-keys-per-thread") == 0 || strcmp(arg, "--merge-split-min-chunks") == 0 ||
-                    strcmp(arg, "--run-buffers") == 0) &&
+                    strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -472,16 +473,18 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--merge-keys-per-thread") == 0 ? &bench.merge_keys_per_thread
                                : strcmp(arg, "--merge-split-min-chunks") == 0 ? &bench.merge_split_min_chunks
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
+                               : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
             /* One run is allowed for the largest sizes (2^32 keys), where each
              * run's host-side generation and check take tens of seconds. */
-            unsigned low = 1;
+            unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
                                       target == &bench.merge_split_min_chunks ? (1u << 24)
                             : target == &bench.max_steps ? 5
                             : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ? 32
                             : target == &bench.run_buffers ? 12
+                            : target == &bench.cpu_threads ? 1024
                                                          : 36;  /* past 2^32 keys: device addresses */
             if (!parse_unsigned(value, low, high, target)) {
                 fprintf(stderr, "bitonic: %s wants a number from %u to %u, not '%s'\n", arg, low, high, value);
