@@ -3,8 +3,8 @@
  * sizes do not fit a test, so force_device_addresses sends small sorts down the
  * same path: every key type, keys and pairs, both orders, at sizes around the
  * tile and the merge levels (powers of two, one off them, and odd ones), with
- * the split pass, the in-merge split search, both merge kernels and scalar
- * loads. Each result must equal the CPU path's bit for bit (pairs are ordered
+ * the split pass, the in-merge split search, two merge shapes and both tile
+ * kernels. Each result must equal the CPU path's bit for bit (pairs are ordered
  * by key, then value, on every backend). Validation is on. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -45,6 +45,33 @@ static void fill_keys(bitonic_key_type type, void *keys, size_t n, uint64_t *see
     }
 }
 
+/* Where a wrong result first differs, and the keys (and values) around it on
+ * both sides: the pattern says which pass went wrong (a merge's slice, a split,
+ * a tile's store). */
+static void print_difference(const unsigned char *gpu_keys, const unsigned char *cpu_keys, const uint32_t *gpu_values,
+                             const uint32_t *cpu_values, bool pairs, size_t n, size_t key_bytes)
+{
+    size_t first = 0;
+    while (first < n && memcmp(gpu_keys + first * key_bytes, cpu_keys + first * key_bytes, key_bytes) == 0 &&
+           (!pairs || gpu_values[first] == cpu_values[first]))
+        ++first;
+    size_t wrong = 0;
+    for (size_t i = first; i < n; ++i)
+        wrong += memcmp(gpu_keys + i * key_bytes, cpu_keys + i * key_bytes, key_bytes) != 0 ||
+                 (pairs && gpu_values[i] != cpu_values[i]);
+    printf("  first difference at %zu of %zu, %zu positions differ; index: gpu | cpu\n", first, n, wrong);
+    size_t from = first > 4 ? first - 4 : 0, to = first + 12 < n ? first + 12 : n;
+    for (size_t i = from; i < to; ++i) {
+        uint64_t g = 0, c = 0;
+        memcpy(&g, gpu_keys + i * key_bytes, key_bytes);
+        memcpy(&c, cpu_keys + i * key_bytes, key_bytes);
+        if (pairs)
+            printf("    %zu: %016" PRIx64 ",%u | %016" PRIx64 ",%u\n", i, g, gpu_values[i], c, cpu_values[i]);
+        else
+            printf("    %zu: %016" PRIx64 " | %016" PRIx64 "\n", i, g, c);
+    }
+}
+
 /* One sort on both contexts (the same input), compared bit for bit. */
 static bool check_one(bitonic_context *gpu, bitonic_context *cpu, bitonic_key_type type, bitonic_order order,
                       bool pairs, size_t n, uint64_t *seed)
@@ -69,6 +96,8 @@ static bool check_one(bitonic_context *gpu, bitonic_context *cpu, bitonic_key_ty
              (!pairs || memcmp(gpu_values, cpu_values, n * 4u) == 0);
         if (gpu_status != BITONIC_SUCCESS)
             printf("  gpu: %s\n", bitonic_status_string(gpu_status));
+        else if (!ok)
+            print_difference(gpu_keys, cpu_keys, gpu_values, cpu_values, pairs, n, key_bytes);
     }
     free(gpu_keys);
     free(cpu_keys);
@@ -162,12 +191,18 @@ int main(void)
     /* Few: the merge workgroups search their splits themselves. */
     desc.merge_split_pass_min_chunks = 1u << 20;
     run_shape(&t, desc, cpu, 1, "wide, splits in the merge");
+    /* Another merge shape: chunks of 64 keys, 2 a thread. */
     desc.merge_split_pass_min_chunks = 2;
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
-    run_shape(&t, desc, cpu, 2, "wide, direct merge");
+    desc.merge_chunk_keys = 64;
+    desc.merge_keys_per_thread = 2;
+    run_shape(&t, desc, cpu, 2, "wide, 64-key chunks of 2 keys a thread");
+    desc.merge_chunk_keys = 32;
+    desc.merge_keys_per_thread = 0;
+    /* Asking for the shared-memory merge changes nothing: the device-address
+     * merge is always the direct one (vk_sorter.c, create_wide_variants). */
     desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     desc.merge_scalar_io = true;
-    run_shape(&t, desc, cpu, 3, "wide, scalar loads");
+    run_shape(&t, desc, cpu, 3, "wide, shared merge asked for");
     desc.merge_scalar_io = false;
     desc.no_subgroup_shuffle = true;  /* the shared-memory tile kernel */
     run_shape(&t, desc, cpu, 4, "wide, shared-memory tile");

@@ -480,6 +480,13 @@ static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
         if (!base->available)
             continue;
         variant->tuning = base->tuning;
+        /* The merge without shared memory: the shared-memory merge built with
+         * device addresses gave wrong keys on the H100 wherever a merge met a
+         * partial last tile, hung there when it searched its own splits, and
+         * went wrong on lavapipe with 16-byte loads after a split pass, while
+         * the direct merge sorted every case right on both (2026-11-23,
+         * scripts/h100_wide_debug.sh; docs/API.md, "Sizes"). */
+        variant->tuning.merge_direct = true;
         result = create_variant(sorter, desc->pipeline_cache, base->with_values, base->key64, true, variant);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, variant);
@@ -1158,10 +1165,8 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
             if (plan->split_pass)
                 splits = side_keys[1] + plan->scratch_splits_at;
         }
-        /* One key at a time: the 16-byte loads of the device-address merge gave
-         * wrong slices on lavapipe after a split pass (tests/test_device_addresses.c
-         * caught it; the bound build of the same code is right), so they stay off
-         * until that is understood. Costs bandwidth, not correctness. */
+        /* The device-address merge is the direct one (create_wide_variants),
+         * which reads one key at a time. */
         bool vector_io = false;
         uint32_t merge_count = plan->merge ? plan->pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
