@@ -136,6 +136,7 @@ typedef struct bitonic_context_desc {
      * difference. */
     bool merge_scalar_io;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
+    bool network_tile_sort;          /* sort tiles with the bitonic network, not by merging (measuring) */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more
      * passes over memory above one tile. By default a Vulkan sort of more keys
      * than one tile merges the sorted tiles (merge path) through a scratch copy

@@ -61,6 +61,10 @@ typedef struct bitonic_vulkan_sorter_desc {
     bool capture_pipeline_statistics;
     /* Use the shared-memory tile kernel even where subgroup shuffles exist. */
     bool no_subgroup_shuffle;
+    /* Sort tiles from scratch with the bitonic network, as before 2026-11-23,
+     * instead of the merge sort of a tile (each thread's keys by the network,
+     * then merge rounds in shared memory): for measuring the difference. */
+    bool network_tile_sort;
     /* The device was created with the shaderInt64 feature enabled: build the
      * pipelines for 64-bit keys (u64, i64, f64). Without it those sorts give
      * BITONIC_ERROR_UNSUPPORTED. */

@@ -1,7 +1,9 @@
 /* tuning.c: device limits to sort sizes (see tuning.h). The choices and why:
  * - 16 keys per thread in the tile kernel: enough registers to run four steps
  *   per shared-memory round trip, few enough that a 512-thread workgroup keeps
- *   its keys without spilling.
+ *   its keys without spilling. A tile sorted from scratch is merge-sorted
+ *   (tile_sort_pass.comp) with the same keys per thread: each thread's 16 keys
+ *   by the network, then a merge round per doubling.
  * - The largest power-of-two tile whose keys (padded) fit the shared memory the
  *   device reports and whose threads fit one workgroup: bigger tiles mean fewer
  *   passes over device memory, which is what a bitonic sort pays for.
@@ -147,6 +149,11 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     }
     out->tile_log = tile_log;
     out->tile_register_log = min_u32(preferred_register_log, tile_log);
+    /* The merge sort of a tile wants no subgroup: it keeps the preferred keys
+     * a thread, which fit a workgroup by the choice of tile_log above. */
+    out->tile_merge_sort = true;
+    out->tile_sort_register_log = out->tile_register_log;
+    out->tile_sort_workgroup_size = 1u << (tile_log - out->tile_sort_register_log);
     out->tile_uses_shuffle = false;
     out->merge_direct = false;
     out->merge_vector_io = true;

@@ -20,6 +20,11 @@ typedef struct bitonic_tuning {
     uint32_t tile_register_log;     /* keys per thread in the tile kernel (log2) */
     uint32_t tile_workgroup_size;   /* 2^(tile_log - tile_register_log) */
     bool tile_uses_shuffle;         /* tile_shuffle_pass.comp instead of tile_pass.comp */
+    /* A tile pass that sorts from scratch (phase 1) uses tile_sort_pass.comp,
+     * the merge sort, with its own keys per thread (log2) and workgroup. */
+    bool tile_merge_sort;
+    uint32_t tile_sort_register_log;
+    uint32_t tile_sort_workgroup_size;
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
     /* Merge passes (merge_pass.comp): a workgroup writes 2^merge_chunk_log keys,

@@ -388,6 +388,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_scalar_io = desc->merge_scalar_io,
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
+                                              .network_tile_sort = desc->network_tile_sort,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
                                               /* Experimental until it sorts right on the H100
                                                * (docs/API.md, "Sizes"): only where asked. */

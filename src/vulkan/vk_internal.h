@@ -34,6 +34,9 @@ BITONIC_DECLARE_KERNEL(merge_direct, 1) BITONIC_DECLARE_KERNEL(merge_direct, 2)
 BITONIC_DECLARE_KERNEL(merge_direct, 3) BITONIC_DECLARE_KERNEL(merge_direct, 4)
 BITONIC_DECLARE_KERNEL(merge_direct, 5)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
+BITONIC_DECLARE_KERNEL(tile_sort_pass, 1) BITONIC_DECLARE_KERNEL(tile_sort_pass, 2)
+BITONIC_DECLARE_KERNEL(tile_sort_pass, 3) BITONIC_DECLARE_KERNEL(tile_sort_pass, 4)
+BITONIC_DECLARE_KERNEL(tile_sort_pass, 5)
 /* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl). */
 BITONIC_DECLARE_KERNEL(tile_pass_wide, 1) BITONIC_DECLARE_KERNEL(tile_pass_wide, 2)
 BITONIC_DECLARE_KERNEL(tile_pass_wide, 3) BITONIC_DECLARE_KERNEL(tile_pass_wide, 4)
@@ -45,6 +48,9 @@ BITONIC_DECLARE_KERNEL(merge_pass_wide, 1) BITONIC_DECLARE_KERNEL(merge_pass_wid
 BITONIC_DECLARE_KERNEL(merge_pass_wide, 3) BITONIC_DECLARE_KERNEL(merge_pass_wide, 4)
 BITONIC_DECLARE_KERNEL(merge_pass_wide, 5)
 BITONIC_DECLARE_KERNEL(merge_split_wide, 1)
+BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 1) BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 2)
+BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 3) BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 4)
+BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 5)
 BITONIC_DECLARE_KERNEL(merge_direct_wide, 1) BITONIC_DECLARE_KERNEL(merge_direct_wide, 2)
 BITONIC_DECLARE_KERNEL(merge_direct_wide, 3) BITONIC_DECLARE_KERNEL(merge_direct_wide, 4)
 BITONIC_DECLARE_KERNEL(merge_direct_wide, 5)
@@ -62,6 +68,7 @@ typedef struct bitonic_spirv {
  * merge path's kernels only). */
 bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
+bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide);

@@ -110,6 +110,7 @@ typedef struct sorter_variant {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
     VkPipeline tile_pipeline;
+    VkPipeline tile_sort_pipeline;  /* tile passes from phase 1 (tuning.tile_merge_sort) */
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
@@ -210,6 +211,16 @@ bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_v
         SPIRV_CASE_WIDE(tile_shuffle_pass, 1) SPIRV_CASE_WIDE(tile_shuffle_pass, 2)
         SPIRV_CASE_WIDE(tile_shuffle_pass, 3) SPIRV_CASE_WIDE(tile_shuffle_pass, 4)
         SPIRV_CASE_WIDE(tile_shuffle_pass, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
+bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_values, bool key64, bool wide)
+{
+    switch (register_log) {
+        SPIRV_CASE_WIDE(tile_sort_pass, 1) SPIRV_CASE_WIDE(tile_sort_pass, 2)
+        SPIRV_CASE_WIDE(tile_sort_pass, 3) SPIRV_CASE_WIDE(tile_sort_pass, 4)
+        SPIRV_CASE_WIDE(tile_sort_pass, 5)
     default: return (bitonic_spirv){NULL, 0};
     }
 }
@@ -322,6 +333,7 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
  * creation for an eager sorter). steps: a global pass of that many steps. */
 typedef enum pipeline_kind {
     PIPELINE_TILE,
+    PIPELINE_TILE_SORT,
     PIPELINE_GLOBAL,
     PIPELINE_MERGE,
     PIPELINE_MERGE_SPLIT,
@@ -344,6 +356,14 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                    ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, with_values, key64, wide)
                                    : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values, key64, wide),
                                tile_constants, 2, &variant->tile_pipeline);
+    }
+    case PIPELINE_TILE_SORT: {
+        if (variant->tile_sort_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        uint32_t tile_constants[2] = {tuning->tile_sort_workgroup_size, tuning->tile_log};
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64, wide),
+                               tile_constants, 2, &variant->tile_sort_pipeline);
     }
     case PIPELINE_GLOBAL: {
         if (steps == 0 || steps > BITONIC_MAX_STEP_GROUP_LOG || wide)
@@ -387,6 +407,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_variant *variant)
 {
     VkResult result = ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
+    if (result == VK_SUCCESS && variant->tuning.tile_merge_sort)
+        result = ensure_pipeline(sorter, variant, PIPELINE_TILE_SORT, 0);
     for (uint32_t steps = 1; result == VK_SUCCESS && !variant->wide && steps <= variant->tuning.max_global_steps;
          ++steps)
         result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, steps);
@@ -562,6 +584,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
+        if (desc->network_tile_sort)
+            sorter->variants[variant].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, false, &sorter->variants[variant]);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, &sorter->variants[variant]);
@@ -613,6 +637,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         for (uint32_t steps = 0; steps <= BITONIC_MAX_STEP_GROUP_LOG; ++steps)
             vkDestroyPipeline(sorter->device, variant->global_pipelines[steps], sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
@@ -705,6 +730,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "tile%s%s (%u keys/thread)", variant->tuning.tile_uses_shuffle ? " shuffle" : "",
                  kind, 1u << variant->tuning.tile_register_log);
         report_pipeline(sorter, variant->tile_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "tile merge sort%s (%u keys/thread)", kind,
+                 1u << variant->tuning.tile_sort_register_log);
+        report_pipeline(sorter, variant->tile_sort_pipeline, name, text, capacity, &used);
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
@@ -952,6 +980,21 @@ VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sort
     return plan_sort(sorter, &asked, true, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
 }
 
+/* Whether a tile pass sorts its tiles from scratch with the merge sort
+ * (tile_sort_pass.comp): one that starts at phase 1 outside a transposed view,
+ * where the merge sort gives what the network would. */
+static bool sorts_tile_by_merging(const sorter_variant *variant, const bitonic_pass *pass)
+{
+    return variant->tuning.tile_merge_sort && pass->kind == BITONIC_PASS_TILE && pass->phase == 1 &&
+           pass->stride_log == 0 && pass->view_column_log == 0;
+}
+
+/* The pipeline of a tile pass. */
+static VkPipeline tile_pipeline_for(const sorter_variant *variant, const bitonic_pass *pass)
+{
+    return sorts_tile_by_merging(variant, pass) ? variant->tile_sort_pipeline : variant->tile_pipeline;
+}
+
 /* Builds the pipelines a planned sort binds that are not built yet (a lazy
  * sorter), before anything is recorded. */
 static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_plan *plan)
@@ -961,7 +1004,8 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
     for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
-            result = ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
+            result = ensure_pipeline(sorter, variant, sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
+                                                                                          : PIPELINE_TILE, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
             if (result == VK_SUCCESS && plan->split_pass)
@@ -1083,7 +1127,8 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
             .view_mirror_phase = pass->view_mirror_phase, .view_forward = pass->to_view ? 1u : 0u,
         };
         record_dispatch(&recorder,
-                        pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline : variant->tile_pipeline,
+                        pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline
+                                                             : tile_pipeline_for(variant, pass),
                         &constants, sizeof constants, group_x[p], group_y[p]);
         if (p + 1 < plan->pass_count)
             record_pass_barrier(command_buffer);
@@ -1199,7 +1244,8 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
                     constants.pass.splits_given = 1u;
                 }
             }
-            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? variant->tile_pipeline : variant->merge_pipeline;
+            VkPipeline pipeline =
+                pass->kind == BITONIC_PASS_TILE ? tile_pipeline_for(variant, pass) : variant->merge_pipeline;
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (p + 1 < plan->pass_count)
                 record_pass_barrier(command_buffer);
@@ -1309,7 +1355,7 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                     constants.splits_given = 1u;
                 }
             }
-            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? variant->tile_pipeline
+            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? tile_pipeline_for(variant, pass)
                                   : pass->kind == BITONIC_PASS_MERGE ? variant->merge_pipeline
                                                                      : variant->global_pipelines[pass->step_count];
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);

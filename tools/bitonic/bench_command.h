@@ -25,6 +25,7 @@ typedef struct bench_options {
     unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
     bool merge_scalar_io;          /* merges move one key at a time */
+    bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
     unsigned cpu_threads;          /* threads of the CPU path (its rows and --device cpu), 0: all cores */
     bool pure_network;             /* the bitonic network alone (impl "bitonic_network"), no merge passes */
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so

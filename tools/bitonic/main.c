@@ -34,7 +34,7 @@ static void usage(FILE *out)
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
-          "                     [--cpu-threads N]\n"
+          "                     [--network-tile-sort] [--cpu-threads N]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -447,6 +447,8 @@ int main(int argc, char **argv)
             ++i;
         } else if (strcmp(arg, "--merge-scalar-io") == 0) {
             bench.merge_scalar_io = true;
+        } else if (strcmp(arg, "--network-tile-sort") == 0) {
+            bench.network_tile_sort = true;
         } else if (strcmp(arg, "--batch-log") == 0 && value) {
             bench.batch_log_path = value;
             ++i;

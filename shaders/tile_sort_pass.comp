@@ -1,0 +1,174 @@
+#version 450
+// tile_sort_pass.comp: a workgroup sorts a tile of 2^TILE_LOG consecutive keys
+// from scratch (phases 1 .. last_phase of a tile pass) by merge sort instead of
+// the bitonic network: each thread sorts its 2^REGISTER_LOG consecutive keys in
+// registers with the network, then rounds of merges in shared memory double the
+// sorted runs until they are 2^last_phase long. In each round a thread finds by
+// binary search (merge path) where its REGISTERS outputs of a merged pair of
+// runs start, and merges them into registers; a barrier, and they go back to
+// shared memory where they belong. The network needs phase x (phase + 1) / 2
+// steps of every key (91 for 8192 keys), a merge round one read of every key
+// and a short search, so the work falls from O(n log^2 n) to O(n log n); on the
+// H100 the network tile pass was bound by its instruction latency, not by
+// memory (docs/PERFORMANCE.md). The result is the network's, key for key: runs
+// ascending in the ordered bits, (key, value) pairs by key then value.
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint TILE_LOG = 12u;
+const uint REGISTERS = 1u << REGISTER_LOG;
+const uint TILE_KEYS = 1u << TILE_LOG;
+
+#include "network.glsl"
+
+// Padded one word in 32: a thread's REGISTERS consecutive slots fall in
+// distinct banks across a subgroup, and so do the coalesced loads and stores.
+shared key_t tile_keys[TILE_KEYS + (TILE_KEYS >> 5)];
+#ifdef WITH_VALUES
+shared uint tile_values[TILE_KEYS + (TILE_KEYS >> 5)];
+#endif
+
+uint padded(uint i)
+{
+    return i + (i >> 5);
+}
+
+// Slot i of the tile, clamped into it: a merge reads one past the end of a
+// run it has used up; that key is never taken, but the read stays in the tile.
+key_t slot_key(uint i)
+{
+    return tile_keys[padded(min(i, TILE_KEYS - 1u))];
+}
+
+uint slot_value(uint i)
+{
+#ifdef WITH_VALUES
+    return tile_values[padded(min(i, TILE_KEYS - 1u))];
+#else
+    return 0u;
+#endif
+}
+
+#ifdef WITH_VALUES
+#define KEY_BEFORE(kx, vx, ky, vy) pair_less(kx, vx, ky, vy)
+#else
+#define KEY_BEFORE(kx, vx, ky, vy) ((kx) < (ky))
+#endif
+
+// This thread's registers to its REGISTERS consecutive slots.
+void registers_to_slots(uint first)
+{
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        tile_keys[padded(first + r)] = reg_keys[r];
+#ifdef WITH_VALUES
+        tile_values[padded(first + r)] = reg_values[r];
+#endif
+    }
+}
+
+void main()
+{
+    live_count = key_count();
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    // Uniform over the workgroup, so every thread reaches every barrier below.
+    bool active_tile = tile < params.group_count;
+    index_t tile_base = tile_first_key(tile, TILE_LOG);
+    uint thread = gl_LocalInvocationID.x;
+    uint threads = gl_WorkGroupSize.x;
+
+    // The tile comes in coalesced through shared memory; past the keys, +infinity.
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        uint local_index = r * threads + thread;
+        index_t index;
+        bool inside = physical_index(tile_base + as_index(local_index), index) && active_tile;
+        tile_keys[padded(local_index)] = inside ? load_key(read_key(index)) : PAD_KEY;
+#ifdef WITH_VALUES
+        tile_values[padded(local_index)] = inside ? read_value(index) : PAD_VALUE;
+#endif
+    }
+    barrier();
+
+    // This thread's consecutive keys, sorted in registers by the network's
+    // phases up to last_phase (rows shorter than a thread's keys stay apart).
+    uint first = thread * REGISTERS;
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        reg_keys[r] = tile_keys[padded(first + r)];
+#ifdef WITH_VALUES
+        reg_values[r] = tile_values[padded(first + r)];
+#endif
+    }
+    if (params.last_phase >= 1u) register_network(true, 1u);
+#if REGISTER_LOG >= 2
+    if (params.last_phase >= 2u) register_network(true, 2u);
+#endif
+#if REGISTER_LOG >= 3
+    if (params.last_phase >= 3u) register_network(true, 3u);
+#endif
+#if REGISTER_LOG >= 4
+    if (params.last_phase >= 4u) register_network(true, 4u);
+#endif
+#if REGISTER_LOG >= 5
+    if (params.last_phase >= 5u) register_network(true, 5u);
+#endif
+
+    // Merge rounds: runs of 2^run_log become runs of twice that. A thread's
+    // outputs are always slots first .. first + REGISTERS - 1: diagonal
+    // `first - base` of the pair of runs at base (A, then B right after it).
+    uint last_log = min(params.last_phase, TILE_LOG);
+    for (uint run_log = REGISTER_LOG; run_log < last_log; ++run_log) {
+        barrier();  // every thread is done reading the slots of the last round
+        registers_to_slots(first);
+        barrier();
+        uint run = 1u << run_log;
+        uint base = first & ~(2u * run - 1u);
+        uint diagonal = first - base;
+        uint b_base = base + run;
+        // How many keys of A the first `diagonal` outputs hold: A[m] goes first
+        // unless B[diagonal - 1 - m] is strictly before it (ties take A).
+        uint low = diagonal > run ? diagonal - run : 0u;
+        uint high = min(diagonal, run);
+        while (low < high) {
+            uint mid = (low + high) >> 1;
+            uint b_slot = b_base + diagonal - 1u - mid;
+            if (!KEY_BEFORE(slot_key(b_slot), slot_value(b_slot), slot_key(base + mid), slot_value(base + mid)))
+                low = mid + 1u;
+            else
+                high = mid;
+        }
+        uint i = low;             // next of A: slot base + i
+        uint j = diagonal - low;  // next of B: slot b_base + j
+        key_t key_a = slot_key(base + i), key_b = slot_key(b_base + j);
+        uint value_a = slot_value(base + i), value_b = slot_value(b_base + j);
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            bool take_a = i < run && (j >= run || !KEY_BEFORE(key_b, value_b, key_a, value_a));
+            reg_keys[r] = take_a ? key_a : key_b;
+#ifdef WITH_VALUES
+            reg_values[r] = take_a ? value_a : value_b;
+#endif
+            // One shared read a key: the head that was taken is refilled.
+            uint next = take_a ? base + i + 1u : b_base + j + 1u;
+            key_t next_key = slot_key(next);
+            uint next_value = slot_value(next);
+            key_a = take_a ? next_key : key_a;
+            value_a = take_a ? next_value : value_a;
+            key_b = take_a ? key_b : next_key;
+            value_b = take_a ? value_b : next_value;
+            i += take_a ? 1u : 0u;
+            j += take_a ? 0u : 1u;
+        }
+    }
+
+    // Out coalesced, through shared memory again.
+    barrier();
+    registers_to_slots(first);
+    barrier();
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        uint local_index = r * threads + thread;
+        index_t index;
+        if (physical_index(tile_base + as_index(local_index), index) && active_tile) {
+#ifdef WITH_VALUES
+            store_result(index, tile_keys[padded(local_index)], tile_values[padded(local_index)]);
+#else
+            store_result(index, tile_keys[padded(local_index)], 0u);
+#endif
+        }
+    }
+}
