@@ -7,8 +7,8 @@
 #   extras scripts/h100_gles.sh (the fragment path beside the compute path) and
 #          scripts/h100_host.sh (the host path)
 #   bench  three identical sweeps of the default sort (u32, 2^MIN_LOG..2^MAX_LOG)
-#          with the SM clock sampled, the pure network and the transpose
-#          strategy beside them, pairs and u64, the per-pass profile, CUB's sorts
+#          with the SM clock sampled, the pure network, the network's tile sort
+#          and the transpose strategy beside them, pairs and u64, the per-pass profile, CUB's sorts
 #          of the same types and sizes, the ratio report and the stability check
 # Expects build-h100.tar.xz (scripts/h100_pack.sh of a build with -DBITONIC_MPI=OFF)
 # or build/, and .gl/ (the Vulkan loader, glvnd and the validation layer as .deb
@@ -72,6 +72,10 @@ else
   sweep bitonic
   sweep bitonic_network --network
   sweep bitonic
+  # The tiles sorted by the network, as before the merge sort of a tile.
+  if $bitonic bench --help 2>&1 | grep -q -- --network-tile-sort; then
+    sweep bitonic_network_tile_sort --network-tile-sort --max-log "${TYPES_MAX_LOG:-24}"
+  fi
   if $bitonic bench --help 2>&1 | grep -q -- --strategy; then
     sweep bitonic_transpose --strategy transpose
   fi

@@ -6,6 +6,7 @@
  * the split pass, the in-merge split search, two merge shapes and both tile
  * kernels. Each result must equal the CPU path's bit for bit (pairs are ordered
  * by key, then value, on every backend). Validation is on. */
+#define _POSIX_C_SOURCE 200809L  /* setenv, unsetenv, strdup */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,23 +163,41 @@ int main(void)
     if (!TEST_CHECK(&t, bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &cpu) == BITONIC_SUCCESS,
                     "cpu context"))
         return test_finish(&t);
-    /* Off unless asked for (BITONIC_DEVICE_ADDRESSES=1): the path is
-     * experimental (docs/API.md, "Sizes"), so a context keeps the binding's limit. */
-    const char *asked = getenv("BITONIC_DEVICE_ADDRESSES");
-    if (!getenv("BITONIC_TEST_SHAPE") && !(asked && strcmp(asked, "1") == 0)) {
-        bitonic_context *plain;
-        if (TEST_CHECK(&t, bitonic_context_create(&(bitonic_context_desc){.device = test_device_selector(),
-                                                                          .no_disk_cache = true},
-                                                  &plain) == BITONIC_SUCCESS,
-                       "plain context")) {
+    /* On by default where the device has the features (every device the tests
+     * run on); BITONIC_DEVICE_ADDRESSES=0 keeps the binding's limit. Both
+     * contexts are checked, the environment set for each and restored. */
+    if (!getenv("BITONIC_TEST_SHAPE")) {
+        const char *asked = getenv("BITONIC_DEVICE_ADDRESSES");
+        char *saved = asked ? strdup(asked) : NULL;
+        for (int off = 0; off <= 1; ++off) {
+            if (off)
+                setenv("BITONIC_DEVICE_ADDRESSES", "0", 1);
+            else
+                unsetenv("BITONIC_DEVICE_ADDRESSES");
+            bitonic_context *plain;
+            if (!TEST_CHECK(&t, bitonic_context_create(&(bitonic_context_desc){.device = test_device_selector(),
+                                                                               .no_disk_cache = true},
+                                                       &plain) == BITONIC_SUCCESS,
+                            "plain context"))
+                continue;
             bitonic_context_info info;
             bitonic_context_get_info(plain, &info);
-            TEST_CHECK(&t, !info.device_addresses && info.max_keys == info.bound_max_keys,
-                       "without BITONIC_DEVICE_ADDRESSES=1: device addresses %d, max_keys %" PRIu64
-                       " against the binding's %" PRIu64,
-                       (int)info.device_addresses, info.max_keys, info.bound_max_keys);
+            if (off)
+                TEST_CHECK(&t, !info.device_addresses && info.max_keys == info.bound_max_keys,
+                           "BITONIC_DEVICE_ADDRESSES=0: device addresses %d, max_keys %" PRIu64
+                           " against the binding's %" PRIu64,
+                           (int)info.device_addresses, info.max_keys, info.bound_max_keys);
+            else
+                TEST_CHECK(&t, info.device_addresses && info.max_keys > info.bound_max_keys,
+                           "by default: device addresses %d, max_keys %" PRIu64 " against the binding's %" PRIu64,
+                           (int)info.device_addresses, info.max_keys, info.bound_max_keys);
             bitonic_context_destroy(plain);
         }
+        if (saved)
+            setenv("BITONIC_DEVICE_ADDRESSES", saved, 1);
+        else
+            unsetenv("BITONIC_DEVICE_ADDRESSES");
+        free(saved);
     }
     bitonic_context_desc desc = {.device = test_device_selector(), .validation = true,
                                  .on_validation_message = test_print_validation_message,

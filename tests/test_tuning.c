@@ -8,6 +8,11 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
     return bitonic_tile_shared_bytes(tuning->tile_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
            tuning->tile_workgroup_size <= limits->max_workgroup_invocations &&
            tuning->tile_workgroup_size == 1u << (tuning->tile_log - tuning->tile_register_log) &&
+           /* the merge sort of a tile: the same tile, its own keys a thread */
+           tuning->tile_sort_register_log >= 1 && tuning->tile_sort_register_log <= 5 &&
+           tuning->tile_sort_register_log <= tuning->tile_log &&
+           tuning->tile_sort_workgroup_size == 1u << (tuning->tile_log - tuning->tile_sort_register_log) &&
+           tuning->tile_sort_workgroup_size <= limits->max_workgroup_invocations &&
            tuning->global_workgroup_size <= limits->max_workgroup_invocations && tuning->max_global_steps >= 1 &&
            tuning->max_global_steps <= 5 &&
            /* merge chunks: in shared memory, one workgroup, never wider than two tiles */
@@ -36,6 +41,13 @@ int main(void)
                        tuning.tile_log == 12, "lavapipe keys: 4096-key tile (got 2^%u)", tuning.tile_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && fits(&h100, 4, &tuning) && tuning.tile_log == 13,
                "H100 keys: 8192-key tile in 48 KiB (got 2^%u)", tuning.tile_log);
+    TEST_CHECK(&t, tuning.tile_merge_sort && tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 1024,
+               "H100 keys: the tile merge-sorted by 1024 threads of 8 keys (got 2^%u keys a thread)",
+               tuning.tile_sort_register_log);
+    TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, 0, &tuning) && tuning.tile_sort_register_log == 4 &&
+                   tuning.tile_sort_workgroup_size == 128,
+               "128-thread device, 2048-key tile: merge-sorted 16 keys a thread (got 2^%u)",
+               tuning.tile_sort_register_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && fits(&h100, 8, &tuning) && tuning.tile_log == 12,
                "H100 pairs: 4096-key tile (got 2^%u)", tuning.tile_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, 0, &tuning) && fits(&small, 4, &tuning) && tuning.tile_log == 11,

@@ -96,13 +96,13 @@ struct bitonic_vk_buffer {
 };
 
 /* Records a failing VkResult and turns it into a status. */
-/* BITONIC_DEVICE_ADDRESSES=1: sorts past the storage-buffer binding through
- * buffer device addresses. Off by default: on the H100 that path sorted 2^30
- * and 2^31 keys right but 2^32 wrong, and some small forced shapes wrong. */
+/* Sorts past the storage-buffer binding go through buffer device addresses
+ * where the device has them; BITONIC_DEVICE_ADDRESSES=0 keeps the binding's
+ * limit (docs/API.md, "Sizes"). */
 static bool device_addresses_wanted(void)
 {
     const char *text = getenv("BITONIC_DEVICE_ADDRESSES");
-    return text && strcmp(text, "1") == 0;
+    return !(text && strcmp(text, "0") == 0);
 }
 
 static bitonic_status fail(bitonic_vk_context *vk, VkResult result)
@@ -390,8 +390,6 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
                                               .network_tile_sort = desc->network_tile_sort,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
-                                              /* Experimental until it sorts right on the H100
-                                               * (docs/API.md, "Sizes"): only where asked. */
                                               .enable_device_addresses = vk->device_addresses &&
                                                                          (desc->force_device_addresses ||
                                                                           device_addresses_wanted()),

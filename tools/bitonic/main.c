@@ -131,8 +131,8 @@ static int command_info(const char *device, bool pipelines)
                    " keys; rows, network and transpose stop there)\n",
                    info.bound_max_keys);
         else
-            printf("  addressing: bound buffers (at most %" PRIu64 " keys; past that: BITONIC_DEVICE_ADDRESSES=1, "
-                   "experimental, where the device has bufferDeviceAddress and shaderInt64)\n",
+            printf("  addressing: bound buffers (at most %" PRIu64 " keys: the device lacks bufferDeviceAddress "
+                   "or shaderInt64, or BITONIC_DEVICE_ADDRESSES=0)\n",
                    info.bound_max_keys);
     }
     printf("Cache directory: %s\n", info.cache_directory[0] ? info.cache_directory
