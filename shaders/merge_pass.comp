@@ -57,6 +57,11 @@ merge_runs runs_of(index_t position, uint phase)
 // the direct merge, below) stages its chunk's slices there.
 #if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
 #define SHARED_MERGE
+#ifdef WIDE_ADDRESSING
+// Built with device addresses it went wrong on the H100 (vk_sorter.c,
+// create_wide_variants): that path merges with DIRECT_MERGE only.
+#error "the shared-memory merge is not built with WIDE_ADDRESSING"
+#endif
 #endif
 
 // Sample t of `lanes` that cut [low, high) into lanes + 1 near-equal parts:
@@ -119,28 +124,6 @@ index_t read_split(uint chunk)
 // can carry, and the merge pass stayed at about 1.4 TB/s whatever its shape
 // (docs/PERFORMANCE.md, log entry 20).
 #define VECTOR_IO
-#ifdef WIDE_ADDRESSING
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly restrict buffer VectorIn { uvec4 four; };
-layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer VectorOut { uvec4 four; };
-uvec4 read_keys4(index_t g)
-{
-    return VectorIn(params.keys_address + g * 16ul).four;
-}
-void write_keys_out4(index_t g, uvec4 four)
-{
-    VectorOut(params.keys_out_address + g * 16ul).four = four;
-}
-#ifdef WITH_VALUES
-uvec4 read_values4(index_t g)
-{
-    return VectorIn(params.values_address + g * 16ul).four;
-}
-void write_values_out4(index_t g, uvec4 four)
-{
-    VectorOut(params.values_out_address + g * 16ul).four = four;
-}
-#endif
-#else
 layout(std430, binding = 6) readonly restrict buffer Keys4 { uvec4 keys4[]; };
 layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
 #ifdef WITH_VALUES
@@ -164,7 +147,6 @@ void write_values_out4(index_t g, uvec4 four)
 {
     values_out4[g] = four;
 }
-#endif
 #endif
 #ifdef KEY64
 const uint KEYS_PER_VECTOR = 2u;
@@ -415,8 +397,7 @@ void main()
 // Keys (and values) [start, start + count) of the buffers into slots
 // slot_base + (k - start): the aligned 16-byte groups that cover them, one
 // group a thread at a time; the buffer's last group may be partial, and is
-// read one by one. The device-address merge does not use it (vk_sorter.c,
-// record_wide_sort: on lavapipe its slices came out wrong after a split pass).
+// read one by one.
 void load_slice_vector(index_t start, uint count, uint slot_base)
 {
     if (count == 0u)

@@ -37,16 +37,14 @@ BITONIC_DECLARE_KERNEL(transpose_pass, 1)
 BITONIC_DECLARE_KERNEL(tile_sort_pass, 1) BITONIC_DECLARE_KERNEL(tile_sort_pass, 2)
 BITONIC_DECLARE_KERNEL(tile_sort_pass, 3) BITONIC_DECLARE_KERNEL(tile_sort_pass, 4)
 BITONIC_DECLARE_KERNEL(tile_sort_pass, 5)
-/* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl). */
+/* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl);
+ * its merge is the direct one only (vk_sorter.c, create_wide_variants). */
 BITONIC_DECLARE_KERNEL(tile_pass_wide, 1) BITONIC_DECLARE_KERNEL(tile_pass_wide, 2)
 BITONIC_DECLARE_KERNEL(tile_pass_wide, 3) BITONIC_DECLARE_KERNEL(tile_pass_wide, 4)
 BITONIC_DECLARE_KERNEL(tile_pass_wide, 5)
 BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 1) BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 2)
 BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 3) BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 4)
 BITONIC_DECLARE_KERNEL(tile_shuffle_pass_wide, 5)
-BITONIC_DECLARE_KERNEL(merge_pass_wide, 1) BITONIC_DECLARE_KERNEL(merge_pass_wide, 2)
-BITONIC_DECLARE_KERNEL(merge_pass_wide, 3) BITONIC_DECLARE_KERNEL(merge_pass_wide, 4)
-BITONIC_DECLARE_KERNEL(merge_pass_wide, 5)
 BITONIC_DECLARE_KERNEL(merge_split_wide, 1)
 BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 1) BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 2)
 BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 3) BITONIC_DECLARE_KERNEL(tile_sort_pass_wide, 4)

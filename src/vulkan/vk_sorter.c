@@ -246,9 +246,11 @@ bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64)
 
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide)
 {
+    if (wide)  /* not built: the device-address merge is the direct one */
+        return (bitonic_spirv){NULL, 0};
     switch (register_log) {
-        SPIRV_CASE_WIDE(merge_pass, 1) SPIRV_CASE_WIDE(merge_pass, 2) SPIRV_CASE_WIDE(merge_pass, 3)
-        SPIRV_CASE_WIDE(merge_pass, 4) SPIRV_CASE_WIDE(merge_pass, 5)
+        SPIRV_CASE(merge_pass, 1) SPIRV_CASE(merge_pass, 2) SPIRV_CASE(merge_pass, 3)
+        SPIRV_CASE(merge_pass, 4) SPIRV_CASE(merge_pass, 5)
     default: return (bitonic_spirv){NULL, 0};
     }
 }
