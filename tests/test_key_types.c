@@ -302,6 +302,10 @@ int main(void)
     vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
     run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
     vulkan.strategy = BITONIC_STRATEGY_MERGE;
+    /* Tiles sorted by the network instead of the tile merge sort. */
+    vulkan.network_tile_sort = true;
+    run_all(&t, &vulkan, "vulkan, 64-key tile, network tile sort");
+    vulkan.network_tile_sort = false;
     TEST_CHECK(&t, printed == 0, "no validation message");
     return test_finish(&t);
 }

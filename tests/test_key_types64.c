@@ -268,6 +268,11 @@ int main(void)
     vulkan.max_strides_per_global_pass = 0;
     vulkan.no_subgroup_shuffle = true;
     run_all(&t, &vulkan, "vulkan, shared-memory tile kernel");
+    /* Tiles sorted by the network instead of the tile merge sort. */
+    vulkan.network_tile_sort = true;
+    run_all(&t, &vulkan, "vulkan, shared-memory tile kernel, network tile sort");
+    vulkan.no_subgroup_shuffle = false;
+    run_all(&t, &vulkan, "vulkan, network tile sort");
     TEST_CHECK(&t, printed == 0, "no validation message");
     return test_finish(&t);
 }

@@ -209,6 +209,13 @@ int main(void)
     desc.max_strides_per_global_pass = 0;
     desc.no_subgroup_shuffle = true;
     run_suite(&t, &desc, "device tile, no shuffles", max_log);
+    /* Tiles sorted from scratch by the network instead of the tile merge sort
+     * (network_tile_sort): both network tile kernels, small sorts' shapes too. */
+    desc.network_tile_sort = true;
+    run_suite(&t, &desc, "device tile, no shuffles, network tile sort", max_log);
+    desc.no_subgroup_shuffle = false;
+    run_suite(&t, &desc, "device tile, network tile sort", max_log);
+    desc.network_tile_sort = false;
     /* Every suite above merges above the tile (the default); the network alone: */
     desc.no_subgroup_shuffle = false;
     desc.pure_network = true;

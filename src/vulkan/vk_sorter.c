@@ -605,6 +605,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
                                     &sorter->small_sort_max_keys)) {
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+        if (desc->network_tile_sort)
+            sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, &sorter->variants[KEYS32_SMALL]);
