@@ -233,6 +233,12 @@ typedef struct bitonic_context_info {
      * every host sort runs on the CPU path (also on the CPU backend); 1 on a
      * backend that keeps every host sort (gles). */
     uint64_t crossover_keys;
+    /* Vulkan: keys a thread holds in the tile merge sort (tile_sort_pass.comp),
+     * which sorts tiles from scratch with tile_keys / tile_sort_keys_per_thread
+     * threads; 0 where the network sorts them (network_tile_sort). The
+     * workgroup_size and keys_per_thread above are the network's tile kernel,
+     * which merges within tiles in the network and transpose strategies. */
+    uint32_t tile_sort_keys_per_thread;
 } bitonic_context_info;
 
 bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);

@@ -125,6 +125,10 @@ typedef struct bitonic_vulkan_sorter_info {
      * device has no such shapes. */
     uint32_t small_sort_tile_keys;
     uint64_t small_sort_max_keys;
+    /* Keys a thread holds in the tile merge sort, which sorts tiles from scratch
+     * (tile_keys / tile_sort_keys_per_thread threads); 0 where the network
+     * sorts them (network_tile_sort). */
+    uint32_t tile_sort_keys_per_thread;
 } bitonic_vulkan_sorter_info;
 
 void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);

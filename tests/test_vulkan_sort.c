@@ -211,7 +211,21 @@ int main(void)
     run_suite(&t, &desc, "device tile, no shuffles", max_log);
     /* Tiles sorted from scratch by the network instead of the tile merge sort
      * (network_tile_sort): both network tile kernels, small sorts' shapes too. */
-    desc.network_tile_sort = true;
+    for (int network = 0; network <= 1; ++network) {
+        /* What the info says of the tile sort, both ways. */
+        bitonic_context *probe = NULL;
+        desc.network_tile_sort = network != 0;
+        if (TEST_CHECK(&t, bitonic_context_create(&desc, &probe) == BITONIC_SUCCESS, "info probe context")) {
+            bitonic_context_info info;
+            bitonic_context_get_info(probe, &info);
+            uint32_t kpt = info.tile_sort_keys_per_thread;
+            TEST_CHECK(&t, network ? kpt == 0
+                                   : kpt >= 2 && kpt <= 32 && info.tile_keys % kpt == 0,
+                       "tile_sort_keys_per_thread %u with network_tile_sort %d (tile %u keys)", kpt, network,
+                       info.tile_keys);
+            bitonic_context_destroy(probe);
+        }
+    }
     run_suite(&t, &desc, "device tile, no shuffles, network tile sort", max_log);
     desc.no_subgroup_shuffle = false;
     run_suite(&t, &desc, "device tile, network tile sort", max_log);

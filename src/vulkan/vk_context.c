@@ -617,6 +617,7 @@ void bitonic_vk_context_fill_info(const bitonic_vk_context *vk, bitonic_context_
     info->bound_max_keys = sorter_info.bound_max_keys;
     info->device_addresses = sorter_info.device_addresses;
     info->tile_uses_subgroup_shuffle = sorter_info.tile_uses_subgroup_shuffle;
+    info->tile_sort_keys_per_thread = sorter_info.tile_sort_keys_per_thread;
     info->timestamp_period_ns = vk->query_pool ? vk->properties.limits.timestampPeriod : 0.0;
     info->validation_messages = vk->validation_messages;
     info->last_vk_result = vk->last_result;

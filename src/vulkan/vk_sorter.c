@@ -663,6 +663,7 @@ void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic
     out_info->bound_max_keys = sorter->bound_max_keys;
     out_info->device_addresses = sorter->device_addresses;
     out_info->tile_uses_subgroup_shuffle = tuning->tile_uses_shuffle;
+    out_info->tile_sort_keys_per_thread = tuning->tile_merge_sort ? 1u << tuning->tile_sort_register_log : 0u;
     out_info->merge_chunk_keys = 1u << tuning->merge_chunk_log;
     bool small = sorter->small_sort_max_keys != 0 && sorter->variants[KEYS32_SMALL].available;
     out_info->small_sort_tile_keys = small ? 1u << sorter->variants[KEYS32_SMALL].tuning.tile_log : 0u;

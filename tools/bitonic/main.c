@@ -125,6 +125,10 @@ static int command_info(const char *device, bool pipelines)
                info.tile_keys, info.workgroup_size, info.keys_per_thread,
                info.tile_uses_subgroup_shuffle ? "subgroup shuffles" : "shared memory", info.max_strides_per_global_pass,
                info.subgroup_size, info.max_keys, info.timestamp_period_ns > 0 ? "yes" : "no");
+    if (info.backend == BITONIC_BACKEND_VULKAN && info.tile_sort_keys_per_thread > 0)
+        printf("  tiles sorted by merging: %u threads x %u keys (the network's tile kernel above merges within "
+               "tiles for --strategy network and transpose)\n",
+               info.tile_keys / info.tile_sort_keys_per_thread, info.tile_sort_keys_per_thread);
     if (info.backend == BITONIC_BACKEND_VULKAN) {
         if (info.device_addresses)
             printf("  addressing: device addresses (merge sorts past the storage-buffer binding of %" PRIu64
