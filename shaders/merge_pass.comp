@@ -192,6 +192,8 @@ uint slot_value(uint i)
 #endif
 }
 
+#include "slot_merge.glsl"
+
 // The merge-path splits of two diagonals (one per side), each in its own pair
 // of runs: how many keys of A the first diagonal[side] outputs of the merged run
 // hold. "A[m] goes before B[d - 1 - m]" is true below the split and false from
@@ -515,40 +517,9 @@ void main()
     }
     barrier();
 
-    // This thread's outputs: diagonal thread * REGISTERS of the two slices.
-    uint b_count = slot_count - a_count;
-    uint diagonal = min(thread * REGISTERS, slot_count);
-    uint low = diagonal > b_count ? diagonal - b_count : 0u;
-    uint high = min(diagonal, a_count);
-    while (low < high) {
-        uint mid = (low + high) >> 1;
-        uint b_slot = a_count + diagonal - 1u - mid;
-        if (!KEY_BEFORE(slot_key(b_slot), slot_value(b_slot), slot_key(mid), slot_value(mid)))
-            low = mid + 1u;
-        else
-            high = mid;
-    }
-    uint i = low;                       // next of A (slot i)
-    uint j = diagonal - low;            // next of B (slot a_count + j)
-    key_t key_a = slot_key(i), key_b = slot_key(a_count + j);
-    uint value_a = slot_value(i), value_b = slot_value(a_count + j);
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        bool take_a = i < a_count && (j >= b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
-        reg_keys[r] = take_a ? key_a : key_b;
-#ifdef WITH_VALUES
-        reg_values[r] = take_a ? value_a : value_b;
-#endif
-        // One shared read a key: the head that was taken is refilled.
-        uint next = take_a ? i + 1u : a_count + j + 1u;
-        key_t next_key = slot_key(next);
-        uint next_value = slot_value(next);
-        key_a = take_a ? next_key : key_a;
-        value_a = take_a ? next_value : value_a;
-        key_b = take_a ? key_b : next_key;
-        value_b = take_a ? value_b : next_value;
-        i += take_a ? 1u : 0u;
-        j += take_a ? 0u : 1u;
-    }
+    // This thread's outputs: diagonal thread * REGISTERS of the two slices
+    // (A in slots 0 .., B right after it).
+    slot_merge_to_registers(0u, a_count, a_count, slot_count - a_count, min(thread * REGISTERS, slot_count));
     barrier();  // every thread is done reading the slices
 
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {

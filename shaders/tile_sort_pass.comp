@@ -53,6 +53,8 @@ uint slot_value(uint i)
 #define KEY_BEFORE(kx, vx, ky, vy) ((kx) < (ky))
 #endif
 
+#include "slot_merge.glsl"
+
 // This thread's registers to its REGISTERS consecutive slots.
 void registers_to_slots(uint first)
 {
@@ -111,7 +113,8 @@ void main()
 
     // Merge rounds: runs of 2^run_log become runs of twice that. A thread's
     // outputs are always slots first .. first + REGISTERS - 1: diagonal
-    // `first - base` of the pair of runs at base (A, then B right after it).
+    // `first - base` of the pair of runs at base (A, then B right after it),
+    // merged by slot_merge.glsl.
     uint last_log = min(params.last_phase, TILE_LOG);
     for (uint run_log = REGISTER_LOG; run_log < last_log; ++run_log) {
         barrier();  // every thread is done reading the slots of the last round
@@ -119,41 +122,7 @@ void main()
         barrier();
         uint run = 1u << run_log;
         uint base = first & ~(2u * run - 1u);
-        uint diagonal = first - base;
-        uint b_base = base + run;
-        // How many keys of A the first `diagonal` outputs hold: A[m] goes first
-        // unless B[diagonal - 1 - m] is strictly before it (ties take A).
-        uint low = diagonal > run ? diagonal - run : 0u;
-        uint high = min(diagonal, run);
-        while (low < high) {
-            uint mid = (low + high) >> 1;
-            uint b_slot = b_base + diagonal - 1u - mid;
-            if (!KEY_BEFORE(slot_key(b_slot), slot_value(b_slot), slot_key(base + mid), slot_value(base + mid)))
-                low = mid + 1u;
-            else
-                high = mid;
-        }
-        uint i = low;             // next of A: slot base + i
-        uint j = diagonal - low;  // next of B: slot b_base + j
-        key_t key_a = slot_key(base + i), key_b = slot_key(b_base + j);
-        uint value_a = slot_value(base + i), value_b = slot_value(b_base + j);
-        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-            bool take_a = i < run && (j >= run || !KEY_BEFORE(key_b, value_b, key_a, value_a));
-            reg_keys[r] = take_a ? key_a : key_b;
-#ifdef WITH_VALUES
-            reg_values[r] = take_a ? value_a : value_b;
-#endif
-            // One shared read a key: the head that was taken is refilled.
-            uint next = take_a ? base + i + 1u : b_base + j + 1u;
-            key_t next_key = slot_key(next);
-            uint next_value = slot_value(next);
-            key_a = take_a ? next_key : key_a;
-            value_a = take_a ? next_value : value_a;
-            key_b = take_a ? key_b : next_key;
-            value_b = take_a ? value_b : next_value;
-            i += take_a ? 1u : 0u;
-            j += take_a ? 0u : 1u;
-        }
+        slot_merge_to_registers(base, run, base + run, run, first - base);
     }
 
     // Out coalesced, through shared memory again.

@@ -95,7 +95,6 @@ struct bitonic_vk_buffer {
     device_array values;             /* made on the first sort with values */
 };
 
-/* Records a failing VkResult and turns it into a status. */
 /* Sorts past the storage-buffer binding go through buffer device addresses
  * where the device has them; BITONIC_DEVICE_ADDRESSES=0 keeps the binding's
  * limit (docs/API.md, "Sizes"). */
@@ -105,6 +104,7 @@ static bool device_addresses_wanted(void)
     return !(text && strcmp(text, "0") == 0);
 }
 
+/* Records a failing VkResult and turns it into a status. */
 static bitonic_status fail(bitonic_vk_context *vk, VkResult result)
 {
     vk->last_result = result;
@@ -401,7 +401,6 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
 
 static void release_device(bitonic_vk_context *vk);
 static double wall_ms(void);
-
 
 /* The census entry for the device the default selection found (or for none). */
 static void write_census(const bitonic_vk_context *vk, bool found)

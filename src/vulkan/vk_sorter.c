@@ -945,8 +945,9 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     if (chunk_count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
     plan->chunk_count = (uint32_t)chunk_count;
-    /* The device-address kernels read 16 bytes at a time and 64-bit splits:
-     * their scratch sections start 16-byte aligned whatever the binding rule. */
+    /* The device-address kernels read 64-bit splits through pointers that
+     * promise their alignment: their scratch sections start at least 16-byte
+     * aligned whatever the binding rule. */
     VkDeviceSize section_alignment = plan->wide && sorter->storage_alignment < 16u ? 16u : sorter->storage_alignment;
     plan->scratch_values_at = align_up((VkDeviceSize)info->count * plan->key_bytes, section_alignment);
     VkDeviceSize values_bytes = info->values != VK_NULL_HANDLE ? (VkDeviceSize)info->count * 4u : 0;
@@ -1215,9 +1216,6 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
             if (plan->split_pass)
                 splits = side_keys[1] + plan->scratch_splits_at;
         }
-        /* The device-address merge is the direct one (create_wide_variants),
-         * which reads one key at a time. */
-        bool vector_io = false;
         uint32_t merge_count = plan->merge ? plan->pass_count - 1u : 0u;
         uint32_t read_side = 0, write_side = merge_count % 2u;
         dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
@@ -1233,8 +1231,7 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
                          .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
                          .key_type = (uint32_t)info->key_type,
                          .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
-                         .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
-                         .vector_io = vector_io ? 1u : 0u},
+                         .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u},
                 .count_high = (uint32_t)(info->count >> 32),
                 .keys_address = side_keys[read_side], .values_address = side_values[read_side],
                 .keys_out_address = side_keys[write_side], .values_out_address = side_values[write_side],

@@ -1,0 +1,53 @@
+// slot_merge.glsl: a thread's share of merging two sorted runs that sit in
+// shared memory, into its registers; merge_pass.comp (a chunk's two slices)
+// and tile_sort_pass.comp (each merge round of a tile) both merge this way.
+// The includer defines slot_key(i) and slot_value(i) (slot i of its shared
+// arrays, clamped into them: a run's head is read one past its end when the
+// run is used up, and that key is never taken) and KEY_BEFORE. Run A holds
+// a_count keys from slot a_first, run B b_count keys from slot b_first.
+
+// How many keys of A the first `diagonal` outputs of the merge hold (the merge
+// path's split): A[m] goes first unless B[diagonal - 1 - m] is strictly before
+// it, so ties take A and the merge is stable.
+uint slot_merge_split(uint a_first, uint a_count, uint b_first, uint b_count, uint diagonal)
+{
+    uint low = diagonal > b_count ? diagonal - b_count : 0u;
+    uint high = min(diagonal, a_count);
+    while (low < high) {
+        uint mid = (low + high) >> 1;
+        uint b_slot = b_first + diagonal - 1u - mid;
+        if (!KEY_BEFORE(slot_key(b_slot), slot_value(b_slot), slot_key(a_first + mid), slot_value(a_first + mid)))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+// Outputs diagonal .. diagonal + REGISTERS - 1 of the merge into reg_keys (and
+// reg_values). Past the end of both runs the registers hold what the clamped
+// reads gave; the caller does not store those.
+void slot_merge_to_registers(uint a_first, uint a_count, uint b_first, uint b_count, uint diagonal)
+{
+    uint i = slot_merge_split(a_first, a_count, b_first, b_count, diagonal);  // next of A
+    uint j = diagonal - i;                                                    // next of B
+    key_t key_a = slot_key(a_first + i), key_b = slot_key(b_first + j);
+    uint value_a = slot_value(a_first + i), value_b = slot_value(b_first + j);
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        bool take_a = i < a_count && (j >= b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
+        reg_keys[r] = take_a ? key_a : key_b;
+#ifdef WITH_VALUES
+        reg_values[r] = take_a ? value_a : value_b;
+#endif
+        // One shared read a key: the head that was taken is refilled.
+        uint next = take_a ? a_first + i + 1u : b_first + j + 1u;
+        key_t next_key = slot_key(next);
+        uint next_value = slot_value(next);
+        key_a = take_a ? next_key : key_a;
+        value_a = take_a ? next_value : value_a;
+        key_b = take_a ? key_b : next_key;
+        value_b = take_a ? value_b : next_value;
+        i += take_a ? 1u : 0u;
+        j += take_a ? 0u : 1u;
+    }
+}
