@@ -130,6 +130,10 @@ typedef struct bitonic_context_desc {
     /* From this many merge chunks (keys / merge_chunk_keys) up, each merge pass
      * finds its splits in a dispatch of its own (bitonic_vulkan.h). */
     uint32_t merge_split_pass_min_chunks;
+    /* Keys a thread of the split pass tests at once in its search (1..7, 0 = the
+     * tuning's choice): k probes cut the range into k + 1 parts a round, so the
+     * chain of dependent loads is shorter and each round reads more. */
+    uint32_t merge_split_probes;
     bitonic_merge_kernel merge_kernel;
     /* Merges load and store one key (and value) at a time instead of 16 bytes
      * at a time (where the buffers are 16-byte aligned): for measuring the

@@ -181,6 +181,12 @@ int main(void)
     run_suite(&t, &desc, "256-key tile, 64-key chunks, direct merge, split passes", max_log < 14 ? max_log : 14);
     desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, shared merge, split passes", max_log < 14 ? max_log : 14);
+    /* Split passes whose threads test 3 and 7 keys a round (k + 1-ary search). */
+    desc.merge_split_probes = 3;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 3 probes", max_log < 14 ? max_log : 14);
+    desc.merge_split_probes = 7;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 7 probes", max_log < 14 ? max_log : 14);
+    desc.merge_split_probes = 0;
     desc.tile_keys = 32;
     desc.max_strides_per_global_pass = 2;
     desc.merge_chunk_keys = 2;

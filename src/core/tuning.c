@@ -33,6 +33,7 @@
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
+#define PREFERRED_MERGE_SPLIT_PROBES 1u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
@@ -108,6 +109,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_workgroup_size = 1u << (chunk_log - register_log);
             tuning->merge_search_lanes = PREFERRED_MERGE_SEARCH_LANES;
             tuning->merge_split_pass_min_chunks = MERGE_SPLIT_PASS_MIN_CHUNKS;
+            tuning->merge_split_probes = PREFERRED_MERGE_SPLIT_PROBES;
             return true;
         }
     }

@@ -37,6 +37,7 @@ typedef struct bitonic_tuning {
     /* From this many merge chunks up, a merge pass finds its splits in a pass of
      * its own first, instead of in every merge workgroup. */
     uint32_t merge_split_pass_min_chunks;
+    uint32_t merge_split_probes;    /* keys a split-pass thread tests a round (1: binary search) */
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;

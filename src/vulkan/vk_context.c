@@ -384,6 +384,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_chunk_keys = desc->merge_chunk_keys,
                                               .merge_keys_per_thread = desc->merge_keys_per_thread,
                                               .merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks,
+                                              .merge_split_probes = desc->merge_split_probes,
                                               .merge_kernel = desc->merge_kernel,
                                               .merge_scalar_io = desc->merge_scalar_io,
                                               .capture_pipeline_statistics = statistics,

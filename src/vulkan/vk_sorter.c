@@ -270,6 +270,8 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 {
     if (!spirv.code)
         return VK_ERROR_FEATURE_NOT_PRESENT;
+    if (constant_count > 4u)
+        return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
     VkShaderModuleCreateInfo module_info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -278,7 +280,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[3];
+    VkSpecializationMapEntry entries[4];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -347,7 +349,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 {
     const bitonic_tuning *tuning = &variant->tuning;
     bool with_values = variant->with_values, key64 = variant->key64, wide = variant->wide;
-    uint32_t merge_constants[3] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes};
+    uint32_t merge_constants[4] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
+                                   tuning->merge_split_probes};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -384,12 +387,12 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                tuning->merge_direct
                                    ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide)
                                    : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
-                               merge_constants, 3, &variant->merge_pipeline);
+                               merge_constants, 4, &variant->merge_pipeline);
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 3,
+                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
                                &variant->merge_split_pipeline);
     case PIPELINE_TRANSPOSE: {
         if (wide)
@@ -582,6 +585,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+        if (desc->merge_split_probes != 0)
+            sorter->variants[variant].tuning.merge_split_probes = desc->merge_split_probes;
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -605,6 +610,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
                                     &sorter->small_sort_max_keys)) {
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+        if (desc->merge_split_probes != 0)
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_probes = desc->merge_split_probes;
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);

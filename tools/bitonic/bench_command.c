@@ -404,6 +404,7 @@ int bench_run(const bench_options *options)
                                  .merge_chunk_keys = options->merge_chunk_keys,
                                  .merge_keys_per_thread = options->merge_keys_per_thread,
                                  .merge_split_pass_min_chunks = options->merge_split_min_chunks,
+                                 .merge_split_probes = options->merge_split_probes,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_scalar_io = options->merge_scalar_io,
                                  .network_tile_sort = options->network_tile_sort,

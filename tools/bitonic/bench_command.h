@@ -23,6 +23,7 @@ typedef struct bench_options {
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
     unsigned merge_keys_per_thread; /* 0: derived */
     unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
+    unsigned merge_split_probes;     /* keys a split-pass thread tests a round, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
     bool merge_scalar_io;          /* merges move one key at a time */
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
