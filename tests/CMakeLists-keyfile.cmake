@@ -1,11 +1,12 @@
 # Tests of the key-file module of the `bitonic` tool (tools/bitonic/key_file.c),
 # included by tests/CMakeLists.txt. The module is plain C with no library
-# dependency, so its test builds it from source rather than linking the tool.
+# dependency but POSIX threads, so its test builds it from source rather than
+# linking the tool.
 add_executable(test_key_file
   ${CMAKE_CURRENT_LIST_DIR}/test_key_file.c
   ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c)
 target_include_directories(test_key_file PRIVATE ${PROJECT_SOURCE_DIR}/tools/bitonic)
-target_link_libraries(test_key_file PRIVATE bitonic_build_flags)
+target_link_libraries(test_key_file PRIVATE bitonic_build_flags Threads::Threads)
 add_test(NAME key_file COMMAND test_key_file)
 
 # The libFuzzer target needs clang. Its smoke test fuzzes for a bounded time:
@@ -21,7 +22,7 @@ if(BITONIC_BUILD_FUZZERS)
     target_compile_options(fuzz_key_file PRIVATE
       -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
     target_link_options(fuzz_key_file PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(fuzz_key_file PRIVATE bitonic_build_flags)
+    target_link_libraries(fuzz_key_file PRIVATE bitonic_build_flags Threads::Threads)
 
     set(fuzz_key_file_corpus ${CMAKE_CURRENT_BINARY_DIR}/fuzz_key_file_corpus)
     file(MAKE_DIRECTORY ${fuzz_key_file_corpus})

@@ -11,7 +11,9 @@
  * English sentence, naming the file, into the caller's error buffer (which may
  * be NULL or of size 0 to ignore it; a short buffer gets a truncated,
  * NUL-terminated message). The module never prints, exits or aborts and keeps
- * no global state.
+ * no global state. Files of 16 MiB or more are read by several threads (up to
+ * 8, no more than the CPUs online), and keys read that way are written back
+ * by several too; they all end before the call returns.
  *
  *     struct key_file keys;
  *     char error[256];
