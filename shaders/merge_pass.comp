@@ -252,9 +252,10 @@ index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index
 // Probes a thread tests at once in merge_path_search(). The direct merge's
 // threads wait on their own searches, so 3 probes a round (independent loads in
 // flight together: 5 rounds for a 1024-key chunk instead of 10). The split
-// pass is bound by the sectors its 16384 to 65536 searches read, not by their
-// latency (3 probes a round read 78 keys a split at 2^26 where a binary search
-// reads 52, and measured 10-15% slower), so it searches binary.
+// pass takes its count from the host (tuning.merge_split_probes): where its
+// 4096 to 16384 searches wait on their chains of loads (2^22 to 2^24 keys), 3
+// probes a round made the sort up to 3.5% faster; at 2^26 an earlier build
+// measured the pass 10-15% slower that way (78 keys a split read against 52).
 #ifdef SPLITS_ONLY
 // The split pass's probes come from the host (tuning.merge_split_probes).
 layout(constant_id = 3) const uint SPLIT_PROBES = 1u;
@@ -522,33 +523,6 @@ void main()
     // This thread's outputs: diagonal thread * REGISTERS of the two slices
     // (A in slots 0 .., B right after it).
     slot_merge_to_registers(0u, a_count, a_count, slot_count - a_count, min(thread * REGISTERS, slot_count));
-#ifdef VECTOR_IO
-    // A thread's REGISTERS outputs are consecutive keys (32 bytes and more of
-    // 32-bit keys): where they are whole 16-byte groups inside the keys they go
-    // out from registers, 16 bytes a store, with no shared-memory round trip and
-    // no barrier; a chunk that is not whole goes through shared memory below.
-    // REGISTERS is a multiple of KEYS_PER_VECTOR (2 or more keys a thread, and
-    // 64-bit keys go two to a vector).
-    index_t register_out = runs.base + first + thread * REGISTERS;
-    bool whole_chunk = slot_count == CHUNK_KEYS && (runs.base + first) % 4u == 0u &&
-                       (runs.base + first + CHUNK_KEYS) / 4u <= recorded_count() / 4u;
-    if (params.vector_io != 0u && REGISTERS % 4u == 0u && whole_chunk) {
-        [[unroll]] for (uint r = 0u; r < REGISTERS; r += KEYS_PER_VECTOR) {
-#ifdef KEY64
-            write_keys_out4((register_out + r) / 2u, key_vector(store_key(reg_keys[r]), store_key(reg_keys[r + 1u])));
-#else
-            write_keys_out4((register_out + r) / 4u, uvec4(store_key(reg_keys[r]), store_key(reg_keys[r + 1u]),
-                                                           store_key(reg_keys[r + 2u]), store_key(reg_keys[r + 3u])));
-#endif
-        }
-#ifdef WITH_VALUES
-        [[unroll]] for (uint r = 0u; r < REGISTERS; r += 4u)
-            write_values_out4((register_out + r) / 4u,
-                              uvec4(reg_values[r], reg_values[r + 1u], reg_values[r + 2u], reg_values[r + 3u]));
-#endif
-        return;  // no barrier follows for a whole chunk (uniform over the workgroup)
-    }
-#endif
     barrier();  // every thread is done reading the slices
 
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {

@@ -26,28 +26,34 @@ uint slot_merge_split(uint a_first, uint a_count, uint b_first, uint b_count, ui
 
 // Outputs diagonal .. diagonal + REGISTERS - 1 of the merge into reg_keys (and
 // reg_values). Past the end of both runs the registers hold what the clamped
-// reads gave; the caller does not store those.
+// reads gave; the caller does not store those. The heads are kept as slot
+// numbers with the runs' ends beside them (four registers, where indices into
+// each run plus its first slot and count were six): the tile merge sort's
+// 1024-thread workgroups took 31 registers a thread on the H100 this way, 33
+// the other (two workgroups a multiprocessor need 32 or fewer; the time did
+// not change, docs/PERFORMANCE.md log entry 25).
 void slot_merge_to_registers(uint a_first, uint a_count, uint b_first, uint b_count, uint diagonal)
 {
-    uint i = slot_merge_split(a_first, a_count, b_first, b_count, diagonal);  // next of A
-    uint j = diagonal - i;                                                    // next of B
-    key_t key_a = slot_key(a_first + i), key_b = slot_key(b_first + j);
-    uint value_a = slot_value(a_first + i), value_b = slot_value(b_first + j);
+    uint i = slot_merge_split(a_first, a_count, b_first, b_count, diagonal);
+    uint a_slot = a_first + i, a_end = a_first + a_count;           // next of A, and where A ends
+    uint b_slot = b_first + (diagonal - i), b_end = b_first + b_count;  // next of B, and where B ends
+    key_t key_a = slot_key(a_slot), key_b = slot_key(b_slot);
+    uint value_a = slot_value(a_slot), value_b = slot_value(b_slot);
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        bool take_a = i < a_count && (j >= b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
+        bool take_a = a_slot < a_end && (b_slot >= b_end || !KEY_BEFORE(key_b, value_b, key_a, value_a));
         reg_keys[r] = take_a ? key_a : key_b;
 #ifdef WITH_VALUES
         reg_values[r] = take_a ? value_a : value_b;
 #endif
         // One shared read a key: the head that was taken is refilled.
-        uint next = take_a ? a_first + i + 1u : b_first + j + 1u;
+        uint next = (take_a ? a_slot : b_slot) + 1u;
         key_t next_key = slot_key(next);
         uint next_value = slot_value(next);
         key_a = take_a ? next_key : key_a;
         value_a = take_a ? next_value : value_a;
         key_b = take_a ? key_b : next_key;
         value_b = take_a ? value_b : next_value;
-        i += take_a ? 1u : 0u;
-        j += take_a ? 0u : 1u;
+        a_slot += take_a ? 1u : 0u;
+        b_slot += take_a ? 0u : 1u;
     }
 }

@@ -33,7 +33,10 @@
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
-#define PREFERRED_MERGE_SPLIT_PROBES 1u
+/* The split pass's threads test 3 keys a round (a 4-ary search, half the
+ * rounds of a binary one): on the H100 sorts of 2^22 and 2^23 keys took 3.5%
+ * less time, 2^24 0.5% (docs/PERFORMANCE.md, log entry 25). */
+#define PREFERRED_MERGE_SPLIT_PROBES 3u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
