@@ -69,18 +69,28 @@ else
     sed -i "s/^bitonic\(_network\)\{0,1\},/$label,/" "$out/sweep_$run.csv" "$out/batch_$run.log"
     pairs="$pairs $out/sweep_$run.csv:$out/batch_$run.log"
   }
+  # SKIP_VARIANTS=1 leaves out the network, the network's tile sort, the
+  # transpose strategy and the merge without split passes (a shorter call);
+  # EXTRA_SWEEPS="label=options;..." adds named sweeps after the second default.
   sweep bitonic
-  sweep bitonic_network --network
+  [ -z "${SKIP_VARIANTS:-}" ] && sweep bitonic_network --network
   sweep bitonic
+  if [ -n "${EXTRA_SWEEPS:-}" ]; then
+    IFS=';' read -ra extras <<< "$EXTRA_SWEEPS"
+    for extra in "${extras[@]}"; do
+      # shellcheck disable=SC2086  # the options are words
+      sweep "bitonic_${extra%%=*}" ${extra#*=}
+    done
+  fi
   # The tiles sorted by the network, as before the merge sort of a tile.
-  if $bitonic bench --help 2>&1 | grep -q -- --network-tile-sort; then
+  if [ -z "${SKIP_VARIANTS:-}" ] && $bitonic bench --help 2>&1 | grep -q -- --network-tile-sort; then
     sweep bitonic_network_tile_sort --network-tile-sort --max-log "${TYPES_MAX_LOG:-24}"
   fi
-  if $bitonic bench --help 2>&1 | grep -q -- --strategy; then
+  if [ -z "${SKIP_VARIANTS:-}" ] && $bitonic bench --help 2>&1 | grep -q -- --strategy; then
     sweep bitonic_transpose --strategy transpose
   fi
   sweep bitonic
-  sweep bitonic_no_split_pass --merge-split-min-chunks 16777216 --max-log "${TYPES_MAX_LOG:-24}"
+  [ -z "${SKIP_VARIANTS:-}" ] && sweep bitonic_no_split_pass --merge-split-min-chunks 16777216 --max-log "${TYPES_MAX_LOG:-24}"
   sweep bitonic_types --types pairs,u64 --max-log "${TYPES_MAX_LOG:-24}"
   sed -i 's/^bitonic_types,\(pairs\|u64\),/bitonic,\1,/' "$out/sweep_$run.csv" "$out/batch_$run.log"
   $bitonic bench --device "$device" --no-e2e --min-log "${PROFILE_MIN_LOG:-16}" --max-log "${PROFILE_MAX_LOG:-24}" --profile > "$out/profile.txt" 2>&1 || status=1
