@@ -63,6 +63,35 @@ static bool check_sort(fixture *f, size_t n, pattern p, bitonic_order order)
     return memcmp(f->keys, f->expected, n * sizeof(uint32_t)) == 0;
 }
 
+/* A few sorts of n keys (every pattern, both orders) through a context of
+ * their own: for shapes only big counts reach. */
+static void run_sizes(test_counter *t, const bitonic_context_desc *desc, const char *label, const size_t *sizes,
+                      size_t size_count)
+{
+    fixture f = {.seed = 4321};
+    bitonic_status status = bitonic_context_create(desc, &f.context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
+        return;
+    size_t capacity = 0;
+    for (size_t i = 0; i < size_count; ++i)
+        capacity = sizes[i] > capacity ? sizes[i] : capacity;
+    f.keys = malloc(capacity * sizeof(uint32_t));
+    f.expected = malloc(capacity * sizeof(uint32_t));
+    if (TEST_CHECK(t, f.keys && f.expected, "%s: memory", label))
+        for (size_t i = 0; i < size_count; ++i)
+            for (int p = 0; p < PATTERN_COUNT; p += 2)
+                for (int o = 0; o < 2; ++o)
+                    TEST_CHECK(t, check_sort(&f, sizes[i], (pattern)p, (bitonic_order)o), "%s: %zu %s keys, %s",
+                               label, sizes[i], pattern_names[p], o ? "descending" : "ascending");
+    bitonic_context_info info;
+    bitonic_context_get_info(f.context, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label,
+               info.validation_messages);
+    free(f.keys);
+    free(f.expected);
+    bitonic_context_destroy(f.context);
+}
+
 static void run_suite(test_counter *t, const bitonic_context_desc *desc, const char *label, uint32_t max_log)
 {
     fixture f = {.seed = 1234};
@@ -187,6 +216,20 @@ int main(void)
     desc.merge_split_probes = 7;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 7 probes", max_log < 14 ? max_log : 14);
     desc.merge_split_probes = 0;
+    /* Merges of more than 16384 chunks search their splits binary (tuning.c):
+     * 4-key chunks (the least there is) and 65537 keys and up take that
+     * pipeline, with both merge kernels. */
+    {
+        static const size_t big_merges[] = {65537, 70001};
+        bitonic_context_desc big = desc;
+        big.tile_keys = 32;
+        big.max_strides_per_global_pass = 2;
+        big.merge_chunk_keys = 2;
+        big.merge_keys_per_thread = 0;
+        run_sizes(&t, &big, "4-key chunks, split passes, binary splits", big_merges, 2);
+        big.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+        run_sizes(&t, &big, "4-key chunks, direct merge, binary splits", big_merges, 2);
+    }
     desc.tile_keys = 32;
     desc.max_strides_per_global_pass = 2;
     desc.merge_chunk_keys = 2;

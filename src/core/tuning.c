@@ -34,9 +34,13 @@
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
 /* The split pass's threads test 3 keys a round (a 4-ary search, half the
- * rounds of a binary one): on the H100 sorts of 2^22 and 2^23 keys took 3.5%
- * less time, 2^24 0.5% (docs/PERFORMANCE.md, log entry 25). */
+ * rounds of a binary one) in merges of up to 16384 chunks, and search binary in
+ * bigger ones: in one H100 run, sorts of 2^22 to 1.5 x 2^23 keys took 2-5% less
+ * time with 3 probes, 2^24 the same, and 1.5 x 2^24 to 2^26 + 1 2-5% more (more
+ * searches read more sectors than they save rounds; docs/PERFORMANCE.md, log
+ * entry 25). */
 #define PREFERRED_MERGE_SPLIT_PROBES 3u
+#define MERGE_SPLIT_PROBES_MAX_CHUNKS 16384u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
@@ -113,6 +117,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_search_lanes = PREFERRED_MERGE_SEARCH_LANES;
             tuning->merge_split_pass_min_chunks = MERGE_SPLIT_PASS_MIN_CHUNKS;
             tuning->merge_split_probes = PREFERRED_MERGE_SPLIT_PROBES;
+            tuning->merge_split_probes_max_chunks = MERGE_SPLIT_PROBES_MAX_CHUNKS;
             return true;
         }
     }

@@ -38,6 +38,7 @@ typedef struct bitonic_tuning {
      * its own first, instead of in every merge workgroup. */
     uint32_t merge_split_pass_min_chunks;
     uint32_t merge_split_probes;    /* keys a split-pass thread tests a round (1: binary search) */
+    uint32_t merge_split_probes_max_chunks;  /* merges of more chunks search binary */
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;

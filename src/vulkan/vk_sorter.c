@@ -114,6 +114,9 @@ typedef struct sorter_variant {
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
+    /* The same searching binary, for merges of more than
+     * tuning.merge_split_probes_max_chunks chunks (tuning.c says why). */
+    VkPipeline merge_split_binary_pipeline;
     VkPipeline transpose_pipeline;    /* TRANSPOSE passes of the transpose strategy */
 } sorter_variant;
 
@@ -341,6 +344,7 @@ typedef enum pipeline_kind {
     PIPELINE_GLOBAL,
     PIPELINE_MERGE,
     PIPELINE_MERGE_SPLIT,
+    PIPELINE_MERGE_SPLIT_BINARY,
     PIPELINE_TRANSPOSE,
 } pipeline_kind;
 
@@ -394,6 +398,13 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
                                &variant->merge_split_pipeline);
+    case PIPELINE_MERGE_SPLIT_BINARY:
+        if (variant->merge_split_binary_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        merge_constants[3] = 1u;  /* one probe a round */
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
+                               &variant->merge_split_binary_pipeline);
     case PIPELINE_TRANSPOSE: {
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -421,6 +432,8 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
     if (result == VK_SUCCESS)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
+    if (result == VK_SUCCESS)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_BINARY, 0);
     if (result == VK_SUCCESS && !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
     return result;
@@ -585,8 +598,10 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
-        if (desc->merge_split_probes != 0)
+        if (desc->merge_split_probes != 0) {  /* asked for: at every size */
             sorter->variants[variant].tuning.merge_split_probes = desc->merge_split_probes;
+            sorter->variants[variant].tuning.merge_split_probes_max_chunks = UINT32_MAX;
+        }
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -610,8 +625,10 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
                                     &sorter->small_sort_max_keys)) {
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
-        if (desc->merge_split_probes != 0)
+        if (desc->merge_split_probes != 0) {
             sorter->variants[KEYS32_SMALL].tuning.merge_split_probes = desc->merge_split_probes;
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_probes_max_chunks = UINT32_MAX;
+        }
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
@@ -651,6 +668,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
@@ -753,6 +771,8 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         report_pipeline(sorter, variant->merge_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits%s", kind);
         report_pipeline(sorter, variant->merge_split_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "merge splits, binary%s", kind);
+        report_pipeline(sorter, variant->merge_split_binary_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "transpose%s (%u x %u keys)", kind, 1u << variant->tuning.transpose_block_log,
                  1u << variant->tuning.transpose_block_log);
         report_pipeline(sorter, variant->transpose_pipeline, name, text, capacity, &used);
@@ -836,6 +856,7 @@ typedef struct sort_plan {
      * the scratch buffer lie, relative to scratch_offset, and how big it is. */
     bool merge;
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
+    bool split_binary;               /* ... with the binary-search split pipeline */
     bool wide;                       /* device addresses, 64-bit positions (record_wide_sort) */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
@@ -859,7 +880,7 @@ static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
 static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
                                            bool with_scratch, sort_plan *plan)
 {
-    plan->merge = plan->split_pass = false;
+    plan->merge = plan->split_pass = plan->split_binary = false;
     plan->chunk_count = 0;
     plan->scratch_splits_at = plan->scratch_bytes = 0;
     plan->view_keys = 0;
@@ -960,6 +981,7 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     VkDeviceSize values_bytes = info->values != VK_NULL_HANDLE ? (VkDeviceSize)info->count * 4u : 0;
     plan->scratch_splits_at = align_up(plan->scratch_values_at + values_bytes, section_alignment);
     plan->split_pass = plan->chunk_count >= tuning->merge_split_pass_min_chunks;
+    plan->split_binary = plan->chunk_count > tuning->merge_split_probes_max_chunks;
     VkDeviceSize split_bytes = plan->wide ? 8u : 4u;  /* the device-address kernels' splits are 64-bit */
     plan->scratch_bytes = !plan->merge      ? 0
                           : plan->split_pass ? plan->scratch_splits_at + (VkDeviceSize)plan->chunk_count * split_bytes
@@ -1022,7 +1044,8 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
             if (result == VK_SUCCESS && plan->split_pass)
-                result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
+                result = ensure_pipeline(sorter, variant,
+                                         plan->split_binary ? PIPELINE_MERGE_SPLIT_BINARY : PIPELINE_MERGE_SPLIT, 0);
         } else if (pass->kind == BITONIC_PASS_TRANSPOSE) {
             result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
         } else {
@@ -1247,8 +1270,10 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
             if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.pass.group_count = plan->chunk_count;
                 if (plan->split_pass) {
-                    record_dispatch(&recorder, variant->merge_split_pipeline, &constants, sizeof constants, split_x,
-                                    split_y);
+                    record_dispatch(&recorder,
+                                    plan->split_binary ? variant->merge_split_binary_pipeline
+                                                       : variant->merge_split_pipeline,
+                                    &constants, sizeof constants, split_x, split_y);
                     record_pass_barrier(command_buffer);
                     constants.pass.splits_given = 1u;
                 }
@@ -1358,8 +1383,10 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                 constants.group_count = plan.chunk_count;
                 if (plan.split_pass) {
                     /* One chunk's split a thread, then the merge that reads them. */
-                    record_dispatch(&recorder, variant->merge_split_pipeline, &constants, sizeof constants, split_x,
-                                    split_y);
+                    record_dispatch(&recorder,
+                                    plan.split_binary ? variant->merge_split_binary_pipeline
+                                                      : variant->merge_split_pipeline,
+                                    &constants, sizeof constants, split_x, split_y);
                     record_pass_barrier(command_buffer);
                     constants.splits_given = 1u;
                 }
