@@ -252,10 +252,10 @@ index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index
 // Probes a thread tests at once in merge_path_search(). The direct merge's
 // threads wait on their own searches, so 3 probes a round (independent loads in
 // flight together: 5 rounds for a 1024-key chunk instead of 10). The split
-// pass takes its count from the host (tuning.merge_split_probes): where its
-// 4096 to 16384 searches wait on their chains of loads (2^22 to 2^24 keys), 3
-// probes a round made the sort up to 3.5% faster; at 2^26 an earlier build
-// measured the pass 10-15% slower that way (78 keys a split read against 52).
+// pass takes its count from the host (tuning.merge_split_probes, tuning.c):
+// 3 probes a round where its 4096 to 16384 searches wait on their chains of
+// loads (2^22 to 2^24 keys, up to 4.9% faster sorts on the H100), one above,
+// where more searches read more sectors than the rounds they save.
 #ifdef SPLITS_ONLY
 // The split pass's probes come from the host (tuning.merge_split_probes).
 layout(constant_id = 3) const uint SPLIT_PROBES = 1u;

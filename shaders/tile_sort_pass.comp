@@ -84,7 +84,7 @@ void main()
     // Not unrolled, here and in the store at the end: unrolled, the loads and
     // stores with their addresses set the kernel's register count (55 on the
     // H100, 31 with these loops rolled and slot_merge.glsl's four-register
-    // heads), and the tile pass took 2.5% (2^24 keys) to 13% (2^20) longer.
+    // heads), and the tile pass was 2.6% (2^24 keys) to 17% (2^20) slower.
     [[dont_unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint local_index = r * threads + thread;
         index_t index;

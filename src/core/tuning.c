@@ -35,10 +35,10 @@
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
 /* The split pass's threads test 3 keys a round (a 4-ary search, half the
  * rounds of a binary one) in merges of up to 16384 chunks, and search binary in
- * bigger ones: in one H100 run, sorts of 2^22 to 1.5 x 2^23 keys took 2-5% less
- * time with 3 probes, 2^24 the same, and 1.5 x 2^24 to 2^26 + 1 2-5% more (more
- * searches read more sectors than they save rounds; docs/PERFORMANCE.md, log
- * entry 25). */
+ * bigger ones: in one H100 run, sorts of 2^22 to 1.5 x 2^23 keys took 2.2-4.9%
+ * less time with 3 probes, 2^24 the same, and 1.5 x 2^24 to 2^26 + 1 1.5-4.6%
+ * more (more searches read more sectors than they save rounds;
+ * docs/PERFORMANCE.md, log entry 26). */
 #define PREFERRED_MERGE_SPLIT_PROBES 3u
 #define MERGE_SPLIT_PROBES_MAX_CHUNKS 16384u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time

@@ -94,6 +94,9 @@ enum {
     MAX_SORT_BINDINGS = 10,
 };
 #define NO_COUNT_BUFFER UINT32_MAX
+/* Probes a split-pass thread may be asked to test a round
+ * (bitonic_vulkan_sorter_desc.merge_split_probes): more are clamped to it. */
+#define MAX_SPLIT_PROBES 7u
 
 /* The bindings that only pipelines with values have. */
 static bool is_values_binding(uint32_t binding)
@@ -599,7 +602,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
         if (desc->merge_split_probes != 0) {  /* asked for: at every size */
-            sorter->variants[variant].tuning.merge_split_probes = desc->merge_split_probes;
+            sorter->variants[variant].tuning.merge_split_probes =
+                desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
             sorter->variants[variant].tuning.merge_split_probes_max_chunks = UINT32_MAX;
         }
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
@@ -626,7 +630,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (desc->merge_split_pass_min_chunks != 0)
             sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
         if (desc->merge_split_probes != 0) {
-            sorter->variants[KEYS32_SMALL].tuning.merge_split_probes = desc->merge_split_probes;
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_probes =
+                desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
             sorter->variants[KEYS32_SMALL].tuning.merge_split_probes_max_chunks = UINT32_MAX;
         }
         if (desc->network_tile_sort)
