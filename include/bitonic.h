@@ -369,6 +369,12 @@ typedef struct bitonic_host_timing {
     bool imported;                   /* the caller's array was imported, not staged (VK_EXT_external_memory_host) */
     double total_ms;                 /* wall time of the call */
     double prepare_ms, upload_ms, sort_ms, download_ms, finish_ms;
+    /* Chunks of the pipelined transfer of a staged array (1: none). With more
+     * than one, upload_ms and download_ms are the time the bus was busy with
+     * each direction's copies, prepare_ms the host's copy of the first chunk
+     * (before the GPU could start) and finish_ms its copy of the last chunk
+     * out; the other chunks' copies overlap the bus. */
+    uint32_t chunks;
 } bitonic_host_timing;
 
 /* BITONIC_ERROR_INVALID_ARGUMENT before the first host sort. */

@@ -399,10 +399,15 @@ static void test_census(test_counter *t, const char *root)
     free(keys);
 }
 
-static void test_transfers(test_counter *t, bool import)
+/* Host sorts through imported arrays, staged arrays, and staged arrays cut into
+ * chunks (chunk_bytes: the pipeline's smallest chunk, "0" for none). */
+static void test_transfers(test_counter *t, bool import, const char *chunk_bytes)
 {
     setenv("BITONIC_IMPORT_MIN_BYTES", "0", 1);
     setenv("BITONIC_HOST_IMPORT", import ? "1" : "0", 1);
+    setenv("BITONIC_HOST_CHUNK_BYTES", chunk_bytes, 1);
+    bool chunked = strcmp(chunk_bytes, "0") != 0;
+    size_t chunk_min = (size_t)strtoull(chunk_bytes, NULL, 10);
     bitonic_context_desc desc = test_desc(NULL);
     desc.no_disk_cache = true;
     desc.crossover_keys = 1;
@@ -410,6 +415,7 @@ static void test_transfers(test_counter *t, bool import)
     bool created = bitonic_context_create(&desc, &context) == BITONIC_SUCCESS;
     unsetenv("BITONIC_IMPORT_MIN_BYTES");
     unsetenv("BITONIC_HOST_IMPORT");
+    unsetenv("BITONIC_HOST_CHUNK_BYTES");
     if (!TEST_CHECK(t, created, "transfers: context"))
         return;
     uint64_t seed = 5;
@@ -431,8 +437,13 @@ static void test_transfers(test_counter *t, bool import)
             TEST_CHECK(t, timing.ran_on == BITONIC_BACKEND_VULKAN && timing.count == n && timing.total_ms > 0 &&
                               timing.upload_ms >= 0 && timing.download_ms >= 0 && timing.sort_ms >= 0,
                        "%zu keys: stage timing", n);
-            if (!import)
+            if (!import) {
                 TEST_CHECK(t, !timing.imported, "staged: %zu keys were imported", n);
+                /* Two chunks or more take the pipeline; the last chunk is shorter. */
+                uint32_t chunks = chunked && n * 4 >= 2 * chunk_min ? (uint32_t)(n * 4 / chunk_min) : 1u;
+                TEST_CHECK(t, timing.chunks == (chunks > 16 ? 16u : chunks) || (chunks > 1 && timing.chunks > 1),
+                           "staged: %zu keys in %u chunks, expected %u", n, timing.chunks, chunks);
+            }
             any_imported |= timing.imported;
 
             /* Pairs: values at another offset; stable ties show the values moved. */
@@ -473,6 +484,11 @@ static void test_transfers(test_counter *t, bool import)
         bitonic_host_timing timing;
         bitonic_context_last_host_timing(context, &timing);
         TEST_CHECK(t, timing.count == large && (import || !timing.imported), "%zu keys: timing", large);
+        TEST_CHECK(t, import || timing.chunks == (chunked ? 16u : 1u), "%zu keys: %u chunks", large, timing.chunks);
+        TEST_CHECK(t, timing.upload_ms >= 0 && timing.download_ms >= 0 && timing.sort_ms > 0 &&
+                          timing.upload_ms + timing.download_ms + timing.sort_ms < timing.total_ms + 1.0,
+                   "%zu keys: stages %.3f %.3f %.3f of %.3f ms", large, timing.upload_ms, timing.sort_ms,
+                   timing.download_ms, timing.total_ms);
         any_imported |= timing.imported;
         free(large_keys);
     }
@@ -494,8 +510,9 @@ int main(void)
     test_pipeline_cache(&t, root);
     test_device_choice(&t, root);
     test_census(&t, root);
-    test_transfers(&t, true);
-    test_transfers(&t, false);
+    test_transfers(&t, true, "0");
+    test_transfers(&t, false, "0");
+    test_transfers(&t, false, "16384");
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", root);
     if (system(command) != 0)

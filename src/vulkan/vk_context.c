@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "context_internal.h"
+#include "copy_crew.h"
 #include "vk_census.h"
 #include "vk_host.h"
 #include "schedule.h"
@@ -18,6 +20,12 @@
 #include "vk_transfer.h"
 
 #define QUERY_COUNT (2u + BITONIC_SCHEDULE_MAX_PASSES)
+/* After the sort's own timestamps: three around the stages of a host sort
+ * (sort_with_transfers), then two around each chunk's copy in the chunked
+ * host sort (sort_in_chunks), uploads then downloads. */
+#define STAGE_QUERY_COUNT 3u
+#define CHUNK_QUERY_BASE (QUERY_COUNT + STAGE_QUERY_COUNT)
+#define ALL_QUERIES (CHUNK_QUERY_BASE + 4u * MAX_HOST_CHUNKS)
 /* Below this many bytes an array is staged, not imported: importing pins its
  * pages and makes a buffer, which costs more than copying a small array. */
 #define MIN_IMPORT_BYTES ((size_t)1 << 20)
@@ -27,6 +35,18 @@
  * 4.0 ms, 2^26 27.7 against 19.2; docs/PERFORMANCE.md, host path). Above it the
  * array is imported anyway, so no staging twin of that size is kept. */
 #define DISCRETE_MIN_IMPORT_BYTES ((size_t)512 << 20)
+/* A staged host sort of at least two chunks runs as a pipeline over chunks
+ * (sort_in_chunks): the CPU copies chunk i+1 into the staging buffer while the
+ * GPU copies chunk i over the bus, and on the way back the GPU copies chunk
+ * j+1 while the CPU copies chunk j out. Chunks are at least this big (16
+ * chunks of 4 MiB at 2^24 u32 keys), so the submissions, one per chunk, cost
+ * little beside the copies; BITONIC_HOST_CHUNK_BYTES overrides it (tests), 0
+ * turns the pipeline off. */
+#define HOST_CHUNK_MIN_BYTES ((size_t)4 << 20)
+#define MAX_HOST_CHUNKS 16u
+/* Threads that copy a chunk between the caller's array and the staging buffer:
+ * more than eight did not copy faster on the H100 machine's 16 cores. */
+#define MAX_COPY_HANDS 8u
 
 struct bitonic_vk_context {
     VkInstance instance;
@@ -42,6 +62,12 @@ struct bitonic_vk_context {
     VkCommandBuffer command_buffer;
     VkFence fence;
     VkQueryPool query_pool;          /* VK_NULL_HANDLE when the queue has no timestamps */
+    /* The chunked host sort's command buffers (uploads, then downloads) and the
+     * fences of its downloads, made on its first use. */
+    size_t host_chunk_bytes;         /* 0: no chunked pipeline */
+    bool chunk_objects_made;
+    VkCommandBuffer chunk_commands[2 * MAX_HOST_CHUNKS];
+    VkFence chunk_fences[MAX_HOST_CHUNKS];
     /* bufferDeviceAddress and shaderInt64 are on: storage buffers get the
      * device-address usage, so sorts past one binding can reach them. */
     bool device_addresses;
@@ -372,7 +398,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VK_TRY(vk, vkCreateFence(vk->device, &fence_info, NULL, &vk->fence));
     if (timestamp_bits > 0 && vk->properties.limits.timestampPeriod > 0.0f) {
         VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERY_COUNT + 3u};
+                                            .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = ALL_QUERIES};
         VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
     }
     bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
@@ -488,6 +514,8 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
         vk->desc.no_disk_cache = true;
     const char *import_env = getenv("BITONIC_HOST_IMPORT");
     vk->import_wanted = !(import_env && strcmp(import_env, "0") == 0);
+    const char *chunk_env = getenv("BITONIC_HOST_CHUNK_BYTES");
+    vk->host_chunk_bytes = chunk_env && *chunk_env ? (size_t)strtoull(chunk_env, NULL, 10) : HOST_CHUNK_MIN_BYTES;
     const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
     vk->import_min_given = min_env && *min_env;
     vk->import_min_bytes = vk->import_min_given ? (size_t)strtoull(min_env, NULL, 10) : 0;
@@ -561,6 +589,11 @@ static void release_device(bitonic_vk_context *vk)
     release_scratch(vk);
     vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
     vkDestroyFence(vk->device, vk->fence, NULL);
+    for (uint32_t c = 0; c < MAX_HOST_CHUNKS; ++c)
+        vkDestroyFence(vk->device, vk->chunk_fences[c], NULL);
+    memset(vk->chunk_fences, 0, sizeof vk->chunk_fences);
+    memset(vk->chunk_commands, 0, sizeof vk->chunk_commands);  /* freed with the pool */
+    vk->chunk_objects_made = false;
     vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
     vkDestroyDevice(vk->device, NULL);
     vk->query_pool = VK_NULL_HANDLE;
@@ -977,7 +1010,7 @@ enum {
     STAGE_QUERY_BEFORE_UPLOAD = QUERY_COUNT,
     STAGE_QUERY_AFTER_UPLOAD = QUERY_COUNT + 1,
     STAGE_QUERY_AFTER_DOWNLOAD = QUERY_COUNT + 2,
-    STAGE_QUERIES = 3,
+    STAGE_QUERIES = STAGE_QUERY_COUNT,
 };
 
 static void record_host_copies(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, const host_spans *spans,
@@ -1079,6 +1112,252 @@ static double wall_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* The chunked host sort's command buffers and fences, made once. */
+static bitonic_status ensure_chunk_objects(bitonic_vk_context *vk)
+{
+    if (vk->chunk_objects_made)
+        return BITONIC_SUCCESS;
+    VkCommandBufferAllocateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                               .commandPool = vk->command_pool,
+                                               .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                               .commandBufferCount = 2 * MAX_HOST_CHUNKS};
+    VK_TRY(vk, vkAllocateCommandBuffers(vk->device, &buffer_info, vk->chunk_commands));
+    VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    for (uint32_t c = 0; c < MAX_HOST_CHUNKS; ++c) {
+        VkResult result = vkCreateFence(vk->device, &fence_info, NULL, &vk->chunk_fences[c]);
+        if (result != VK_SUCCESS) {
+            for (uint32_t d = 0; d < c; ++d)
+                vkDestroyFence(vk->device, vk->chunk_fences[d], NULL);
+            memset(vk->chunk_fences, 0, sizeof vk->chunk_fences);
+            vkFreeCommandBuffers(vk->device, vk->command_pool, 2 * MAX_HOST_CHUNKS, vk->chunk_commands);
+            memset(vk->chunk_commands, 0, sizeof vk->chunk_commands);
+            return fail(vk, result);
+        }
+    }
+    vk->chunk_objects_made = true;
+    return BITONIC_SUCCESS;
+}
+
+/* How many chunks a staged host sort of bytes is cut into: 1 means no
+ * pipeline (too small for two chunks, or turned off). */
+static uint32_t host_chunk_count(const bitonic_vk_context *vk, size_t bytes)
+{
+    if (vk->host_chunk_bytes == 0)
+        return 1;
+    size_t chunks = bytes / vk->host_chunk_bytes;
+    return chunks < 2 ? 1u : chunks > MAX_HOST_CHUNKS ? MAX_HOST_CHUNKS : (uint32_t)chunks;
+}
+
+/* Keys [first, end) of one chunk, and its copies in each direction. */
+typedef struct host_chunk {
+    size_t first, end;
+} host_chunk;
+
+/* The measure of the union of the intervals [ticks[2i], ticks[2i+1]]: how long
+ * the bus was busy with a direction's copies, which may queue behind each other. */
+static uint64_t busy_ticks(const uint64_t *ticks, uint32_t intervals)
+{
+    uint64_t busy = 0, covered_until = 0;
+    for (uint32_t i = 0; i < intervals; ++i) {
+        uint64_t begin = ticks[2 * i], end = ticks[2 * i + 1];
+        if (end <= begin)
+            continue;
+        if (begin < covered_until)
+            begin = covered_until;
+        if (end > begin) {
+            busy += end - begin;
+            covered_until = end;
+        }
+    }
+    return busy;
+}
+
+/* One chunk's copy between the staging buffers and the device buffers, with a
+ * timestamp on each side when timed. The first upload first orders itself
+ * after the previous submission's writes and resets the chunk queries. */
+static bitonic_status record_chunk_copy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, VkCommandBuffer commands,
+                                        host_chunk chunk, size_t key_bytes, bool with_values, bool to_device,
+                                        bool first, bool timed, uint32_t query)
+{
+    VK_TRY(vk, vkResetCommandBuffer(commands, 0));
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    VK_TRY(vk, vkBeginCommandBuffer(commands, &begin));
+    if (first) {
+        record_buffer_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+        if (timed)
+            vkCmdResetQueryPool(commands, vk->query_pool, CHUNK_QUERY_BASE, 4u * MAX_HOST_CHUNKS);
+    }
+    if (timed)
+        vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk->query_pool, query);
+    VkBufferCopy key_region = {chunk.first * key_bytes, chunk.first * key_bytes, (chunk.end - chunk.first) * key_bytes};
+    VkBufferCopy value_region = {chunk.first * sizeof(uint32_t), chunk.first * sizeof(uint32_t),
+                                 (chunk.end - chunk.first) * sizeof(uint32_t)};
+    if (to_device) {
+        vkCmdCopyBuffer(commands, buffer->keys.staging_buffer, buffer->keys.device_buffer, 1, &key_region);
+        if (with_values)
+            vkCmdCopyBuffer(commands, buffer->values.staging_buffer, buffer->values.device_buffer, 1, &value_region);
+    } else {
+        vkCmdCopyBuffer(commands, buffer->keys.device_buffer, buffer->keys.staging_buffer, 1, &key_region);
+        if (with_values)
+            vkCmdCopyBuffer(commands, buffer->values.device_buffer, buffer->values.staging_buffer, 1, &value_region);
+        record_buffer_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    }
+    if (timed)
+        vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, vk->query_pool, query + 1);
+    VK_TRY(vk, vkEndCommandBuffer(commands));
+    return BITONIC_SUCCESS;
+}
+
+static bitonic_status submit_commands(bitonic_vk_context *vk, VkCommandBuffer commands, VkFence fence)
+{
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                           .pCommandBuffers = &commands};
+    VK_TRY(vk, vkQueueSubmit(vk->queue, 1, &submit, fence));
+    return BITONIC_SUCCESS;
+}
+
+/* The copies of one chunk between the caller's arrays and the staging buffers. */
+static void copy_chunk(bitonic_copy_crew *crew, bitonic_vk_buffer *buffer, void *keys, uint32_t *values,
+                       host_chunk chunk, size_t key_bytes, bool to_staging)
+{
+    unsigned char *host_keys = (unsigned char *)keys + chunk.first * key_bytes;
+    unsigned char *staged_keys = (unsigned char *)buffer->keys.staging + chunk.first * key_bytes;
+    bitonic_copy_job jobs[2] = {{to_staging ? (void *)staged_keys : (void *)host_keys,
+                                 to_staging ? host_keys : staged_keys, (chunk.end - chunk.first) * key_bytes}};
+    unsigned job_count = 1;
+    if (values) {
+        uint32_t *host_values = values + chunk.first, *staged_values = buffer->values.staging + chunk.first;
+        jobs[job_count++] = (bitonic_copy_job){to_staging ? staged_values : host_values,
+                                               to_staging ? host_values : staged_values,
+                                               (chunk.end - chunk.first) * sizeof(uint32_t)};
+    }
+    bitonic_copy_crew_copy(crew, jobs, job_count);
+}
+
+/* The host sort of staged arrays as a pipeline over chunks: the CPU copies
+ * chunk i into the staging buffer and submits its upload, so the bus carries
+ * chunk i while the CPU copies chunk i+1; the sort follows the last upload; the
+ * downloads are submitted at once, each with its fence, and the CPU copies
+ * chunk j out while the bus carries chunk j+1. Without it the CPU's copies
+ * (3.6 ms at 2^24 on the H100 machine) and the bus's (2.8 ms) ran one after
+ * the other. On any failure after the first submission the queue is drained
+ * before returning, so nothing pending uses the buffers. */
+static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys, uint32_t *values,
+                                     size_t count, const bitonic_sort_request *request, uint32_t chunk_count,
+                                     bitonic_timing *timing, bitonic_host_timing *stages)
+{
+    double start = wall_ms();
+    bool with_values = values != NULL;
+    size_t key_bytes = bitonic_key_words(request->key_type) * sizeof(uint32_t);
+    bitonic_status status = ensure_staging(vk, &buffer->keys, count * key_bytes);
+    if (status == BITONIC_SUCCESS && with_values)
+        status = ensure_staging(vk, &buffer->values, count * sizeof(uint32_t));
+    if (status == BITONIC_SUCCESS)
+        status = ensure_chunk_objects(vk);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    /* Chunks of whole cache lines of keys (16 keys), the last one shorter. */
+    size_t chunk_keys = ((count + chunk_count - 1) / chunk_count + 15u) & ~(size_t)15u;
+    chunk_count = (uint32_t)((count + chunk_keys - 1) / chunk_keys);
+    bool staged_timing = stages && vk->query_pool != VK_NULL_HANDLE;
+    bool timed = (timing || staged_timing) && vk->query_pool != VK_NULL_HANDLE;
+    bool profile = timed && timing && timing->pass_ms && timing->pass_capacity > 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned hands = cores < 1 ? 1u : cores > (long)MAX_COPY_HANDS ? MAX_COPY_HANDS : (unsigned)cores;
+    bitonic_copy_crew *crew = bitonic_copy_crew_start(hands);  /* NULL: the caller copies alone */
+    bool submitted = false;
+    double first_submitted = start, last_arrived = start;
+    for (uint32_t c = 0; c < chunk_count && status == BITONIC_SUCCESS; ++c) {
+        host_chunk chunk = {c * chunk_keys, c + 1 == chunk_count ? count : (c + 1) * chunk_keys};
+        status = record_chunk_copy(vk, buffer, vk->chunk_commands[c], chunk, key_bytes, with_values, true, c == 0,
+                                   staged_timing, CHUNK_QUERY_BASE + 2 * c);
+        if (status != BITONIC_SUCCESS)
+            break;
+        copy_chunk(crew, buffer, keys, values, chunk, key_bytes, true);
+        status = submit_commands(vk, vk->chunk_commands[c], VK_NULL_HANDLE);
+        if (status == BITONIC_SUCCESS && !submitted) {
+            submitted = true;
+            first_submitted = wall_ms();
+        }
+    }
+    bitonic_vulkan_sort_info info = sort_info_for(buffer, count, with_values, request);
+    uint32_t passes = 0;
+    if (status == BITONIC_SUCCESS) {
+        attach_scratch(vk, &info);  /* no pending upload uses the scratch */
+        passes = bitonic_vulkan_sort_pass_count(vk->sorter, &info);
+        status = begin_commands(vk);
+    }
+    if (status == BITONIC_SUCCESS) {
+        status = record_sort(vk, info, timed, profile);
+        record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        VkResult ended = vkEndCommandBuffer(vk->command_buffer);
+        if (status == BITONIC_SUCCESS)
+            status = ended == VK_SUCCESS ? submit_commands(vk, vk->command_buffer, VK_NULL_HANDLE) : fail(vk, ended);
+    }
+    uint32_t downloads_submitted = 0;
+    for (uint32_t c = 0; c < chunk_count && status == BITONIC_SUCCESS; ++c) {
+        host_chunk chunk = {c * chunk_keys, c + 1 == chunk_count ? count : (c + 1) * chunk_keys};
+        status = record_chunk_copy(vk, buffer, vk->chunk_commands[MAX_HOST_CHUNKS + c], chunk, key_bytes, with_values,
+                                   false, false, staged_timing, CHUNK_QUERY_BASE + 2 * (MAX_HOST_CHUNKS + c));
+        if (status == BITONIC_SUCCESS) {
+            VkResult reset = vkResetFences(vk->device, 1, &vk->chunk_fences[c]);
+            status = reset == VK_SUCCESS ? submit_commands(vk, vk->chunk_commands[MAX_HOST_CHUNKS + c],
+                                                           vk->chunk_fences[c])
+                                         : fail(vk, reset);
+        }
+        if (status == BITONIC_SUCCESS)
+            ++downloads_submitted;
+    }
+    for (uint32_t c = 0; c < downloads_submitted && status == BITONIC_SUCCESS; ++c) {
+        VkResult waited = vkWaitForFences(vk->device, 1, &vk->chunk_fences[c], VK_TRUE, UINT64_MAX);
+        if (waited != VK_SUCCESS) {
+            status = fail(vk, waited);
+            break;
+        }
+        last_arrived = wall_ms();
+        host_chunk chunk = {c * chunk_keys, c + 1 == chunk_count ? count : (c + 1) * chunk_keys};
+        copy_chunk(crew, buffer, keys, values, chunk, key_bytes, false);
+    }
+    bitonic_copy_crew_stop(crew);
+    if (status != BITONIC_SUCCESS) {
+        if (submitted)
+            vkQueueWaitIdle(vk->queue);
+        return status;
+    }
+    bitonic_timing sort_timing = {0};
+    if (timed)
+        status = read_timing(vk, passes, profile, timing ? timing : &sort_timing);
+    else if (timing)
+        *timing = (bitonic_timing){.pass_count = passes};
+    if (status == BITONIC_SUCCESS && stages) {
+        double end = wall_ms();
+        bitonic_host_timing local = {.ran_on = BITONIC_BACKEND_VULKAN, .count = count, .chunks = chunk_count,
+                                     .total_ms = end - start, .prepare_ms = first_submitted - start,
+                                     .finish_ms = end - last_arrived,
+                                     .sort_ms = timing ? timing->sort_ms : sort_timing.sort_ms};
+        if (staged_timing) {
+            /* Only the queries of the chunks there were: the others stay unwritten. */
+            uint64_t ticks[4 * MAX_HOST_CHUNKS];
+            for (uint32_t direction = 0; direction < 2; ++direction)
+                VK_TRY(vk, vkGetQueryPoolResults(vk->device, vk->query_pool,
+                                                 CHUNK_QUERY_BASE + direction * 2u * MAX_HOST_CHUNKS, 2u * chunk_count,
+                                                 2u * chunk_count * sizeof ticks[0],
+                                                 ticks + direction * 2u * MAX_HOST_CHUNKS, sizeof ticks[0],
+                                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+            double period_ms = vk->properties.limits.timestampPeriod * 1e-6;
+            local.upload_ms = (double)busy_ticks(ticks, chunk_count) * period_ms;
+            local.download_ms = (double)busy_ticks(ticks + 2 * MAX_HOST_CHUNKS, chunk_count) * period_ms;
+        }
+        *stages = local;
+    }
+    return status;
+}
+
 bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys,
                                     uint32_t *values, size_t count, const bitonic_sort_request *request,
                                     bitonic_timing *timing, bitonic_host_timing *stages)
@@ -1102,6 +1381,12 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     bool imported = bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
     if (with_values)
         bitonic_vk_host_span_import(&vk->importer, values, count * sizeof(uint32_t), min_import, &spans.values);
+    /* Arrays staged whole and big enough go through the chunked pipeline. */
+    if (spans.keys.imported == VK_NULL_HANDLE && (!with_values || spans.values.imported == VK_NULL_HANDLE)) {
+        uint32_t chunks = host_chunk_count(vk, count * (key_bytes + (with_values ? sizeof(uint32_t) : 0)));
+        if (chunks > 1)
+            return sort_in_chunks(vk, buffer, keys, values, count, request, chunks, timing, stages);
+    }
     bitonic_status staged = ensure_staging(vk, &buffer->keys, bitonic_vk_host_span_staging_bytes(&spans.keys));
     if (staged == BITONIC_SUCCESS && with_values)
         staged = ensure_staging(vk, &buffer->values, bitonic_vk_host_span_staging_bytes(&spans.values));
@@ -1130,6 +1415,7 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
         local.ran_on = BITONIC_BACKEND_VULKAN;
         local.count = count;
         local.imported = imported;
+        local.chunks = 1;
         local.prepare_ms = prepared - start;
         local.finish_ms = end - sorted;
         local.total_ms = end - start;
