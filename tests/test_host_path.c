@@ -439,10 +439,12 @@ static void test_transfers(test_counter *t, bool import, const char *chunk_bytes
                        "%zu keys: stage timing", n);
             if (!import) {
                 TEST_CHECK(t, !timing.imported, "staged: %zu keys were imported", n);
-                /* Two chunks or more take the pipeline; the last chunk is shorter. */
-                uint32_t chunks = chunked && n * 4 >= 2 * chunk_min ? (uint32_t)(n * 4 / chunk_min) : 1u;
-                TEST_CHECK(t, timing.chunks == (chunks > 16 ? 16u : chunks) || (chunks > 1 && timing.chunks > 1),
-                           "staged: %zu keys in %u chunks, expected %u", n, timing.chunks, chunks);
+                /* Two chunks or more take the pipeline (fewer, of a power of two
+                 * keys, where each chunk is sorted as it arrives); the last chunk
+                 * is shorter. */
+                bool pipelined = chunked && n * 4 >= 2 * chunk_min;
+                TEST_CHECK(t, pipelined ? timing.chunks > 1 && timing.chunks <= n * 4 / chunk_min : timing.chunks == 1,
+                           "staged: %zu keys in %u chunks", n, timing.chunks);
             }
             any_imported |= timing.imported;
 
@@ -484,7 +486,8 @@ static void test_transfers(test_counter *t, bool import, const char *chunk_bytes
         bitonic_host_timing timing;
         bitonic_context_last_host_timing(context, &timing);
         TEST_CHECK(t, timing.count == large && (import || !timing.imported), "%zu keys: timing", large);
-        TEST_CHECK(t, import || timing.chunks == (chunked ? 16u : 1u), "%zu keys: %u chunks", large, timing.chunks);
+        TEST_CHECK(t, import || (chunked ? timing.chunks > 1 && timing.chunks <= 16 : timing.chunks == 1),
+                   "%zu keys: %u chunks", large, timing.chunks);
         TEST_CHECK(t, timing.upload_ms >= 0 && timing.download_ms >= 0 && timing.sort_ms > 0 &&
                           timing.upload_ms + timing.download_ms + timing.sort_ms < timing.total_ms + 1.0,
                    "%zu keys: stages %.3f %.3f %.3f of %.3f ms", large, timing.upload_ms, timing.sort_ms,

@@ -44,9 +44,9 @@
  * turns the pipeline off. */
 #define HOST_CHUNK_MIN_BYTES ((size_t)4 << 20)
 #define MAX_HOST_CHUNKS 16u
-/* Threads that copy a chunk between the caller's array and the staging buffer:
- * more than eight did not copy faster on the H100 machine's 16 cores. */
-#define MAX_COPY_HANDS 8u
+/* Threads that copy a chunk between the caller's array and the staging buffer,
+ * at most one a core; BITONIC_HOST_COPY_THREADS overrides it (measurements). */
+#define MAX_COPY_HANDS 16u
 
 struct bitonic_vk_context {
     VkInstance instance;
@@ -65,6 +65,7 @@ struct bitonic_vk_context {
     /* The chunked host sort's command buffers (uploads, then downloads) and the
      * fences of its downloads, made on its first use. */
     size_t host_chunk_bytes;         /* 0: no chunked pipeline */
+    bool chunk_sort_wanted;          /* sort each chunk as it arrives; not BITONIC_HOST_CHUNK_SORT=0 */
     bool chunk_objects_made;
     VkCommandBuffer chunk_commands[2 * MAX_HOST_CHUNKS];
     VkFence chunk_fences[MAX_HOST_CHUNKS];
@@ -516,6 +517,8 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     vk->import_wanted = !(import_env && strcmp(import_env, "0") == 0);
     const char *chunk_env = getenv("BITONIC_HOST_CHUNK_BYTES");
     vk->host_chunk_bytes = chunk_env && *chunk_env ? (size_t)strtoull(chunk_env, NULL, 10) : HOST_CHUNK_MIN_BYTES;
+    const char *chunk_sort_env = getenv("BITONIC_HOST_CHUNK_SORT");
+    vk->chunk_sort_wanted = !(chunk_sort_env && strcmp(chunk_sort_env, "0") == 0);
     const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
     vk->import_min_given = min_env && *min_env;
     vk->import_min_bytes = vk->import_min_given ? (size_t)strtoull(min_env, NULL, 10) : 0;
@@ -1177,7 +1180,8 @@ static uint64_t busy_ticks(const uint64_t *ticks, uint32_t intervals)
  * after the previous submission's writes and resets the chunk queries. */
 static bitonic_status record_chunk_copy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, VkCommandBuffer commands,
                                         host_chunk chunk, size_t key_bytes, bool with_values, bool to_device,
-                                        bool first, bool timed, uint32_t query)
+                                        bool first, bool timed, uint32_t query,
+                                        const bitonic_vulkan_sort_info *chunk_sort)
 {
     VK_TRY(vk, vkResetCommandBuffer(commands, 0));
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -1208,6 +1212,18 @@ static bitonic_status record_chunk_copy(bitonic_vk_context *vk, bitonic_vk_buffe
     }
     if (timed)
         vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, vk->query_pool, query + 1);
+    if (chunk_sort) {
+        /* After this chunk's copy, and after the previous chunk's sort (they share the scratch). */
+        record_buffer_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        bitonic_status sorted = bitonic_vulkan_record_sort(vk->sorter, commands, chunk_sort);
+        if (sorted != BITONIC_SUCCESS) {
+            vkEndCommandBuffer(commands);
+            return sorted;
+        }
+    }
     VK_TRY(vk, vkEndCommandBuffer(commands));
     return BITONIC_SUCCESS;
 }
@@ -1260,21 +1276,47 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
         status = ensure_chunk_objects(vk);
     if (status != BITONIC_SUCCESS)
         return status;
+    bitonic_vulkan_sort_info info = sort_info_for(buffer, count, with_values, request);
+    attach_scratch(vk, &info);  /* before the first submission: nothing pending uses the scratch */
     /* Chunks of whole cache lines of keys (16 keys), the last one shorter. */
     size_t chunk_keys = ((count + chunk_count - 1) / chunk_count + 15u) & ~(size_t)15u;
+    /* Where the sort merges runs, each chunk is sorted as soon as it is on the
+     * device (while the next one crosses the bus), and the sort after the last
+     * upload only merges the chunks: chunks of 2^run_log keys then, with an
+     * even number of merge levels above them (the last merge writes the keys'
+     * own buffer), so sometimes half as many chunks as the bytes would give. */
+    uint32_t tile_log = 0, run_log = 0, total_log = bitonic_ceil_log2(count);
+    if (vk->chunk_sort_wanted && bitonic_vk_merge_of_runs_tile_log(vk->sorter, &info, &tile_log) == BITONIC_SUCCESS) {
+        uint32_t r = bitonic_ceil_log2((count + chunk_count - 1) / chunk_count);
+        if (r < tile_log)
+            r = tile_log;
+        if (total_log > r && (total_log - r) % 2u != 0)
+            ++r;
+        if (total_log > r) {
+            run_log = r;
+            chunk_keys = (size_t)1 << r;
+        }
+    }
     chunk_count = (uint32_t)((count + chunk_keys - 1) / chunk_keys);
     bool staged_timing = stages && vk->query_pool != VK_NULL_HANDLE;
     bool timed = (timing || staged_timing) && vk->query_pool != VK_NULL_HANDLE;
-    bool profile = timed && timing && timing->pass_ms && timing->pass_capacity > 0;
+    bool profile = timed && timing && timing->pass_ms && timing->pass_capacity > 0 && run_log == 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned hands = cores < 1 ? 1u : cores > (long)MAX_COPY_HANDS ? MAX_COPY_HANDS : (unsigned)cores;
+    const char *hands_env = getenv("BITONIC_HOST_COPY_THREADS");
+    if (hands_env && atoi(hands_env) > 0)
+        hands = (unsigned)atoi(hands_env);
     bitonic_copy_crew *crew = bitonic_copy_crew_start(hands);  /* NULL: the caller copies alone */
     bool submitted = false;
     double first_submitted = start, last_arrived = start;
     for (uint32_t c = 0; c < chunk_count && status == BITONIC_SUCCESS; ++c) {
         host_chunk chunk = {c * chunk_keys, c + 1 == chunk_count ? count : (c + 1) * chunk_keys};
+        bitonic_vulkan_sort_info chunk_sort = info;
+        chunk_sort.count = chunk.end - chunk.first;
+        chunk_sort.keys_offset = chunk.first * key_bytes;
+        chunk_sort.values_offset = chunk.first * sizeof(uint32_t);
         status = record_chunk_copy(vk, buffer, vk->chunk_commands[c], chunk, key_bytes, with_values, true, c == 0,
-                                   staged_timing, CHUNK_QUERY_BASE + 2 * c);
+                                   staged_timing, CHUNK_QUERY_BASE + 2 * c, run_log > 0 ? &chunk_sort : NULL);
         if (status != BITONIC_SUCCESS)
             break;
         copy_chunk(crew, buffer, keys, values, chunk, key_bytes, true);
@@ -1284,15 +1326,22 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
             first_submitted = wall_ms();
         }
     }
-    bitonic_vulkan_sort_info info = sort_info_for(buffer, count, with_values, request);
     uint32_t passes = 0;
     if (status == BITONIC_SUCCESS) {
-        attach_scratch(vk, &info);  /* no pending upload uses the scratch */
         passes = bitonic_vulkan_sort_pass_count(vk->sorter, &info);
         status = begin_commands(vk);
     }
     if (status == BITONIC_SUCCESS) {
-        status = record_sort(vk, info, timed, profile);
+        if (run_log > 0) {
+            /* The merges of the sorted chunks, timed as the sort stage. */
+            if (timed) {
+                vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, 0, QUERY_COUNT);
+                info.timestamps = vk->query_pool;
+            }
+            status = bitonic_vk_record_merge_of_runs(vk->sorter, vk->command_buffer, &info, run_log);
+        } else {
+            status = record_sort(vk, info, timed, profile);
+        }
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
         VkResult ended = vkEndCommandBuffer(vk->command_buffer);
@@ -1303,7 +1352,7 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
     for (uint32_t c = 0; c < chunk_count && status == BITONIC_SUCCESS; ++c) {
         host_chunk chunk = {c * chunk_keys, c + 1 == chunk_count ? count : (c + 1) * chunk_keys};
         status = record_chunk_copy(vk, buffer, vk->chunk_commands[MAX_HOST_CHUNKS + c], chunk, key_bytes, with_values,
-                                   false, false, staged_timing, CHUNK_QUERY_BASE + 2 * (MAX_HOST_CHUNKS + c));
+                                   false, false, staged_timing, CHUNK_QUERY_BASE + 2 * (MAX_HOST_CHUNKS + c), NULL);
         if (status == BITONIC_SUCCESS) {
             VkResult reset = vkResetFences(vk->device, 1, &vk->chunk_fences[c]);
             status = reset == VK_SUCCESS ? submit_commands(vk, vk->chunk_commands[MAX_HOST_CHUNKS + c],

@@ -61,6 +61,23 @@ bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values
 bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64);
 
 
+/* Merging presorted runs, for the chunked host sort (vk_context.c): each chunk
+ * is sorted on its own as it arrives, and this finishes the sort.
+ * bitonic_vk_merge_of_runs_tile_log says whether the sort info describes can
+ * be finished so (the merge strategy with the bound kernels, scratch given,
+ * one array, no count buffer: BITONIC_ERROR_UNSUPPORTED or the plan's error
+ * otherwise) and the smallest run it can start from (2^tile_log keys).
+ * bitonic_vk_record_merge_of_runs records the merges of the sort above runs of
+ * 2^run_log keys (every aligned block of that many keys of the info's range
+ * sorted, the last one shorter), reading and writing what bitonic_vulkan_record_sort
+ * would, with the same barriers; it needs run_log >= tile_log and an even
+ * number of merges left (ceil(log2 count) - run_log), so that the last one
+ * writes the caller's buffers (BITONIC_ERROR_INVALID_ARGUMENT otherwise). */
+bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *sorter,
+                                                 const bitonic_vulkan_sort_info *info, uint32_t *out_tile_log);
+bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                               const bitonic_vulkan_sort_info *info, uint32_t run_log);
+
 /* Reads the limits the tuning needs from a physical device. */
 void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_limits *out_limits,
                             uint64_t *out_max_storage_range);

@@ -1296,8 +1296,58 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
     return BITONIC_SUCCESS;
 }
 
+/* Whether a sort's plan merges runs above its tile with the bound kernels
+ * (not the transpose, not device addresses), so that merging presorted runs
+ * (bitonic_vk_record_merge_of_runs) can finish it; the tile's log2 when so. */
+static bool plan_merges_runs(const bitonic_vulkan_sorter *sorter, const sort_plan *plan, uint32_t *out_tile_log)
+{
+    if (!plan->merge || plan->transpose || plan->wide || plan->row_log != 0)
+        return false;
+    *out_tile_log = sorter->variants[plan->variant_number].tuning.tile_log;
+    return true;
+}
+
+bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *sorter,
+                                                 const bitonic_vulkan_sort_info *info, uint32_t *out_tile_log)
+{
+    sort_plan plan;
+    if (!info || !out_tile_log || info->count_buffer != VK_NULL_HANDLE)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_status planned = plan_sort(sorter, info, info->scratch != VK_NULL_HANDLE, &plan);
+    if (planned != BITONIC_SUCCESS)
+        return planned;
+    return plan_merges_runs(sorter, &plan, out_tile_log) ? BITONIC_SUCCESS : BITONIC_ERROR_UNSUPPORTED;
+}
+
+static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                         const bitonic_vulkan_sort_info *info, uint32_t run_log);
+
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info)
+{
+    return record_sort_passes(sorter, command_buffer, info, 0);
+}
+
+bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                               const bitonic_vulkan_sort_info *info, uint32_t run_log)
+{
+    uint32_t tile_log;
+    bitonic_status status = bitonic_vk_merge_of_runs_tile_log(sorter, info, &tile_log);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    uint32_t merges = run_log < 64 && info->count > ((uint64_t)1 << run_log)
+                          ? bitonic_ceil_log2(info->count) - run_log
+                          : 0;
+    if (run_log < tile_log || merges == 0 || merges % 2u != 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    return record_sort_passes(sorter, command_buffer, info, run_log);
+}
+
+/* The sort's passes; with run_log (not 0: the keys are sorted in aligned runs
+ * of 2^run_log already) only the merges above those runs, the first reading
+ * the caller's buffers. */
+static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                         const bitonic_vulkan_sort_info *info, uint32_t run_log)
 {
     if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -1314,7 +1364,18 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
         return record_wide_sort(sorter, command_buffer, info, &plan);
     bool with_values = info->values != VK_NULL_HANDLE;
     const sorter_variant *variant = &sorter->variants[plan.variant_number];
+    bitonic_pass kept[BITONIC_SCHEDULE_MAX_PASSES];
     const bitonic_pass *passes = plan.passes;
+    if (run_log > 0) {
+        /* Only the merges of runs longer than the presorted ones. */
+        uint32_t kept_count = 0;
+        for (uint32_t p = 0; p < plan.pass_count; ++p)
+            if (plan.passes[p].kind == BITONIC_PASS_MERGE && plan.passes[p].phase > run_log)
+                kept[kept_count++] = plan.passes[p];
+        memcpy(plan.passes, kept, kept_count * sizeof kept[0]);
+        plan.dispatch_count = plan.split_pass ? 2u * kept_count : kept_count;
+        plan.pass_count = kept_count;
+    }
     uint32_t pass_count = plan.pass_count, row_log = plan.row_log, key_bytes = plan.key_bytes;
 
     /* Check every dispatch fits before recording anything. */
@@ -1354,8 +1415,10 @@ bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkComma
                          (!with_values || info->values_offset % 16u == 0) &&
                          (!plan.merge || (info->scratch_offset % 16u == 0 &&
                                           (info->scratch_offset + plan.scratch_values_at) % 16u == 0));
-        uint32_t merge_count = plan.merge ? pass_count - 1u : 0u;
-        uint32_t read_side = 0, write_side = merge_count % 2u;
+        /* Without a tile pass (run_log) the first merge reads side 0: the caller
+         * made the merge count even, so the last one writes side 0. */
+        uint32_t merge_count = !plan.merge ? 0u : run_log > 0 ? pass_count : pass_count - 1u;
+        uint32_t read_side = 0, write_side = run_log > 0 ? 0u : merge_count % 2u;
         dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
         bool pushed = false;
         for (uint32_t p = 0; p < pass_count; ++p) {
