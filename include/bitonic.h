@@ -266,6 +266,23 @@ bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, c
 bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,
                                 const bitonic_sort_options *options);
 
+/* Host memory that the GPU reaches directly ("pinned" memory, as CUDA users
+ * know it). Host sorts of arrays inside such a block (keys, values, or both)
+ * copy them over the bus straight from and into it: no staging copy on the
+ * CPU and no pinning of pages for each call, so a host sort costs about the
+ * bus time plus the part of the sort that cannot overlap it (docs/PERFORMANCE.md,
+ * host path). On the Vulkan backend the block is a host-visible buffer mapped
+ * for its lifetime (the deferred device is made by the first call); on the CPU
+ * path, and where the device cannot give such memory, it is ordinary memory,
+ * which sorts as any other. Blocks are 64-byte aligned; any part of one can be
+ * sorted. Free each block with bitonic_host_free on the same context before
+ * destroying it (blocks left are freed with the context). bytes 0 or out_memory
+ * NULL: BITONIC_ERROR_INVALID_ARGUMENT; BITONIC_ERROR_OUT_OF_HOST_MEMORY when
+ * no memory at all could be had. */
+bitonic_status bitonic_host_alloc(bitonic_context *context, size_t bytes, void **out_memory);
+/* NULL is ignored. */
+void bitonic_host_free(bitonic_context *context, void *memory);
+
 /* Sorts count 32-bit keys of options->key_type in place (bitonic_sort_u32 with
  * a type). */
 bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options);
@@ -367,6 +384,7 @@ typedef struct bitonic_host_timing {
     bitonic_backend ran_on;
     size_t count;
     bool imported;                   /* the caller's array was imported, not staged (VK_EXT_external_memory_host) */
+    bool pinned;                     /* the keys lay in a block of bitonic_host_alloc: neither staged nor imported */
     double total_ms;                 /* wall time of the call */
     double prepare_ms, upload_ms, sort_ms, download_ms, finish_ms;
     /* Chunks of the pipelined transfer of a staged array (1: none). With more

@@ -213,7 +213,8 @@ with tempfile.TemporaryDirectory() as scratch:
             "10", "--validation", "--csv", "--types", "u32,pairs,u64")
     rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
     check(r.returncode == 0 and len(rows) >= 6 and all(row[6] == "1" for row in rows)
-          and {row[0] for row in rows} - {"cpu_e2e"} == {"bitonic_transpose", "bitonic_transpose_e2e"},
+          and {row[0] for row in rows} - {"cpu_e2e"} == {"bitonic_transpose", "bitonic_transpose_e2e",
+                                                       "bitonic_transpose_pinned_e2e"},
           "bench --strategy transpose on Vulkan with validation: " + r.stderr)
 
     # Held-out inputs of every key type, in both orders and as an argsort: the

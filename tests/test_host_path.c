@@ -502,6 +502,105 @@ static void test_transfers(test_counter *t, bool import, const char *chunk_bytes
     free(block);
 }
 
+/* Pairs (keys, values) with ties, checked against the original keys and for
+ * value order among equal keys. */
+static bool pair_checks(bitonic_context *context, uint32_t *keys, uint32_t *values, size_t n, uint64_t *seed)
+{
+    uint32_t *original = malloc(n * sizeof *original);
+    if (!original)
+        return false;
+    for (size_t i = 0; i < n; ++i) {
+        original[i] = keys[i] = (uint32_t)(test_random_u64(seed) % 1000u);
+        values[i] = (uint32_t)i;
+    }
+    bool ok = bitonic_sort_pairs(context, keys, values, n, NULL) == BITONIC_SUCCESS;
+    for (size_t i = 0; ok && i < n; ++i)
+        ok = values[i] < n && original[values[i]] == keys[i] &&
+             (i == 0 || keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && values[i - 1] < values[i]));
+    free(original);
+    return ok;
+}
+
+/* Host sorts of arrays in blocks of bitonic_host_alloc: whole and chunked
+ * (16 KiB chunks), at offsets inside the block, pairs with both arrays pinned
+ * and with the values in ordinary memory, 64-bit keys; and the same calls on
+ * the CPU path, where the blocks are ordinary memory. */
+static void test_pinned(test_counter *t)
+{
+    setenv("BITONIC_HOST_CHUNK_BYTES", "16384", 1);
+    bitonic_context_desc desc = test_desc(NULL);
+    desc.no_disk_cache = true;
+    desc.crossover_keys = 1;
+    bitonic_context *context;
+    bool created = bitonic_context_create(&desc, &context) == BITONIC_SUCCESS;
+    unsetenv("BITONIC_HOST_CHUNK_BYTES");
+    if (!TEST_CHECK(t, created, "pinned: context"))
+        return;
+    size_t block_words = 2 * 40000 + 64;
+    uint32_t *block = NULL, *value_block = NULL;
+    TEST_CHECK(t, bitonic_host_alloc(context, 0, (void **)&block) == BITONIC_ERROR_INVALID_ARGUMENT &&
+                      bitonic_host_alloc(context, 16, NULL) == BITONIC_ERROR_INVALID_ARGUMENT,
+               "pinned: invalid arguments");
+    if (!TEST_CHECK(t, bitonic_host_alloc(context, block_words * 4, (void **)&block) == BITONIC_SUCCESS &&
+                           bitonic_host_alloc(context, block_words * 4, (void **)&value_block) == BITONIC_SUCCESS,
+                    "pinned: alloc")) {
+        bitonic_context_destroy(context);
+        return;
+    }
+    TEST_CHECK(t, ((uintptr_t)block & 63u) == 0, "pinned: block alignment");
+    uint64_t seed = 17;
+    const size_t sizes[] = {1000, 20000, 33333};
+    uint32_t *plain_values = malloc(40000 * sizeof *plain_values);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        for (size_t offset = 0; offset < 8; offset += 3) {
+            size_t n = sizes[s];
+            TEST_CHECK(t, sort_checks(context, block + offset, n, &seed), "pinned: %zu keys at word %zu", n, offset);
+            bitonic_host_timing timing;
+            bitonic_context_last_host_timing(context, &timing);
+            TEST_CHECK(t, timing.ran_on == BITONIC_BACKEND_VULKAN && timing.pinned && !timing.imported &&
+                              (n * 4 >= 2 * 16384 ? timing.chunks > 1 : timing.chunks == 1),
+                       "pinned: %zu keys: pinned %d, %u chunks", n, timing.pinned, timing.chunks);
+            TEST_CHECK(t, pair_checks(context, block + offset, value_block + 5, n, &seed),
+                       "pinned: %zu pairs, both pinned", n);
+            if (plain_values)
+                TEST_CHECK(t, pair_checks(context, block + offset, plain_values, n, &seed),
+                           "pinned: %zu pairs, values not pinned", n);
+            /* 64-bit keys at an 8-byte offset of the block. */
+            uint64_t *wide = (uint64_t *)(void *)(block + 2 * offset);
+            uint64_t *expected = malloc(n * sizeof *expected);
+            for (size_t i = 0; expected && i < n; ++i)
+                expected[i] = wide[i] = test_random_u64(&seed);
+            if (expected)
+                qsort(expected, n, sizeof *expected, compare_u64);
+            bitonic_status status = bitonic_sort(context, wide, n, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64});
+            TEST_CHECK(t, expected && (status == BITONIC_ERROR_UNSUPPORTED ||
+                                       (status == BITONIC_SUCCESS && memcmp(wide, expected, n * sizeof *wide) == 0)),
+                       "pinned: %zu u64 keys (%s)", n, bitonic_status_string(status));
+            free(expected);
+        }
+    }
+    free(plain_values);
+    no_messages(t, context, "pinned");
+    bitonic_host_free(context, block);
+    bitonic_host_free(context, value_block);
+    bitonic_host_free(context, NULL);
+    /* A block left for bitonic_context_destroy to free. */
+    void *left = NULL;
+    TEST_CHECK(t, bitonic_host_alloc(context, 1000, &left) == BITONIC_SUCCESS && left, "pinned: block left");
+    bitonic_context_destroy(context);
+
+    bitonic_context *cpu;
+    if (!TEST_CHECK(t, bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &cpu) == BITONIC_SUCCESS,
+                    "pinned: cpu context"))
+        return;
+    uint32_t *cpu_block = NULL;
+    TEST_CHECK(t, bitonic_host_alloc(cpu, 33333 * 4, (void **)&cpu_block) == BITONIC_SUCCESS &&
+                      sort_checks(cpu, cpu_block, 33333, &seed),
+               "pinned: the CPU path sorts a block");
+    bitonic_host_free(cpu, cpu_block);
+    bitonic_context_destroy(cpu);
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -516,6 +615,7 @@ int main(void)
     test_transfers(&t, true, "0");
     test_transfers(&t, false, "0");
     test_transfers(&t, false, "16384");
+    test_pinned(&t);
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", root);
     if (system(command) != 0)

@@ -29,6 +29,10 @@ typedef struct bitonic_backend_ops {
     bitonic_status (*sort_host)(void *state, void *keys, uint32_t *values, size_t count,
                                 const bitonic_sort_request *request, bitonic_timing *timing,
                                 bitonic_host_timing *stages);
+    /* Host memory the device reaches directly (bitonic_host_alloc); host_free
+     * gets only what host_alloc gave. NULL: ordinary aligned memory. */
+    bitonic_status (*host_alloc)(void *state, size_t bytes, void **out_memory);
+    void (*host_free)(void *state, void *memory);
     /* A device whose host sorts may go to the CPU path where that finishes
      * first (device_choice.c): its name for cache files, whether its logical
      * device is made yet, and how long making it took. NULL on backends whose

@@ -242,6 +242,31 @@ bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, 
     return BITONIC_SUCCESS;
 }
 
+bitonic_status bitonic_host_alloc(bitonic_context *context, size_t bytes, void **out_memory)
+{
+    if (!context || bytes == 0 || !out_memory)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    *out_memory = NULL;
+    if (context->ops->host_alloc)
+        return context->ops->host_alloc(context->state, bytes, out_memory);
+    /* Whole cache lines, so that no other data shares the block's last line. */
+    if (bytes > SIZE_MAX - 63u || posix_memalign(out_memory, 64, (bytes + 63u) & ~(size_t)63u) != 0) {
+        *out_memory = NULL;
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    return BITONIC_SUCCESS;
+}
+
+void bitonic_host_free(bitonic_context *context, void *memory)
+{
+    if (!context || !memory)
+        return;
+    if (context->ops->host_free)
+        context->ops->host_free(context->state, memory);
+    else
+        free(memory);
+}
+
 bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
 {
     if (!context || (!keys && count > 0) || !valid_options(options))

@@ -159,7 +159,21 @@ static bitonic_status vk_buffer_sort(void *opaque, void *buffer, size_t count, b
     return bitonic_vk_buffer_sort(state->vk, buffer, count, with_values, request, timing);
 }
 
+static bitonic_status vk_host_alloc(void *opaque, size_t bytes, void **out_memory)
+{
+    vk_backend_state *state = opaque;
+    return bitonic_vk_host_alloc(state->vk, bytes, out_memory);
+}
+
+static void vk_host_free(void *opaque, void *memory)
+{
+    vk_backend_state *state = opaque;
+    bitonic_vk_host_free(state->vk, memory);
+}
+
 const bitonic_backend_ops bitonic_vulkan_backend = {
+    .host_alloc = vk_host_alloc,
+    .host_free = vk_host_free,
     .kind = BITONIC_BACKEND_VULKAN,
     .accepts = vk_accepts,
     .create = vk_create,

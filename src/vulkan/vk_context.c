@@ -69,6 +69,9 @@ struct bitonic_vk_context {
     bool chunk_objects_made;
     VkCommandBuffer chunk_commands[2 * MAX_HOST_CHUNKS];
     VkFence chunk_fences[MAX_HOST_CHUNKS];
+    /* Blocks of bitonic_host_alloc, looked up by address at each host sort. */
+    struct pinned_block *pinned;
+    size_t pinned_count, pinned_capacity;
     /* bufferDeviceAddress and shaderInt64 are on: storage buffers get the
      * device-address usage, so sorts past one binding can reach them. */
     bool device_addresses;
@@ -101,6 +104,15 @@ struct bitonic_vk_context {
     VkBuffer scratch;
     VkDeviceMemory scratch_memory;
     VkDeviceSize scratch_bytes;
+};
+
+/* A block of bitonic_host_alloc: a host-visible buffer, mapped while it lives. */
+typedef struct pinned_block pinned_block;
+struct pinned_block {
+    unsigned char *mapped;
+    size_t bytes;
+    VkBuffer buffer;
+    VkDeviceMemory memory;
 };
 
 /* One array of 32-bit words on the device, with a host-visible staging buffer
@@ -590,6 +602,13 @@ static void release_device(bitonic_vk_context *vk)
     bitonic_vk_pipeline_cache_save(vk->device, &vk->properties, &vk->pipeline_cache);
     bitonic_vk_pipeline_cache_close(vk->device, &vk->pipeline_cache);
     release_scratch(vk);
+    for (size_t b = 0; b < vk->pinned_count; ++b) {  /* blocks the caller did not free */
+        vkDestroyBuffer(vk->device, vk->pinned[b].buffer, NULL);
+        vkFreeMemory(vk->device, vk->pinned[b].memory, NULL);
+    }
+    free(vk->pinned);
+    vk->pinned = NULL;
+    vk->pinned_count = vk->pinned_capacity = 0;
     vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
     vkDestroyFence(vk->device, vk->fence, NULL);
     for (uint32_t c = 0; c < MAX_HOST_CHUNKS; ++c)
@@ -790,6 +809,75 @@ static bitonic_status ensure_staging(bitonic_vk_context *vk, device_array *array
     }
     array->staging_bytes = bytes;
     return BITONIC_SUCCESS;
+}
+
+/* A block the GPU's copies reach directly; ordinary memory where the device
+ * cannot give one (or there is no device), which bitonic_vk_host_free knows
+ * by its absence from the list. */
+bitonic_status bitonic_vk_host_alloc(bitonic_vk_context *vk, size_t bytes, void **out_memory)
+{
+    size_t rounded = bytes > SIZE_MAX - 63u ? 0 : (bytes + 63u) & ~(size_t)63u;
+    if (rounded == 0)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    if (ensure_device(vk) == BITONIC_SUCCESS &&
+        (vk->pinned_count < vk->pinned_capacity || vk->pinned_capacity < SIZE_MAX / 2 / sizeof *vk->pinned)) {
+        if (vk->pinned_count == vk->pinned_capacity) {
+            size_t capacity = vk->pinned_capacity ? 2 * vk->pinned_capacity : 8;
+            pinned_block *grown = realloc(vk->pinned, capacity * sizeof *grown);
+            if (grown) {
+                vk->pinned = grown;
+                vk->pinned_capacity = capacity;
+            }
+        }
+        pinned_block block = {.bytes = rounded};
+        if (vk->pinned_count < vk->pinned_capacity &&
+            create_buffer(vk, rounded, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &block.buffer,
+                          &block.memory) == BITONIC_SUCCESS &&
+            vkMapMemory(vk->device, block.memory, 0, VK_WHOLE_SIZE, 0, (void **)&block.mapped) == VK_SUCCESS) {
+            vk->pinned[vk->pinned_count++] = block;
+            *out_memory = block.mapped;
+            return BITONIC_SUCCESS;
+        }
+        vkDestroyBuffer(vk->device, block.buffer, NULL);
+        vkFreeMemory(vk->device, block.memory, NULL);
+    }
+    void *memory = NULL;
+    if (posix_memalign(&memory, 64, rounded) != 0)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    *out_memory = memory;
+    return BITONIC_SUCCESS;
+}
+
+void bitonic_vk_host_free(bitonic_vk_context *vk, void *memory)
+{
+    for (size_t b = 0; b < vk->pinned_count; ++b) {
+        if (vk->pinned[b].mapped == memory) {
+            vkDestroyBuffer(vk->device, vk->pinned[b].buffer, NULL);
+            vkFreeMemory(vk->device, vk->pinned[b].memory, NULL);  /* unmaps too */
+            vk->pinned[b] = vk->pinned[--vk->pinned_count];
+            return;
+        }
+    }
+    free(memory);
+}
+
+/* The span of an array inside a block of bitonic_host_alloc, borrowing the
+ * block's buffer; false when the array is not inside one. */
+static bool pinned_span(const bitonic_vk_context *vk, const void *pointer, size_t bytes, bitonic_vk_host_span *out)
+{
+    const unsigned char *p = pointer;
+    for (size_t b = 0; b < vk->pinned_count; ++b) {
+        const pinned_block *block = &vk->pinned[b];
+        if (p >= block->mapped && bytes <= block->bytes && (size_t)(p - block->mapped) <= block->bytes - bytes) {
+            *out = (bitonic_vk_host_span){.imported = block->buffer, .interior_bytes = bytes, .total_bytes = bytes,
+                                          .imported_offset = (VkDeviceSize)(p - block->mapped), .borrowed = true};
+            return true;
+        }
+    }
+    return false;
 }
 
 void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer)
@@ -1156,6 +1244,15 @@ typedef struct host_chunk {
     size_t first, end;
 } host_chunk;
 
+/* Where the GPU copies an array's chunks from and to: the staging buffer
+ * (which the CPU fills and empties chunk by chunk) or the caller's block of
+ * bitonic_host_alloc (which it reads and writes directly). */
+typedef struct chunk_source {
+    VkBuffer buffer;
+    VkDeviceSize offset;             /* where the array starts in it */
+    bool copied_on_host;             /* staged: the CPU copies each chunk */
+} chunk_source;
+
 /* The measure of the union of the intervals [ticks[2i], ticks[2i+1]]: how long
  * the bus was busy with a direction's copies, which may queue behind each other. */
 static uint64_t busy_ticks(const uint64_t *ticks, uint32_t intervals)
@@ -1179,7 +1276,8 @@ static uint64_t busy_ticks(const uint64_t *ticks, uint32_t intervals)
  * timestamp on each side when timed. The first upload first orders itself
  * after the previous submission's writes and resets the chunk queries. */
 static bitonic_status record_chunk_copy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, VkCommandBuffer commands,
-                                        host_chunk chunk, size_t key_bytes, bool with_values, bool to_device,
+                                        const chunk_source sources[2], host_chunk chunk, size_t key_bytes,
+                                        bool with_values, bool to_device,
                                         bool first, bool timed, uint32_t query,
                                         const bitonic_vulkan_sort_info *chunk_sort)
 {
@@ -1196,17 +1294,20 @@ static bitonic_status record_chunk_copy(bitonic_vk_context *vk, bitonic_vk_buffe
     }
     if (timed)
         vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk->query_pool, query);
-    VkBufferCopy key_region = {chunk.first * key_bytes, chunk.first * key_bytes, (chunk.end - chunk.first) * key_bytes};
-    VkBufferCopy value_region = {chunk.first * sizeof(uint32_t), chunk.first * sizeof(uint32_t),
+    VkDeviceSize key_at = chunk.first * key_bytes, value_at = chunk.first * sizeof(uint32_t);
+    VkBufferCopy key_region = {to_device ? sources[0].offset + key_at : key_at,
+                               to_device ? key_at : sources[0].offset + key_at, (chunk.end - chunk.first) * key_bytes};
+    VkBufferCopy value_region = {to_device ? sources[1].offset + value_at : value_at,
+                                 to_device ? value_at : sources[1].offset + value_at,
                                  (chunk.end - chunk.first) * sizeof(uint32_t)};
     if (to_device) {
-        vkCmdCopyBuffer(commands, buffer->keys.staging_buffer, buffer->keys.device_buffer, 1, &key_region);
+        vkCmdCopyBuffer(commands, sources[0].buffer, buffer->keys.device_buffer, 1, &key_region);
         if (with_values)
-            vkCmdCopyBuffer(commands, buffer->values.staging_buffer, buffer->values.device_buffer, 1, &value_region);
+            vkCmdCopyBuffer(commands, sources[1].buffer, buffer->values.device_buffer, 1, &value_region);
     } else {
-        vkCmdCopyBuffer(commands, buffer->keys.device_buffer, buffer->keys.staging_buffer, 1, &key_region);
+        vkCmdCopyBuffer(commands, buffer->keys.device_buffer, sources[0].buffer, 1, &key_region);
         if (with_values)
-            vkCmdCopyBuffer(commands, buffer->values.device_buffer, buffer->values.staging_buffer, 1, &value_region);
+            vkCmdCopyBuffer(commands, buffer->values.device_buffer, sources[1].buffer, 1, &value_region);
         record_buffer_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     }
@@ -1237,21 +1338,25 @@ static bitonic_status submit_commands(bitonic_vk_context *vk, VkCommandBuffer co
 }
 
 /* The copies of one chunk between the caller's arrays and the staging buffers. */
-static void copy_chunk(bitonic_copy_crew *crew, bitonic_vk_buffer *buffer, void *keys, uint32_t *values,
-                       host_chunk chunk, size_t key_bytes, bool to_staging)
+static void copy_chunk(bitonic_copy_crew *crew, bitonic_vk_buffer *buffer, const chunk_source sources[2], void *keys,
+                       uint32_t *values, host_chunk chunk, size_t key_bytes, bool to_staging)
 {
     unsigned char *host_keys = (unsigned char *)keys + chunk.first * key_bytes;
     unsigned char *staged_keys = (unsigned char *)buffer->keys.staging + chunk.first * key_bytes;
-    bitonic_copy_job jobs[2] = {{to_staging ? (void *)staged_keys : (void *)host_keys,
-                                 to_staging ? host_keys : staged_keys, (chunk.end - chunk.first) * key_bytes}};
-    unsigned job_count = 1;
-    if (values) {
+    bitonic_copy_job jobs[2];
+    unsigned job_count = 0;
+    if (sources[0].copied_on_host)
+        jobs[job_count++] = (bitonic_copy_job){to_staging ? (void *)staged_keys : (void *)host_keys,
+                                               to_staging ? host_keys : staged_keys,
+                                               (chunk.end - chunk.first) * key_bytes};
+    if (values && sources[1].copied_on_host) {
         uint32_t *host_values = values + chunk.first, *staged_values = buffer->values.staging + chunk.first;
         jobs[job_count++] = (bitonic_copy_job){to_staging ? staged_values : host_values,
                                                to_staging ? host_values : staged_values,
                                                (chunk.end - chunk.first) * sizeof(uint32_t)};
     }
-    bitonic_copy_crew_copy(crew, jobs, job_count);
+    if (job_count > 0)
+        bitonic_copy_crew_copy(crew, jobs, job_count);
 }
 
 /* The host sort of staged arrays as a pipeline over chunks: the CPU copies
@@ -1264,14 +1369,25 @@ static void copy_chunk(bitonic_copy_crew *crew, bitonic_vk_buffer *buffer, void 
  * before returning, so nothing pending uses the buffers. */
 static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *buffer, void *keys, uint32_t *values,
                                      size_t count, const bitonic_sort_request *request, uint32_t chunk_count,
-                                     bitonic_timing *timing, bitonic_host_timing *stages)
+                                     const host_spans *spans, bitonic_timing *timing, bitonic_host_timing *stages)
 {
     double start = wall_ms();
     bool with_values = values != NULL;
     size_t key_bytes = bitonic_key_words(request->key_type) * sizeof(uint32_t);
-    bitonic_status status = ensure_staging(vk, &buffer->keys, count * key_bytes);
-    if (status == BITONIC_SUCCESS && with_values)
-        status = ensure_staging(vk, &buffer->values, count * sizeof(uint32_t));
+    /* Each array from the staging buffer, or from the caller's pinned block. */
+    const bitonic_vk_host_span *array_spans[2] = {&spans->keys, &spans->values};
+    device_array *arrays[2] = {&buffer->keys, &buffer->values};
+    size_t array_bytes[2] = {count * key_bytes, count * sizeof(uint32_t)};
+    chunk_source sources[2] = {{0}};
+    bitonic_status status = BITONIC_SUCCESS;
+    for (int a = 0; a < (with_values ? 2 : 1) && status == BITONIC_SUCCESS; ++a) {
+        if (array_spans[a]->borrowed) {
+            sources[a] = (chunk_source){array_spans[a]->imported, array_spans[a]->imported_offset, false};
+        } else {
+            status = ensure_staging(vk, arrays[a], array_bytes[a]);
+            sources[a] = (chunk_source){arrays[a]->staging_buffer, 0, true};
+        }
+    }
     if (status == BITONIC_SUCCESS)
         status = ensure_chunk_objects(vk);
     if (status != BITONIC_SUCCESS)
@@ -1306,7 +1422,8 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
     const char *hands_env = getenv("BITONIC_HOST_COPY_THREADS");
     if (hands_env && atoi(hands_env) > 0)
         hands = (unsigned)atoi(hands_env);
-    bitonic_copy_crew *crew = bitonic_copy_crew_start(hands);  /* NULL: the caller copies alone */
+    bool host_copies = sources[0].copied_on_host || (with_values && sources[1].copied_on_host);
+    bitonic_copy_crew *crew = host_copies ? bitonic_copy_crew_start(hands) : NULL;  /* NULL: the caller copies alone */
     bool submitted = false;
     double first_submitted = start, last_arrived = start;
     for (uint32_t c = 0; c < chunk_count && status == BITONIC_SUCCESS; ++c) {
@@ -1315,11 +1432,12 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
         chunk_sort.count = chunk.end - chunk.first;
         chunk_sort.keys_offset = chunk.first * key_bytes;
         chunk_sort.values_offset = chunk.first * sizeof(uint32_t);
-        status = record_chunk_copy(vk, buffer, vk->chunk_commands[c], chunk, key_bytes, with_values, true, c == 0,
+        status = record_chunk_copy(vk, buffer, vk->chunk_commands[c], sources, chunk, key_bytes, with_values, true,
+                                   c == 0,
                                    staged_timing, CHUNK_QUERY_BASE + 2 * c, run_log > 0 ? &chunk_sort : NULL);
         if (status != BITONIC_SUCCESS)
             break;
-        copy_chunk(crew, buffer, keys, values, chunk, key_bytes, true);
+        copy_chunk(crew, buffer, sources, keys, values, chunk, key_bytes, true);
         status = submit_commands(vk, vk->chunk_commands[c], VK_NULL_HANDLE);
         if (status == BITONIC_SUCCESS && !submitted) {
             submitted = true;
@@ -1351,8 +1469,8 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
     uint32_t downloads_submitted = 0;
     for (uint32_t c = 0; c < chunk_count && status == BITONIC_SUCCESS; ++c) {
         host_chunk chunk = {c * chunk_keys, c + 1 == chunk_count ? count : (c + 1) * chunk_keys};
-        status = record_chunk_copy(vk, buffer, vk->chunk_commands[MAX_HOST_CHUNKS + c], chunk, key_bytes, with_values,
-                                   false, false, staged_timing, CHUNK_QUERY_BASE + 2 * (MAX_HOST_CHUNKS + c), NULL);
+        status = record_chunk_copy(vk, buffer, vk->chunk_commands[MAX_HOST_CHUNKS + c], sources, chunk, key_bytes,
+                                   with_values, false, false, staged_timing, CHUNK_QUERY_BASE + 2 * (MAX_HOST_CHUNKS + c), NULL);
         if (status == BITONIC_SUCCESS) {
             VkResult reset = vkResetFences(vk->device, 1, &vk->chunk_fences[c]);
             status = reset == VK_SUCCESS ? submit_commands(vk, vk->chunk_commands[MAX_HOST_CHUNKS + c],
@@ -1370,7 +1488,7 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
         }
         last_arrived = wall_ms();
         host_chunk chunk = {c * chunk_keys, c + 1 == chunk_count ? count : (c + 1) * chunk_keys};
-        copy_chunk(crew, buffer, keys, values, chunk, key_bytes, false);
+        copy_chunk(crew, buffer, sources, keys, values, chunk, key_bytes, false);
     }
     bitonic_copy_crew_stop(crew);
     if (status != BITONIC_SUCCESS) {
@@ -1386,6 +1504,7 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
     if (status == BITONIC_SUCCESS && stages) {
         double end = wall_ms();
         bitonic_host_timing local = {.ran_on = BITONIC_BACKEND_VULKAN, .count = count, .chunks = chunk_count,
+                                     .pinned = spans->keys.borrowed,
                                      .total_ms = end - start, .prepare_ms = first_submitted - start,
                                      .finish_ms = end - last_arrived,
                                      .sort_ms = timing ? timing->sort_ms : sort_timing.sort_ms};
@@ -1427,14 +1546,18 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     size_t min_import = vk->import_min_given ? vk->import_min_bytes
                         : vk->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? DISCRETE_MIN_IMPORT_BYTES
                                                                                              : MIN_IMPORT_BYTES;
-    bool imported = bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
-    if (with_values)
+    /* Arrays in blocks of bitonic_host_alloc need neither. */
+    bool pinned = pinned_span(vk, keys, count * key_bytes, &spans.keys);
+    bool imported =
+        !pinned && bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
+    if (with_values && !pinned_span(vk, values, count * sizeof(uint32_t), &spans.values))
         bitonic_vk_host_span_import(&vk->importer, values, count * sizeof(uint32_t), min_import, &spans.values);
-    /* Arrays staged whole and big enough go through the chunked pipeline. */
-    if (spans.keys.imported == VK_NULL_HANDLE && (!with_values || spans.values.imported == VK_NULL_HANDLE)) {
+    /* Arrays staged whole or pinned, and big enough, go through the chunked pipeline. */
+    if ((spans.keys.imported == VK_NULL_HANDLE || spans.keys.borrowed) &&
+        (!with_values || spans.values.imported == VK_NULL_HANDLE || spans.values.borrowed)) {
         uint32_t chunks = host_chunk_count(vk, count * (key_bytes + (with_values ? sizeof(uint32_t) : 0)));
         if (chunks > 1)
-            return sort_in_chunks(vk, buffer, keys, values, count, request, chunks, timing, stages);
+            return sort_in_chunks(vk, buffer, keys, values, count, request, chunks, &spans, timing, stages);
     }
     bitonic_status staged = ensure_staging(vk, &buffer->keys, bitonic_vk_host_span_staging_bytes(&spans.keys));
     if (staged == BITONIC_SUCCESS && with_values)
@@ -1464,6 +1587,7 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
         local.ran_on = BITONIC_BACKEND_VULKAN;
         local.count = count;
         local.imported = imported;
+        local.pinned = pinned;
         local.chunks = 1;
         local.prepare_ms = prepared - start;
         local.finish_ms = end - sorted;

@@ -44,6 +44,10 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
                                     uint32_t *values, size_t count, const bitonic_sort_request *request,
                                     bitonic_timing *timing, bitonic_host_timing *stages);
 
+/* bitonic_host_alloc and bitonic_host_free on the Vulkan backend. */
+bitonic_status bitonic_vk_host_alloc(bitonic_vk_context *vk, size_t bytes, void **out_memory);
+void bitonic_vk_host_free(bitonic_vk_context *vk, void *memory);
+
 /* Range search on the device (bitonic_search_range), with its own scratch buffers. */
 bitonic_status bitonic_vk_search_host(bitonic_vk_context *vk, const void *sorted_keys, size_t count,
                                       const void *lows, const void *highs, size_t query_count,

@@ -197,8 +197,9 @@ void bitonic_vk_host_span_record_copy(VkCommandBuffer command_buffer, const bito
         if (span->total_bytes > tail_at)
             ends[end_count++] =
                 end_copy(span->head_bytes, device_offset + tail_at, span->total_bytes - tail_at, to_device);
-        VkBufferCopy interior = {to_device ? 0 : device_offset + span->head_bytes,
-                                 to_device ? device_offset + span->head_bytes : 0, span->interior_bytes};
+        VkBufferCopy interior = {to_device ? span->imported_offset : device_offset + span->head_bytes,
+                                 to_device ? device_offset + span->head_bytes : span->imported_offset,
+                                 span->interior_bytes};
         if (to_device)
             vkCmdCopyBuffer(command_buffer, span->imported, device, 1, &interior);
         else
@@ -242,6 +243,10 @@ void bitonic_vk_host_span_stage_ends(const bitonic_vk_host_span *span, void *hos
 
 void bitonic_vk_host_span_release(VkDevice device, bitonic_vk_host_span *span)
 {
+    if (span->borrowed) {
+        memset(span, 0, sizeof *span);
+        return;
+    }
     if (span->imported != VK_NULL_HANDLE)
         vkDestroyBuffer(device, span->imported, NULL);
     if (span->memory != VK_NULL_HANDLE)

@@ -36,6 +36,11 @@ typedef struct bitonic_vk_host_span {
     VkBuffer imported;               /* VK_NULL_HANDLE: not imported, stage it all */
     VkDeviceMemory memory;
     size_t head_bytes, interior_bytes, total_bytes;
+    /* The interior starts this far into imported: not 0 when the array lies
+     * inside a block of bitonic_host_alloc, whose buffer the span borrows (and
+     * does not release). */
+    VkDeviceSize imported_offset;
+    bool borrowed;
 } bitonic_vk_host_span;
 
 /* Imports the aligned interior of [pointer, pointer + bytes). False (and a

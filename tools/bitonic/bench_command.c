@@ -445,12 +445,16 @@ static void print_row(const bench_options *options, const char *impl, unsigned t
 
 /* The impl column of the Vulkan path: which strategy, and whether the time is
  * host to host. */
-static const char *impl_name(const bench_options *options, bool end_to_end)
+/* The row's name: the resident sort, the host sort (e2e), or the host sort of
+ * a block of bitonic_host_alloc (pinned e2e), by strategy. */
+static const char *impl_name(const bench_options *options, bool end_to_end, bool pinned)
 {
     switch (options->strategy) {
-    case BITONIC_STRATEGY_NETWORK: return end_to_end ? "bitonic_network_e2e" : "bitonic_network";
-    case BITONIC_STRATEGY_TRANSPOSE: return end_to_end ? "bitonic_transpose_e2e" : "bitonic_transpose";
-    default: return end_to_end ? "bitonic_e2e" : "bitonic";
+    case BITONIC_STRATEGY_NETWORK:
+        return pinned ? "bitonic_network_pinned_e2e" : end_to_end ? "bitonic_network_e2e" : "bitonic_network";
+    case BITONIC_STRATEGY_TRANSPOSE:
+        return pinned ? "bitonic_transpose_pinned_e2e" : end_to_end ? "bitonic_transpose_e2e" : "bitonic_transpose";
+    default: return pinned ? "pinned_e2e" : end_to_end ? "bitonic_e2e" : "bitonic";
     }
 }
 
@@ -504,6 +508,7 @@ int bench_run(const bench_options *options)
     size_t capacity = (((size_t)1 << max_log) + 1u) * ((options->types & BENCH_TYPE_U64) ? 2u : 1u);
     uint32_t *keys = malloc(capacity * sizeof *keys);
     uint32_t *values = malloc(capacity * sizeof *values);
+    uint32_t *pinned_keys = NULL;    /* host-path rows from bitonic_host_alloc memory, made on first use */
     /* Fewer run buffers only when memory runs short: each batch warms the clocks anew. */
     bitonic_buffer *buffers[RUN_BUFFERS] = {NULL}, *scratch = NULL;
     unsigned buffer_count = 0;
@@ -570,8 +575,9 @@ int bench_run(const bench_options *options)
                 status = measure_resident(&guard, buffers, buffer_count, keys, values, n, type, options, &seed,
                                           &resident);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : impl_name(options, false),
-                              type, n, &resident, batch_log);
+                    const char *name =
+                        info.backend == BITONIC_BACKEND_CPU ? "bitonic_cpu" : impl_name(options, false, false);
+                    print_row(options, name, type, n, &resident, batch_log);
                     if (!resident.verified)
                         exit_code = 1;
                 }
@@ -580,7 +586,21 @@ int bench_run(const bench_options *options)
                 (options->types & BENCH_TYPE_U32)) {
                 status = measure_end_to_end(context, &guard, keys, n, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, impl_name(options, true), BENCH_TYPE_U32, n, &host, NULL);
+                    print_row(options, impl_name(options, true, false), BENCH_TYPE_U32, n, &host, NULL);
+                    if (!host.verified)
+                        exit_code = 1;
+                }
+            }
+            /* The same from a block of bitonic_host_alloc: no staging, no pinning. */
+            if (status == BITONIC_SUCCESS && options->end_to_end && info.backend == BITONIC_BACKEND_VULKAN &&
+                (options->types & BENCH_TYPE_U32) && !pinned_keys &&
+                bitonic_host_alloc(context, (((size_t)1 << max_log) + 1u) * sizeof *pinned_keys,
+                                   (void **)&pinned_keys) != BITONIC_SUCCESS)
+                pinned_keys = NULL;  /* no row then */
+            if (status == BITONIC_SUCCESS && pinned_keys) {
+                status = measure_end_to_end(context, &guard, pinned_keys, n, options, &seed, &host);
+                if (status == BITONIC_SUCCESS) {
+                    print_row(options, impl_name(options, true, true), BENCH_TYPE_U32, n, &host, NULL);
                     if (!host.verified)
                         exit_code = 1;
                 }
@@ -619,6 +639,7 @@ int bench_run(const bench_options *options)
         bitonic_buffer_destroy(buffers[b]);
     free(keys);
     free(values);
+    bitonic_host_free(context, pinned_keys);
     bitonic_context_destroy(context);
     bitonic_context_destroy(cpu_context);
     return exit_code;
