@@ -1552,9 +1552,14 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
         !pinned && bitonic_vk_host_span_import(&vk->importer, keys, count * key_bytes, min_import, &spans.keys);
     if (with_values && !pinned_span(vk, values, count * sizeof(uint32_t), &spans.values))
         bitonic_vk_host_span_import(&vk->importer, values, count * sizeof(uint32_t), min_import, &spans.values);
-    /* Arrays staged whole or pinned, and big enough, go through the chunked pipeline. */
-    if ((spans.keys.imported == VK_NULL_HANDLE || spans.keys.borrowed) &&
-        (!with_values || spans.values.imported == VK_NULL_HANDLE || spans.values.borrowed)) {
+    /* Arrays staged whole (beside a pinned one or not), and big enough, go
+     * through the chunked pipeline: it hides the CPU's copies behind the bus.
+     * Arrays all pinned have no copies to hide, and one submission beats the
+     * chunks there (H100, 2^24 u32: 4.15-4.44 ms against 5.16; log entry 29). */
+    bool staged_keys = spans.keys.imported == VK_NULL_HANDLE, staged_values = with_values &&
+                                                                              spans.values.imported == VK_NULL_HANDLE;
+    if ((staged_keys || spans.keys.borrowed) && (!with_values || staged_values || spans.values.borrowed) &&
+        (staged_keys || staged_values)) {
         uint32_t chunks = host_chunk_count(vk, count * (key_bytes + (with_values ? sizeof(uint32_t) : 0)));
         if (chunks > 1)
             return sort_in_chunks(vk, buffer, keys, values, count, request, chunks, &spans, timing, stages);
