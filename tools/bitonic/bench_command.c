@@ -350,13 +350,17 @@ static bitonic_status measure_resident(clock_guard *guard, bitonic_buffer **buff
     return status;
 }
 
-/* Host memory to host memory through bitonic_sort_u32, timed by the clock,
+/* Host memory to host memory through bitonic_sort_u32 (bitonic_sort_pairs,
+ * bitonic_sort for u64 keys), timed by the clock,
  * with the stages the library reports (bitonic_context_last_host_timing).
  * The GPU's clocks are warmed before each run (guard: NULL for the CPU path):
  * making and checking 2^26 keys on the host between runs let the H100 fall to
  * its idle clock, and the sort stage took 25.8 ms there against 5.7 resident. */
-static bitonic_status measure_end_to_end(bitonic_context *context, clock_guard *guard, uint32_t *keys, size_t n,
-                                         const bench_options *options, uint64_t *seed, measurement *out)
+/* Host sorts (host memory in and out) of one key type: u32 keys, pairs of u32
+ * keys and values, or u64 keys (2n words of keys). */
+static bitonic_status measure_end_to_end(bitonic_context *context, clock_guard *guard, uint32_t *keys,
+                                         uint32_t *values, size_t n, unsigned type, const bench_options *options,
+                                         uint64_t *seed, measurement *out)
 {
     double *times = malloc(5 * options->runs * sizeof *times);
     if (!times)
@@ -366,13 +370,17 @@ static bitonic_status measure_end_to_end(bitonic_context *context, clock_guard *
     bool verified = true, staged = true;
     bitonic_status status = BITONIC_SUCCESS;
     for (unsigned run = 0; run < WARMUP_RUNS + options->runs && status == BITONIC_SUCCESS; ++run) {
-        uint64_t fingerprint = fill_random(keys, NULL, n, seed);
+        bool pairs = type == BENCH_TYPE_PAIRS, wide = type == BENCH_TYPE_U64;
+        uint64_t fingerprint = wide ? fill_random64(keys, n, seed) : fill_random(keys, pairs ? values : NULL, n, seed);
         if (guard && (status = warm_clocks(guard)) != BITONIC_SUCCESS)
             break;
         double start = now_ms();
-        status = bitonic_sort_u32(context, keys, n, NULL);
+        status = pairs  ? bitonic_sort_pairs(context, keys, values, n, NULL)
+                 : wide ? bitonic_sort(context, keys, n, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64})
+                        : bitonic_sort_u32(context, keys, n, NULL);
         double elapsed = now_ms() - start;
-        if (status == BITONIC_SUCCESS && !verify(keys, NULL, n, fingerprint, BENCH_TYPE_U32))
+        if (status == BITONIC_SUCCESS && !(wide ? verify64(keys, n, fingerprint)
+                                                : verify(keys, pairs ? values : NULL, n, fingerprint, type)))
             verified = false;
         bitonic_host_timing stages;
         if (status == BITONIC_SUCCESS && bitonic_context_last_host_timing(context, &stages) != BITONIC_SUCCESS)
@@ -508,7 +516,9 @@ int bench_run(const bench_options *options)
     size_t capacity = (((size_t)1 << max_log) + 1u) * ((options->types & BENCH_TYPE_U64) ? 2u : 1u);
     uint32_t *keys = malloc(capacity * sizeof *keys);
     uint32_t *values = malloc(capacity * sizeof *values);
-    uint32_t *pinned_keys = NULL;    /* host-path rows from bitonic_host_alloc memory, made on first use */
+    /* Host-path rows from bitonic_host_alloc memory, made on first use. */
+    uint32_t *pinned_keys = NULL, *pinned_values = NULL;
+    bool pinned_tried = false;
     /* Fewer run buffers only when memory runs short: each batch warms the clocks anew. */
     bitonic_buffer *buffers[RUN_BUFFERS] = {NULL}, *scratch = NULL;
     unsigned buffer_count = 0;
@@ -543,7 +553,7 @@ int bench_run(const bench_options *options)
         printf("impl,type,n,median_ms,min_ms,runs,verified,upload_ms,sort_ms,download_ms,host_ms,vs_bus\n");
     else
         printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random keys\n"
-               "# *_e2e: host memory in and out (bitonic_sort_u32); stages are GPU timestamps, host = the CPU's\n"
+               "# *_e2e: host memory in and out (bitonic_sort_u32, _pairs, u64); stages are GPU timestamps, host = the CPU's\n"
                "# part (import or staging), vs_bus = the whole call over upload + download\n"
                "%-14s %-6s %12s %12s %12s %10s   %-5s %10s %10s %10s %10s %7s\n",
                info.device_name, info.tile_keys, info.keys_per_thread, options->runs, WARMUP_RUNS, "impl", "type",
@@ -582,36 +592,46 @@ int bench_run(const bench_options *options)
                         exit_code = 1;
                 }
             }
-            if (status == BITONIC_SUCCESS && options->end_to_end && info.backend == BITONIC_BACKEND_VULKAN &&
-                (options->types & BENCH_TYPE_U32)) {
-                status = measure_end_to_end(context, &guard, keys, n, options, &seed, &host);
+            /* Host-path rows: u32 keys, pairs and u64 keys, each from malloc'd
+             * memory (staged or imported), from a block of bitonic_host_alloc (no
+             * staging, no pinning), and on the CPU path. */
+            static const unsigned host_types[] = {BENCH_TYPE_U32, BENCH_TYPE_PAIRS, BENCH_TYPE_U64};
+            for (unsigned h = 0; h < 3 && options->end_to_end && info.backend == BITONIC_BACKEND_VULKAN; ++h) {
+                unsigned type = host_types[h];
+                if (status != BITONIC_SUCCESS || !(options->types & type))
+                    continue;
+                status = measure_end_to_end(context, &guard, keys, values, n, type, options, &seed, &host);
                 if (status == BITONIC_SUCCESS) {
-                    print_row(options, impl_name(options, true, false), BENCH_TYPE_U32, n, &host, NULL);
+                    print_row(options, impl_name(options, true, false), type, n, &host, NULL);
                     if (!host.verified)
                         exit_code = 1;
                 }
-            }
-            /* The same from a block of bitonic_host_alloc: no staging, no pinning. */
-            if (status == BITONIC_SUCCESS && options->end_to_end && info.backend == BITONIC_BACKEND_VULKAN &&
-                (options->types & BENCH_TYPE_U32) && !pinned_keys &&
-                bitonic_host_alloc(context, (((size_t)1 << max_log) + 1u) * sizeof *pinned_keys,
-                                   (void **)&pinned_keys) != BITONIC_SUCCESS)
-                pinned_keys = NULL;  /* no row then */
-            if (status == BITONIC_SUCCESS && pinned_keys) {
-                status = measure_end_to_end(context, &guard, pinned_keys, n, options, &seed, &host);
-                if (status == BITONIC_SUCCESS) {
-                    print_row(options, impl_name(options, true, true), BENCH_TYPE_U32, n, &host, NULL);
-                    if (!host.verified)
-                        exit_code = 1;
+                if (status == BITONIC_SUCCESS && !pinned_tried) {
+                    pinned_tried = true;
+                    if (bitonic_host_alloc(context, capacity * sizeof *pinned_keys, (void **)&pinned_keys) !=
+                            BITONIC_SUCCESS ||
+                        bitonic_host_alloc(context, capacity * sizeof *pinned_values, (void **)&pinned_values) !=
+                            BITONIC_SUCCESS) {
+                        bitonic_host_free(context, pinned_keys);  /* no rows then */
+                        pinned_keys = NULL;
+                    }
                 }
-            }
-            if (status == BITONIC_SUCCESS && cpu_context && info.backend == BITONIC_BACKEND_VULKAN &&
-                (options->types & BENCH_TYPE_U32)) {
-                status = measure_end_to_end(cpu_context, NULL, keys, n, options, &seed, &host);
-                if (status == BITONIC_SUCCESS) {
-                    print_row(options, "cpu_e2e", BENCH_TYPE_U32, n, &host, NULL);
-                    if (!host.verified)
-                        exit_code = 1;
+                if (status == BITONIC_SUCCESS && pinned_keys) {
+                    status = measure_end_to_end(context, &guard, pinned_keys, pinned_values, n, type, options, &seed,
+                                                &host);
+                    if (status == BITONIC_SUCCESS) {
+                        print_row(options, impl_name(options, true, true), type, n, &host, NULL);
+                        if (!host.verified)
+                            exit_code = 1;
+                    }
+                }
+                if (status == BITONIC_SUCCESS && cpu_context) {
+                    status = measure_end_to_end(cpu_context, NULL, keys, values, n, type, options, &seed, &host);
+                    if (status == BITONIC_SUCCESS) {
+                        print_row(options, "cpu_e2e", type, n, &host, NULL);
+                        if (!host.verified)
+                            exit_code = 1;
+                    }
                 }
             }
             if (status == BITONIC_SUCCESS && options->profile && !options->csv)
@@ -640,6 +660,7 @@ int bench_run(const bench_options *options)
     free(keys);
     free(values);
     bitonic_host_free(context, pinned_keys);
+    bitonic_host_free(context, pinned_values);
     bitonic_context_destroy(context);
     bitonic_context_destroy(cpu_context);
     return exit_code;
