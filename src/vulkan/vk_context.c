@@ -45,10 +45,10 @@
 #define HOST_CHUNK_MIN_BYTES ((size_t)4 << 20)
 #define MAX_HOST_CHUNKS 16u
 /* Threads that copy a chunk between the caller's array and the staging buffer,
- * at most one a core and at most 8: on the 16-core H100 machine 8 sorted 2^25
- * and 2^26 keys from host memory in 12.7-13.0 and 24.3-24.8 ms against
- * 13.8-15.3 and 23.2-37.6 with 16 and 16.0-16.7 and 34-36 with 4, level at
- * 2^24 (docs/PERFORMANCE.md, log entry 29). BITONIC_HOST_COPY_THREADS
+ * at most one a core and at most 8: in one alternated call on the 16-core H100
+ * machine, 8 sorted 2^25 and 2^26 keys from host memory in 12.7-13.0 and
+ * 24.3-24.8 ms against 13.8-15.3 and 23.2-37.6 with 16 and 15.9-16.7 and
+ * 34.2-35.7 with 4 (docs/PERFORMANCE.md, log entry 29). BITONIC_HOST_COPY_THREADS
  * overrides it (measurements). */
 #define MAX_COPY_HANDS 8u
 
