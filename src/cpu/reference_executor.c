@@ -160,6 +160,129 @@ static bool run_merge_pass(const bitonic_pass *pass, uint64_t chunk_keys, uint64
     return true;
 }
 
+/* How many keys of a sorted run go before key v: those below it, or those at
+ * or below it when the run comes before v's run (ties go to the earlier run). */
+static uint64_t keys_before(const uint64_t *run, uint64_t length, uint64_t v, bool or_equal)
+{
+    uint64_t low = 0, high = length;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2u;
+        if (run[mid] < v || (or_equal && run[mid] == v))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+/* Pivots of run p: its first key, and every step-th key from an offset of
+ * p x step / 4, so that on random keys the four runs' pivots interleave
+ * instead of falling together (pivots at the same positions of every run
+ * left three short segments and one of nearly 4 x step in every four). Two
+ * neighbouring pivots of a run are at most step apart. */
+static uint64_t pivot_offset(uint32_t run, uint64_t step)
+{
+    return run * (step / 4u);
+}
+
+/* The first pivot of a run at index c or after. */
+static uint64_t pivot_at_or_after(uint64_t c, uint64_t offset, uint64_t step)
+{
+    return c == 0 ? 0 : (c + offset + step - 1u) / step * step - offset;
+}
+
+/* Where a pivot's cut is kept: slot 0 for the first key, k for k x step - offset. */
+static uint64_t pivot_slot(uint64_t i, uint64_t offset, uint64_t step)
+{
+    return i == 0 ? 0 : (i + offset) / step;
+}
+
+/* The four-run merge of one group: the split (cuts and ranks of every pivot)
+ * and then each pivot's segment, as the GPU's two dispatches would do them. */
+static bool merge_four_group(const uint64_t *keys, uint64_t *out, uint64_t base, uint64_t count, uint64_t run_keys,
+                             uint64_t step, uint64_t per_run, uint64_t *cuts, uint64_t *ranks, uint64_t *max_segment)
+{
+    const uint64_t *run[4];
+    uint64_t length[4], total = 0;
+    for (uint32_t p = 0; p < 4; ++p) {
+        uint64_t start = base + p * run_keys;
+        run[p] = keys + (start < count ? start : count);
+        length[p] = start >= count ? 0 : count - start < run_keys ? count - start : run_keys;
+        total += length[p];
+    }
+    /* The split: each pivot's cut in every run, and its rank (the cut's sum). */
+    for (uint32_t p = 0; p < 4; ++p)
+        for (uint64_t i = 0; i < length[p]; i = pivot_at_or_after(i + 1u, pivot_offset(p, step), step)) {
+            uint64_t slot = p * per_run + pivot_slot(i, pivot_offset(p, step), step), v = run[p][i], rank = 0;
+            for (uint32_t q = 0; q < 4; ++q) {
+                uint64_t cut = q == p ? i : keys_before(run[q], length[q], v, q < p);
+                cuts[4u * slot + q] = cut;
+                rank += cut;
+            }
+            ranks[slot] = rank;
+        }
+    /* The merge: pivot (p, i) writes the keys from its cut up to the cut of the
+     * next pivot in the order, which is the first pivot of some run at or past
+     * this cut (of its own run, the one after it): the one of smallest rank. */
+    uint64_t covered = 0;
+    for (uint32_t p = 0; p < 4; ++p)
+        for (uint64_t i = 0; i < length[p]; i = pivot_at_or_after(i + 1u, pivot_offset(p, step), step)) {
+            uint64_t slot = p * per_run + pivot_slot(i, pivot_offset(p, step), step);
+            const uint64_t *from = cuts + 4u * slot;
+            uint64_t next_rank = total, next_slot = UINT64_MAX;
+            for (uint32_t q = 0; q < 4; ++q) {
+                uint64_t offset = pivot_offset(q, step);
+                uint64_t j = pivot_at_or_after(q == p ? i + 1u : from[q], offset, step);
+                uint64_t candidate = q * per_run + pivot_slot(j, offset, step);
+                if (j < length[q] && ranks[candidate] < next_rank) {
+                    next_rank = ranks[candidate];
+                    next_slot = candidate;
+                }
+            }
+            uint64_t at[4], end[4], segment = 0;
+            for (uint32_t q = 0; q < 4; ++q) {
+                at[q] = from[q];
+                end[q] = next_slot == UINT64_MAX ? length[q] : cuts[4u * next_slot + q];
+                if (end[q] < at[q])
+                    return false;  /* the next pivot's cut must contain this one's */
+                segment += end[q] - at[q];
+            }
+            if (segment != next_rank - ranks[slot])
+                return false;
+            covered += segment;
+            if (segment > *max_segment)
+                *max_segment = segment;
+            /* Four heads, the smallest key first, the earlier run on ties. */
+            for (uint64_t o = base + ranks[slot]; o < base + next_rank; ++o) {
+                uint32_t best = 4;
+                for (uint32_t q = 0; q < 4; ++q)
+                    if (at[q] < end[q] && (best == 4 || run[q][at[q]] < run[best][at[best]]))
+                        best = q;
+                out[o] = run[best][at[best]++];
+            }
+        }
+    return covered == total;
+}
+
+bool bitonic_reference_merge_four_runs(const uint64_t *keys, uint64_t *out, uint64_t count, uint64_t run_keys,
+                                       uint64_t pivot_step, uint64_t *out_max_segment)
+{
+    if (run_keys == 0 || pivot_step == 0)
+        return false;
+    /* Slots a run's pivots take, the most staggered run's count. */
+    uint64_t per_run = (run_keys - 1u + pivot_offset(3, pivot_step)) / pivot_step + 1u;
+    uint64_t *cuts = malloc(4u * 4u * per_run * sizeof *cuts), *ranks = malloc(4u * per_run * sizeof *ranks);
+    uint64_t max_segment = 0;
+    bool ok = cuts && ranks;
+    for (uint64_t base = 0; base < count && ok; base += 4u * run_keys)
+        ok = merge_four_group(keys, out, base, count, run_keys, pivot_step, per_run, cuts, ranks, &max_segment);
+    free(cuts);
+    free(ranks);
+    if (out_max_segment)
+        *out_max_segment = max_segment;
+    return ok;
+}
+
 /* Scratch the views of the passes take (0 when none has a view). */
 static uint64_t view_scratch_keys(const bitonic_pass *passes, uint32_t pass_count, uint64_t count)
 {
