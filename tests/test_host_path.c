@@ -245,8 +245,23 @@ static void test_device_choice(test_counter *t, const char *root)
                 stored[0] = '\0';
             pclose(pipe);
         }
+        /* The wide crossover (pairs, 64-bit keys) on the line after it: never
+         * where the device never beat the CPU path on u32 keys. */
+        char wide_line[256] = "";
+        snprintf(command, sizeof command, "cat %s/crossover-*.txt 2>/dev/null | sed -n 3p", dir);
+        pipe = popen(command, "r");
+        if (pipe) {
+            if (!fgets(wide_line, sizeof wide_line, pipe))
+                wide_line[0] = '\0';
+            pclose(pipe);
+        }
+        unsigned long long wide_crossover = 0;
+        bool wide_never = strncmp(wide_line, "wide_keys never", 15) == 0;
+        TEST_CHECK(t, wide_never || sscanf(wide_line, "wide_keys %llu", &wide_crossover) == 1,
+                   "model: no wide crossover stored (read '%s')", wide_line);
         unsigned long long crossover = 0;
         bool never = strncmp(stored, "keys never", 10) == 0;
+        TEST_CHECK(t, !never || wide_never, "model: u32 never on the device, pairs '%s'", wide_line);
         bool parsed = never || sscanf(stored, "keys %llu", &crossover) == 1;
         TEST_CHECK(t, parsed, "model: no crossover stored in %s (read '%s')", dir, stored);
         if (parsed)
@@ -265,7 +280,8 @@ static void test_device_choice(test_counter *t, const char *root)
     /* A stored crossover is read, not measured again: write one and follow it. */
     char command[1200];
     snprintf(command, sizeof command,
-             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 2\\nkeys 5000\\n' > \"$f\"; done", dir);
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 3\\nkeys 5000\\nwide_keys 100\\n' > \"$f\"; done",
+             dir);
     TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
     desc.validation = true;
     if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "stored: context")) {
@@ -278,6 +294,27 @@ static void test_device_choice(test_counter *t, const char *root)
         TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "stored 5000: 4999 keys not on the CPU path");
         TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "stored: 5001 keys");
         TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_VULKAN, "stored 5000: 5001 keys not on the device");
+        /* Pairs and 64-bit keys follow the wide crossover (100). */
+        for (size_t n = 99; n <= 1000; n += 901) {
+            for (size_t i = 0; i < n; ++i) {
+                keys[i] = (uint32_t)(test_random_u64(&seed) % 50u);
+                values[i] = (uint32_t)i;
+            }
+            bool sorted = bitonic_sort_pairs(context, keys, values, n, NULL) == BITONIC_SUCCESS;
+            for (size_t i = 1; sorted && i < n; ++i)
+                sorted = keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && values[i - 1] < values[i]);
+            TEST_CHECK(t, sorted && ran_on(context) == (n < 100 ? BITONIC_BACKEND_CPU : BITONIC_BACKEND_VULKAN),
+                       "stored wide 100: %zu pairs ran on %d", n, (int)ran_on(context));
+            uint64_t wide[1000];
+            for (size_t i = 0; i < n; ++i)
+                wide[i] = test_random_u64(&seed);
+            sorted = bitonic_sort(context, wide, n, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64}) ==
+                     BITONIC_SUCCESS;
+            for (size_t i = 1; sorted && i < n; ++i)
+                sorted = wide[i - 1] <= wide[i];
+            TEST_CHECK(t, sorted && ran_on(context) == (n < 100 ? BITONIC_BACKEND_CPU : BITONIC_BACKEND_VULKAN),
+                       "stored wide 100: %zu u64 keys ran on %d", n, (int)ran_on(context));
+        }
         no_messages(t, context, "stored");
         bitonic_context_destroy(context);
     }
@@ -287,7 +324,7 @@ static void test_device_choice(test_counter *t, const char *root)
      * stored 1000 ms) than the CPU path takes; once the device exists, it goes
      * there. */
     snprintf(command, sizeof command,
-             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 2\\nkeys 5000\\ncreate_ms 1000\\n"
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 3\\nkeys 5000\\ncreate_ms 1000\\n"
              "point 4096 1.0 0.5\\npoint 65536 2.0 1.0\\n' > \"$f\"; done",
              dir);
     TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");

@@ -6,8 +6,11 @@
  * sizes. Measured, not derived from specifications, because what decides it
  * (submission latency, bus speed, pinning, the CPU's cores) varies more than
  * any formula would admit. It is stored per device, driver, CPU thread count
- * and library version, so it is paid once. The same count is used for pairs
- * and 64-bit keys: both sides' costs grow alike with the bytes per key.
+ * and library version, so it is paid once. Pairs and 64-bit keys have a
+ * crossover of their own, measured with pairs after the u32 one: the CPU path
+ * sorts them far slower than u32 keys (a one-thread radix sort), the device
+ * about twice as slow, so one count for both sent pairs of 2^24 keys to a CPU
+ * path 200x slower than the device on the H100 machine.
  *
  * The file also keeps each measured size and what making the device took.
  * A context whose device is not made yet (deferred with the default selection)
@@ -25,7 +28,7 @@
 
 #include "backend.h"
 
-#define CROSSOVER_MAGIC "bitonic crossover 2"
+#define CROSSOVER_MAGIC "bitonic crossover 3"
 #define CROSSOVER_NEVER UINT64_MAX        /* the device never wins: every host sort on the CPU path */
 #define SMALLEST_LOG 12u                  /* below 2^12 keys the CPU path always wins (no submission) */
 #define LARGEST_LOG 22u
@@ -60,7 +63,8 @@ void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_con
     if (asked == BITONIC_CROSSOVER_MODEL || (asked == 0 && automatic))
         choice->use_model = true;
     else
-        choice->crossover_keys = asked == 0 ? 1u : asked;  /* a named device takes every host sort */
+        choice->crossover_keys = choice->wide_crossover_keys =
+            asked == 0 ? 1u : asked;  /* a named device takes every host sort */
     char directory[BITONIC_CACHE_PATH_MAX];
     if (choice->use_model && device_key && *device_key &&
         bitonic_cache_directory(desc, directory, sizeof directory)) {
@@ -72,8 +76,19 @@ void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_con
     }
 }
 
+/* A count or "never"; 0 when it is neither. */
+static uint64_t parse_keys(const char *word)
+{
+    if (strcmp(word, "never") == 0)
+        return CROSSOVER_NEVER;
+    char *end;
+    uint64_t keys = strtoull(word, &end, 10);
+    return *end == '\0' ? keys : 0;
+}
+
 /* The stored crossover (0 when the file is missing or not one of ours), and
- * the measurements and device cost beside it when the file has them. */
+ * the wide crossover (the same when the file has none), the measurements and
+ * the device cost beside it when the file has them. */
 static uint64_t read_crossover(const char *path, bitonic_device_choice *out_model)
 {
     unsigned char *bytes;
@@ -91,22 +106,19 @@ static uint64_t read_crossover(const char *path, bitonic_device_choice *out_mode
         return 0;
     if (sscanf(line + 1, "keys %31s", word) != 1)
         return 0;
-    uint64_t keys = 0;
-    if (strcmp(word, "never") == 0) {
-        keys = CROSSOVER_NEVER;
-    } else {
-        char *end;
-        keys = strtoull(word, &end, 10);
-        if (*end != '\0')
-            return 0;
-    }
+    uint64_t keys = parse_keys(word);
+    if (keys == 0)
+        return 0;
     if (out_model) {
         out_model->point_count = 0;
         out_model->device_create_ms = 0;
+        out_model->wide_crossover_keys = keys;
         for (line = strchr(line + 1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
             bitonic_choice_point point;
             double create_ms;
-            if (sscanf(line + 1, "create_ms %lf", &create_ms) == 1 && create_ms >= 0)
+            if (sscanf(line + 1, "wide_keys %31s", word) == 1 && parse_keys(word) != 0)
+                out_model->wide_crossover_keys = parse_keys(word);
+            else if (sscanf(line + 1, "create_ms %lf", &create_ms) == 1 && create_ms >= 0)
                 out_model->device_create_ms = create_ms;
             else if (sscanf(line + 1, "point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
                      point.keys >= 1 && point.cpu_ms > 0 && point.device_ms > 0 &&
@@ -122,11 +134,12 @@ static void write_crossover(const char *path, const bitonic_device_choice *choic
 {
     if (!path[0])
         return;
-    char text[2048];
-    int length = choice->crossover_keys == CROSSOVER_NEVER
-                     ? snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys never\n")
-                     : snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys %llu\n",
-                                (unsigned long long)choice->crossover_keys);
+    char text[2048], keys[24], wide_keys[24];
+    snprintf(keys, sizeof keys, "%llu", (unsigned long long)choice->crossover_keys);
+    snprintf(wide_keys, sizeof wide_keys, "%llu", (unsigned long long)choice->wide_crossover_keys);
+    int length = snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys %s\nwide_keys %s\n",
+                          choice->crossover_keys == CROSSOVER_NEVER ? "never" : keys,
+                          choice->wide_crossover_keys == CROSSOVER_NEVER ? "never" : wide_keys);
     if (length > 0 && (size_t)length < sizeof text)
         length += snprintf(text + length, sizeof text - (size_t)length, "create_ms %.3f\n",
                            choice->device_create_ms);
@@ -152,16 +165,21 @@ static void fill_keys(uint32_t *keys, size_t count, uint64_t *state)
     }
 }
 
-/* The best of a few host sorts of count keys on one side; negative on failure. */
-static double time_side(bitonic_context *context, bitonic_forced_device side, uint32_t *keys, size_t count,
-                        uint64_t *state)
+/* The best of a few host sorts of count keys on one side; negative on
+ * failure. values: sort pairs (values[i] = i) instead of keys alone. */
+static double time_side(bitonic_context *context, bitonic_forced_device side, uint32_t *keys, uint32_t *values,
+                        size_t count, uint64_t *state)
 {
     context->choice.forced = side;
     double best = -1.0;
     for (int run = 0; run < 4; ++run) {
         fill_keys(keys, count, state);
+        for (size_t i = 0; values && i < count; ++i)
+            values[i] = (uint32_t)i;
         double start = now_ms();
-        if (bitonic_sort_u32(context, keys, count, NULL) != BITONIC_SUCCESS) {
+        bitonic_status sorted = values ? bitonic_sort_pairs(context, keys, values, count, NULL)
+                                       : bitonic_sort_u32(context, keys, count, NULL);
+        if (sorted != BITONIC_SUCCESS) {
             best = -1.0;
             break;
         }
@@ -180,40 +198,60 @@ static double time_side(bitonic_context *context, bitonic_forced_device side, ui
 static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choice)
 {
     uint32_t *keys = malloc(((size_t)1 << LARGEST_LOG) * sizeof *keys);
-    if (!keys)
-        return CROSSOVER_NEVER;
-    uint64_t state = 0x9e3779b97f4a7c15ull, crossover = CROSSOVER_NEVER;
-    double start = now_ms(), previous_ratio = 0.0;
+    uint32_t *values = malloc(((size_t)1 << LARGEST_LOG) * sizeof *values);
     choice->point_count = 0;
-    for (uint32_t log = SMALLEST_LOG; log <= LARGEST_LOG; log += 2) {
-        size_t count = (size_t)1 << log;
-        double cpu = time_side(context, BITONIC_FORCED_CPU, keys, count, &state);
-        double device = time_side(context, BITONIC_FORCED_DEVICE, keys, count, &state);
-        if (cpu < 0 || device < 0)
-            break;  /* a side that fails is not chosen: stay on the CPU path */
-        cpu = cpu > 1e-6 ? cpu : 1e-6;
-        if (choice->point_count < BITONIC_CHOICE_MAX_POINTS)
-            choice->points[choice->point_count++] = (bitonic_choice_point){(double)count, cpu, device};
-        double ratio = device / cpu;
-        if (ratio < 1.0 && crossover == CROSSOVER_NEVER) {
-            if (log == SMALLEST_LOG || previous_ratio <= 1.0) {
-                crossover = count;
-            } else {
-                /* Where the ratio crosses 1, linear in log2(n) between the last
-                 * two sizes; 2^fraction taken as 1 + fraction (within 6%). */
-                double at = (double)(log - 2) + 2.0 * (previous_ratio - 1.0) / (previous_ratio - ratio);
-                uint32_t whole = (uint32_t)at;
-                crossover = (uint64_t)((double)((uint64_t)1 << whole) * (1.0 + (at - (double)whole)));
-            }
-        }
-        previous_ratio = ratio;
-        /* Far behind at a size where buses and latency no longer dominate, or
-         * too slow to go on: the device is not worth it for host sorts. */
-        if ((crossover == CROSSOVER_NEVER && log >= 18 && ratio > 3.0) || now_ms() - start > CALIBRATION_BUDGET_MS)
+    choice->wide_crossover_keys = CROSSOVER_NEVER;
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return CROSSOVER_NEVER;
+    }
+    uint64_t state = 0x9e3779b97f4a7c15ull, crossover = CROSSOVER_NEVER;
+    /* u32 keys (every size, for the first-call estimate), then pairs until the
+     * device wins; a device that never beats the CPU path on u32 keys is not
+     * tried on pairs. */
+    for (int wide = 0; wide < 2; ++wide) {
+        if (wide && crossover == CROSSOVER_NEVER)
             break;
+        uint64_t found = CROSSOVER_NEVER;
+        double start = now_ms(), previous_ratio = 0.0;
+        for (uint32_t log = SMALLEST_LOG; log <= LARGEST_LOG; log += 2) {
+            size_t count = (size_t)1 << log;
+            double cpu = time_side(context, BITONIC_FORCED_CPU, keys, wide ? values : NULL, count, &state);
+            double device = time_side(context, BITONIC_FORCED_DEVICE, keys, wide ? values : NULL, count, &state);
+            if (cpu < 0 || device < 0)
+                break;  /* a side that fails is not chosen: stay on the CPU path */
+            cpu = cpu > 1e-6 ? cpu : 1e-6;
+            if (!wide && choice->point_count < BITONIC_CHOICE_MAX_POINTS)
+                choice->points[choice->point_count++] = (bitonic_choice_point){(double)count, cpu, device};
+            double ratio = device / cpu;
+            if (ratio < 1.0 && found == CROSSOVER_NEVER) {
+                if (log == SMALLEST_LOG || previous_ratio <= 1.0) {
+                    found = count;
+                } else {
+                    /* Where the ratio crosses 1, linear in log2(n) between the last
+                     * two sizes; 2^fraction taken as 1 + fraction (within 6%). */
+                    double at = (double)(log - 2) + 2.0 * (previous_ratio - 1.0) / (previous_ratio - ratio);
+                    uint32_t whole = (uint32_t)at;
+                    found = (uint64_t)((double)((uint64_t)1 << whole) * (1.0 + (at - (double)whole)));
+                }
+            }
+            previous_ratio = ratio;
+            /* Far behind at a size where buses and latency no longer dominate, or
+             * too slow to go on: the device is not worth it for host sorts. Pairs
+             * stop once the device wins (no first-call estimate for them). */
+            if ((found == CROSSOVER_NEVER && log >= 18 && ratio > 3.0) || (wide && found != CROSSOVER_NEVER) ||
+                now_ms() - start > CALIBRATION_BUDGET_MS)
+                break;
+        }
+        if (wide)
+            choice->wide_crossover_keys = found;
+        else
+            crossover = found;
     }
     choice->device_create_ms = context->ops->device_create_ms(context->state);
     free(keys);
+    free(values);
     return crossover;
 }
 
@@ -241,7 +279,7 @@ uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
     return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path, NULL);
 }
 
-bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
+bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool wide)
 {
     bitonic_device_choice *choice = &context->choice;
     if (choice->forced != BITONIC_FORCED_NONE)
@@ -263,11 +301,12 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count)
             write_crossover(choice->path, choice);
         }
     }
-    if ((uint64_t)count < choice->crossover_keys)
+    if ((uint64_t)count < (wide ? choice->wide_crossover_keys : choice->crossover_keys))
         return true;
     /* Above the crossover the device wins call for call; but if it has still
-     * to be made, this call pays for that too. */
-    if (choice->use_model && choice->point_count > 0 && !context->ops->device_ready(context->state) &&
+     * to be made, this call pays for that too (measured for u32 keys; pairs
+     * and 64-bit keys, far slower on the CPU path, go to the device). */
+    if (!wide && choice->use_model && choice->point_count > 0 && !context->ops->device_ready(context->state) &&
         estimate_ms(choice, (double)count, false) <
             estimate_ms(choice, (double)count, true) + choice->device_create_ms)
         return true;

@@ -29,6 +29,11 @@ typedef struct bitonic_choice_point {
 
 typedef struct bitonic_device_choice {
     uint64_t crossover_keys;         /* host sorts of fewer keys run on the CPU path; 0: not known yet */
+    /* The same for pairs and 64-bit keys ("wide" sorts), measured apart: the
+     * CPU path sorts those with a one-thread radix sort, 6.6x its u32 time at
+     * 2^20 on the 2-core machine and 140x at 2^24 on the H100 machine, while
+     * the device takes about twice its u32 time. Given counts set both. */
+    uint64_t wide_crossover_keys;
     /* The measurements behind a calibrated crossover and what making the
      * device took, so that the first host sort of a process, which would have
      * to make the device, goes to the device only when it still finishes first
@@ -54,7 +59,8 @@ void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_con
 uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice);
 
 /* Whether a host sort of count keys on this Vulkan context goes to the CPU
- * path; calibrates first when the model is wanted and not known yet. */
-bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count);
+ * path; calibrates first when the model is wanted and not known yet. wide:
+ * pairs or 64-bit keys (their own crossover). */
+bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool wide);
 
 #endif /* BITONIC_DEVICE_CHOICE_H */
