@@ -325,7 +325,7 @@ static void test_device_choice(test_counter *t, const char *root)
      * there. */
     snprintf(command, sizeof command,
              "for f in %s/crossover-*.txt; do printf 'bitonic crossover 3\\nkeys 5000\\ncreate_ms 1000\\n"
-             "point 4096 1.0 0.5\\npoint 65536 2.0 1.0\\n' > \"$f\"; done",
+             "point 4096 1.0 0.5\\npoint 65536 2.0 1.0\\nwide_point 4096 3.0 0.6\\n' > \"$f\"; done",
              dir);
     TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
     /* Only the default selection and "vulkan" defer making the device; a named
@@ -335,6 +335,18 @@ static void test_device_choice(test_counter *t, const char *root)
     if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "first call: context")) {
         TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "first call: 5001 keys");
         TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "first call: 5001 keys went to a device not yet made");
+        /* Pairs by their own measurements (3 ms at 4096 on the CPU path). */
+        for (size_t i = 0; i < 5001; ++i)
+            keys[i] = (uint32_t)test_random_u64(&seed);
+        uint64_t *wide_keys = malloc(5001 * sizeof *wide_keys);
+        for (size_t i = 0; wide_keys && i < 5001; ++i)
+            wide_keys[i] = test_random_u64(&seed);
+        TEST_CHECK(t, wide_keys &&
+                          bitonic_sort(context, wide_keys, 5001, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64}) ==
+                              BITONIC_SUCCESS &&
+                          ran_on(context) == BITONIC_BACKEND_CPU,
+                   "first call: 5001 u64 keys went to a device not yet made");
+        free(wide_keys);
         bitonic_context_info info;
         bitonic_context_get_info(context, &info);  /* makes the device */
         TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "made: 5001 keys");

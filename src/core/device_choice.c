@@ -32,6 +32,7 @@
 #define CROSSOVER_NEVER UINT64_MAX        /* the device never wins: every host sort on the CPU path */
 #define SMALLEST_LOG 12u                  /* below 2^12 keys the CPU path always wins (no submission) */
 #define LARGEST_LOG 22u
+#define LARGEST_WIDE_LOG 18u              /* pairs: the CPU path's radix sort is slow to wait for above */
 #define CALIBRATION_BUDGET_MS 3000.0      /* a slow device (lavapipe) is given up on, not waited for */
 
 /* "model"/"auto" or a count; 0 when unset or unreadable. */
@@ -110,7 +111,7 @@ static uint64_t read_crossover(const char *path, bitonic_device_choice *out_mode
     if (keys == 0)
         return 0;
     if (out_model) {
-        out_model->point_count = 0;
+        out_model->point_count = out_model->wide_point_count = 0;
         out_model->device_create_ms = 0;
         out_model->wide_crossover_keys = keys;
         for (line = strchr(line + 1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
@@ -118,6 +119,12 @@ static uint64_t read_crossover(const char *path, bitonic_device_choice *out_mode
             double create_ms;
             if (sscanf(line + 1, "wide_keys %31s", word) == 1 && parse_keys(word) != 0)
                 out_model->wide_crossover_keys = parse_keys(word);
+            else if (sscanf(line + 1, "wide_point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
+                     point.keys >= 1 && point.cpu_ms > 0 && point.device_ms > 0 &&
+                     out_model->wide_point_count < BITONIC_CHOICE_MAX_POINTS &&
+                     (out_model->wide_point_count == 0 ||
+                      point.keys > out_model->wide_points[out_model->wide_point_count - 1].keys))
+                out_model->wide_points[out_model->wide_point_count++] = point;
             else if (sscanf(line + 1, "create_ms %lf", &create_ms) == 1 && create_ms >= 0)
                 out_model->device_create_ms = create_ms;
             else if (sscanf(line + 1, "point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
@@ -146,6 +153,10 @@ static void write_crossover(const char *path, const bitonic_device_choice *choic
     for (uint32_t p = 0; p < choice->point_count && length > 0 && (size_t)length < sizeof text; ++p)
         length += snprintf(text + length, sizeof text - (size_t)length, "point %.0f %.4f %.4f\n",
                            choice->points[p].keys, choice->points[p].cpu_ms, choice->points[p].device_ms);
+    for (uint32_t p = 0; p < choice->wide_point_count && length > 0 && (size_t)length < sizeof text; ++p)
+        length += snprintf(text + length, sizeof text - (size_t)length, "wide_point %.0f %.4f %.4f\n",
+                           choice->wide_points[p].keys, choice->wide_points[p].cpu_ms,
+                           choice->wide_points[p].device_ms);
     if (length > 0 && (size_t)length < sizeof text)
         bitonic_cache_write_file(path, text, (size_t)length, "", 0);
 }
@@ -199,7 +210,7 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
 {
     uint32_t *keys = malloc(((size_t)1 << LARGEST_LOG) * sizeof *keys);
     uint32_t *values = malloc(((size_t)1 << LARGEST_LOG) * sizeof *values);
-    choice->point_count = 0;
+    choice->point_count = choice->wide_point_count = 0;
     choice->wide_crossover_keys = CROSSOVER_NEVER;
     if (!keys || !values) {
         free(keys);
@@ -207,9 +218,10 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
         return CROSSOVER_NEVER;
     }
     uint64_t state = 0x9e3779b97f4a7c15ull, crossover = CROSSOVER_NEVER;
-    /* u32 keys (every size, for the first-call estimate), then pairs until the
-     * device wins; a device that never beats the CPU path on u32 keys is not
-     * tried on pairs. */
+    /* u32 keys, then pairs up to 2^18 (the CPU path's pairs take about 20 ms
+     * there on the H100 machine, and more above); both past the crossover,
+     * for the first-call estimate. A device that never beats the CPU path on
+     * u32 keys is not tried on pairs. */
     for (int wide = 0; wide < 2; ++wide) {
         if (wide && crossover == CROSSOVER_NEVER)
             break;
@@ -222,8 +234,10 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
             if (cpu < 0 || device < 0)
                 break;  /* a side that fails is not chosen: stay on the CPU path */
             cpu = cpu > 1e-6 ? cpu : 1e-6;
-            if (!wide && choice->point_count < BITONIC_CHOICE_MAX_POINTS)
-                choice->points[choice->point_count++] = (bitonic_choice_point){(double)count, cpu, device};
+            bitonic_choice_point *points = wide ? choice->wide_points : choice->points;
+            uint32_t *point_count = wide ? &choice->wide_point_count : &choice->point_count;
+            if (*point_count < BITONIC_CHOICE_MAX_POINTS)
+                points[(*point_count)++] = (bitonic_choice_point){(double)count, cpu, device};
             double ratio = device / cpu;
             if (ratio < 1.0 && found == CROSSOVER_NEVER) {
                 if (log == SMALLEST_LOG || previous_ratio <= 1.0) {
@@ -238,9 +252,8 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
             }
             previous_ratio = ratio;
             /* Far behind at a size where buses and latency no longer dominate, or
-             * too slow to go on: the device is not worth it for host sorts. Pairs
-             * stop once the device wins (no first-call estimate for them). */
-            if ((found == CROSSOVER_NEVER && log >= 18 && ratio > 3.0) || (wide && found != CROSSOVER_NEVER) ||
+             * too slow to go on: the device is not worth it for host sorts. */
+            if ((found == CROSSOVER_NEVER && log >= 18 && ratio > 3.0) || (wide && log >= LARGEST_WIDE_LOG) ||
                 now_ms() - start > CALIBRATION_BUDGET_MS)
                 break;
         }
@@ -258,10 +271,10 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
 /* A side's time at count keys from the measured points: linear between
  * neighbours, and beyond the ends in proportion to count (the CPU's n log n
  * and the device's fixed latency make this off for both, the same way). */
-static double estimate_ms(const bitonic_device_choice *choice, double count, bool device)
+static double estimate_ms(const bitonic_device_choice *choice, bool wide, double count, bool device)
 {
-    const bitonic_choice_point *points = choice->points;
-    uint32_t last = choice->point_count - 1u;
+    const bitonic_choice_point *points = wide ? choice->wide_points : choice->points;
+    uint32_t last = (wide ? choice->wide_point_count : choice->point_count) - 1u;
     if (count <= points[0].keys)
         return device ? points[0].device_ms : points[0].cpu_ms * count / points[0].keys;
     for (uint32_t p = 0; p < last; ++p) {
@@ -304,11 +317,11 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool w
     if ((uint64_t)count < (wide ? choice->wide_crossover_keys : choice->crossover_keys))
         return true;
     /* Above the crossover the device wins call for call; but if it has still
-     * to be made, this call pays for that too (measured for u32 keys; pairs
-     * and 64-bit keys, far slower on the CPU path, go to the device). */
-    if (!wide && choice->use_model && choice->point_count > 0 && !context->ops->device_ready(context->state) &&
-        estimate_ms(choice, (double)count, false) <
-            estimate_ms(choice, (double)count, true) + choice->device_create_ms)
+     * to be made, this call pays for that too. */
+    if (choice->use_model && (wide ? choice->wide_point_count : choice->point_count) > 0 &&
+        !context->ops->device_ready(context->state) &&
+        estimate_ms(choice, wide, (double)count, false) <
+            estimate_ms(choice, wide, (double)count, true) + choice->device_create_ms)
         return true;
     return choice->use_model && !context->ops->device_ready(context->state) &&
            context->ops->device_make(context->state) != BITONIC_SUCCESS;

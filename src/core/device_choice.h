@@ -41,6 +41,8 @@ typedef struct bitonic_device_choice {
      * hand-written crossover). */
     bitonic_choice_point points[BITONIC_CHOICE_MAX_POINTS];
     uint32_t point_count;
+    bitonic_choice_point wide_points[BITONIC_CHOICE_MAX_POINTS];  /* the same for pairs */
+    uint32_t wide_point_count;
     double device_create_ms;
     bool use_model;                  /* calibrate once crossover_keys is needed and unknown */
     bitonic_forced_device forced;    /* set while calibrating, so each side can be timed */
