@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fast_sort.h"
+#include "pair_sort.h"
 
 #define GUARD_KEYS 16
 #define GUARD_VALUE 0xDEADBEEFu
@@ -218,6 +219,52 @@ static void test_depth_guard(void)
     }
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The radix sort of 64-bit words (pairs and 64-bit keys on the CPU path) on
+ * 1, 2, 3 and 4 threads against qsort: random words, few distinct high digits
+ * (packed pairs of an argsort: the value bytes above the count are 0, so those
+ * passes are skipped), and all equal (every pass skipped). */
+static void test_sort_u64(size_t count)
+{
+    uint64_t *words = malloc(count * sizeof *words), *scratch = malloc(count * sizeof *scratch),
+             *expected = malloc(count * sizeof *expected);
+    if (!words || !scratch || !expected) {
+        printf("FAIL: sort_u64: no memory for %zu words\n", count);
+        ++failed;
+        free(words);
+        free(scratch);
+        free(expected);
+        return;
+    }
+    uint64_t state = 12345;
+    for (int shape = 0; shape < 3; shape++) {
+        for (uint32_t threads = 1; threads <= 4; threads++) {
+            for (size_t i = 0; i < count; i++) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                expected[i] = words[i] = shape == 0   ? state
+                                         : shape == 1 ? (state >> 60) << 32 | (uint64_t)i
+                                                      : 42u;
+            }
+            qsort(expected, count, sizeof *expected, compare_u64);
+            bitonic_cpu_sort_u64(words, scratch, count, threads);
+            if (memcmp(words, expected, count * sizeof *words) == 0) {
+                ++passed;
+            } else {
+                printf("FAIL: sort_u64: %zu words, shape %d, %u threads\n", count, shape, threads);
+                ++failed;
+            }
+        }
+    }
+    free(words);
+    free(scratch);
+    free(expected);
+}
+
 int main(void)
 {
     printf("CPU targets:");
@@ -254,6 +301,11 @@ int main(void)
     run_all((size_t)1 << 18, SHAPE_RANDOM, all_cores, 1);
     run_all((size_t)1 << 18, SHAPE_REVERSE, all_cores, 1);
     run_all((size_t)1 << 18, SHAPE_ALL_EQUAL, all_cores, 1);
+
+    /* Several threads from 2^17 words (2^16 a thread). */
+    test_sort_u64(1000);
+    test_sort_u64(((size_t)1 << 17) + 3);
+    test_sort_u64(((size_t)1 << 20) + 77);
 
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -58,14 +58,15 @@ static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t coun
 }
 
 /* 64-bit keys: ordered bits, a radix sort, and back. */
-static bitonic_status cpu_sort64(uint64_t *keys, size_t count, const bitonic_sort_request *request)
+static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t count,
+                                 const bitonic_sort_request *request)
 {
     uint64_t *scratch = malloc(count * sizeof *scratch);
     if (!scratch)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
     bitonic_keys64_to_ordered(keys, count, request->key_type, flip);
-    bitonic_cpu_sort_u64(keys, scratch, count);
+    bitonic_cpu_sort_u64(keys, scratch, count, cpu->threads);
     bitonic_keys64_from_ordered(keys, count, request->key_type, flip);
     free(scratch);
     return BITONIC_SUCCESS;
@@ -74,13 +75,14 @@ static bitonic_status cpu_sort64(uint64_t *keys, size_t count, const bitonic_sor
 static bitonic_status cpu_sort_any(const cpu_state *cpu, void *keys, size_t count, const bitonic_sort_request *request)
 {
     if (request->key_type >= BITONIC_KEY_U64)
-        return cpu_sort64(keys, count, request);
+        return cpu_sort64(cpu, keys, count, request);
     return cpu_sort(cpu, keys, count, request);
 }
 
 /* Pairs: packed as (ordered key << 32 | value) and sorted as 64-bit words, the
  * order of the GPU's pair comparator. */
-static bitonic_status cpu_sort_pairs(void *keys, uint32_t *values, size_t count, const bitonic_sort_request *request)
+static bitonic_status cpu_sort_pairs(const cpu_state *cpu, void *keys, uint32_t *values, size_t count,
+                                     const bitonic_sort_request *request)
 {
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *keys64 = keys, *scratch_keys = malloc(count * sizeof *scratch_keys);
@@ -103,7 +105,7 @@ static bitonic_status cpu_sort_pairs(void *keys, uint32_t *values, size_t count,
     uint32_t flip = order_xor(request);
     for (size_t i = 0; i < count; ++i)
         words[i] = (uint64_t)bitonic_ordered_from_key(keys32[i], request->key_type, flip) << 32 | values[i];
-    bitonic_cpu_sort_u64(words, words + count, count);
+    bitonic_cpu_sort_u64(words, words + count, count, cpu->threads);
     for (size_t i = 0; i < count; ++i) {
         keys32[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
         values[i] = (uint32_t)words[i];
@@ -134,7 +136,7 @@ static bitonic_status cpu_sort_host(void *state, void *keys, uint32_t *values, s
     double start = now_ms();
     bitonic_status status;
     if (values)
-        status = cpu_sort_pairs(keys, values, count, request);
+        status = cpu_sort_pairs(cpu, keys, values, count, request);
     else if (request->row_length)
         status = cpu_sort_rows(cpu, keys, count, request);
     else
@@ -239,7 +241,7 @@ static bitonic_status cpu_buffer_sort(void *state, void *buffer_state, size_t co
     bitonic_status status = bitonic_host_buffer_values(buffer);
     double start = now_ms();
     if (status == BITONIC_SUCCESS && count > 1)
-        status = cpu_sort_pairs(buffer->keys, buffer->values, count, request);
+        status = cpu_sort_pairs(state, buffer->keys, buffer->values, count, request);
     single_pass_timing(timing, now_ms() - start);
     return status;
 }

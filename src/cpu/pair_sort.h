@@ -10,8 +10,9 @@
 
 #include "bitonic.h"
 
-/* Sorts count words ascending; scratch holds count words. */
-void bitonic_cpu_sort_u64(uint64_t *words, uint64_t *scratch, size_t count);
+/* Sorts count words ascending; scratch holds count words. threads: at most
+ * this many (0: one a core), fewer for small arrays. */
+void bitonic_cpu_sort_u64(uint64_t *words, uint64_t *scratch, size_t count, uint32_t threads);
 
 /* Sorts count (key, value) pairs by key, then by value; scratch_keys and
  * scratch_values hold count entries each. */
