@@ -63,3 +63,5 @@ for log in 16 20 22 24; do
   cmp "$work/a$log.npy" "$work/b$log.npy" && cmp "$work/h$log.npy" "$work/b$log.npy" && say "argsort 2^$log: outputs equal"
 done
 rm -rf "$work"
+say "## the CPU path in one process (bench --device cpu, pairs and u64)"
+timeout 120 "$bitonic" bench --device cpu --min-log 16 --max-log 24 --pow2 --types u32,pairs,u64 --runs 5 2>&1 | grep -E "^bitonic_cpu" | tee -a "$report"
