@@ -8,9 +8,10 @@
  * any formula would admit. It is stored per device, driver, CPU thread count
  * and library version, so it is paid once. Pairs and 64-bit keys have a
  * crossover of their own, measured with pairs after the u32 one: the CPU path
- * sorts them far slower than u32 keys (a one-thread radix sort), the device
- * about twice as slow, so one count for both sent pairs of 2^24 keys to a CPU
- * path 200x slower than the device on the H100 machine.
+ * sorts them far slower than u32 keys (a radix sort of 64-bit words), the
+ * device about twice as slow, so one count for both sent pairs of 2^24 keys to
+ * a CPU path 200x slower than the device on the H100 machine (when that radix
+ * sort ran on one thread).
  *
  * The file also keeps each measured size and what making the device took.
  * A context whose device is not made yet (deferred with the default selection)

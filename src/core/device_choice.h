@@ -30,9 +30,10 @@ typedef struct bitonic_choice_point {
 typedef struct bitonic_device_choice {
     uint64_t crossover_keys;         /* host sorts of fewer keys run on the CPU path; 0: not known yet */
     /* The same for pairs and 64-bit keys ("wide" sorts), measured apart: the
-     * CPU path sorts those with a one-thread radix sort, 6.6x its u32 time at
-     * 2^20 on the 2-core machine and 140x at 2^24 on the H100 machine, while
-     * the device takes about twice its u32 time. Given counts set both. */
+     * CPU path sorts those with a radix sort of 64-bit words, 13-19x its u32
+     * time at 2^24 on the 16-core H100 machine (on one thread, before it had
+     * more, 95-150x), while the device takes about twice its u32 time. Given
+     * counts set both. */
     uint64_t wide_crossover_keys;
     /* The measurements behind a calibrated crossover and what making the
      * device took, so that the first host sort of a process, which would have
