@@ -354,6 +354,23 @@ static void test_device_choice(test_counter *t, const char *root)
         no_messages(t, context, "first call");
         bitonic_context_destroy(context);
     }
+    /* Destroying that context, whose device was made, stored what releasing
+     * it took; the estimate charges it too: with creation free but a stored
+     * release of 1000 ms, the first sort above the crossover stays on the CPU
+     * path. */
+    snprintf(command, sizeof command, "grep -q '^release_ms [0-9]' %s/crossover-*.txt", dir);
+    TEST_CHECK(t, system(command) == 0, "release: no release_ms stored after the device was released");
+    snprintf(command, sizeof command,
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 3\\nkeys 5000\\ncreate_ms 0\\n"
+             "release_ms 1000\\npoint 4096 1.0 0.5\\npoint 65536 2.0 1.0\\n' > \"$f\"; done",
+             dir);
+    TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
+    if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "release: context")) {
+        TEST_CHECK(t, sort_checks(context, keys, 5001, &seed), "release: 5001 keys");
+        TEST_CHECK(t, ran_on(context) == BITONIC_BACKEND_CPU, "release: 5001 keys went to a device not yet made");
+        no_messages(t, context, "release");
+        bitonic_context_destroy(context);
+    }
     desc.device = named_device;
 
     /* The CPU backend runs everything on the CPU path. */

@@ -112,11 +112,19 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
     return BITONIC_SUCCESS;
 }
 
+static double now_ms(void);
+
 void bitonic_context_destroy(bitonic_context *context)
 {
     if (!context)
         return;
+    /* A made device's release is timed for the device choice: a one-shot
+     * process pays it beside the device's creation. */
+    bool device_made = context->ops->device_key && context->ops->device_ready(context->state);
+    double start = device_made ? now_ms() : 0.0;
     context->ops->destroy(context->state);
+    if (device_made)
+        bitonic_device_choice_note_release(&context->choice, now_ms() - start);
     if (context->cpu_state)
         bitonic_cpu_backend.destroy(context->cpu_state);
     free(context);

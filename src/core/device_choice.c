@@ -113,7 +113,7 @@ static uint64_t read_crossover(const char *path, bitonic_device_choice *out_mode
         return 0;
     if (out_model) {
         out_model->point_count = out_model->wide_point_count = 0;
-        out_model->device_create_ms = 0;
+        out_model->device_create_ms = out_model->device_release_ms = 0;
         out_model->wide_crossover_keys = keys;
         for (line = strchr(line + 1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
             bitonic_choice_point point;
@@ -128,6 +128,8 @@ static uint64_t read_crossover(const char *path, bitonic_device_choice *out_mode
                 out_model->wide_points[out_model->wide_point_count++] = point;
             else if (sscanf(line + 1, "create_ms %lf", &create_ms) == 1 && create_ms >= 0)
                 out_model->device_create_ms = create_ms;
+            else if (sscanf(line + 1, "release_ms %lf", &create_ms) == 1 && create_ms >= 0)
+                out_model->device_release_ms = create_ms;
             else if (sscanf(line + 1, "point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
                      point.keys >= 1 && point.cpu_ms > 0 && point.device_ms > 0 &&
                      out_model->point_count < BITONIC_CHOICE_MAX_POINTS &&
@@ -151,6 +153,9 @@ static void write_crossover(const char *path, const bitonic_device_choice *choic
     if (length > 0 && (size_t)length < sizeof text)
         length += snprintf(text + length, sizeof text - (size_t)length, "create_ms %.3f\n",
                            choice->device_create_ms);
+    if (choice->device_release_ms > 0 && length > 0 && (size_t)length < sizeof text)
+        length += snprintf(text + length, sizeof text - (size_t)length, "release_ms %.3f\n",
+                           choice->device_release_ms);
     for (uint32_t p = 0; p < choice->point_count && length > 0 && (size_t)length < sizeof text; ++p)
         length += snprintf(text + length, sizeof text - (size_t)length, "point %.0f %.4f %.4f\n",
                            choice->points[p].keys, choice->points[p].cpu_ms, choice->points[p].device_ms);
@@ -318,12 +323,20 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool w
     if ((uint64_t)count < (wide ? choice->wide_crossover_keys : choice->crossover_keys))
         return true;
     /* Above the crossover the device wins call for call; but if it has still
-     * to be made, this call pays for that too. */
+     * to be made, this call pays for that too, and for its release. */
     if (choice->use_model && (wide ? choice->wide_point_count : choice->point_count) > 0 &&
         !context->ops->device_ready(context->state) &&
         estimate_ms(choice, wide, (double)count, false) <
-            estimate_ms(choice, wide, (double)count, true) + choice->device_create_ms)
+            estimate_ms(choice, wide, (double)count, true) + choice->device_create_ms + choice->device_release_ms)
         return true;
     return choice->use_model && !context->ops->device_ready(context->state) &&
            context->ops->device_make(context->state) != BITONIC_SUCCESS;
+}
+
+void bitonic_device_choice_note_release(bitonic_device_choice *choice, double release_ms)
+{
+    if (!choice->use_model || choice->point_count == 0 || choice->device_release_ms > 0 || release_ms <= 0)
+        return;
+    choice->device_release_ms = release_ms;
+    write_crossover(choice->path, choice);
 }

@@ -45,6 +45,10 @@ typedef struct bitonic_device_choice {
     bitonic_choice_point wide_points[BITONIC_CHOICE_MAX_POINTS];  /* the same for pairs */
     uint32_t wide_point_count;
     double device_create_ms;
+    /* What releasing the device took when a context that had made it was
+     * destroyed (the first such time after calibrating; 0: not known): a
+     * one-shot process pays it too (38-90 ms on the H100 machine). */
+    double device_release_ms;
     bool use_model;                  /* calibrate once crossover_keys is needed and unknown */
     bitonic_forced_device forced;    /* set while calibrating, so each side can be timed */
     double calibration_ms;           /* what calibrating took in this context (0: read or given) */
@@ -65,5 +69,9 @@ uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice);
  * path; calibrates first when the model is wanted and not known yet. wide:
  * pairs or 64-bit keys (their own crossover). */
 bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool wide);
+
+/* Records what releasing the made device took (a context being destroyed)
+ * in the calibration file, once, where the model has measurements there. */
+void bitonic_device_choice_note_release(bitonic_device_choice *choice, double release_ms);
 
 #endif /* BITONIC_DEVICE_CHOICE_H */
