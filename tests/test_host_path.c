@@ -319,6 +319,38 @@ static void test_device_choice(test_counter *t, const char *root)
         bitonic_context_destroy(context);
     }
 
+    /* 64-bit keys with a crossover of their own (8000) beside the pairs' (100);
+     * sorts of 4096 keys or more, which read the file (below, the CPU path
+     * needs no file). */
+    snprintf(command, sizeof command,
+             "for f in %s/crossover-*.txt; do printf 'bitonic crossover 3\\nkeys 5000\\nwide_keys 100\\n"
+             "u64_keys 8000\\n' > \"$f\"; done",
+             dir);
+    TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
+    uint64_t *wide = malloc(5000 * sizeof *wide);
+    if (TEST_CHECK(t, wide && bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "u64 crossover: context")) {
+        for (size_t i = 0; i < 5000; ++i) {
+            wide[i] = test_random_u64(&seed);
+            keys[i] = (uint32_t)wide[i];
+            values[i] = (uint32_t)i;
+        }
+        TEST_CHECK(t, bitonic_sort(context, wide, 5000, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64}) ==
+                              BITONIC_SUCCESS &&
+                          ran_on(context) == BITONIC_BACKEND_CPU,
+                   "u64 crossover 8000: 5000 u64 keys ran on %d", (int)ran_on(context));
+        TEST_CHECK(t, bitonic_sort_pairs(context, keys, values, 5000, NULL) == BITONIC_SUCCESS &&
+                          ran_on(context) == BITONIC_BACKEND_VULKAN,
+                   "pairs crossover 100: 5000 pairs ran on %d", (int)ran_on(context));
+        for (size_t i = 1; i < 5000; ++i)
+            if (wide[i - 1] > wide[i] || keys[i - 1] > keys[i]) {
+                TEST_CHECK(t, false, "u64 crossover: not sorted at %zu", i);
+                break;
+            }
+        no_messages(t, context, "u64 crossover");
+        bitonic_context_destroy(context);
+    }
+    free(wide);
+
     /* With the measurements stored, the first sort above the crossover stays on
      * the CPU path while the device, yet to be made, would cost more (here a
      * stored 1000 ms) than the CPU path takes; once the device exists, it goes

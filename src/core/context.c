@@ -200,10 +200,10 @@ static double now_ms(void)
 
 /* Host sorts of a device context go to the CPU path where that finishes first
  * (device_choice.c); a CPU context's always run there. */
-static bool host_sort_runs_on_cpu(bitonic_context *context, size_t count, bool wide)
+static bool host_sort_runs_on_cpu(bitonic_context *context, size_t count, bitonic_sort_kind kind)
 {
     return context->backend == BITONIC_BACKEND_CPU ||
-           (context->ops->device_key && bitonic_device_choice_on_cpu(context, count, wide));
+           (context->ops->device_key && bitonic_device_choice_on_cpu(context, count, kind));
 }
 
 /* The CPU backend's state for host calls that a device context runs on the
@@ -282,7 +282,8 @@ bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, 
     if (count <= 1)
         return BITONIC_SUCCESS;
     bitonic_sort_request request = request_of(options);
-    if (host_sort_runs_on_cpu(context, count, bitonic_key_words(request.key_type) > 1))
+    if (host_sort_runs_on_cpu(context, count,
+                              bitonic_key_words(request.key_type) > 1 ? BITONIC_SORT_KEYS64 : BITONIC_SORT_KEYS32))
         return host_sort_on_cpu(context, keys, NULL, count, &request);
     return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL, &context->last_host_timing);
 }
@@ -408,7 +409,7 @@ bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t
 static bitonic_status sort_pairs_by_value(bitonic_context *context, void *keys, uint32_t *values, size_t count,
                                           const bitonic_sort_request *request)
 {
-    if (host_sort_runs_on_cpu(context, count, true))
+    if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
         return host_sort_on_cpu(context, keys, values, count, request);
     return context->ops->sort_host(context->state, keys, values, count, request, NULL, &context->last_host_timing);
 }

@@ -6,8 +6,8 @@
  * sizes. Measured, not derived from specifications, because what decides it
  * (submission latency, bus speed, pinning, the CPU's cores) varies more than
  * any formula would admit. It is stored per device, driver, CPU thread count
- * and library version, so it is paid once. Pairs and 64-bit keys have a
- * crossover of their own, measured with pairs after the u32 one: the CPU path
+ * and library version, so it is paid once. Pairs and 64-bit keys each have a
+ * crossover of their own, measured after the u32 one: the CPU path
  * sorts them far slower than u32 keys (a radix sort of 64-bit words), the
  * device about twice as slow, so one count for both sent pairs of 2^24 keys to
  * a CPU path 200x slower than the device on the H100 machine (when that radix
@@ -65,7 +65,7 @@ void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_con
     if (asked == BITONIC_CROSSOVER_MODEL || (asked == 0 && automatic))
         choice->use_model = true;
     else
-        choice->crossover_keys = choice->wide_crossover_keys =
+        choice->crossover_keys = choice->wide_crossover_keys = choice->key64_crossover_keys =
             asked == 0 ? 1u : asked;  /* a named device takes every host sort */
     char directory[BITONIC_CACHE_PATH_MAX];
     if (choice->use_model && device_key && *device_key &&
@@ -86,6 +86,24 @@ static uint64_t parse_keys(const char *word)
     char *end;
     uint64_t keys = strtoull(word, &end, 10);
     return *end == '\0' ? keys : 0;
+}
+
+/* The crossover and the measured points of one kind of sort. */
+static uint64_t *crossover_of(bitonic_device_choice *choice, bitonic_sort_kind kind)
+{
+    return kind == BITONIC_SORT_PAIRS    ? &choice->wide_crossover_keys
+           : kind == BITONIC_SORT_KEYS64 ? &choice->key64_crossover_keys
+                                         : &choice->crossover_keys;
+}
+
+static bitonic_choice_point *points_of(bitonic_device_choice *choice, bitonic_sort_kind kind, uint32_t **out_count)
+{
+    *out_count = kind == BITONIC_SORT_PAIRS    ? &choice->wide_point_count
+                 : kind == BITONIC_SORT_KEYS64 ? &choice->key64_point_count
+                                               : &choice->point_count;
+    return kind == BITONIC_SORT_PAIRS    ? choice->wide_points
+           : kind == BITONIC_SORT_KEYS64 ? choice->key64_points
+                                         : choice->points;
 }
 
 /* The stored crossover (0 when the file is missing or not one of ours), and
@@ -112,14 +130,23 @@ static uint64_t read_crossover(const char *path, bitonic_device_choice *out_mode
     if (keys == 0)
         return 0;
     if (out_model) {
-        out_model->point_count = out_model->wide_point_count = 0;
+        out_model->point_count = out_model->wide_point_count = out_model->key64_point_count = 0;
         out_model->device_create_ms = out_model->device_release_ms = 0;
         out_model->wide_crossover_keys = keys;
+        out_model->key64_crossover_keys = 0;  /* the pairs' unless the file has its own */
         for (line = strchr(line + 1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
             bitonic_choice_point point;
             double create_ms;
             if (sscanf(line + 1, "wide_keys %31s", word) == 1 && parse_keys(word) != 0)
                 out_model->wide_crossover_keys = parse_keys(word);
+            else if (sscanf(line + 1, "u64_keys %31s", word) == 1 && parse_keys(word) != 0)
+                out_model->key64_crossover_keys = parse_keys(word);
+            else if (sscanf(line + 1, "u64_point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
+                     point.keys >= 1 && point.cpu_ms > 0 && point.device_ms > 0 &&
+                     out_model->key64_point_count < BITONIC_CHOICE_MAX_POINTS &&
+                     (out_model->key64_point_count == 0 ||
+                      point.keys > out_model->key64_points[out_model->key64_point_count - 1].keys))
+                out_model->key64_points[out_model->key64_point_count++] = point;
             else if (sscanf(line + 1, "wide_point %lf %lf %lf", &point.keys, &point.cpu_ms, &point.device_ms) == 3 &&
                      point.keys >= 1 && point.cpu_ms > 0 && point.device_ms > 0 &&
                      out_model->wide_point_count < BITONIC_CHOICE_MAX_POINTS &&
@@ -136,6 +163,13 @@ static uint64_t read_crossover(const char *path, bitonic_device_choice *out_mode
                      (out_model->point_count == 0 || point.keys > out_model->points[out_model->point_count - 1].keys))
                 out_model->points[out_model->point_count++] = point;
         }
+        /* A file without lines of its own for 64-bit keys gives them the pairs'. */
+        if (out_model->key64_crossover_keys == 0)
+            out_model->key64_crossover_keys = out_model->wide_crossover_keys;
+        if (out_model->key64_point_count == 0) {
+            memcpy(out_model->key64_points, out_model->wide_points, sizeof out_model->key64_points);
+            out_model->key64_point_count = out_model->wide_point_count;
+        }
     }
     return keys;
 }
@@ -144,12 +178,14 @@ static void write_crossover(const char *path, const bitonic_device_choice *choic
 {
     if (!path[0])
         return;
-    char text[2048], keys[24], wide_keys[24];
+    char text[3072], keys[24], wide_keys[24], key64_keys[24];
     snprintf(keys, sizeof keys, "%llu", (unsigned long long)choice->crossover_keys);
     snprintf(wide_keys, sizeof wide_keys, "%llu", (unsigned long long)choice->wide_crossover_keys);
-    int length = snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys %s\nwide_keys %s\n",
+    snprintf(key64_keys, sizeof key64_keys, "%llu", (unsigned long long)choice->key64_crossover_keys);
+    int length = snprintf(text, sizeof text, CROSSOVER_MAGIC "\nkeys %s\nwide_keys %s\nu64_keys %s\n",
                           choice->crossover_keys == CROSSOVER_NEVER ? "never" : keys,
-                          choice->wide_crossover_keys == CROSSOVER_NEVER ? "never" : wide_keys);
+                          choice->wide_crossover_keys == CROSSOVER_NEVER ? "never" : wide_keys,
+                          choice->key64_crossover_keys == CROSSOVER_NEVER ? "never" : key64_keys);
     if (length > 0 && (size_t)length < sizeof text)
         length += snprintf(text + length, sizeof text - (size_t)length, "create_ms %.3f\n",
                            choice->device_create_ms);
@@ -163,6 +199,10 @@ static void write_crossover(const char *path, const bitonic_device_choice *choic
         length += snprintf(text + length, sizeof text - (size_t)length, "wide_point %.0f %.4f %.4f\n",
                            choice->wide_points[p].keys, choice->wide_points[p].cpu_ms,
                            choice->wide_points[p].device_ms);
+    for (uint32_t p = 0; p < choice->key64_point_count && length > 0 && (size_t)length < sizeof text; ++p)
+        length += snprintf(text + length, sizeof text - (size_t)length, "u64_point %.0f %.4f %.4f\n",
+                           choice->key64_points[p].keys, choice->key64_points[p].cpu_ms,
+                           choice->key64_points[p].device_ms);
     if (length > 0 && (size_t)length < sizeof text)
         bitonic_cache_write_file(path, text, (size_t)length, "", 0);
 }
@@ -182,20 +222,23 @@ static void fill_keys(uint32_t *keys, size_t count, uint64_t *state)
     }
 }
 
-/* The best of a few host sorts of count keys on one side; negative on
- * failure. values: sort pairs (values[i] = i) instead of keys alone. */
-static double time_side(bitonic_context *context, bitonic_forced_device side, uint32_t *keys, uint32_t *values,
-                        size_t count, uint64_t *state)
+/* The best of a few host sorts of count keys of a kind on one side; negative
+ * on failure. keys holds 2 x count words (64-bit keys), values count. */
+static double time_side(bitonic_context *context, bitonic_forced_device side, bitonic_sort_kind kind, uint32_t *keys,
+                        uint32_t *values, size_t count, uint64_t *state)
 {
     context->choice.forced = side;
     double best = -1.0;
     for (int run = 0; run < 4; ++run) {
-        fill_keys(keys, count, state);
-        for (size_t i = 0; values && i < count; ++i)
+        fill_keys(keys, kind == BITONIC_SORT_KEYS64 ? 2 * count : count, state);
+        for (size_t i = 0; kind == BITONIC_SORT_PAIRS && i < count; ++i)
             values[i] = (uint32_t)i;
         double start = now_ms();
-        bitonic_status sorted = values ? bitonic_sort_pairs(context, keys, values, count, NULL)
-                                       : bitonic_sort_u32(context, keys, count, NULL);
+        bitonic_status sorted =
+            kind == BITONIC_SORT_PAIRS    ? bitonic_sort_pairs(context, keys, values, count, NULL)
+            : kind == BITONIC_SORT_KEYS64 ? bitonic_sort(context, keys, count,
+                                                         &(bitonic_sort_options){.key_type = BITONIC_KEY_U64})
+                                          : bitonic_sort_u32(context, keys, count, NULL);
         if (sorted != BITONIC_SUCCESS) {
             best = -1.0;
             break;
@@ -216,32 +259,34 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
 {
     uint32_t *keys = malloc(((size_t)1 << LARGEST_LOG) * sizeof *keys);
     uint32_t *values = malloc(((size_t)1 << LARGEST_LOG) * sizeof *values);
-    choice->point_count = choice->wide_point_count = 0;
-    choice->wide_crossover_keys = CROSSOVER_NEVER;
+    choice->point_count = choice->wide_point_count = choice->key64_point_count = 0;
+    choice->wide_crossover_keys = choice->key64_crossover_keys = CROSSOVER_NEVER;
     if (!keys || !values) {
         free(keys);
         free(values);
         return CROSSOVER_NEVER;
     }
     uint64_t state = 0x9e3779b97f4a7c15ull, crossover = CROSSOVER_NEVER;
-    /* u32 keys, then pairs up to 2^18 (the CPU path's pairs take about 20 ms
-     * there on the H100 machine, and more above); both past the crossover,
-     * for the first-call estimate. A device that never beats the CPU path on
-     * u32 keys is not tried on pairs. */
-    for (int wide = 0; wide < 2; ++wide) {
+    /* u32 keys, then pairs and 64-bit keys up to 2^18 (the CPU path's pairs
+     * take 5 ms there on the H100 machine, and more above); all past the
+     * crossover, for the first-call estimate. A device that never beats the
+     * CPU path on u32 keys is not tried on the others. */
+    for (int kind_number = BITONIC_SORT_KEYS32; kind_number <= BITONIC_SORT_KEYS64; ++kind_number) {
+        bitonic_sort_kind kind = (bitonic_sort_kind)kind_number;
+        bool wide = kind != BITONIC_SORT_KEYS32;
         if (wide && crossover == CROSSOVER_NEVER)
             break;
         uint64_t found = CROSSOVER_NEVER;
         double start = now_ms(), previous_ratio = 0.0;
         for (uint32_t log = SMALLEST_LOG; log <= LARGEST_LOG; log += 2) {
             size_t count = (size_t)1 << log;
-            double cpu = time_side(context, BITONIC_FORCED_CPU, keys, wide ? values : NULL, count, &state);
-            double device = time_side(context, BITONIC_FORCED_DEVICE, keys, wide ? values : NULL, count, &state);
+            double cpu = time_side(context, BITONIC_FORCED_CPU, kind, keys, values, count, &state);
+            double device = time_side(context, BITONIC_FORCED_DEVICE, kind, keys, values, count, &state);
             if (cpu < 0 || device < 0)
                 break;  /* a side that fails is not chosen: stay on the CPU path */
             cpu = cpu > 1e-6 ? cpu : 1e-6;
-            bitonic_choice_point *points = wide ? choice->wide_points : choice->points;
-            uint32_t *point_count = wide ? &choice->wide_point_count : &choice->point_count;
+            uint32_t *point_count;
+            bitonic_choice_point *points = points_of(choice, kind, &point_count);
             if (*point_count < BITONIC_CHOICE_MAX_POINTS)
                 points[(*point_count)++] = (bitonic_choice_point){(double)count, cpu, device};
             double ratio = device / cpu;
@@ -264,7 +309,7 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
                 break;
         }
         if (wide)
-            choice->wide_crossover_keys = found;
+            *crossover_of(choice, kind) = found;
         else
             crossover = found;
     }
@@ -277,10 +322,11 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
 /* A side's time at count keys from the measured points: linear between
  * neighbours, and beyond the ends in proportion to count (the CPU's n log n
  * and the device's fixed latency make this off for both, the same way). */
-static double estimate_ms(const bitonic_device_choice *choice, bool wide, double count, bool device)
+static double estimate_ms(bitonic_device_choice *choice, bitonic_sort_kind kind, double count, bool device)
 {
-    const bitonic_choice_point *points = wide ? choice->wide_points : choice->points;
-    uint32_t last = (wide ? choice->wide_point_count : choice->point_count) - 1u;
+    uint32_t *point_count;
+    const bitonic_choice_point *points = points_of(choice, kind, &point_count);
+    uint32_t last = *point_count - 1u;
     if (count <= points[0].keys)
         return device ? points[0].device_ms : points[0].cpu_ms * count / points[0].keys;
     for (uint32_t p = 0; p < last; ++p) {
@@ -298,7 +344,7 @@ uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
     return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path, NULL);
 }
 
-bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool wide)
+bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bitonic_sort_kind kind)
 {
     bitonic_device_choice *choice = &context->choice;
     if (choice->forced != BITONIC_FORCED_NONE)
@@ -320,14 +366,15 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool w
             write_crossover(choice->path, choice);
         }
     }
-    if ((uint64_t)count < (wide ? choice->wide_crossover_keys : choice->crossover_keys))
+    if ((uint64_t)count < *crossover_of(choice, kind))
         return true;
     /* Above the crossover the device wins call for call; but if it has still
      * to be made, this call pays for that too, and for its release. */
-    if (choice->use_model && (wide ? choice->wide_point_count : choice->point_count) > 0 &&
-        !context->ops->device_ready(context->state) &&
-        estimate_ms(choice, wide, (double)count, false) <
-            estimate_ms(choice, wide, (double)count, true) + choice->device_create_ms + choice->device_release_ms)
+    uint32_t *point_count;
+    points_of(choice, kind, &point_count);
+    if (choice->use_model && *point_count > 0 && !context->ops->device_ready(context->state) &&
+        estimate_ms(choice, kind, (double)count, false) <
+            estimate_ms(choice, kind, (double)count, true) + choice->device_create_ms + choice->device_release_ms)
         return true;
     return choice->use_model && !context->ops->device_ready(context->state) &&
            context->ops->device_make(context->state) != BITONIC_SUCCESS;

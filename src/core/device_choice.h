@@ -27,14 +27,23 @@ typedef struct bitonic_choice_point {
     double keys, cpu_ms, device_ms;
 } bitonic_choice_point;
 
+/* What a host sort sorts: each has its own crossover, since the CPU path's
+ * cost of each differs far more than the device's (device_choice.c). */
+typedef enum bitonic_sort_kind {
+    BITONIC_SORT_KEYS32 = 0,  /* 32-bit keys */
+    BITONIC_SORT_PAIRS = 1,   /* keys with values (argsort, rank map and records too) */
+    BITONIC_SORT_KEYS64 = 2,  /* 64-bit keys */
+} bitonic_sort_kind;
+
 typedef struct bitonic_device_choice {
     uint64_t crossover_keys;         /* host sorts of fewer keys run on the CPU path; 0: not known yet */
-    /* The same for pairs and 64-bit keys ("wide" sorts), measured apart: the
-     * CPU path sorts those with a radix sort of 64-bit words, 13-19x its u32
-     * time at 2^24 on the 16-core H100 machine (on one thread, before it had
-     * more, 95-150x), while the device takes about twice its u32 time. Given
-     * counts set both. */
+    /* The same for pairs ("wide" sorts) and for 64-bit keys, each measured
+     * apart: the CPU path sorts those with a radix sort of 64-bit words, 13-19x
+     * its u32 time at 2^24 on the 16-core H100 machine (on one thread, before
+     * it had more, 95-150x), pairs 1.5x the cost of 64-bit keys, while the
+     * device takes about twice its u32 time for either. Given counts set all. */
     uint64_t wide_crossover_keys;
+    uint64_t key64_crossover_keys;
     /* The measurements behind a calibrated crossover and what making the
      * device took, so that the first host sort of a process, which would have
      * to make the device, goes to the device only when it still finishes first
@@ -44,6 +53,8 @@ typedef struct bitonic_device_choice {
     uint32_t point_count;
     bitonic_choice_point wide_points[BITONIC_CHOICE_MAX_POINTS];  /* the same for pairs */
     uint32_t wide_point_count;
+    bitonic_choice_point key64_points[BITONIC_CHOICE_MAX_POINTS]; /* and for 64-bit keys */
+    uint32_t key64_point_count;
     double device_create_ms;
     /* What releasing the device took when a context that had made it was
      * destroyed (the first such time after calibrating; 0: not known): a
@@ -65,10 +76,9 @@ void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_con
  * disk; 0 when the model would still have to measure it. */
 uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice);
 
-/* Whether a host sort of count keys on this Vulkan context goes to the CPU
- * path; calibrates first when the model is wanted and not known yet. wide:
- * pairs or 64-bit keys (their own crossover). */
-bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bool wide);
+/* Whether a host sort of count keys of a kind on this Vulkan context goes to
+ * the CPU path; calibrates first when the model is wanted and not known yet. */
+bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bitonic_sort_kind kind);
 
 /* Records what releasing the made device took (a context being destroyed)
  * in the calibration file, once, where the model has measurements there. */
