@@ -135,6 +135,11 @@ typedef struct bitonic_context_desc {
      * chain of dependent loads is shorter and each round reads more. */
     uint32_t merge_split_probes;
     bitonic_merge_kernel merge_kernel;
+    /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
+     * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are
+     * invalid. Sorts with the direct merge kernel and past the largest binding
+     * merge two. */
+    uint32_t merge_ways;
     /* Merges load and store one key (and value) at a time instead of 16 bytes
      * at a time (where the buffers are 16-byte aligned): for measuring the
      * difference. */

@@ -229,6 +229,34 @@ int main(void)
     desc.merge_split_probes = 9;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 9 (7) probes", max_log < 14 ? max_log : 14);
     desc.merge_split_probes = 0;
+    /* Four-run merges (merge4_pass.comp): pivots every 64 keys (segments of up
+     * to 253 keys), and every 4 keys (the least chunk: pivot offsets of 0 and 1). */
+    desc.merge_split_pass_min_chunks = 0;
+    desc.merge_ways = 4;
+    run_suite(&t, &desc, "256-key tile, four-run merges of 64-key pivot steps", max_log < 14 ? max_log : 14);
+    desc.merge_scalar_io = true;
+    run_suite(&t, &desc, "256-key tile, four-run merges, scalar loads", max_log < 13 ? max_log : 13);
+    desc.merge_scalar_io = false;
+    desc.tile_keys = 32;
+    desc.merge_chunk_keys = 2;
+    desc.merge_keys_per_thread = 0;
+    run_suite(&t, &desc, "32-key tile, four-run merges of 4-key pivot steps", max_log < 11 ? max_log : 11);
+    desc.tile_keys = 0;
+    desc.merge_chunk_keys = 0;
+    desc.max_strides_per_global_pass = 0;
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
+    run_suite(&t, &desc, "device tile, four-run merges", max_log);
+    desc.merge_ways = 3;
+    bitonic_context *three_ways = NULL;
+    TEST_CHECK(&t, bitonic_context_create(&desc, &three_ways) == BITONIC_ERROR_INVALID_ARGUMENT && !three_ways,
+               "merge_ways 3 is refused");
+    desc.merge_ways = 0;
+    desc.tile_keys = 256;
+    desc.max_strides_per_global_pass = 5;
+    desc.merge_chunk_keys = 64;
+    desc.merge_keys_per_thread = 4;
+    desc.merge_split_pass_min_chunks = 1;
+    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     /* Merges of more than 16384 chunks search their splits binary (tuning.c):
      * 4-key chunks (the least there is) and 65537 keys and up take that
      * pipeline, with both merge kernels. Not under AddressSanitizer: lavapipe

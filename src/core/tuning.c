@@ -17,6 +17,11 @@
  *   memory is short: a thread's merge is a chain of dependent shared-memory
  *   reads, so fewer keys a thread and more workgroups hide it better; on the
  *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md).
+ * - Four-run merges pivot every merge chunk (1024 keys), so a segment fits
+ *   two halves of 4096 keys in shared memory (fewer where it is short), with
+ *   twice the two-run merge's threads: a segment averages one chunk, and its
+ *   first round merges two pairs at once. Two-run merges stay the default
+ *   until the four-run merge is measured faster (docs/PERFORMANCE.md).
  * - Transpose blocks of 32 x 32 keys, 8 rows at a time (256 threads), smaller
  *   where shared memory or the workgroup is short: a row of 32 keys is a whole
  *   128-byte line of 32-bit keys both when read and when written, and 32 is
@@ -41,6 +46,7 @@
  * docs/PERFORMANCE.md, log entry 26). */
 #define PREFERRED_MERGE_SPLIT_PROBES 3u
 #define MERGE_SPLIT_PROBES_MAX_CHUNKS 16384u
+#define PREFERRED_MERGE_WAYS 2u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
@@ -59,6 +65,11 @@ uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
 {
     uint64_t keys = (uint64_t)1 << tile_log;
     return (keys + (keys >> 5)) * bytes_per_key;
+}
+
+uint64_t bitonic_merge4_shared_bytes(uint32_t pivot_step_log, uint32_t bytes_per_key)
+{
+    return 2u * bitonic_tile_shared_bytes(pivot_step_log + 2u, bytes_per_key);
 }
 
 uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_key)
@@ -118,6 +129,16 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_split_pass_min_chunks = MERGE_SPLIT_PASS_MIN_CHUNKS;
             tuning->merge_split_probes = PREFERRED_MERGE_SPLIT_PROBES;
             tuning->merge_split_probes_max_chunks = MERGE_SPLIT_PROBES_MAX_CHUNKS;
+            /* The four-run merge: the pivot step the chunk is, or less where its
+             * two halves do not fit shared memory. */
+            tuning->merge_ways = 2u;
+            tuning->merge4_pivot_step_log = 0;
+            tuning->merge4_workgroup_size = min_u32(2u * tuning->merge_workgroup_size, max_threads);
+            for (uint32_t step_log = chunk_log; step_log >= 1u && tuning->merge4_pivot_step_log == 0; --step_log)
+                if (bitonic_merge4_shared_bytes(step_log, bytes_per_key) <= limits->max_shared_memory_bytes)
+                    tuning->merge4_pivot_step_log = step_log;
+            if (tuning->merge4_pivot_step_log != 0)
+                tuning->merge_ways = PREFERRED_MERGE_WAYS;
             return true;
         }
     }

@@ -42,6 +42,15 @@ typedef struct bitonic_tuning {
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;
+    /* Four-run merges (merge4_pass.comp): with merge_ways 4 every two merge
+     * levels are one pass over memory. Pivots lie every 2^merge4_pivot_step_log
+     * keys of a run, a workgroup merges one pivot's segment (at most four
+     * steps of keys, two halves of them in shared memory) with
+     * merge4_workgroup_size threads of 2^merge_register_log keys. A
+     * merge4_pivot_step_log of 0: the device cannot run it (merge_ways 2). */
+    uint32_t merge_ways;
+    uint32_t merge4_pivot_step_log;
+    uint32_t merge4_workgroup_size;
     /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
      * two 64-bit keys) where the buffers are 16-byte aligned. */
     bool merge_vector_io;
@@ -68,6 +77,9 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
                               uint32_t keys_per_thread_override, bitonic_tuning *tuning);
 
+/* Shared memory a four-run merge workgroup takes with pivots every
+ * 2^pivot_step_log keys: two halves of four steps of keys, padded as a tile. */
+uint64_t bitonic_merge4_shared_bytes(uint32_t pivot_step_log, uint32_t bytes_per_key);
 /* Shared memory a transpose block of 2^block_log x 2^block_log keys takes, with
  * one word of padding a row (the transpose kernel's layout). */
 uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_key);

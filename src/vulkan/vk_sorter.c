@@ -121,6 +121,8 @@ typedef struct sorter_variant {
      * tuning.merge_split_probes_max_chunks chunks (tuning.c says why). */
     VkPipeline merge_split_binary_pipeline;
     VkPipeline transpose_pipeline;    /* TRANSPOSE passes of the transpose strategy */
+    VkPipeline merge4_pipeline;       /* four-run merges (tuning.merge_ways 4) */
+    VkPipeline merge4_cut_pipeline;   /* ... and the cut pass before each */
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -270,6 +272,20 @@ bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values
     }
 }
 
+bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values, bool key64)
+{
+    switch (register_log) {
+        SPIRV_CASE(merge4_pass, 1) SPIRV_CASE(merge4_pass, 2) SPIRV_CASE(merge4_pass, 3)
+        SPIRV_CASE(merge4_pass, 4) SPIRV_CASE(merge4_pass, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
+bitonic_spirv bitonic_spirv_merge4_cut(bool with_values, bool key64)
+{
+    switch (1) { SPIRV_CASE(merge4_cut, 1) }
+}
+
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
                                 bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
                                 VkPipeline *out_pipeline)
@@ -349,6 +365,8 @@ typedef enum pipeline_kind {
     PIPELINE_MERGE_SPLIT,
     PIPELINE_MERGE_SPLIT_BINARY,
     PIPELINE_TRANSPOSE,
+    PIPELINE_MERGE4,
+    PIPELINE_MERGE4_CUT,
 } pipeline_kind;
 
 static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *variant, pipeline_kind kind,
@@ -408,6 +426,22 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
                                &variant->merge_split_binary_pipeline);
+    case PIPELINE_MERGE4:
+    case PIPELINE_MERGE4_CUT: {
+        if (wide || tuning->merge4_pivot_step_log == 0)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        bool cut = kind == PIPELINE_MERGE4_CUT;
+        VkPipeline *pipeline = cut ? &variant->merge4_cut_pipeline : &variant->merge4_pipeline;
+        if (*pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        /* The cut pass runs a thread a pivot in the two-run split pass's workgroups. */
+        uint32_t merge4_constants[2] = {cut ? tuning->merge_workgroup_size : tuning->merge4_workgroup_size,
+                                        tuning->merge4_pivot_step_log};
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               cut ? bitonic_spirv_merge4_cut(with_values, key64)
+                                   : bitonic_spirv_merge4_pass(tuning->merge_register_log, with_values, key64),
+                               merge4_constants, 2, pipeline);
+    }
     case PIPELINE_TRANSPOSE: {
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -439,6 +473,10 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_BINARY, 0);
     if (result == VK_SUCCESS && !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
+    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge_ways == 4u)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
+    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge_ways == 4u)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
     return result;
 }
 
@@ -549,7 +587,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_sorter = NULL;
     if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE ||
-        (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
+        (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
+        (desc->merge_ways != 0 && desc->merge_ways != 2u && desc->merge_ways != 4u))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_vulkan_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
@@ -612,6 +651,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_vector_io = false;
         if (desc->network_tile_sort)
             sorter->variants[variant].tuning.tile_merge_sort = false;
+        if (desc->merge_ways == 2u || (desc->merge_ways == 4u && sorter->variants[variant].tuning.merge4_pivot_step_log != 0))
+            sorter->variants[variant].tuning.merge_ways = desc->merge_ways;
         result = create_variant(sorter, desc->pipeline_cache, with_values, key64, false, &sorter->variants[variant]);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, &sorter->variants[variant]);
@@ -674,6 +715,8 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge4_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge4_cut_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
@@ -857,6 +900,7 @@ typedef struct sort_plan {
     int variant_number;
     uint32_t key_bytes;
     uint32_t row_log;
+    uint64_t count;                  /* keys sorted (info->count) */
     /* Merging above the tile (one array larger than a tile): where its parts of
      * the scratch buffer lie, relative to scratch_offset, and how big it is. */
     bool merge;
@@ -865,6 +909,7 @@ typedef struct sort_plan {
     bool wide;                       /* device addresses, 64-bit positions (record_wide_sort) */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
+    VkDeviceSize splits_bytes;       /* from scratch_splits_at: splits or cuts (0: none) */
     /* The transpose strategy: the scratch holds the view (keys, then values
      * from scratch_values_at), view_keys keys long. */
     bool transpose;
@@ -872,7 +917,44 @@ typedef struct sort_plan {
     uint32_t pass_count;             /* passes of the schedule */
     uint32_t dispatch_count;         /* what is recorded: a split pass adds one per merge */
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+    /* Four-run merges (tuning.merge_ways 4, plan_four_way_merges): which MERGE
+     * passes merge four runs of 2^(phase - 2) keys instead of two, each after a
+     * cut pass whose cuts lie where the split pass's splits would. */
+    bool four_way_possible;
+    bool four_way[BITONIC_SCHEDULE_MAX_PASSES];
 } sort_plan;
+
+/* Pivot slots of a four-run merge into runs of 2^phase keys of count keys
+ * (shaders/merge4_pass.comp numbers them group by group, run by run). */
+static uint64_t merge4_slots(const bitonic_tuning *tuning, uint64_t count, uint32_t phase)
+{
+    uint64_t run_keys = (uint64_t)1 << (phase - 2u), step = (uint64_t)1 << tuning->merge4_pivot_step_log;
+    uint64_t per_run = (run_keys - 1u + 3u * (step / 4u)) / step + 1u;
+    uint64_t groups = (count + 4u * run_keys - 1u) / (4u * run_keys);
+    return groups * 4u * per_run;
+}
+
+/* The passes of plan from passes[first] on are merges: every two become one
+ * four-run merge with the higher phase, the first staying a two-run merge
+ * when their count is odd. keep_even: the merges must stay even in number
+ * (the last must write the caller's buffers), so one more two-run merge is
+ * kept where needed. Recounts the dispatches. */
+static void plan_four_way_merges(sort_plan *plan, uint32_t first, bool keep_even)
+{
+    for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
+        plan->four_way[p] = false;
+    uint32_t merges = plan->pass_count > first ? plan->pass_count - first : 0u;
+    uint32_t fours = plan->four_way_possible ? merges / 2u : 0u;
+    if (keep_even && fours > 0 && (merges - fours) % 2u != 0)
+        --fours;
+    uint32_t twos = merges - 2u * fours;
+    for (uint32_t f = 0; f < fours; ++f) {
+        plan->passes[first + twos + f] = plan->passes[first + twos + 2u * f + 1u];
+        plan->four_way[first + twos + f] = true;
+    }
+    plan->pass_count = first + twos + fours;
+    plan->dispatch_count = plan->pass_count + fours + (plan->split_pass ? twos : 0u);
+}
 
 static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
 {
@@ -887,7 +969,7 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
 {
     plan->merge = plan->split_pass = plan->split_binary = false;
     plan->chunk_count = 0;
-    plan->scratch_splits_at = plan->scratch_bytes = 0;
+    plan->scratch_splits_at = plan->scratch_bytes = plan->splits_bytes = 0;
     plan->view_keys = 0;
     plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, plan->passes);
     for (uint32_t p = 0; p < plan->pass_count && plan->pass_count != UINT32_MAX; ++p)
@@ -915,9 +997,23 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
 
 /* with_scratch: plan as if the caller gives scratch memory (the size query
  * plans the sort that scratch will allow, before there is any). */
+static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                                     bool with_scratch, uint32_t run_log, sort_plan *plan);
+
 static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
                                 bool with_scratch, sort_plan *plan)
 {
+    return plan_sort_runs(sorter, info, with_scratch, 0, plan);
+}
+
+/* run_log (not 0): the keys are sorted in aligned runs of 2^run_log already,
+ * and the plan holds only the merges above them, an even number of passes. */
+static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                                     bool with_scratch, uint32_t run_log, sort_plan *plan)
+{
+    for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
+        plan->four_way[p] = false;
+    plan->four_way_possible = false;
     if (!sorter || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
         (unsigned)info->key_type > (unsigned)BITONIC_KEY_F64 ||
@@ -925,6 +1021,7 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bool key64 = is_key64(info->key_type);
     plan->key_bytes = key64 ? 8u : 4u;
+    plan->count = info->count;
     if (info->count > (key64 ? sorter->max_keys / 2u : sorter->max_keys))
         return BITONIC_ERROR_TOO_LARGE;
     plan->variant_number = variant_index(key64, info->values != VK_NULL_HANDLE);
@@ -988,9 +1085,20 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->split_pass = plan->chunk_count >= tuning->merge_split_pass_min_chunks;
     plan->split_binary = plan->chunk_count > tuning->merge_split_probes_max_chunks;
     VkDeviceSize split_bytes = plan->wide ? 8u : 4u;  /* the device-address kernels' splits are 64-bit */
-    plan->scratch_bytes = !plan->merge      ? 0
-                          : plan->split_pass ? plan->scratch_splits_at + (VkDeviceSize)plan->chunk_count * split_bytes
-                                             : plan->scratch_values_at + values_bytes;
+    /* Four-run merges keep each pivot's cut (16 bytes) where the splits go; the
+     * first possible one has the most pivots. */
+    plan->four_way_possible = plan->merge && !plan->wide && tuning->merge_ways == 4u && !tuning->merge_direct &&
+                              tuning->merge4_pivot_step_log != 0;
+    VkDeviceSize cut_bytes = plan->four_way_possible
+                                 ? (VkDeviceSize)merge4_slots(tuning, info->count, tuning->tile_log + 2u) * 16u
+                                 : 0u;
+    VkDeviceSize splits_region = plan->split_pass ? (VkDeviceSize)plan->chunk_count * split_bytes : 0u;
+    if (cut_bytes > splits_region)
+        splits_region = cut_bytes;
+    plan->splits_bytes = splits_region;
+    plan->scratch_bytes = !plan->merge        ? 0
+                          : splits_region > 0 ? plan->scratch_splits_at + splits_region
+                                              : plan->scratch_values_at + values_bytes;
     if (!with_scratch)
         plan->merge = false;
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
@@ -1004,6 +1112,17 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     plan->dispatch_count = plan->pass_count;
     if (plan->merge && plan->split_pass)
         plan->dispatch_count += plan->pass_count - 1u;  /* every pass but the tile sort merges */
+    if (plan->merge && run_log > 0) {
+        /* Only the merges of runs longer than the presorted ones. */
+        uint32_t kept = 0;
+        for (uint32_t p = 0; p < plan->pass_count; ++p)
+            if (plan->passes[p].kind == BITONIC_PASS_MERGE && plan->passes[p].phase > run_log)
+                plan->passes[kept++] = plan->passes[p];
+        plan->pass_count = kept;
+        plan_four_way_merges(plan, 0, true);
+    } else if (plan->merge) {
+        plan_four_way_merges(plan, 1u, false);  /* the tile sort, then the merges */
+    }
     return BITONIC_SUCCESS;
 }
 
@@ -1046,6 +1165,10 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
         if (pass->kind == BITONIC_PASS_TILE) {
             result = ensure_pipeline(sorter, variant, sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
                                                                                           : PIPELINE_TILE, 0);
+        } else if (pass->kind == BITONIC_PASS_MERGE && plan->four_way[p]) {
+            result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
+            if (result == VK_SUCCESS)
+                result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
             if (result == VK_SUCCESS && plan->split_pass)
@@ -1196,13 +1319,31 @@ static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *pla
         const bitonic_pass *pass = &plan->passes[p];
         uint64_t groups = pass->group_count;
         uint64_t workgroups = pass->kind == BITONIC_PASS_TILE    ? groups
+                              : plan->four_way[p]                ? merge4_slots(&variant->tuning, plan->count,
+                                                                                pass->phase)
                               : pass->kind == BITONIC_PASS_MERGE ? plan->chunk_count
                                                                  : (groups + variant->tuning.global_workgroup_size - 1u) /
                                                                        variant->tuning.global_workgroup_size;
         if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
             return false;
+        /* The cut pass's grid: a thread a pivot slot. */
+        uint32_t cut_x, cut_y;
+        if (plan->four_way[p] &&
+            (workgroups >= UINT32_MAX ||
+             !split_groups(sorter, (workgroups + split_threads - 1u) / split_threads, &cut_x, &cut_y)))
+            return false;
     }
     return true;
+}
+
+/* The grid of the cut pass before four-run merge pass p (plan_grids checked it fits). */
+static void cut_grid(const bitonic_vulkan_sorter *sorter, const sort_plan *plan, uint32_t p, uint32_t *slots,
+                     uint32_t *x, uint32_t *y)
+{
+    const bitonic_tuning *tuning = &sorter->variants[plan->variant_number].tuning;
+    *slots = (uint32_t)merge4_slots(tuning, plan->count, plan->passes[p].phase);
+    *x = *y = 1u;
+    split_groups(sorter, (*slots + tuning->merge_workgroup_size - 1u) / tuning->merge_workgroup_size, x, y);
 }
 
 static VkDeviceAddress buffer_address(const bitonic_vulkan_sorter *sorter, VkBuffer buffer, VkDeviceSize offset)
@@ -1352,7 +1493,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
     if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     sort_plan plan;
-    bitonic_status planned = plan_sort(sorter, info, info && info->scratch != VK_NULL_HANDLE, &plan);
+    bitonic_status planned = plan_sort_runs(sorter, info, info && info->scratch != VK_NULL_HANDLE, run_log, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
     VkResult built = ensure_plan_pipelines(sorter, &plan);
@@ -1364,18 +1505,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
         return record_wide_sort(sorter, command_buffer, info, &plan);
     bool with_values = info->values != VK_NULL_HANDLE;
     const sorter_variant *variant = &sorter->variants[plan.variant_number];
-    bitonic_pass kept[BITONIC_SCHEDULE_MAX_PASSES];
     const bitonic_pass *passes = plan.passes;
-    if (run_log > 0) {
-        /* Only the merges of runs longer than the presorted ones. */
-        uint32_t kept_count = 0;
-        for (uint32_t p = 0; p < plan.pass_count; ++p)
-            if (plan.passes[p].kind == BITONIC_PASS_MERGE && plan.passes[p].phase > run_log)
-                kept[kept_count++] = plan.passes[p];
-        memcpy(plan.passes, kept, kept_count * sizeof kept[0]);
-        plan.dispatch_count = plan.split_pass ? 2u * kept_count : kept_count;
-        plan.pass_count = kept_count;
-    }
     uint32_t pass_count = plan.pass_count, row_log = plan.row_log, key_bytes = plan.key_bytes;
 
     /* Check every dispatch fits before recording anything. */
@@ -1406,9 +1536,9 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
             side_keys[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset, side_keys[0].range};
             side_values[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_values_at,
                                                       side_values[0].range};
-            if (plan.split_pass)
+            if (plan.splits_bytes > 0)  /* the split pass's splits or the cut pass's cuts */
                 splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan.scratch_splits_at,
-                                                  (VkDeviceSize)plan.chunk_count * 4u};
+                                                  plan.splits_bytes};
         }
         /* 16-byte views of keys and values need both sides to start 16-byte aligned. */
         bool vector_io = variant->tuning.merge_vector_io && info->keys_offset % 16u == 0 &&
@@ -1447,7 +1577,14 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
                 .vector_io = vector_io ? 1u : 0u,
             };
-            if (pass->kind == BITONIC_PASS_MERGE) {
+            if (pass->kind == BITONIC_PASS_MERGE && plan.four_way[p]) {
+                /* The pivots' cuts (where the splits go), then the merge that reads them. */
+                uint32_t slots, cut_x, cut_y;
+                cut_grid(sorter, &plan, p, &slots, &cut_x, &cut_y);
+                constants.group_count = slots;
+                record_dispatch(&recorder, variant->merge4_cut_pipeline, &constants, sizeof constants, cut_x, cut_y);
+                record_pass_barrier(command_buffer);
+            } else if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;
                 if (plan.split_pass) {
                     /* One chunk's split a thread, then the merge that reads them. */
@@ -1460,6 +1597,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 }
             }
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? tile_pipeline_for(variant, pass)
+                                  : plan.four_way[p]                 ? variant->merge4_pipeline
                                   : pass->kind == BITONIC_PASS_MERGE ? variant->merge_pipeline
                                                                      : variant->global_pipelines[pass->step_count];
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);

@@ -32,7 +32,7 @@ static void usage(FILE *out)
           "                     [--no-e2e] [--validation] [--strategy merge|network|transpose]\n"
           "                     [--network] [--tile-keys N] [--max-steps M] [--startup] [--host-only] [--pow2]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
-          "                     [--merge-split-probes P]\n"
+          "                     [--merge-split-probes P] [--merge-ways 2|4]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--cpu-threads N]\n"
@@ -449,6 +449,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bitonic: --merge-kernel wants shared or direct, not '%s'\n", value);
                 return 2;
             }
+            ++i;
+        } else if (strcmp(arg, "--merge-ways") == 0 && value) {
+            if (strcmp(value, "2") != 0 && strcmp(value, "4") != 0) {
+                fprintf(stderr, "bitonic: --merge-ways wants 2 or 4, not '%s'\n", value);
+                return 2;
+            }
+            bench.merge_ways = (unsigned)atoi(value);
             ++i;
         } else if (strcmp(arg, "--merge-scalar-io") == 0) {
             bench.merge_scalar_io = true;
