@@ -21,9 +21,9 @@ if [ ! -x build/cub_sort_bench ] && [ -z "${SKIP_CUB:-}" ]; then
   cub_build=$!
 fi
 if [ -z "${SKIP_TESTS:-}" ]; then
-  for t in test_vulkan_sort test_key_types test_key_types64; do
+  for t in test_vulkan_sort test_key_types test_key_types64 test_host_path; do
     echo "== $t" >> "$out/tests.txt"
-    BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-22} timeout 300 build/tests/$t >> "$out/tests.txt" 2>&1
+    env ${TEST_MAX_LOG:+BITONIC_TEST_MAX_LOG=$TEST_MAX_LOG} timeout 200 build/tests/$t >> "$out/tests.txt" 2>&1
     rc=$?
     echo "== $t exit $rc" >> "$out/tests.txt"
     [ $rc -eq 0 ] || status=1
@@ -87,5 +87,5 @@ for n in sorted(times):
     print("n=%d four %.4f two %.4f four/two %.2f cub_merge %s" % (n, four, two, four / two if two else 0,
           "%.4f four/cub %.2f two/cub %.2f" % (merge, four / merge, two / merge) if merge else "-"))
 EOF
-grep -h "profile of\|^    0:" "$out/profile_4.txt" | tail -8
+grep -h -A3 "profile of" "$out/profile_4.txt" | tail -8
 exit $status

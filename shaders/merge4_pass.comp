@@ -11,11 +11,18 @@
 //   searches, independent of each other, stepped together.
 // - the merge: one workgroup a pivot. Its segment runs from its cut to the cut
 //   of the next pivot in the order, which is the first pivot of some run at or
-//   past the cut: the one whose cut sums to the smallest rank. No run holds
-//   PIVOT_STEP keys of a segment, so it fits 4 x PIVOT_STEP slots of shared
-//   memory. The four slices are merged there in two rounds of the slot merge
-//   (runs 0 and 1, runs 2 and 3, then the two results) and written at the
-//   pivot's rank.
+//   past the cut: the one whose cut sums to the smallest rank. The four slices
+//   are merged in shared memory in two rounds of the slot merge (runs 0 and 1,
+//   runs 2 and 3, then the two results) and written at the pivot's rank. A
+//   segment averages PIVOT_STEP keys on random runs (at most about 1.4 times
+//   that) but may hold up to 4 x PIVOT_STEP - 3, and shared memory is what
+//   limits how many workgroups a multiprocessor runs (on the H100 a version
+//   with room for the longest segment in two buffers ran 8x slower than the
+//   two-run merge; docs/PERFORMANCE.md, log entry 32). So the merge keeps room
+//   for CAPACITY keys in one buffer (each round's results wait in registers
+//   across a barrier) and lists the longer segments;
+// - SPILL, the spill pass: workgroups that loop over the listed segments with
+//   room for the longest (two buffers of 4 x PIVOT_STEP keys).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint PIVOT_STEP_LOG = 10u;
 const uint REGISTERS = 1u << REGISTER_LOG;
@@ -79,6 +86,9 @@ four_runs runs_of_slot(uint slot)
     return runs;
 }
 
+// The Splits binding holds the cuts of the group_count pivot slots, then the
+// spill list: its length in cuts[group_count].x, then one slot number a word
+// from cuts[group_count + 1] on.
 #ifdef CUTS_ONLY
 layout(std430, binding = 5) writeonly buffer Cuts { uvec4 cuts[]; };
 
@@ -88,6 +98,8 @@ void main()
     live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint slot = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (slot == 0u)
+        cuts[params.group_count] = uvec4(0u);  // the spill list starts empty
     if (slot >= params.group_count)
         return;  // no barrier in this kernel: an idle thread may leave
     four_runs runs = runs_of_slot(slot);
@@ -132,34 +144,40 @@ void main()
     cuts[slot] = found;
 }
 #else
-layout(std430, binding = 5) readonly buffer Cuts { uvec4 cuts[]; };
+layout(std430, binding = 5) buffer Cuts { uvec4 cuts[]; };
 
-// Two halves of SEGMENT_KEYS slots, padded one word in 32 so a thread's
-// REGISTERS consecutive slots fall in distinct banks: the slices come into
-// half 0, round one merges them into half 1, round two back into half 0.
-const uint PADDED_SEGMENT = SEGMENT_KEYS + (SEGMENT_KEYS >> 5);
-shared key_t segment_keys[2u * PADDED_SEGMENT];
-#ifdef WITH_VALUES
-shared uint segment_values[2u * PADDED_SEGMENT];
+#ifdef SPILL
+const uint CAPACITY = SEGMENT_KEYS;  // room for any segment
+const uint BUFFERS = 2u;             // round one reads one, writes the other
+#else
+layout(constant_id = 2) const uint CAPACITY = 1536u;  // keys merged at once; more go to the spill list
+const uint BUFFERS = 1u;
 #endif
-uint read_half;  // 0 or PADDED_SEGMENT: the half the slot merge reads
+// Slots padded one word in 32, so a thread's REGISTERS consecutive slots fall
+// in distinct banks.
+const uint PADDED_CAPACITY = CAPACITY + (CAPACITY >> 5);
+shared key_t segment_keys[BUFFERS * PADDED_CAPACITY];
+#ifdef WITH_VALUES
+shared uint segment_values[BUFFERS * PADDED_CAPACITY];
+#endif
+uint read_base;  // the buffer the slot merge reads: 0, or PADDED_CAPACITY (SPILL)
 
 uint padded(uint i)
 {
     return i + (i >> 5);
 }
 
-// Slot i of the half being read, clamped into it: a run's head is read one
+// Slot i of the buffer being read, clamped into it: a run's head is read one
 // past its end when the run is used up, and that key is never taken.
 key_t slot_key(uint i)
 {
-    return segment_keys[read_half + padded(min(i, SEGMENT_KEYS - 1u))];
+    return segment_keys[read_base + padded(min(i, CAPACITY - 1u))];
 }
 
 uint slot_value(uint i)
 {
 #ifdef WITH_VALUES
-    return segment_values[read_half + padded(min(i, SEGMENT_KEYS - 1u))];
+    return segment_values[read_base + padded(min(i, CAPACITY - 1u))];
 #else
     return 0u;
 #endif
@@ -167,11 +185,11 @@ uint slot_value(uint i)
 
 #include "slot_merge.glsl"
 
-void put_slot(uint half_base, uint slot, key_t key, uint value)
+void put_slot(uint base, uint slot, key_t key, uint value)
 {
-    segment_keys[half_base + padded(slot)] = key;
+    segment_keys[base + padded(slot)] = key;
 #ifdef WITH_VALUES
-    segment_values[half_base + padded(slot)] = value;
+    segment_values[base + padded(slot)] = value;
 #endif
 }
 
@@ -199,8 +217,8 @@ key_t vector_key(uvec4 four, uint e)
 #endif
 
 // Keys (and values) [start, start + count) into slots slot_base + (k - start)
-// of half 0: the aligned 16-byte groups that cover them, a group a thread at a
-// time; the buffer's last group may be partial, and is read key by key.
+// of buffer 0: the aligned 16-byte groups that cover them, a group a thread at
+// a time; the buffer's last group may be partial, and is read key by key.
 void load_slice(uint start, uint count, uint slot_base)
 {
     if (count == 0u)
@@ -239,7 +257,7 @@ void load_slice(uint start, uint count, uint slot_base)
 #endif
 }
 
-// Slots [0, count) of half 0 to KeysOut (and ValuesOut) from `start` on, any
+// Slots [0, count) of buffer 0 to KeysOut (and ValuesOut) from `start` on, any
 // alignment: the keys before the first whole 16-byte group and after the last
 // one a key at a time, the groups between 16 bytes a store.
 void store_segment(uint start, uint count)
@@ -289,42 +307,33 @@ void store_segment(uint start, uint count)
 #endif
 }
 
-// The registers of slot_merge_to_registers() into the half not being read:
-// outputs diagonal .. of a merge whose output starts at slot out_base and
-// holds out_count keys.
-void put_registers(uint out_base, uint out_count, uint diagonal)
-{
-    uint write_half = PADDED_SEGMENT - read_half;
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        if (diagonal + r < out_count) {
-#ifdef WITH_VALUES
-            put_slot(write_half, out_base + diagonal + r, reg_keys[r], reg_values[r]);
-#else
-            put_slot(write_half, out_base + diagonal + r, reg_keys[r], 0u);
-#endif
-        }
-    }
-}
+// A pivot's segment: the keys of each run from its cut to the next pivot's.
+struct segment {
+    bool live;       // the slot holds a pivot
+    uint base;       // first key of the four runs
+    uint run_keys;
+    uvec4 from;      // the segment's first key in each run
+    uvec4 counts;    // its keys in each run
+    uint rank;       // where it goes in the merged run (from base)
+    uint total;
+};
 
-void main()
+segment segment_of(uint slot, bool in_grid)
 {
-    live_count = key_count();
-    uint slot = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
-    // Uniform over the workgroup, so every thread reaches every barrier below.
-    bool in_grid = slot < params.group_count;
+    segment seg;
     uint my_slot = in_grid ? slot : 0u;
     four_runs runs = runs_of_slot(my_slot);
     uint group_first_slot = runs.group * 4u * runs.per_run;
     uint run = (my_slot - group_first_slot) / runs.per_run;
     uint position = pivot_position(my_slot - group_first_slot - run * runs.per_run, pivot_offset(run));
-    bool live = in_grid && position < runs.lengths[run];
-    // The segment: from this pivot's cut to the next pivot's (or the runs' ends).
+    seg.live = in_grid && position < runs.lengths[run];
+    seg.base = runs.base;
+    seg.run_keys = runs.run_keys;
     uvec4 from = uvec4(0u), to = uvec4(0u);
-    uint rank = 0u;
-    if (live) {
-        from = cuts[slot];
-        rank = from.x + from.y + from.z + from.w;
+    seg.rank = 0u;
+    if (seg.live) {
+        from = cuts[my_slot];
+        seg.rank = from.x + from.y + from.z + from.w;
         to = runs.lengths;
         uint next_rank = 0xffffffffu;
         [[unroll]] for (uint q = 0u; q < 4u; ++q) {
@@ -340,40 +349,171 @@ void main()
             }
         }
     }
-    uvec4 counts = to - from;
-    uint n01 = counts.x + counts.y, n23 = counts.z + counts.w, total = n01 + n23;
-    uint run_start = runs.base;
-    load_slice(run_start + from.x, counts.x, 0u);
-    load_slice(run_start + runs.run_keys + from.y, counts.y, counts.x);
-    load_slice(run_start + 2u * runs.run_keys + from.z, counts.z, n01);
-    load_slice(run_start + 3u * runs.run_keys + from.w, counts.w, n01 + counts.z);
-    barrier();
+    seg.from = from;
+    // At most PIVOT_STEP keys of a run on sorted runs; the clamp keeps every
+    // loop short and every slot inside shared memory whatever the buffer holds
+    // (runs that are not sorted give cuts that do not nest).
+    seg.counts = min(max(to, from) - from, uvec4(PIVOT_STEP));
+    seg.total = seg.counts.x + seg.counts.y + seg.counts.z + seg.counts.w;
+    return seg;
+}
 
-    // Round one: runs 0 and 1 into slots [0, n01) of half 1, runs 2 and 3 into
-    // [n01, total); REGISTERS outputs a unit, the units of both merges shared
-    // out over the threads. Ties take the earlier run, so the merge is stable.
-    read_half = 0u;
-    uint units01 = (n01 + REGISTERS - 1u) / REGISTERS, units = units01 + (n23 + REGISTERS - 1u) / REGISTERS;
-    for (uint unit = thread; unit < units; unit += threads) {
-        bool first_pair = unit < units01;
-        uint diagonal = (first_pair ? unit : unit - units01) * REGISTERS;
-        if (first_pair) {
-            slot_merge_to_registers(0u, counts.x, counts.x, counts.y, diagonal);
-            put_registers(0u, n01, diagonal);
-        } else {
-            slot_merge_to_registers(n01, counts.z, n01 + counts.z, counts.w, diagonal);
-            put_registers(n01, n23, diagonal);
+void load_segment(segment seg)
+{
+    uint n01 = seg.counts.x + seg.counts.y;
+    load_slice(seg.base + seg.from.x, seg.counts.x, 0u);
+    load_slice(seg.base + seg.run_keys + seg.from.y, seg.counts.y, seg.counts.x);
+    load_slice(seg.base + 2u * seg.run_keys + seg.from.z, seg.counts.z, n01);
+    load_slice(seg.base + 3u * seg.run_keys + seg.from.w, seg.counts.w, n01 + seg.counts.z);
+}
+
+// Round one's unit `unit`: REGISTERS outputs of the merge of runs 0 and 1
+// (slots [0, n01) of the result) or of runs 2 and 3 (slots [n01, total)),
+// the units of both merges shared out over the threads. Ties take the earlier
+// run, so the merge is stable. Its first output slot and how many are real.
+uint merge_pair_unit(segment seg, uint unit, out uint outputs)
+{
+    uint n01 = seg.counts.x + seg.counts.y;
+    uint units01 = (n01 + REGISTERS - 1u) / REGISTERS;
+    bool first_pair = unit < units01;
+    uint diagonal = (first_pair ? unit : unit - units01) * REGISTERS;
+    uint a_first = first_pair ? 0u : n01, a_count = first_pair ? seg.counts.x : seg.counts.z;
+    uint b_count = first_pair ? seg.counts.y : seg.counts.w;
+    slot_merge_to_registers(a_first, a_count, a_first + a_count, b_count, diagonal);
+    uint pair_total = a_count + b_count;
+    outputs = diagonal < pair_total ? min(REGISTERS, pair_total - diagonal) : 0u;
+    return a_first + diagonal;
+}
+
+uint pair_units(segment seg)
+{
+    uint n01 = seg.counts.x + seg.counts.y, n23 = seg.counts.z + seg.counts.w;
+    return (n01 + REGISTERS - 1u) / REGISTERS + (n23 + REGISTERS - 1u) / REGISTERS;
+}
+
+void put_registers(uint buffer_base, uint first_slot, uint outputs)
+{
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        if (r < outputs) {
+#ifdef WITH_VALUES
+            put_slot(buffer_base, first_slot + r, reg_keys[r], reg_values[r]);
+#else
+            put_slot(buffer_base, first_slot + r, reg_keys[r], 0u);
+#endif
         }
     }
-    barrier();
+}
 
-    // Round two: the two merged pairs into half 0.
-    read_half = PADDED_SEGMENT;
-    for (uint diagonal = thread * REGISTERS; diagonal < total; diagonal += threads * REGISTERS) {
-        slot_merge_to_registers(0u, n01, n01, n23, diagonal);
-        put_registers(0u, total, diagonal);
+#ifdef SPILL
+// The spill pass: workgroup w merges listed segments w, w + workgroups, ...
+// with two buffers: round one from buffer 0 into buffer 1, round two back.
+void main()
+{
+    live_count = key_count();
+    uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint workgroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
+    uint listed = min(cuts[params.group_count].x, params.group_count);  // the same for every thread
+    for (uint i = workgroup; i < listed; i += workgroups) {
+        uint slot = cuts[params.group_count + 1u + (i >> 2)][i & 3u];
+        segment seg = segment_of(slot, slot < params.group_count);
+        load_segment(seg);
+        barrier();
+        read_base = 0u;
+        uint units = pair_units(seg);
+        for (uint unit = thread; unit < units; unit += threads) {
+            uint outputs;
+            uint first_slot = merge_pair_unit(seg, unit, outputs);
+            put_registers(PADDED_CAPACITY, first_slot, outputs);
+        }
+        barrier();
+        read_base = PADDED_CAPACITY;
+        uint n01 = seg.counts.x + seg.counts.y;
+        for (uint diagonal = thread * REGISTERS; diagonal < seg.total; diagonal += threads * REGISTERS) {
+            slot_merge_to_registers(0u, n01, n01, seg.total - n01, diagonal);
+            put_registers(0u, diagonal, min(REGISTERS, seg.total - diagonal));
+        }
+        barrier();
+        store_segment(seg.base + seg.rank, seg.total);
+        barrier();  // the next segment's loads reuse buffer 0
+    }
+}
+#else
+// Each round's results wait in registers across a barrier, HELD units of
+// REGISTERS a thread (the tuning makes HELD x threads x REGISTERS cover
+// CAPACITY and round one's ragged units).
+const uint HELD = 2u;
+key_t held_keys[HELD][REGISTERS];
+#ifdef WITH_VALUES
+uint held_values[HELD][REGISTERS];
+#endif
+uint held_slot[HELD], held_outputs[HELD];
+
+void hold_registers(uint h, uint first_slot, uint outputs)
+{
+    held_slot[h] = first_slot;
+    held_outputs[h] = outputs;
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        held_keys[h][r] = reg_keys[r];
+#ifdef WITH_VALUES
+        held_values[h][r] = reg_values[r];
+#endif
+    }
+}
+
+void put_held()
+{
+    [[unroll]] for (uint h = 0u; h < HELD; ++h)
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r)
+            if (r < held_outputs[h]) {
+#ifdef WITH_VALUES
+                put_slot(0u, held_slot[h] + r, held_keys[h][r], held_values[h][r]);
+#else
+                put_slot(0u, held_slot[h] + r, held_keys[h][r], 0u);
+#endif
+            }
+}
+
+void main()
+{
+    live_count = key_count();
+    uint slot = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
+    // Uniform over the workgroup, so every thread reaches every barrier below.
+    segment seg = segment_of(slot, slot < params.group_count);
+    if (seg.total > CAPACITY) {
+        if (thread == 0u) {
+            uint at = atomicAdd(cuts[params.group_count].x, 1u);
+            cuts[params.group_count + 1u + (at >> 2)][at & 3u] = slot;
+        }
+        return;  // the whole workgroup: the spill pass merges this segment
+    }
+    load_segment(seg);
+    barrier();
+    read_base = 0u;
+    uint units = pair_units(seg);
+    [[unroll]] for (uint h = 0u; h < HELD; ++h) {
+        uint unit = thread + h * threads, outputs = 0u, first_slot = 0u;
+        if (unit < units)
+            first_slot = merge_pair_unit(seg, unit, outputs);
+        hold_registers(h, first_slot, outputs);
+    }
+    barrier();  // every thread is done reading the slices
+    put_held();
+    barrier();
+    uint n01 = seg.counts.x + seg.counts.y;
+    [[unroll]] for (uint h = 0u; h < HELD; ++h) {
+        uint diagonal = (thread + h * threads) * REGISTERS, outputs = 0u;
+        if (diagonal < seg.total) {
+            slot_merge_to_registers(0u, n01, n01, seg.total - n01, diagonal);
+            outputs = min(REGISTERS, seg.total - diagonal);
+        }
+        hold_registers(h, diagonal, outputs);
     }
     barrier();
-    store_segment(run_start + rank, total);
+    put_held();
+    barrier();
+    store_segment(seg.base + seg.rank, seg.total);
 }
+#endif
 #endif

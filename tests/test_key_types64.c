@@ -260,6 +260,11 @@ int main(void)
     /* Both merge kernels, whichever the device's default is. */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_all(&t, &vulkan, "vulkan, 64-key tile, direct merge");
+    /* The four-run merge (its spill pass included: segments past 1.5 pivot steps). */
+    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    vulkan.merge_ways = 4;
+    run_all(&t, &vulkan, "vulkan, 64-key tile, four-run merges");
+    vulkan.merge_ways = 0;
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
     vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
     run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");

@@ -17,11 +17,14 @@
  *   memory is short: a thread's merge is a chain of dependent shared-memory
  *   reads, so fewer keys a thread and more workgroups hide it better; on the
  *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md).
- * - Four-run merges pivot every merge chunk (1024 keys), so a segment fits
- *   two halves of 4096 keys in shared memory (fewer where it is short), with
- *   twice the two-run merge's threads: a segment averages one chunk, and its
- *   first round merges two pairs at once. Two-run merges stay the default
- *   until the four-run merge is measured faster (docs/PERFORMANCE.md).
+ * - Four-run merges pivot every merge chunk (1024 keys; fewer where the spill
+ *   pass's two buffers of four chunks do not fit shared memory) and merge up
+ *   to 1.5 chunks at once in one buffer: on the H100 shared memory is what
+ *   limits the workgroups a multiprocessor runs, so room for the longest
+ *   segment made the merge 8x slower (docs/PERFORMANCE.md, log entry 32).
+ *   The workgroup is as small as holds 1.5 chunks in two units of keys a
+ *   thread. Two-run merges stay the default until the four-run merge is
+ *   measured faster.
  * - Transpose blocks of 32 x 32 keys, 8 rows at a time (256 threads), smaller
  *   where shared memory or the workgroup is short: a row of 32 keys is a whole
  *   128-byte line of 32-bit keys both when read and when written, and 32 is
@@ -133,12 +136,22 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
              * two halves do not fit shared memory. */
             tuning->merge_ways = 2u;
             tuning->merge4_pivot_step_log = 0;
-            tuning->merge4_workgroup_size = min_u32(2u * tuning->merge_workgroup_size, max_threads);
+            tuning->merge4_spill_workgroup_size = min_u32(2u * tuning->merge_workgroup_size, max_threads);
             for (uint32_t step_log = chunk_log; step_log >= 1u && tuning->merge4_pivot_step_log == 0; --step_log)
                 if (bitonic_merge4_shared_bytes(step_log, bytes_per_key) <= limits->max_shared_memory_bytes)
                     tuning->merge4_pivot_step_log = step_log;
-            if (tuning->merge4_pivot_step_log != 0)
+            /* Two units of keys a thread hold round one's units (capacity /
+             * keys-a-thread, plus one ragged unit a pair) and round two's. */
+            uint32_t step = 1u << tuning->merge4_pivot_step_log, keys = 1u << register_log;
+            tuning->merge4_capacity = step + step / 2u;
+            uint32_t units = tuning->merge4_capacity / keys + 2u, threads = 1u;
+            while (2u * threads < units || 2u * threads * keys < tuning->merge4_capacity)
+                threads *= 2u;
+            tuning->merge4_workgroup_size = threads;
+            if (tuning->merge4_pivot_step_log != 0 && threads <= max_threads)
                 tuning->merge_ways = PREFERRED_MERGE_WAYS;
+            else
+                tuning->merge4_pivot_step_log = 0;
             return true;
         }
     }

@@ -51,6 +51,12 @@ typedef struct bitonic_tuning {
     uint32_t merge_ways;
     uint32_t merge4_pivot_step_log;
     uint32_t merge4_workgroup_size;
+    /* Keys a four-run merge workgroup merges at once: longer segments (random
+     * runs give up to about 1.4 pivot steps) go to the spill pass, whose
+     * workgroups of merge4_spill_workgroup_size threads have room for four
+     * pivot steps. */
+    uint32_t merge4_capacity;
+    uint32_t merge4_spill_workgroup_size;
     /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
      * two 64-bit keys) where the buffers are 16-byte aligned. */
     bool merge_vector_io;
@@ -77,8 +83,8 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
                               uint32_t keys_per_thread_override, bitonic_tuning *tuning);
 
-/* Shared memory a four-run merge workgroup takes with pivots every
- * 2^pivot_step_log keys: two halves of four steps of keys, padded as a tile. */
+/* Shared memory a four-run spill workgroup takes with pivots every
+ * 2^pivot_step_log keys: two buffers of four steps of keys, padded as a tile. */
 uint64_t bitonic_merge4_shared_bytes(uint32_t pivot_step_log, uint32_t bytes_per_key);
 /* Shared memory a transpose block of 2^block_log x 2^block_log keys takes, with
  * one word of padding a row (the transpose kernel's layout). */

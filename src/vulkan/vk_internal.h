@@ -34,6 +34,7 @@ BITONIC_DECLARE_KERNEL_R1_TO_5(merge_direct)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge4_pass)
 BITONIC_DECLARE_KERNEL(merge4_cut, 1)
+BITONIC_DECLARE_KERNEL_R1_TO_5(merge4_spill)
 /* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl);
  * its merge is the direct one only (vk_sorter.c, create_wide_variants). */
 BITONIC_DECLARE_KERNEL_R1_TO_5(tile_pass_wide)
@@ -62,6 +63,7 @@ bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide)
 bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge4_cut(bool with_values, bool key64);
+bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64);
 
 

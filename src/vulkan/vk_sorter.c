@@ -122,7 +122,8 @@ typedef struct sorter_variant {
     VkPipeline merge_split_binary_pipeline;
     VkPipeline transpose_pipeline;    /* TRANSPOSE passes of the transpose strategy */
     VkPipeline merge4_pipeline;       /* four-run merges (tuning.merge_ways 4) */
-    VkPipeline merge4_cut_pipeline;   /* ... and the cut pass before each */
+    VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
+    VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -286,6 +287,15 @@ bitonic_spirv bitonic_spirv_merge4_cut(bool with_values, bool key64)
     switch (1) { SPIRV_CASE(merge4_cut, 1) }
 }
 
+bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bool with_values, bool key64)
+{
+    switch (register_log) {
+        SPIRV_CASE(merge4_spill, 1) SPIRV_CASE(merge4_spill, 2) SPIRV_CASE(merge4_spill, 3)
+        SPIRV_CASE(merge4_spill, 4) SPIRV_CASE(merge4_spill, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
                                 bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
                                 VkPipeline *out_pipeline)
@@ -367,6 +377,7 @@ typedef enum pipeline_kind {
     PIPELINE_TRANSPOSE,
     PIPELINE_MERGE4,
     PIPELINE_MERGE4_CUT,
+    PIPELINE_MERGE4_SPILL,
 } pipeline_kind;
 
 static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *variant, pipeline_kind kind,
@@ -427,20 +438,26 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
                                &variant->merge_split_binary_pipeline);
     case PIPELINE_MERGE4:
-    case PIPELINE_MERGE4_CUT: {
+    case PIPELINE_MERGE4_CUT:
+    case PIPELINE_MERGE4_SPILL: {
         if (wide || tuning->merge4_pivot_step_log == 0)
             return VK_ERROR_FEATURE_NOT_PRESENT;
-        bool cut = kind == PIPELINE_MERGE4_CUT;
-        VkPipeline *pipeline = cut ? &variant->merge4_cut_pipeline : &variant->merge4_pipeline;
+        VkPipeline *pipeline = kind == PIPELINE_MERGE4       ? &variant->merge4_pipeline
+                               : kind == PIPELINE_MERGE4_CUT ? &variant->merge4_cut_pipeline
+                                                             : &variant->merge4_spill_pipeline;
         if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         /* The cut pass runs a thread a pivot in the two-run split pass's workgroups. */
-        uint32_t merge4_constants[2] = {cut ? tuning->merge_workgroup_size : tuning->merge4_workgroup_size,
-                                        tuning->merge4_pivot_step_log};
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               cut ? bitonic_spirv_merge4_cut(with_values, key64)
-                                   : bitonic_spirv_merge4_pass(tuning->merge_register_log, with_values, key64),
-                               merge4_constants, 2, pipeline);
+        uint32_t merge4_constants[3] = {kind == PIPELINE_MERGE4       ? tuning->merge4_workgroup_size
+                                        : kind == PIPELINE_MERGE4_CUT ? tuning->merge_workgroup_size
+                                                                      : tuning->merge4_spill_workgroup_size,
+                                        tuning->merge4_pivot_step_log, tuning->merge4_capacity};
+        bitonic_spirv spirv =
+            kind == PIPELINE_MERGE4       ? bitonic_spirv_merge4_pass(tuning->merge_register_log, with_values, key64)
+            : kind == PIPELINE_MERGE4_CUT ? bitonic_spirv_merge4_cut(with_values, key64)
+                                          : bitonic_spirv_merge4_spill(tuning->merge_register_log, with_values, key64);
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout, spirv, merge4_constants,
+                               kind == PIPELINE_MERGE4 ? 3u : 2u, pipeline);
     }
     case PIPELINE_TRANSPOSE: {
         if (wide)
@@ -473,10 +490,13 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_BINARY, 0);
     if (result == VK_SUCCESS && !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
-    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge_ways == 4u)
+    /* The four-run merge wherever the device can run it: a sort may ask for it. */
+    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
-    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge_ways == 4u)
+    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
+    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
     return result;
 }
 
@@ -717,6 +737,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge4_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge4_cut_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
@@ -824,6 +845,13 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "transpose%s (%u x %u keys)", kind, 1u << variant->tuning.transpose_block_log,
                  1u << variant->tuning.transpose_block_log);
         report_pipeline(sorter, variant->transpose_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "four-run merge%s (%u keys/thread, pivots every %u keys)", kind,
+                 1u << variant->tuning.merge_register_log, 1u << variant->tuning.merge4_pivot_step_log);
+        report_pipeline(sorter, variant->merge4_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "four-run merge cuts%s", kind);
+        report_pipeline(sorter, variant->merge4_cut_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "four-run merge spill%s", kind);
+        report_pipeline(sorter, variant->merge4_spill_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -934,6 +962,18 @@ static uint64_t merge4_slots(const bitonic_tuning *tuning, uint64_t count, uint3
     return groups * 4u * per_run;
 }
 
+/* What the cut pass's binding holds for a merge of `slots` pivot slots, in
+ * 16-byte words: a cut a slot, the spill list's length, then its slot
+ * numbers four a word (shaders/merge4_pass.comp). */
+static VkDeviceSize merge4_cut_words(uint64_t slots)
+{
+    return (VkDeviceSize)slots + 1u + (slots + 3u) / 4u;
+}
+
+/* Workgroups of a spill pass: they loop over the listed segments, about as
+ * many as a large GPU runs at once with their shared memory. */
+#define MERGE4_SPILL_WORKGROUPS 256u
+
 /* The passes of plan from passes[first] on are merges: every two become one
  * four-run merge with the higher phase, the first staying a two-run merge
  * when their count is odd. keep_even: the merges must stay even in number
@@ -953,7 +993,7 @@ static void plan_four_way_merges(sort_plan *plan, uint32_t first, bool keep_even
         plan->four_way[first + twos + f] = true;
     }
     plan->pass_count = first + twos + fours;
-    plan->dispatch_count = plan->pass_count + fours + (plan->split_pass ? twos : 0u);
+    plan->dispatch_count = plan->pass_count + 2u * fours + (plan->split_pass ? twos : 0u);
 }
 
 static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
@@ -1085,13 +1125,16 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     plan->split_pass = plan->chunk_count >= tuning->merge_split_pass_min_chunks;
     plan->split_binary = plan->chunk_count > tuning->merge_split_probes_max_chunks;
     VkDeviceSize split_bytes = plan->wide ? 8u : 4u;  /* the device-address kernels' splits are 64-bit */
-    /* Four-run merges keep each pivot's cut (16 bytes) where the splits go; the
-     * first possible one has the most pivots. */
+    /* Four-run merges keep each pivot's cut (16 bytes) and the spill list where
+     * the splits go: room for the merge with the most pivot slots (not always
+     * the first: the last group of a ragged count is rounded up). */
     plan->four_way_possible = plan->merge && !plan->wide && tuning->merge_ways == 4u && !tuning->merge_direct &&
                               tuning->merge4_pivot_step_log != 0;
-    VkDeviceSize cut_bytes = plan->four_way_possible
-                                 ? (VkDeviceSize)merge4_slots(tuning, info->count, tuning->tile_log + 2u) * 16u
-                                 : 0u;
+    VkDeviceSize cut_bytes = 0;
+    for (uint32_t phase = tuning->tile_log + 2u; plan->four_way_possible && phase <= bitonic_ceil_log2(info->count);
+         ++phase)
+        if (merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u > cut_bytes)
+            cut_bytes = merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u;
     VkDeviceSize splits_region = plan->split_pass ? (VkDeviceSize)plan->chunk_count * split_bytes : 0u;
     if (cut_bytes > splits_region)
         splits_region = cut_bytes;
@@ -1169,6 +1212,8 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
             if (result == VK_SUCCESS)
                 result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
+            if (result == VK_SUCCESS)
+                result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
             if (result == VK_SUCCESS && plan->split_pass)
@@ -1601,6 +1646,14 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                                   : pass->kind == BITONIC_PASS_MERGE ? variant->merge_pipeline
                                                                      : variant->global_pipelines[pass->step_count];
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
+            if (plan.four_way[p]) {
+                /* The segments longer than the merge's room, listed by it. */
+                record_pass_barrier(command_buffer);
+                uint32_t spill_groups = constants.group_count < MERGE4_SPILL_WORKGROUPS ? constants.group_count
+                                                                                        : MERGE4_SPILL_WORKGROUPS;
+                record_dispatch(&recorder, variant->merge4_spill_pipeline, &constants, sizeof constants,
+                                spill_groups, 1u);
+            }
             if (p + 1 < pass_count)
                 record_pass_barrier(command_buffer);
         }
