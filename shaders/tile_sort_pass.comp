@@ -12,6 +12,15 @@
 // H100 the network tile pass was bound by its instruction latency, not by
 // memory (docs/PERFORMANCE.md). The result is the network's, key for key: runs
 // ascending in the ordered bits, (key, value) pairs by key then value.
+// Built with LANE_MERGES (devices with subgroup shuffles, workgroups of whole
+// subgroups of consecutive threads), the runs grow from a thread's keys to a
+// subgroup's by the network's phases as shuffles between lanes
+// (lane_network.glsl), in registers and without a barrier, and the merge
+// rounds in shared memory start from there.
+#ifdef LANE_MERGES
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TILE_LOG = 12u;
 const uint REGISTERS = 1u << REGISTER_LOG;
@@ -54,6 +63,9 @@ uint slot_value(uint i)
 #endif
 
 #include "slot_merge.glsl"
+#ifdef LANE_MERGES
+#include "lane_network.glsl"
+#endif
 
 // This thread's registers to its REGISTERS consecutive slots. They lie in one
 // run of 32 slots (REGISTERS divides 32 and `first` is a multiple of it), so
@@ -124,7 +136,22 @@ void main()
     // `first - base` of the pair of runs at base (A, then B right after it),
     // merged by slot_merge.glsl.
     uint last_log = min(params.last_phase, TILE_LOG);
-    for (uint run_log = REGISTER_LOG; run_log < last_log; ++run_log) {
+    uint first_merge_log = REGISTER_LOG;
+#ifdef LANE_MERGES
+    // Phases up to a subgroup's keys: the flip of blocks of lanes, the
+    // half-cleaners down to a lane apart, then those inside the registers.
+    uint lane = gl_SubgroupInvocationID;
+    uint lane_phases_end = min(last_log, REGISTER_LOG + findMSB(gl_SubgroupSize));
+    for (uint phase = REGISTER_LOG + 1u; phase <= lane_phases_end; ++phase) {
+        uint block_lanes = 1u << (phase - REGISTER_LOG);
+        lane_flip(lane, block_lanes);
+        for (uint lane_stride = block_lanes >> 2; lane_stride > 0u; lane_stride >>= 1)
+            lane_disperse(lane, lane_stride);
+        register_network(false, REGISTER_LOG);
+    }
+    first_merge_log = max(first_merge_log, lane_phases_end);
+#endif
+    for (uint run_log = first_merge_log; run_log < last_log; ++run_log) {
         barrier();  // every thread is done reading the slots of the last round
         registers_to_slots(first);
         barrier();

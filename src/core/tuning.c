@@ -215,6 +215,8 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
      * per thread can make that hold. */
     uint32_t subgroup_log = bitonic_ceil_log2(limits->subgroup_size);
     bool power_of_two = limits->subgroup_size > 0 && (1u << subgroup_log) == limits->subgroup_size;
+    out->tile_sort_uses_shuffle = limits->subgroup_shuffle && power_of_two && limits->subgroup_size >= 2u &&
+                                  out->tile_sort_workgroup_size % limits->subgroup_size == 0;
     for (uint32_t register_log = out->tile_register_log; limits->subgroup_shuffle && power_of_two &&
                                                          register_log >= 1 && !out->tile_uses_shuffle;
          --register_log) {

@@ -25,6 +25,10 @@ typedef struct bitonic_tuning {
     bool tile_merge_sort;
     uint32_t tile_sort_register_log;
     uint32_t tile_sort_workgroup_size;
+    /* The tile merge sort grows runs to a subgroup's keys by shuffles before
+     * its rounds in shared memory (tile_sort_pass.comp built with LANE_MERGES):
+     * where shuffles exist and the workgroup is whole subgroups. */
+    bool tile_sort_uses_shuffle;
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
     /* Merge passes (merge_pass.comp): a workgroup writes 2^merge_chunk_log keys,

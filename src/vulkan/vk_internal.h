@@ -27,6 +27,7 @@ bitonic_status bitonic_status_from_vk(VkResult result);
 BITONIC_DECLARE_KERNEL_R1_TO_5(tile_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(tile_shuffle_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(tile_sort_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_5(tile_sort_lanes_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(global_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge_pass)
 BITONIC_DECLARE_KERNEL(merge_split, 1)
@@ -57,6 +58,7 @@ typedef struct bitonic_spirv {
 bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
+bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide);

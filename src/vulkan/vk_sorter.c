@@ -234,6 +234,16 @@ bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_valu
     }
 }
 
+bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bool with_values, bool key64)
+{
+    switch (register_log) {
+        SPIRV_CASE(tile_sort_lanes_pass, 1) SPIRV_CASE(tile_sort_lanes_pass, 2)
+        SPIRV_CASE(tile_sort_lanes_pass, 3) SPIRV_CASE(tile_sort_lanes_pass, 4)
+        SPIRV_CASE(tile_sort_lanes_pass, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64)
 {
     switch (register_log) {
@@ -403,7 +413,11 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_SUCCESS;
         uint32_t tile_constants[2] = {tuning->tile_sort_workgroup_size, tuning->tile_log};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64, wide),
+                               tuning->tile_sort_uses_shuffle && !wide
+                                   ? bitonic_spirv_tile_sort_lanes_pass(tuning->tile_sort_register_log, with_values,
+                                                                        key64)
+                                   : bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64,
+                                                                  wide),
                                tile_constants, 2, &variant->tile_sort_pipeline);
     }
     case PIPELINE_GLOBAL: {

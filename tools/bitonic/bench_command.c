@@ -485,6 +485,7 @@ int bench_run(const bench_options *options)
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,
                                  .network_tile_sort = options->network_tile_sort,
+                                 .no_subgroup_shuffle = options->no_subgroup_shuffle,
                                  .cpu_threads = options->cpu_threads,
                                  /* every host sort on the device: the CPU path has its own rows */
                                  .crossover_keys = 1};

@@ -28,6 +28,7 @@ typedef struct bench_options {
     unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */
     bool merge_scalar_io;          /* merges move one key at a time */
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
+    bool no_subgroup_shuffle;      /* no subgroup shuffles in the tile kernels (measuring) */
     unsigned cpu_threads;          /* threads of the CPU path (its rows and --device cpu), 0: all cores */
     bool pure_network;             /* the bitonic network alone (impl "bitonic_network"), no merge passes */
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so

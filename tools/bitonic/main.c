@@ -35,7 +35,7 @@ static void usage(FILE *out)
           "                     [--merge-split-probes P] [--merge-ways 2|4]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
-          "                     [--network-tile-sort] [--cpu-threads N]\n"
+          "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -461,6 +461,8 @@ int main(int argc, char **argv)
             bench.merge_scalar_io = true;
         } else if (strcmp(arg, "--network-tile-sort") == 0) {
             bench.network_tile_sort = true;
+        } else if (strcmp(arg, "--no-subgroup-shuffle") == 0) {
+            bench.no_subgroup_shuffle = true;
         } else if (strcmp(arg, "--batch-log") == 0 && value) {
             bench.batch_log_path = value;
             ++i;
