@@ -144,6 +144,10 @@ typedef struct bitonic_context_desc {
      * at a time (where the buffers are 16-byte aligned): for measuring the
      * difference. */
     bool merge_scalar_io;
+    /* The tile sort loads and stores one key (and value) at a time instead of
+     * each thread's keys 16 bytes a load straight into registers (where the
+     * tile is whole and the buffers 16-byte aligned): for measuring. */
+    bool tile_scalar_io;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     bool network_tile_sort;          /* sort tiles with the bitonic network, not by merging (measuring) */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more

@@ -196,25 +196,8 @@ void put_slot(uint base, uint slot, key_t key, uint value)
 // Keys 16 bytes a load and store where the host says the buffers allow it
 // (params.vector_io), as in merge_pass.comp: four 32-bit keys or values, two
 // 64-bit keys a load.
-layout(std430, binding = 6) readonly restrict buffer Keys4 { uvec4 keys4[]; };
-layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
-#ifdef WITH_VALUES
-layout(std430, binding = 8) readonly restrict buffer Values4 { uvec4 values4[]; };
-layout(std430, binding = 9) writeonly buffer ValuesOut4 { uvec4 values_out4[]; };
-#endif
-#ifdef KEY64
-const uint KEYS_PER_VECTOR = 2u;
-key_t vector_key(uvec4 four, uint e)
-{
-    return packUint2x32(e == 0u ? four.xy : four.zw);
-}
-#else
-const uint KEYS_PER_VECTOR = 4u;
-key_t vector_key(uvec4 four, uint e)
-{
-    return four[e];
-}
-#endif
+#define VECTOR_INPUT_RESTRICT restrict
+#include "vector_views.glsl"
 
 // Keys (and values) [start, start + count) into slots slot_base + (k - start)
 // of buffer 0: the aligned 16-byte groups that cover them, a group a thread at

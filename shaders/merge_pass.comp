@@ -117,19 +117,12 @@ index_t read_split(uint chunk)
 #endif
 
 #ifdef SHARED_MERGE
-// Keys (and values) move through 16-byte loads and stores where the host says
-// the buffers allow it (params.vector_io): the same buffers as Keys, KeysOut,
-// Values and ValuesOut, seen 16 bytes at a time (four 32-bit keys or values,
-// two 64-bit keys). A 4-byte access is a quarter of what a memory transaction
-// can carry, and the merge pass stayed at about 1.4 TB/s whatever its shape
-// (docs/PERFORMANCE.md, log entry 20).
+// Keys (and values) 16 bytes a load and store where the host says the buffers
+// allow it (vector_views.glsl): the merge pass stayed at about 1.4 TB/s
+// whatever its shape with 4-byte accesses (docs/PERFORMANCE.md, log entry 20).
 #define VECTOR_IO
-layout(std430, binding = 6) readonly restrict buffer Keys4 { uvec4 keys4[]; };
-layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
-#ifdef WITH_VALUES
-layout(std430, binding = 8) readonly restrict buffer Values4 { uvec4 values4[]; };
-layout(std430, binding = 9) writeonly buffer ValuesOut4 { uvec4 values_out4[]; };
-#endif
+#define VECTOR_INPUT_RESTRICT restrict
+#include "vector_views.glsl"
 uvec4 read_keys4(index_t g)
 {
     return keys4[g];
@@ -146,23 +139,6 @@ uvec4 read_values4(index_t g)
 void write_values_out4(index_t g, uvec4 four)
 {
     values_out4[g] = four;
-}
-#endif
-#ifdef KEY64
-const uint KEYS_PER_VECTOR = 2u;
-key_t vector_key(uvec4 four, uint e)
-{
-    return packUint2x32(e == 0u ? four.xy : four.zw);
-}
-uvec4 key_vector(key_t first, key_t second)
-{
-    return uvec4(unpackUint2x32(first), unpackUint2x32(second));
-}
-#else
-const uint KEYS_PER_VECTOR = 4u;
-key_t vector_key(uvec4 four, uint e)
-{
-    return four[e];
 }
 #endif
 

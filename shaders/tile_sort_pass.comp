@@ -17,6 +17,11 @@
 // subgroup's by the network's phases as shuffles between lanes
 // (lane_network.glsl), in registers and without a barrier, and the merge
 // rounds in shared memory start from there.
+// Where the tile lies whole in one aligned array (params.vector_io, no rows, no
+// view), each thread loads its keys 16 bytes at a time straight into its
+// registers and stores its last round's outputs the same way: no trip through
+// shared memory and no barrier at either end, and two loads in flight a thread
+// where the coalesced loop waited on eight in turn.
 #ifdef LANE_MERGES
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -66,6 +71,55 @@ uint slot_value(uint i)
 #ifdef LANE_MERGES
 #include "lane_network.glsl"
 #endif
+// 16-byte views need a thread's keys to fill whole vectors (values too: four a
+// vector); the device-address build reaches keys through references instead.
+#if !defined(WIDE_ADDRESSING) && REGISTER_LOG >= 2
+#define VECTOR_TILE
+#include "vector_views.glsl"
+const uint KEY_VECTORS = REGISTERS / KEYS_PER_VECTOR;  // a thread's keys, in vectors
+const uint VALUE_VECTORS = REGISTERS / 4u;
+
+// This thread's REGISTERS keys (and values) from first_key on, 16 bytes a load,
+// every load issued before the first is used.
+void load_registers_vector(index_t first_key)
+{
+    uvec4 key_vectors[KEY_VECTORS];
+    [[unroll]] for (uint v = 0u; v < KEY_VECTORS; ++v)
+        key_vectors[v] = keys4[first_key / KEYS_PER_VECTOR + v];
+#ifdef WITH_VALUES
+    uvec4 value_vectors[VALUE_VECTORS];
+    [[unroll]] for (uint v = 0u; v < VALUE_VECTORS; ++v)
+        value_vectors[v] = values4[first_key / 4u + v];
+#endif
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        reg_keys[r] = load_key(vector_key(key_vectors[r / KEYS_PER_VECTOR], r % KEYS_PER_VECTOR));
+#ifdef WITH_VALUES
+        reg_values[r] = value_vectors[r / 4u][r % 4u];
+#endif
+    }
+}
+
+// This thread's registers to keys (and values) first_key on of the output side
+// (binding 7 is the tile pass's output in place or not), 16 bytes a store.
+void store_registers_vector(index_t first_key)
+{
+    [[unroll]] for (uint v = 0u; v < KEY_VECTORS; ++v) {
+#ifdef KEY64
+        keys_out4[first_key / KEYS_PER_VECTOR + v] =
+            key_vector(store_key(reg_keys[2u * v]), store_key(reg_keys[2u * v + 1u]));
+#else
+        keys_out4[first_key / KEYS_PER_VECTOR + v] =
+            uvec4(store_key(reg_keys[4u * v]), store_key(reg_keys[4u * v + 1u]), store_key(reg_keys[4u * v + 2u]),
+                  store_key(reg_keys[4u * v + 3u]));
+#endif
+    }
+#ifdef WITH_VALUES
+    [[unroll]] for (uint v = 0u; v < VALUE_VECTORS; ++v)
+        values_out4[first_key / 4u + v] =
+            uvec4(reg_values[4u * v], reg_values[4u * v + 1u], reg_values[4u * v + 2u], reg_values[4u * v + 3u]);
+#endif
+}
+#endif
 
 // This thread's registers to its REGISTERS consecutive slots. They lie in one
 // run of 32 slots (REGISTERS divides 32 and `first` is a multiple of it), so
@@ -91,32 +145,41 @@ void main()
     index_t tile_base = tile_first_key(tile, TILE_LOG);
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
-
-    // The tile comes in coalesced through shared memory; past the keys, +infinity.
-    // Not unrolled, here and in the store at the end: unrolled, the loads and
-    // stores with their addresses set the kernel's register count (55 on the
-    // H100, 31 with these loops rolled and slot_merge.glsl's four-register
-    // heads), and the tile pass was 2.6% (2^24 keys) to 17% (2^20) slower.
-    [[dont_unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        uint local_index = r * threads + thread;
-        index_t index;
-        bool inside = physical_index(tile_base + as_index(local_index), index) && active_tile;
-        tile_keys[padded(local_index)] = inside ? load_key(read_key(index)) : PAD_KEY;
-#ifdef WITH_VALUES
-        tile_values[padded(local_index)] = inside ? read_value(index) : PAD_VALUE;
+    uint first = thread * REGISTERS;  // this thread's keys: slots first .. first + REGISTERS - 1
+    // Uniform over the workgroup too: the whole tile in one array of keys.
+    bool vector_tile = false;
+#ifdef VECTOR_TILE
+    vector_tile = active_tile && params.vector_io != 0u && params.row_log == 0u && params.view_column_log == 0u &&
+                  tile_base + as_index(TILE_KEYS) <= live_count;
+    if (vector_tile)
+        load_registers_vector(tile_base + as_index(first));
 #endif
-    }
-    barrier();
+    if (!vector_tile) {
+        // The tile comes in coalesced through shared memory; past the keys, +infinity.
+        // Not unrolled, here and in the store at the end: unrolled, the loads and
+        // stores with their addresses set the kernel's register count (55 on the
+        // H100, 31 with these loops rolled and slot_merge.glsl's four-register
+        // heads), and the tile pass was 2.6% (2^24 keys) to 17% (2^20) slower.
+        [[dont_unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            uint local_index = r * threads + thread;
+            index_t index;
+            bool inside = physical_index(tile_base + as_index(local_index), index) && active_tile;
+            tile_keys[padded(local_index)] = inside ? load_key(read_key(index)) : PAD_KEY;
+#ifdef WITH_VALUES
+            tile_values[padded(local_index)] = inside ? read_value(index) : PAD_VALUE;
+#endif
+        }
+        barrier();
 
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            reg_keys[r] = tile_keys[padded(first) + r];
+#ifdef WITH_VALUES
+            reg_values[r] = tile_values[padded(first) + r];
+#endif
+        }
+    }
     // This thread's consecutive keys, sorted in registers by the network's
     // phases up to last_phase (rows shorter than a thread's keys stay apart).
-    uint first = thread * REGISTERS;
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        reg_keys[r] = tile_keys[padded(first) + r];
-#ifdef WITH_VALUES
-        reg_values[r] = tile_values[padded(first) + r];
-#endif
-    }
     if (params.last_phase >= 1u) register_network(true, 1u);
 #if REGISTER_LOG >= 2
     if (params.last_phase >= 2u) register_network(true, 2u);
@@ -160,6 +223,12 @@ void main()
         slot_merge_to_registers(base, run, base + run, run, first - base);
     }
 
+#ifdef VECTOR_TILE
+    if (vector_tile) {
+        store_registers_vector(tile_base + as_index(first));
+        return;  // uniform: no thread of this workgroup meets another barrier
+    }
+#endif
     // Out coalesced, through shared memory again.
     barrier();
     registers_to_slots(first);

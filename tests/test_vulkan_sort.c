@@ -292,6 +292,10 @@ int main(void)
     desc.max_strides_per_global_pass = 5;
     desc.merge_chunk_keys = 0;
     desc.merge_keys_per_thread = 0;
+    desc.tile_keys = 0;
+    desc.tile_scalar_io = true;  /* every suite else loads whole tiles 16 bytes a thread into registers */
+    run_suite(&t, &desc, "device tile, tile sort one key at a time", max_log < 15 ? max_log : 15);
+    desc.tile_scalar_io = false;
     desc.tile_keys = 1024;
     desc.tile_keys_per_thread = 32;
     desc.max_strides_per_global_pass = 3;

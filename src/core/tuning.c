@@ -209,6 +209,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     out->tile_uses_shuffle = false;
     out->merge_direct = false;
     out->merge_vector_io = true;
+    out->tile_vector_io = true;
     /* With shuffles, strides below keys-per-thread x subgroup need no shared
      * memory; the kernel wants whole subgroups and every shared-memory step group
      * inside the tile (2 x register_log + log2(subgroup) <= tile_log). Fewer keys

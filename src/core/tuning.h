@@ -64,6 +64,7 @@ typedef struct bitonic_tuning {
     /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
      * two 64-bit keys) where the buffers are 16-byte aligned. */
     bool merge_vector_io;
+    bool tile_vector_io;       /* the tile sort moves a thread's keys 16 bytes at a time where tiles are whole */
     /* Transpose passes (transpose_pass.comp): a workgroup moves a block of
      * 2^transpose_block_log x 2^transpose_block_log keys through shared memory. */
     uint32_t transpose_block_log;

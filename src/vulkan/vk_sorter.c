@@ -683,6 +683,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
+        if (desc->tile_scalar_io)
+            sorter->variants[variant].tuning.tile_vector_io = false;
         if (desc->network_tile_sort)
             sorter->variants[variant].tuning.tile_merge_sort = false;
         if (desc->merge_ways == 2u || (desc->merge_ways == 4u && sorter->variants[variant].tuning.merge4_pivot_step_log != 0))
@@ -1600,10 +1602,11 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                                                   plan.splits_bytes};
         }
         /* 16-byte views of keys and values need both sides to start 16-byte aligned. */
-        bool vector_io = variant->tuning.merge_vector_io && info->keys_offset % 16u == 0 &&
-                         (!with_values || info->values_offset % 16u == 0) &&
-                         (!plan.merge || (info->scratch_offset % 16u == 0 &&
-                                          (info->scratch_offset + plan.scratch_values_at) % 16u == 0));
+        bool aligned = info->keys_offset % 16u == 0 && (!with_values || info->values_offset % 16u == 0) &&
+                       (!plan.merge || (info->scratch_offset % 16u == 0 &&
+                                        (info->scratch_offset + plan.scratch_values_at) % 16u == 0));
+        bool merge_vector_io = aligned && variant->tuning.merge_vector_io;
+        bool tile_vector_io = aligned && variant->tuning.tile_vector_io;
         /* Without a tile pass (run_log) the first merge reads side 0: the caller
          * made the merge count even, so the last one writes side 0. */
         uint32_t merge_count = !plan.merge ? 0u : run_log > 0 ? pass_count : pass_count - 1u;
@@ -1634,7 +1637,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 .row_length = info->row_length,
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
-                .vector_io = vector_io ? 1u : 0u,
+                .vector_io = (pass->kind == BITONIC_PASS_TILE ? tile_vector_io : merge_vector_io) ? 1u : 0u,
             };
             if (pass->kind == BITONIC_PASS_MERGE && plan.four_way[p]) {
                 /* The pivots' cuts (where the splits go), then the merge that reads them. */

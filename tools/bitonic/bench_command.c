@@ -484,6 +484,7 @@ int bench_run(const bench_options *options)
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,
+                                 .tile_scalar_io = options->tile_scalar_io,
                                  .network_tile_sort = options->network_tile_sort,
                                  .no_subgroup_shuffle = options->no_subgroup_shuffle,
                                  .cpu_threads = options->cpu_threads,
