@@ -1,0 +1,48 @@
+#!/bin/bash
+# h100_ab_profile.sh: one short device call that compares two configurations
+# of the sort by their per-pass profiles: the GPU suites with validation
+# (unless SKIP_TESTS), then `bitonic bench --profile` alternating A and B
+# (ROUNDS times each, ABAB..), u32 keys with the per-pass times, then pairs and
+# u64 once each, the SM clock sampled meanwhile. A_OPTS and B_OPTS are bench
+# options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
+# and .gl/. Output under $OUT: ab_profile.txt, smi.csv.
+set -u
+out=${OUT:-out}
+mkdir -p "$out"
+. scripts/h100_env.sh
+bitonic=build/tools/bitonic/bitonic
+export BITONIC_TEST_DEVICE=${BITONIC_TEST_DEVICE:-NVIDIA}
+status=0
+nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 100 > "$out/smi.csv" &
+sampler=$!
+{
+  if [ -z "${SKIP_TESTS:-}" ]; then
+    for t in ${TESTS:-test_vulkan_sort test_key_types test_key_types64}; do
+      start=$SECONDS
+      BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-18} timeout 150 build/tests/$t > /tmp/$t.log 2>&1
+      rc=$?; [ $rc -eq 0 ] || status=1
+      echo "$t (exit $rc, $((SECONDS - start)) s): $(tail -n 1 /tmp/$t.log)"
+      grep -m 5 -E "FAIL|VALIDATION" /tmp/$t.log
+    done
+  fi
+  for round in $(seq "${ROUNDS:-2}"); do
+    for side in A B; do
+      if [ $side = A ]; then opts=${A_OPTS:-}; else opts=${B_OPTS:-}; fi
+      echo "== $side round $round: ${opts:-default}"
+      # shellcheck disable=SC2086  # the options are words
+      timeout 120 $bitonic bench --device NVIDIA --no-e2e --min-log "${MIN_LOG:-18}" --max-log "${MAX_LOG:-24}" \
+        --pow2 --types u32 --profile $opts 2>&1 || status=1
+    done
+  done
+  for side in A B; do
+    if [ $side = A ]; then opts=${A_OPTS:-}; else opts=${B_OPTS:-}; fi
+    echo "== $side pairs, u64: ${opts:-default}"
+    # shellcheck disable=SC2086
+    timeout 120 $bitonic bench --device NVIDIA --no-e2e --min-log 20 --max-log 24 --pow2 \
+      --types pairs,u64 $opts 2>&1 || status=1
+  done
+} > "$out/ab_profile.txt" 2>&1
+kill "$sampler" 2> /dev/null
+grep -v "^#" "$out/ab_profile.txt"
+awk -F', ' '{print $2}' "$out/smi.csv" | sort | uniq -c | sort -rn | head -5
+exit $status
