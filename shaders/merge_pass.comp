@@ -375,34 +375,78 @@ void main()
 }
 #else
 #ifdef VECTOR_IO
-// Keys (and values) [start, start + count) of the buffers into slots
-// slot_base + (k - start): the aligned 16-byte groups that cover them, one
-// group a thread at a time; the buffer's last group may be partial, and is
-// read one by one.
-void load_slice_vector(index_t start, uint count, uint slot_base)
+// Vectors a thread loads for its chunk's two slices at most: the chunk's keys
+// are threads x REGISTERS and the slices' ragged ends add up to three groups,
+// which two more a thread cover (a merge workgroup has at least two threads,
+// or one of two keys, whose slices span at most two groups).
+const uint SLICE_KEY_VECTORS = (REGISTERS + KEYS_PER_VECTOR - 1u) / KEYS_PER_VECTOR + 2u;
+const uint SLICE_VALUE_VECTORS = (REGISTERS + 3u) / 4u + 2u;
+
+// Slot of key k of the buffers when the slices are A = [a_start, a_start +
+// a_count) and B = [b_start, b_start + b_count) (A in slots 0 .., B right after
+// it), or ~0u where k lies in neither (the ragged ends' other keys).
+uint slice_slot(index_t k, bool in_a, index_t a_start, uint a_count, index_t b_start, uint b_count)
 {
-    if (count == 0u)
-        return;
-    index_t end = start + count;
+    index_t start = in_a ? a_start : b_start;
+    uint count = in_a ? a_count : b_count;
+    return k >= start && k < start + count ? (in_a ? 0u : a_count) + uint(k - start) : ~0u;
+}
+
+// The chunk's slices of A and B into shared memory: the aligned 16-byte groups
+// that cover them, numbered A's then B's, a group a thread in turn; every load
+// of a thread is issued before the first is used (the slices one after the
+// other were two trips to memory a workgroup, each waited on). The buffer's last
+// group may be partial, and is read key by key.
+void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
+{
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
     index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;  // groups lying wholly inside the keys
-    for (index_t g = start / KEYS_PER_VECTOR + gl_LocalInvocationID.x; g <= (end - 1u) / KEYS_PER_VECTOR;
-         g += as_index(gl_WorkGroupSize.x)) {
-        uvec4 four = g < whole_groups ? read_keys4(g) : uvec4(0u);
-        [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
-            index_t k = g * KEYS_PER_VECTOR + e;
-            if (k >= start && k < end)
-                chunk_keys[padded(slot_base + uint(k - start))] =
-                    load_key(g < whole_groups ? vector_key(four, e) : read_key(k));
-        }
+    index_t a_group = a_start / KEYS_PER_VECTOR, b_group = b_start / KEYS_PER_VECTOR;
+    uint a_groups = a_count == 0u ? 0u : uint((a_start + a_count - 1u) / KEYS_PER_VECTOR - a_group) + 1u;
+    uint b_groups = b_count == 0u ? 0u : uint((b_start + b_count - 1u) / KEYS_PER_VECTOR - b_group) + 1u;
+    uvec4 fetched[SLICE_KEY_VECTORS];
+    [[unroll]] for (uint i = 0u; i < SLICE_KEY_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        index_t g = v < a_groups ? a_group + v : b_group + (v - a_groups);
+        fetched[i] = v < a_groups + b_groups && g < whole_groups ? read_keys4(g) : uvec4(0u);
     }
 #ifdef WITH_VALUES
     index_t whole_value_groups = recorded_count() >> 2;
-    for (index_t g = (start >> 2) + gl_LocalInvocationID.x; g <= (end - 1u) >> 2; g += as_index(gl_WorkGroupSize.x)) {
-        uvec4 four = g < whole_value_groups ? read_values4(g) : uvec4(0u);
-        [[unroll]] for (uint e = 0u; e < 4u; ++e) {
-            index_t k = g * 4u + e;
-            if (k >= start && k < end)
-                chunk_values[padded(slot_base + uint(k - start))] = g < whole_value_groups ? four[e] : read_value(k);
+    index_t a_value_group = a_start >> 2, b_value_group = b_start >> 2;
+    uint a_value_groups = a_count == 0u ? 0u : uint(((a_start + a_count - 1u) >> 2) - a_value_group) + 1u;
+    uint b_value_groups = b_count == 0u ? 0u : uint(((b_start + b_count - 1u) >> 2) - b_value_group) + 1u;
+    uvec4 fetched_values[SLICE_VALUE_VECTORS];
+    [[unroll]] for (uint i = 0u; i < SLICE_VALUE_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        index_t g = v < a_value_groups ? a_value_group + v : b_value_group + (v - a_value_groups);
+        fetched_values[i] = v < a_value_groups + b_value_groups && g < whole_value_groups ? read_values4(g) : uvec4(0u);
+    }
+#endif
+    [[unroll]] for (uint i = 0u; i < SLICE_KEY_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        if (v < a_groups + b_groups) {
+            bool in_a = v < a_groups;
+            index_t g = in_a ? a_group + v : b_group + (v - a_groups);
+            [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
+                index_t k = g * KEYS_PER_VECTOR + e;
+                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count);
+                if (slot != ~0u)
+                    chunk_keys[padded(slot)] = load_key(g < whole_groups ? vector_key(fetched[i], e) : read_key(k));
+            }
+        }
+    }
+#ifdef WITH_VALUES
+    [[unroll]] for (uint i = 0u; i < SLICE_VALUE_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        if (v < a_value_groups + b_value_groups) {
+            bool in_a = v < a_value_groups;
+            index_t g = in_a ? a_value_group + v : b_value_group + (v - a_value_groups);
+            [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+                index_t k = g * 4u + e;
+                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count);
+                if (slot != ~0u)
+                    chunk_values[padded(slot)] = g < whole_value_groups ? fetched_values[i][e] : read_value(k);
+            }
         }
     }
 #endif
@@ -478,8 +522,7 @@ void main()
 
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
-        load_slice_vector(a_start, a_count, 0u);
-        load_slice_vector(b_start, slot_count - a_count, a_count);
+        load_slices_vector(a_start, a_count, b_start, slot_count - a_count);
     } else
 #endif
     {
