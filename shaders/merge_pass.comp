@@ -375,6 +375,36 @@ void main()
 }
 #else
 #ifdef VECTOR_IO
+#if !defined(KEY64) && !defined(WITH_VALUES)
+// 32-bit keys alone: each slice in a loop of its own, the aligned 16-byte
+// groups that cover it a thread at a time (the buffer's last group may be
+// partial, and is read key by key). Loading both slices' groups before using
+// any (below) made these merges 1-2% faster from 2^23 keys up but 3-6% slower
+// from 2^19 to 2^22 on the H100 (docs/PERFORMANCE.md, log entry 35).
+void load_slice_vector(index_t start, uint count, uint slot_base)
+{
+    if (count == 0u)
+        return;
+    index_t end = start + count;
+    index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;  // groups lying wholly inside the keys
+    for (index_t g = start / KEYS_PER_VECTOR + gl_LocalInvocationID.x; g <= (end - 1u) / KEYS_PER_VECTOR;
+         g += as_index(gl_WorkGroupSize.x)) {
+        uvec4 four = g < whole_groups ? read_keys4(g) : uvec4(0u);
+        [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
+            index_t k = g * KEYS_PER_VECTOR + e;
+            if (k >= start && k < end)
+                chunk_keys[padded(slot_base + uint(k - start))] =
+                    load_key(g < whole_groups ? vector_key(four, e) : read_key(k));
+        }
+    }
+}
+
+void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
+{
+    load_slice_vector(a_start, a_count, 0u);
+    load_slice_vector(b_start, b_count, a_count);
+}
+#else
 // Vectors a thread loads for its chunk's two slices at most: the chunk's keys
 // are threads x REGISTERS and the slices' ragged ends add up to three groups,
 // which two more a thread cover (a merge workgroup has at least two threads,
@@ -394,9 +424,11 @@ uint slice_slot(index_t k, bool in_a, index_t a_start, uint a_count, index_t b_s
 
 // The chunk's slices of A and B into shared memory: the aligned 16-byte groups
 // that cover them, numbered A's then B's, a group a thread in turn; every load
-// of a thread is issued before the first is used (the slices one after the
-// other were two trips to memory a workgroup, each waited on). The buffer's last
-// group may be partial, and is read key by key.
+// of a thread is issued before the first is used: the keys of each slice, then
+// the values of each, one after the other were four trips to memory a
+// workgroup, each waited on, and merges of pairs and 64-bit keys took 14-17%
+// longer at 2^22-2^24 keys on the H100 (log entry 35). The buffer's last group
+// may be partial, and is read key by key.
 void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
 {
     uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
@@ -451,6 +483,7 @@ void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_c
     }
 #endif
 }
+#endif
 
 // Slots [0, slot_count) to KeysOut (and ValuesOut) from out_base on (a
 // multiple of four: a chunk's first key), 16 bytes a store where whole.
