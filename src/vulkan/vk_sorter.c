@@ -1090,9 +1090,14 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     uint64_t virtual_count = info->count;
     bool rows = info->row_length != 0 && info->row_length < info->count;
     /* Small merge sorts have shapes of their own; the network alone (no scratch)
-     * keeps the device's tile. */
-    if (plan->variant_number == KEYS32 && !rows && with_scratch && sorter->strategy == BITONIC_STRATEGY_MERGE &&
-        info->count <= sorter->small_sort_max_keys)
+     * keeps the device's tile above one small tile. Up to one small tile there
+     * is nothing to merge, so no scratch is needed: the scratch query planned
+     * these sorts small and asked for none, and the device's 8192-key tile
+     * sorted 4096 keys in 0.0204 ms on the H100 where two 4096-key tiles and a
+     * merge sorted 4097 in 0.0168 (docs/PERFORMANCE.md, log entry 36). */
+    if (plan->variant_number == KEYS32 && !rows && sorter->strategy == BITONIC_STRATEGY_MERGE &&
+        info->count <= sorter->small_sort_max_keys &&
+        (with_scratch || info->count <= ((uint64_t)1 << sorter->variants[KEYS32_SMALL].tuning.tile_log)))
         plan->variant_number = KEYS32_SMALL;
     if (rows) {
         if (info->count % info->row_length != 0)
