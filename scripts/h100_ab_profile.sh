@@ -2,9 +2,9 @@
 # h100_ab_profile.sh: one short device call that compares two configurations
 # of the sort by their per-pass profiles: the GPU suites with validation
 # (unless SKIP_TESTS), then `bitonic bench --profile` alternating A and B
-# (ROUNDS times each, ABAB..), u32 keys with the per-pass times, then pairs and
-# u64 once each, the SM clock sampled meanwhile. A_OPTS and B_OPTS are bench
-# options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
+# (ROUNDS times each, ABAB.., or ABCABC.. with C_OPTS), u32 keys with the
+# per-pass times, then pairs and u64 once each, the SM clock sampled
+# meanwhile. A_OPTS, B_OPTS and C_OPTS are bench options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
 # and .gl/. Output under $OUT: ab_profile.txt, smi.csv.
 set -u
 out=${OUT:-out}
@@ -13,6 +13,11 @@ mkdir -p "$out"
 bitonic=build/tools/bitonic/bitonic
 export BITONIC_TEST_DEVICE=${BITONIC_TEST_DEVICE:-NVIDIA}
 status=0
+sides="A B"
+[ -n "${C_OPTS:-}" ] && sides="A B C"
+side_options() {
+  case $1 in A) echo "${A_OPTS:-}" ;; B) echo "${B_OPTS:-}" ;; C) echo "${C_OPTS:-}" ;; esac
+}
 nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 100 > "$out/smi.csv" &
 sampler=$!
 {
@@ -26,16 +31,16 @@ sampler=$!
     done
   fi
   for round in $(seq "${ROUNDS:-2}"); do
-    for side in A B; do
-      if [ $side = A ]; then opts=${A_OPTS:-}; else opts=${B_OPTS:-}; fi
+    for side in $sides; do
+      opts=$(side_options $side)
       echo "== $side round $round: ${opts:-default}"
       # shellcheck disable=SC2086  # the options are words
       timeout 120 $bitonic bench --device NVIDIA --no-e2e --min-log "${MIN_LOG:-18}" --max-log "${MAX_LOG:-24}" \
         --pow2 --types u32 --profile $opts 2>&1 || status=1
     done
   done
-  for side in A B; do
-    if [ $side = A ]; then opts=${A_OPTS:-}; else opts=${B_OPTS:-}; fi
+  for side in $sides; do
+    opts=$(side_options $side)
     echo "== $side pairs, u64: ${opts:-default}"
     # shellcheck disable=SC2086
     timeout 120 $bitonic bench --device NVIDIA --no-e2e --min-log 20 --max-log 24 --pow2 \
