@@ -148,9 +148,6 @@ typedef struct bitonic_context_desc {
      * each thread's keys 16 bytes a load straight into registers (where the
      * tile is whole and the buffers 16-byte aligned): for measuring. */
     bool tile_scalar_io;
-    /* Chunks a merge workgroup merges one after another, loading the next
-     * one's keys while it merges (1..16, more clamped; 0: the tuning's). */
-    uint32_t merge_chunks_per_group;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     bool network_tile_sort;          /* sort tiles with the bitonic network, not by merging (measuring) */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more

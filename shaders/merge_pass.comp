@@ -375,118 +375,12 @@ void main()
 }
 #else
 #ifdef VECTOR_IO
-// Vectors a thread loads for its chunk's two slices at most: the chunk's keys
-// are threads x REGISTERS and the slices' ragged ends add up to three groups,
-// which two more a thread cover (a merge workgroup has at least two threads,
-// or one of two keys, whose slices span at most two groups).
-const uint SLICE_KEY_VECTORS = (REGISTERS + KEYS_PER_VECTOR - 1u) / KEYS_PER_VECTOR + 2u;
-const uint SLICE_VALUE_VECTORS = (REGISTERS + 3u) / 4u + 2u;
-
-// A chunk's two slices: A = [a_start, a_start + a_count) and B = [b_start,
-// b_start + slot_count - a_count) of the buffers, merged into slot_count
-// outputs from out_base on.
-struct chunk_slices {
-    index_t out_base;
-    index_t a_start;
-    index_t b_start;
-    uint a_count;
-    uint slot_count;
-};
-
-// Slot of key k of the buffers (A in slots 0 .., B right after it), or ~0u
-// where k lies in neither slice (the ragged ends' other keys).
-uint slice_slot(index_t k, bool in_a, chunk_slices s)
-{
-    index_t start = in_a ? s.a_start : s.b_start;
-    uint count = in_a ? s.a_count : s.slot_count - s.a_count;
-    return k >= start && k < start + count ? (in_a ? 0u : s.a_count) + uint(k - start) : ~0u;
-}
-
-// The aligned 16-byte groups that cover a chunk's slices, numbered A's then
-// B's, a group a thread in turn: fetch_slices() issues every load of a thread
-// into these registers, place_slices() then puts the keys in their slots (the
-// buffer's last group may be partial, and is read key by key there).
-uvec4 fetched_keys[SLICE_KEY_VECTORS];
-#ifdef WITH_VALUES
-uvec4 fetched_values[SLICE_VALUE_VECTORS];
-#endif
-
-// Groups of `per` keys covering [start, start + count): the first, and how many.
-uint groups_covering(index_t start, uint count, uint per, out index_t first_group)
-{
-    first_group = start / per;
-    return count == 0u ? 0u : uint((start + count - 1u) / per - first_group) + 1u;
-}
-
-void fetch_slices(chunk_slices s)
-{
-    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
-    index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;  // groups lying wholly inside the keys
-    index_t a_group, b_group;
-    uint a_groups = groups_covering(s.a_start, s.a_count, KEYS_PER_VECTOR, a_group);
-    uint b_groups = groups_covering(s.b_start, s.slot_count - s.a_count, KEYS_PER_VECTOR, b_group);
-    [[unroll]] for (uint i = 0u; i < SLICE_KEY_VECTORS; ++i) {
-        uint v = thread + i * threads;
-        index_t g = v < a_groups ? a_group + v : b_group + (v - a_groups);
-        fetched_keys[i] = v < a_groups + b_groups && g < whole_groups ? read_keys4(g) : uvec4(0u);
-    }
-#ifdef WITH_VALUES
-    index_t whole_value_groups = recorded_count() >> 2;
-    uint a_value_groups = groups_covering(s.a_start, s.a_count, 4u, a_group);
-    uint b_value_groups = groups_covering(s.b_start, s.slot_count - s.a_count, 4u, b_group);
-    [[unroll]] for (uint i = 0u; i < SLICE_VALUE_VECTORS; ++i) {
-        uint v = thread + i * threads;
-        index_t g = v < a_value_groups ? a_group + v : b_group + (v - a_value_groups);
-        fetched_values[i] = v < a_value_groups + b_value_groups && g < whole_value_groups ? read_values4(g) : uvec4(0u);
-    }
-#endif
-}
-
-void place_slices(chunk_slices s)
-{
-    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
-    index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;
-    index_t a_group, b_group;
-    uint a_groups = groups_covering(s.a_start, s.a_count, KEYS_PER_VECTOR, a_group);
-    uint b_groups = groups_covering(s.b_start, s.slot_count - s.a_count, KEYS_PER_VECTOR, b_group);
-    [[unroll]] for (uint i = 0u; i < SLICE_KEY_VECTORS; ++i) {
-        uint v = thread + i * threads;
-        if (v < a_groups + b_groups) {
-            bool in_a = v < a_groups;
-            index_t g = in_a ? a_group + v : b_group + (v - a_groups);
-            [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
-                index_t k = g * KEYS_PER_VECTOR + e;
-                uint slot = slice_slot(k, in_a, s);
-                if (slot != ~0u)
-                    chunk_keys[padded(slot)] = load_key(g < whole_groups ? vector_key(fetched_keys[i], e) : read_key(k));
-            }
-        }
-    }
-#ifdef WITH_VALUES
-    index_t whole_value_groups = recorded_count() >> 2;
-    uint a_value_groups = groups_covering(s.a_start, s.a_count, 4u, a_group);
-    uint b_value_groups = groups_covering(s.b_start, s.slot_count - s.a_count, 4u, b_group);
-    [[unroll]] for (uint i = 0u; i < SLICE_VALUE_VECTORS; ++i) {
-        uint v = thread + i * threads;
-        if (v < a_value_groups + b_value_groups) {
-            bool in_a = v < a_value_groups;
-            index_t g = in_a ? a_group + v : b_group + (v - a_value_groups);
-            [[unroll]] for (uint e = 0u; e < 4u; ++e) {
-                index_t k = g * 4u + e;
-                uint slot = slice_slot(k, in_a, s);
-                if (slot != ~0u)
-                    chunk_values[padded(slot)] = g < whole_value_groups ? fetched_values[i][e] : read_value(k);
-            }
-        }
-    }
-#endif
-}
-
 #if !defined(KEY64) && !defined(WITH_VALUES)
-// 32-bit keys alone, one chunk a workgroup: each slice in a loop of its own.
-// Both slices' loads issued together (fetch_slices) made these merges 1-2%
-// faster from 2^23 keys up but 3-6% slower from 2^19 to 2^22 on the H100
-// (docs/PERFORMANCE.md, log entry 35).
+// 32-bit keys alone: each slice in a loop of its own, the aligned 16-byte
+// groups that cover it a thread at a time (the buffer's last group may be
+// partial, and is read key by key). Loading both slices' groups before using
+// any (below) made these merges 1-2% faster from 2^23 keys up but 3-6% slower
+// from 2^19 to 2^22 on the H100 (docs/PERFORMANCE.md, log entry 35).
 void load_slice_vector(index_t start, uint count, uint slot_base)
 {
     if (count == 0u)
@@ -505,20 +399,89 @@ void load_slice_vector(index_t start, uint count, uint slot_base)
     }
 }
 
-void load_slices_vector(chunk_slices s)
+void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
 {
-    load_slice_vector(s.a_start, s.a_count, 0u);
-    load_slice_vector(s.b_start, s.slot_count - s.a_count, s.a_count);
+    load_slice_vector(a_start, a_count, 0u);
+    load_slice_vector(b_start, b_count, a_count);
 }
 #else
-// Pairs and 64-bit keys: every load of both slices, keys and values, issued
-// before the first is used. One after the other they were four waited trips
-// to memory a workgroup, and these merges took 14-17% longer at 2^22-2^24 keys
-// on the H100 (log entry 35).
-void load_slices_vector(chunk_slices s)
+// Vectors a thread loads for its chunk's two slices at most: the chunk's keys
+// are threads x REGISTERS and the slices' ragged ends add up to three groups,
+// which two more a thread cover (a merge workgroup has at least two threads,
+// or one of two keys, whose slices span at most two groups).
+const uint SLICE_KEY_VECTORS = (REGISTERS + KEYS_PER_VECTOR - 1u) / KEYS_PER_VECTOR + 2u;
+const uint SLICE_VALUE_VECTORS = (REGISTERS + 3u) / 4u + 2u;
+
+// Slot of key k of the buffers when the slices are A = [a_start, a_start +
+// a_count) and B = [b_start, b_start + b_count) (A in slots 0 .., B right after
+// it), or ~0u where k lies in neither (the ragged ends' other keys).
+uint slice_slot(index_t k, bool in_a, index_t a_start, uint a_count, index_t b_start, uint b_count)
 {
-    fetch_slices(s);
-    place_slices(s);
+    index_t start = in_a ? a_start : b_start;
+    uint count = in_a ? a_count : b_count;
+    return k >= start && k < start + count ? (in_a ? 0u : a_count) + uint(k - start) : ~0u;
+}
+
+// The chunk's slices of A and B into shared memory: the aligned 16-byte groups
+// that cover them, numbered A's then B's, a group a thread in turn; every load
+// of a thread is issued before the first is used: the keys of each slice, then
+// the values of each, one after the other were four trips to memory a
+// workgroup, each waited on, and merges of pairs and 64-bit keys took 14-17%
+// longer at 2^22-2^24 keys on the H100 (log entry 35). The buffer's last group
+// may be partial, and is read key by key.
+void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
+{
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
+    index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;  // groups lying wholly inside the keys
+    index_t a_group = a_start / KEYS_PER_VECTOR, b_group = b_start / KEYS_PER_VECTOR;
+    uint a_groups = a_count == 0u ? 0u : uint((a_start + a_count - 1u) / KEYS_PER_VECTOR - a_group) + 1u;
+    uint b_groups = b_count == 0u ? 0u : uint((b_start + b_count - 1u) / KEYS_PER_VECTOR - b_group) + 1u;
+    uvec4 fetched[SLICE_KEY_VECTORS];
+    [[unroll]] for (uint i = 0u; i < SLICE_KEY_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        index_t g = v < a_groups ? a_group + v : b_group + (v - a_groups);
+        fetched[i] = v < a_groups + b_groups && g < whole_groups ? read_keys4(g) : uvec4(0u);
+    }
+#ifdef WITH_VALUES
+    index_t whole_value_groups = recorded_count() >> 2;
+    index_t a_value_group = a_start >> 2, b_value_group = b_start >> 2;
+    uint a_value_groups = a_count == 0u ? 0u : uint(((a_start + a_count - 1u) >> 2) - a_value_group) + 1u;
+    uint b_value_groups = b_count == 0u ? 0u : uint(((b_start + b_count - 1u) >> 2) - b_value_group) + 1u;
+    uvec4 fetched_values[SLICE_VALUE_VECTORS];
+    [[unroll]] for (uint i = 0u; i < SLICE_VALUE_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        index_t g = v < a_value_groups ? a_value_group + v : b_value_group + (v - a_value_groups);
+        fetched_values[i] = v < a_value_groups + b_value_groups && g < whole_value_groups ? read_values4(g) : uvec4(0u);
+    }
+#endif
+    [[unroll]] for (uint i = 0u; i < SLICE_KEY_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        if (v < a_groups + b_groups) {
+            bool in_a = v < a_groups;
+            index_t g = in_a ? a_group + v : b_group + (v - a_groups);
+            [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
+                index_t k = g * KEYS_PER_VECTOR + e;
+                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count);
+                if (slot != ~0u)
+                    chunk_keys[padded(slot)] = load_key(g < whole_groups ? vector_key(fetched[i], e) : read_key(k));
+            }
+        }
+    }
+#ifdef WITH_VALUES
+    [[unroll]] for (uint i = 0u; i < SLICE_VALUE_VECTORS; ++i) {
+        uint v = thread + i * threads;
+        if (v < a_value_groups + b_value_groups) {
+            bool in_a = v < a_value_groups;
+            index_t g = in_a ? a_value_group + v : b_value_group + (v - a_value_groups);
+            [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+                index_t k = g * 4u + e;
+                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count);
+                if (slot != ~0u)
+                    chunk_values[padded(slot)] = g < whole_value_groups ? fetched_values[i][e] : read_value(k);
+            }
+        }
+    }
+#endif
 }
 #endif
 
@@ -560,21 +523,21 @@ void store_chunk_vector(index_t out_base, uint slot_count)
 }
 #endif
 
-// Chunks a workgroup merges one after another (tuning.merge_chunks_per_group).
-layout(constant_id = 4) const uint CHUNKS_PER_GROUP = 1u;
-
-// Where chunk `chunk` of this pass reads and writes: its splits from the split
-// pass when there was one (no barrier; the last chunk of a merged run uses all
-// of A), else found here by the workgroup (barriers: call it uniformly). A
-// chunk past the last has no keys.
-chunk_slices chunk_slices_of(uint chunk)
+void main()
 {
+    live_count = key_count();
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint thread = gl_LocalInvocationID.x;
+    uint threads = gl_WorkGroupSize.x;
+    // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_chunk = chunk < params.group_count;
     index_t position = index_t(chunk) << CHUNK_LOG;
     merge_runs runs = runs_of(active_chunk ? position : index_t(0u), params.phase);
     index_t total = active_chunk ? runs.a_count + runs.b_count : index_t(0u);
     index_t first = min(position - runs.base, total);
     index_t last = min(first + as_index(CHUNK_KEYS), total);
+    // The splits of the chunk's first and last key: from the split pass when
+    // there was one (the last chunk of a merged run uses all of A), else found here.
     index_t a_first, a_last;
     if (params.splits_given != 0u) {
         a_first = !active_chunk ? index_t(0u) : first < total ? read_split(chunk) : runs.a_count;
@@ -585,50 +548,38 @@ chunk_slices chunk_slices_of(uint chunk)
         a_first = found.x;
         a_last = found.y;
     }
-    chunk_slices s;
-    s.out_base = runs.base + first;
-    s.a_start = runs.base + a_first;
-    s.b_start = runs.base + runs.a_count + (first - a_first);
-    s.a_count = uint(a_last - a_first);
-    s.slot_count = uint(last - first);
-    return s;
-}
+    uint a_count = uint(a_last - a_first);        // keys of A in this chunk
+    uint slot_count = uint(last - first);         // keys of the chunk
+    index_t a_start = runs.base + a_first;
+    index_t b_start = runs.base + runs.a_count + (first - a_first);
 
-// The chunk's slices into shared memory, key by key or 16 bytes at a time.
-void load_slices(chunk_slices s)
-{
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
-        load_slices_vector(s);
-        return;
-    }
+        load_slices_vector(a_start, a_count, b_start, slot_count - a_count);
+    } else
 #endif
-    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        uint i = r * threads + thread;
-        if (i < s.slot_count) {
-            index_t index = i < s.a_count ? s.a_start + i : s.b_start + (i - s.a_count);
-            chunk_keys[padded(i)] = load_key(read_key(index));
+    {
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            uint i = r * threads + thread;
+            if (i < slot_count) {
+                index_t index = i < a_count ? a_start + i : b_start + (i - a_count);
+                chunk_keys[padded(i)] = load_key(read_key(index));
 #ifdef WITH_VALUES
-            chunk_values[padded(i)] = read_value(index);
+                chunk_values[padded(i)] = read_value(index);
 #endif
+            }
         }
     }
-}
+    barrier();
 
-// The slices in shared memory merged and stored: each thread's REGISTERS
-// outputs into registers, back to their slots, then out coalesced. Barriers
-// inside: call it uniformly, after a barrier behind the slices' placing.
-void merge_and_store(chunk_slices s)
-{
-    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
-    // This thread's outputs: diagonal thread * REGISTERS of the two slices.
-    slot_merge_to_registers(0u, s.a_count, s.a_count, s.slot_count - s.a_count,
-                            min(thread * REGISTERS, s.slot_count));
+    // This thread's outputs: diagonal thread * REGISTERS of the two slices
+    // (A in slots 0 .., B right after it).
+    slot_merge_to_registers(0u, a_count, a_count, slot_count - a_count, min(thread * REGISTERS, slot_count));
     barrier();  // every thread is done reading the slices
+
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint slot = thread * REGISTERS + r;
-        if (slot < s.slot_count) {
+        if (slot < slot_count) {
             chunk_keys[padded(slot)] = reg_keys[r];
 #ifdef WITH_VALUES
             chunk_values[padded(slot)] = reg_values[r];
@@ -638,63 +589,19 @@ void merge_and_store(chunk_slices s)
     barrier();
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
-        store_chunk_vector(s.out_base, s.slot_count);
-        return;
+        store_chunk_vector(runs.base + first, slot_count);
+        return;  // the last barrier is behind every thread
     }
 #endif
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint slot = r * threads + thread;
-        if (slot < s.slot_count) {
-            index_t index = s.out_base + slot;
+        if (slot < slot_count) {
+            index_t index = runs.base + first + slot;
             write_key_out(index, store_key(chunk_keys[padded(slot)]));
 #ifdef WITH_VALUES
             write_value_out(index, chunk_values[padded(slot)]);
 #endif
         }
-    }
-}
-
-// Workgroup w merges chunks w x CHUNKS_PER_GROUP on, one after another. Where
-// the split pass gave every chunk's splits, the next chunk's slices are loaded
-// into registers (fetch_slices) while this one merges: twice the bytes in
-// flight a thread, where a merge workgroup otherwise waits on its loads with
-// nothing else to do (the merge passes ran at about 66% of the copy rate on the
-// H100, docs/PERFORMANCE.md log entry 37).
-void main()
-{
-    live_count = key_count();
-    uint first_chunk = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * CHUNKS_PER_GROUP;
-    chunk_slices next;
-#ifdef VECTOR_IO
-    // Uniform over the workgroup, as every branch around a barrier here.
-    bool ahead = CHUNKS_PER_GROUP > 1u && params.splits_given != 0u && params.vector_io != 0u;
-    if (ahead) {
-        next = chunk_slices_of(first_chunk);
-        fetch_slices(next);
-    }
-#else
-    const bool ahead = false;
-#endif
-    for (uint c = 0u; c < CHUNKS_PER_GROUP; ++c) {
-        if (c > 0u)
-            barrier();  // every thread is done with the last chunk's slots
-        chunk_slices slices;
-#ifdef VECTOR_IO
-        if (ahead) {
-            slices = next;
-            place_slices(slices);
-            if (c + 1u < CHUNKS_PER_GROUP) {
-                next = chunk_slices_of(first_chunk + c + 1u);
-                fetch_slices(next);
-            }
-        } else
-#endif
-        {
-            slices = chunk_slices_of(first_chunk + c);
-            load_slices(slices);
-        }
-        barrier();
-        merge_and_store(slices);
     }
 }
 #endif

@@ -260,14 +260,6 @@ int main(void)
     /* Both merge kernels, whichever the device's default is. */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_all(&t, &vulkan, "vulkan, 64-key tile, direct merge");
-    /* Three chunks a merge workgroup after split passes: each chunk's slices
-     * load while the one before merges, and the last workgroup has empty ones. */
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
-    vulkan.merge_split_pass_min_chunks = 1;
-    vulkan.merge_chunks_per_group = 3;
-    run_all(&t, &vulkan, "vulkan, 64-key tile, split passes, 3 chunks a merge workgroup");
-    vulkan.merge_chunks_per_group = 0;
-    vulkan.merge_split_pass_min_chunks = 0;
     /* The four-run merge (its spill pass included: segments past 1.5 pivot steps). */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     vulkan.merge_ways = 4;

@@ -236,16 +236,6 @@ int main(void)
     desc.merge_split_probes = 9;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 9 (7) probes", max_log < 14 ? max_log : 14);
     desc.merge_split_probes = 0;
-    /* Merge workgroups of several chunks in turn: after split passes each
-     * chunk's slices load while the one before merges; without them each chunk
-     * searches its splits. 20 asked for is clamped to 16. */
-    desc.merge_chunks_per_group = 3;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes, 3 chunks a workgroup", max_log < 14 ? max_log : 14);
-    desc.merge_split_pass_min_chunks = 0;
-    desc.merge_chunks_per_group = 20;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, 20 (16) chunks a workgroup", max_log < 14 ? max_log : 14);
-    desc.merge_split_pass_min_chunks = 1;
-    desc.merge_chunks_per_group = 0;
     /* Four-run merges (merge4_pass.comp): pivots every 64 keys (segments of up
      * to 253 keys), and every 4 keys (the least chunk: pivot offsets of 0 and 1). */
     desc.merge_split_pass_min_chunks = 0;

@@ -50,8 +50,6 @@
 #define PREFERRED_MERGE_SPLIT_PROBES 3u
 #define MERGE_SPLIT_PROBES_MAX_CHUNKS 16384u
 #define PREFERRED_MERGE_WAYS 2u
-/* One chunk a merge workgroup until more are measured faster. */
-#define PREFERRED_MERGE_CHUNKS_PER_GROUP 1u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
@@ -134,7 +132,6 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_split_pass_min_chunks = MERGE_SPLIT_PASS_MIN_CHUNKS;
             tuning->merge_split_probes = PREFERRED_MERGE_SPLIT_PROBES;
             tuning->merge_split_probes_max_chunks = MERGE_SPLIT_PROBES_MAX_CHUNKS;
-            tuning->merge_chunks_per_group = PREFERRED_MERGE_CHUNKS_PER_GROUP;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */
             tuning->merge_ways = 2u;

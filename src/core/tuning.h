@@ -64,9 +64,6 @@ typedef struct bitonic_tuning {
     /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
      * two 64-bit keys) where the buffers are 16-byte aligned. */
     bool merge_vector_io;
-    /* Chunks a shared-memory merge workgroup merges one after another, loading
-     * the next one's slices while it merges (where a split pass gave them). */
-    uint32_t merge_chunks_per_group;
     bool tile_vector_io;       /* the tile sort moves a thread's keys 16 bytes at a time where tiles are whole */
     /* Transpose passes (transpose_pass.comp): a workgroup moves a block of
      * 2^transpose_block_log x 2^transpose_block_log keys through shared memory. */

@@ -97,7 +97,6 @@ enum {
 /* Probes a split-pass thread may be asked to test a round
  * (bitonic_vulkan_sorter_desc.merge_split_probes): more are clamped to it. */
 #define MAX_SPLIT_PROBES 7u
-#define MAX_MERGE_CHUNKS_PER_GROUP 16u
 
 /* The bindings that only pipelines with values have. */
 static bool is_values_binding(uint32_t binding)
@@ -313,7 +312,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 {
     if (!spirv.code)
         return VK_ERROR_FEATURE_NOT_PRESENT;
-    if (constant_count > 5u)
+    if (constant_count > 4u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
@@ -323,7 +322,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[5];
+    VkSpecializationMapEntry entries[4];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -396,8 +395,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 {
     const bitonic_tuning *tuning = &variant->tuning;
     bool with_values = variant->with_values, key64 = variant->key64, wide = variant->wide;
-    uint32_t merge_constants[5] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   tuning->merge_split_probes, tuning->merge_chunks_per_group};
+    uint32_t merge_constants[4] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
+                                   tuning->merge_split_probes};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -438,7 +437,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                tuning->merge_direct
                                    ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide)
                                    : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
-                               merge_constants, tuning->merge_direct ? 4u : 5u, &variant->merge_pipeline);
+                               merge_constants, 4, &variant->merge_pipeline);
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
@@ -686,10 +685,6 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_vector_io = false;
         if (desc->tile_scalar_io)
             sorter->variants[variant].tuning.tile_vector_io = false;
-        if (desc->merge_chunks_per_group != 0)
-            sorter->variants[variant].tuning.merge_chunks_per_group =
-                desc->merge_chunks_per_group < MAX_MERGE_CHUNKS_PER_GROUP ? desc->merge_chunks_per_group
-                                                                          : MAX_MERGE_CHUNKS_PER_GROUP;
         if (desc->network_tile_sort)
             sorter->variants[variant].tuning.tile_merge_sort = false;
         if (desc->merge_ways == 2u || (desc->merge_ways == 4u && sorter->variants[variant].tuning.merge4_pivot_step_log != 0))
@@ -718,8 +713,6 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
-        if (desc->tile_scalar_io)
-            sorter->variants[KEYS32_SMALL].tuning.tile_vector_io = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, &sorter->variants[KEYS32_SMALL]);
@@ -1378,15 +1371,6 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
     return BITONIC_SUCCESS;
 }
 
-/* Workgroups of a two-run merge pass: the shared-memory merge takes
- * merge_chunks_per_group chunks a workgroup, the direct merge one. */
-static uint64_t merge_workgroups(const bitonic_tuning *tuning, uint32_t chunk_count)
-{
-    uint32_t per_group = tuning->merge_direct || tuning->merge_chunks_per_group == 0 ? 1u
-                                                                                     : tuning->merge_chunks_per_group;
-    return ((uint64_t)chunk_count + per_group - 1u) / per_group;
-}
-
 /* The workgroup grid of every dispatch of a tile-and-merge or network plan
  * (and of the split passes); false when one does not fit the device. */
 static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *plan, uint32_t *group_x,
@@ -1403,7 +1387,7 @@ static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *pla
         uint64_t workgroups = pass->kind == BITONIC_PASS_TILE    ? groups
                               : plan->four_way[p]                ? merge4_slots(&variant->tuning, plan->count,
                                                                                 pass->phase)
-                              : pass->kind == BITONIC_PASS_MERGE ? merge_workgroups(&variant->tuning, plan->chunk_count)
+                              : pass->kind == BITONIC_PASS_MERGE ? plan->chunk_count
                                                                  : (groups + variant->tuning.global_workgroup_size - 1u) /
                                                                        variant->tuning.global_workgroup_size;
         if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))

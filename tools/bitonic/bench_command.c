@@ -485,7 +485,6 @@ int bench_run(const bench_options *options)
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,
                                  .tile_scalar_io = options->tile_scalar_io,
-                                 .merge_chunks_per_group = options->merge_chunks_per_group,
                                  .network_tile_sort = options->network_tile_sort,
                                  .no_subgroup_shuffle = options->no_subgroup_shuffle,
                                  .cpu_threads = options->cpu_threads,

@@ -28,7 +28,6 @@ typedef struct bench_options {
     unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */
     bool merge_scalar_io;          /* merges move one key at a time */
     bool tile_scalar_io;           /* the tile sort moves one key at a time */
-    unsigned merge_chunks_per_group; /* chunks a merge workgroup merges in turn, 0: derived */
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
     bool no_subgroup_shuffle;      /* no subgroup shuffles in the tile kernels (measuring) */
     unsigned cpu_threads;          /* threads of the CPU path (its rows and --device cpu), 0: all cores */
