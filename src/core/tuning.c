@@ -41,6 +41,11 @@
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
+/* Pairs and 64-bit keys from 2048 chunks: on the H100 a split pass made their
+ * sorts of 2^21 and 1.5 x 2^21 keys 8.5-13% faster, level at 1.5 x 2^20 and
+ * slower below; 32-bit keys alone gained at 1.5 x 2^21 only (2.7%) and lost
+ * 5% at 2^21 (docs/PERFORMANCE.md, log entry 38). */
+#define WIDE_MERGE_SPLIT_PASS_MIN_CHUNKS 2048u
 /* The split pass's threads test 3 keys a round (a 4-ary search, half the
  * rounds of a binary one) in merges of up to 16384 chunks, and search binary in
  * bigger ones: in one H100 run, sorts of 2^22 to 1.5 x 2^23 keys took 2.2-4.9%
@@ -129,7 +134,8 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_register_log = register_log;
             tuning->merge_workgroup_size = 1u << (chunk_log - register_log);
             tuning->merge_search_lanes = PREFERRED_MERGE_SEARCH_LANES;
-            tuning->merge_split_pass_min_chunks = MERGE_SPLIT_PASS_MIN_CHUNKS;
+            tuning->merge_split_pass_min_chunks =
+                bytes_per_key > 4u ? WIDE_MERGE_SPLIT_PASS_MIN_CHUNKS : MERGE_SPLIT_PASS_MIN_CHUNKS;
             tuning->merge_split_probes = PREFERRED_MERGE_SPLIT_PROBES;
             tuning->merge_split_probes_max_chunks = MERGE_SPLIT_PROBES_MAX_CHUNKS;
             /* The four-run merge: the pivot step the chunk is, or less where its
