@@ -214,13 +214,20 @@ void main()
     }
     first_merge_log = max(first_merge_log, lane_phases_end);
 #endif
+    // A block of 2^last_log slots wholly past the keys holds only pads, which
+    // are never stored: its threads skip the merge rounds, and still meet every
+    // barrier. A sort of 1024 keys on a 4096-key tile merges one block of four.
+    bool pads_only = params.row_log == 0u && params.view_column_log == 0u &&
+                     tile_base + as_index(first & ~((1u << last_log) - 1u)) >= live_count;
     for (uint run_log = first_merge_log; run_log < last_log; ++run_log) {
         barrier();  // every thread is done reading the slots of the last round
-        registers_to_slots(first);
+        if (!pads_only)
+            registers_to_slots(first);
         barrier();
         uint run = 1u << run_log;
         uint base = first & ~(2u * run - 1u);
-        slot_merge_to_registers(base, run, base + run, run, first - base);
+        if (!pads_only)
+            slot_merge_to_registers(base, run, base + run, run, first - base);
     }
 
 #ifdef VECTOR_TILE
