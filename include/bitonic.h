@@ -134,6 +134,8 @@ typedef struct bitonic_context_desc {
      * tuning's choice): k probes cut the range into k + 1 parts a round, so the
      * chain of dependent loads is shorter and each round reads more. */
     uint32_t merge_split_probes;
+    /* Threads a workgroup of the split pass has (0 = the tuning's: a subgroup). */
+    uint32_t merge_split_workgroup_size;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
      * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are

@@ -236,6 +236,13 @@ int main(void)
     desc.merge_split_probes = 9;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 9 (7) probes", max_log < 14 ? max_log : 14);
     desc.merge_split_probes = 0;
+    /* Split-pass workgroups of 3 threads (not a power of two: a ragged last
+     * workgroup) and of 4096 (clamped to the device's limit). */
+    desc.merge_split_workgroup_size = 3;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, split workgroups of 3", max_log < 14 ? max_log : 14);
+    desc.merge_split_workgroup_size = 4096;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, split workgroups of 4096", max_log < 13 ? max_log : 13);
+    desc.merge_split_workgroup_size = 0;
     /* Four-run merges (merge4_pass.comp): pivots every 64 keys (segments of up
      * to 253 keys), and every 4 keys (the least chunk: pivot offsets of 0 and 1). */
     desc.merge_split_pass_min_chunks = 0;

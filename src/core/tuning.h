@@ -43,6 +43,10 @@ typedef struct bitonic_tuning {
     uint32_t merge_split_pass_min_chunks;
     uint32_t merge_split_probes;    /* keys a split-pass thread tests a round (1: binary search) */
     uint32_t merge_split_probes_max_chunks;  /* merges of more chunks search binary */
+    /* Threads a split-pass workgroup has: a subgroup, so the searches spread
+     * over the multiprocessors (a merge workgroup's 128 put 4096 searches on 32
+     * of the H100's 132; docs/PERFORMANCE.md, log entry 40). */
+    uint32_t merge_split_workgroup_size;
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;

@@ -428,6 +428,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_keys_per_thread = desc->merge_keys_per_thread,
                                               .merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks,
                                               .merge_split_probes = desc->merge_split_probes,
+                                              .merge_split_workgroup_size = desc->merge_split_workgroup_size,
                                               .merge_kernel = desc->merge_kernel,
                                               .merge_ways = desc->merge_ways,
                                               .merge_scalar_io = desc->merge_scalar_io,

@@ -441,12 +441,14 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
+        merge_constants[0] = tuning->merge_split_workgroup_size;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
                                &variant->merge_split_pipeline);
     case PIPELINE_MERGE_SPLIT_BINARY:
         if (variant->merge_split_binary_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
+        merge_constants[0] = tuning->merge_split_workgroup_size;
         merge_constants[3] = 1u;  /* one probe a round */
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
@@ -576,6 +578,17 @@ static uint64_t device_address_max_keys(VkPhysicalDevice physical_device, uint64
  * counterparts, when the device was made with bufferDeviceAddress and
  * shaderInt64 (the kernels' positions are 64-bit). Without them nothing
  * changes: max_keys stays what one binding covers. */
+/* The split pass's workgroup size asked for in desc, clamped to the device. */
+static uint32_t split_workgroup_size(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc)
+{
+    uint32_t size = desc->merge_split_workgroup_size;
+    if (size > sorter->limits.max_workgroup_invocations)
+        size = sorter->limits.max_workgroup_invocations;
+    if (size > sorter->limits.max_workgroup_size_x)
+        size = sorter->limits.max_workgroup_size_x;
+    return size;
+}
+
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
                                      bool eager)
 {
@@ -679,6 +692,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
                 desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
             sorter->variants[variant].tuning.merge_split_probes_max_chunks = UINT32_MAX;
         }
+        if (desc->merge_split_workgroup_size != 0)
+            sorter->variants[variant].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -711,6 +726,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
                 desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
             sorter->variants[KEYS32_SMALL].tuning.merge_split_probes_max_chunks = UINT32_MAX;
         }
+        if (desc->merge_split_workgroup_size != 0)
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
@@ -1377,7 +1394,7 @@ static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *pla
                        uint32_t *group_y, uint32_t *split_x, uint32_t *split_y)
 {
     const sorter_variant *variant = &sorter->variants[plan->variant_number];
-    uint32_t split_threads = variant->tuning.merge_workgroup_size;
+    uint32_t split_threads = variant->tuning.merge_split_workgroup_size;
     if (plan->merge && plan->split_pass &&
         !split_groups(sorter, (plan->chunk_count + split_threads - 1u) / split_threads, split_x, split_y))
         return false;
@@ -1393,10 +1410,10 @@ static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *pla
         if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
             return false;
         /* The cut pass's grid: a thread a pivot slot. */
-        uint32_t cut_x, cut_y;
+        uint32_t cut_x, cut_y, cut_threads = variant->tuning.merge_workgroup_size;
         if (plan->four_way[p] &&
             (workgroups >= UINT32_MAX ||
-             !split_groups(sorter, (workgroups + split_threads - 1u) / split_threads, &cut_x, &cut_y)))
+             !split_groups(sorter, (workgroups + cut_threads - 1u) / cut_threads, &cut_x, &cut_y)))
             return false;
     }
     return true;

@@ -481,6 +481,7 @@ int bench_run(const bench_options *options)
                                  .merge_keys_per_thread = options->merge_keys_per_thread,
                                  .merge_split_pass_min_chunks = options->merge_split_min_chunks,
                                  .merge_split_probes = options->merge_split_probes,
+                                 .merge_split_workgroup_size = options->merge_split_workgroup_size,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,
