@@ -3,6 +3,7 @@
 # merge sort are fastest, with the SM clock recorded for every row: tile shape
 # (keys : keys per thread), merge shape (chunk : keys per thread) and where the
 # split pass starts, each swept at 2^16..2^MAX_LOG with the default
+# (SWEEPS names configurations instead; PROFILES adds profiles of them)
 # beside it, then the default's per-pass profile and CUB at the same sizes.
 # Expects build/ (or build-h100.tar.xz from scripts/h100_pack.sh) and .gl/.
 # Output under $OUT (or ./out): sweep.csv (annotated with clocks), profile.txt,
@@ -67,6 +68,16 @@ for chunks in ${SPLITS:-1 16777216}; do
 done
 sweep default
 $bitonic bench --device NVIDIA --no-e2e --min-log 20 --max-log "$max_log" --profile ${PROFILE_OPTIONS:-} > "$out/profile.txt" 2>&1 || status=1
+# PROFILES="label=options;label=options": more profiles after the default's, in the same file.
+if [ -n "${PROFILES:-}" ]; then
+  IFS=';' read -ra profiles <<< "$PROFILES"
+  for config in "${profiles[@]}"; do
+    echo "## profile ${config%%=*}: ${config#*=}" >> "$out/profile.txt"
+    # shellcheck disable=SC2086  # the options are words
+    $bitonic bench --device NVIDIA --no-e2e --min-log "${PROFILE_MIN_LOG:-20}" --max-log "$max_log" --profile \
+      ${config#*=} >> "$out/profile.txt" 2>&1 || status=1
+  done
+fi
 $bitonic info --device NVIDIA --pipelines > "$out/pipelines.txt" 2>&1
 kill $sampler
 # shellcheck disable=SC2086  # pairs is a list of words
