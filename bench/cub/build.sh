@@ -1,7 +1,8 @@
 #!/bin/sh
 # build.sh: compiles the CUB peer benchmark (cub_sort_bench.cu) with nvcc, without CMake, so it
 # can be built on the GPU machine or here and carried there.
-#   bench/cub/build.sh [OUTPUT]        (default OUTPUT: build/cub_sort_bench)
+#   bench/cub/build.sh [OUTPUT [SOURCE]]  (default OUTPUT: build/cub_sort_bench; SOURCE: another
+#                                          program of this folder, e.g. bench/cub/cub_parts.cu)
 # NVCC picks the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc).
 # CUDA_ARCH_FLAGS replaces the default targets: sm_90 code for the H100 plus compute_90 PTX, which
 # the driver compiles for any newer GPU.
@@ -9,6 +10,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 output=${1:-build/cub_sort_bench}
+source=${2:-$here/cub_sort_bench.cu}
 
 nvcc=${NVCC:-}
 if [ -z "$nvcc" ]; then
@@ -29,4 +31,4 @@ mkdir -p "$(dirname "$output")"
 echo "build.sh: $nvcc -> $output" >&2
 # shellcheck disable=SC2086  # arch_flags is a list of words on purpose
 "$nvcc" -O3 -std=c++17 $arch_flags -lineinfo -Xcompiler -Wall,-Wextra \
-  -o "$output" "$here/cub_sort_bench.cu"
+  -o "$output" "$source"
