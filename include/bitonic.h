@@ -136,6 +136,9 @@ typedef struct bitonic_context_desc {
     uint32_t merge_split_probes;
     /* Threads a workgroup of the split pass has (0 = the tuning's: a subgroup). */
     uint32_t merge_split_workgroup_size;
+    /* The split pass searches by plain k-ary rounds instead of placing its
+     * probes by a guess from the keys' values: for measuring the difference. */
+    bool merge_split_plain_search;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
      * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are

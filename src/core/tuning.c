@@ -140,6 +140,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_split_probes_max_chunks = MERGE_SPLIT_PROBES_MAX_CHUNKS;
             tuning->merge_split_workgroup_size =
                 limits->subgroup_size == 0 ? 1u : min_u32(limits->subgroup_size, max_threads);
+            tuning->merge_split_guided = true;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */
             tuning->merge_ways = 2u;

@@ -312,7 +312,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 {
     if (!spirv.code)
         return VK_ERROR_FEATURE_NOT_PRESENT;
-    if (constant_count > 4u)
+    if (constant_count > 5u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
@@ -322,7 +322,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[4];
+    VkSpecializationMapEntry entries[5];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -395,8 +395,9 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 {
     const bitonic_tuning *tuning = &variant->tuning;
     bool with_values = variant->with_values, key64 = variant->key64, wide = variant->wide;
-    uint32_t merge_constants[4] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   tuning->merge_split_probes};
+    /* The fifth, SPLIT_GUIDED, exists in the split pass only (create_pipeline passes four elsewhere). */
+    uint32_t merge_constants[5] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
+                                   tuning->merge_split_probes, tuning->merge_split_guided ? 1u : 0u};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -443,7 +444,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_SUCCESS;
         merge_constants[0] = tuning->merge_split_workgroup_size;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
+                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 5,
                                &variant->merge_split_pipeline);
     case PIPELINE_MERGE_SPLIT_BINARY:
         if (variant->merge_split_binary_pipeline != VK_NULL_HANDLE)
@@ -451,7 +452,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         merge_constants[0] = tuning->merge_split_workgroup_size;
         merge_constants[3] = 1u;  /* one probe a round */
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 4,
+                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 5,
                                &variant->merge_split_binary_pipeline);
     case PIPELINE_MERGE4:
     case PIPELINE_MERGE4_CUT:
@@ -694,6 +695,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_workgroup_size != 0)
             sorter->variants[variant].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
+        if (desc->merge_split_plain_search)
+            sorter->variants[variant].tuning.merge_split_guided = false;
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -728,6 +731,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_workgroup_size != 0)
             sorter->variants[KEYS32_SMALL].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
+        if (desc->merge_split_plain_search)
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_guided = false;
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
