@@ -136,9 +136,10 @@ typedef struct bitonic_context_desc {
     uint32_t merge_split_probes;
     /* Threads a workgroup of the split pass has (0 = the tuning's: a subgroup). */
     uint32_t merge_split_workgroup_size;
-    /* The split pass searches by plain k-ary rounds instead of placing its
-     * probes by a guess from the keys' values: for measuring the difference. */
-    bool merge_split_plain_search;
+    /* From this many merge chunks up, the split pass places its probes by a
+     * guess from the keys' values instead of plain k-ary rounds (0 = the
+     * tuning's choice, UINT32_MAX = never). */
+    uint32_t merge_split_guided_min_chunks;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
      * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are

@@ -54,7 +54,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t merge_split_pass_min_chunks;
     uint32_t merge_split_probes;        /* keys a split-pass thread tests a round, 1..7, more clamped (0: the tuning's) */
     uint32_t merge_split_workgroup_size;  /* threads a split-pass workgroup has, clamped to the device (0: the tuning's) */
-    bool merge_split_plain_search;      /* split searches without guesses from key values (for measuring) */
+    uint32_t merge_split_guided_min_chunks;  /* split searches guess from key values from this many chunks (0: the tuning's, UINT32_MAX: never) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
     uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */
     bool merge_scalar_io;               /* merges load and store one key at a time (for measuring) */

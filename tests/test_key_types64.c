@@ -260,6 +260,14 @@ int main(void)
     /* Both merge kernels, whichever the device's default is. */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_all(&t, &vulkan, "vulkan, 64-key tile, direct merge");
+    /* A split pass before every merge whose searches guess from the keys'
+     * values (signed and float keys guess on their ordered bits). */
+    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    vulkan.merge_split_pass_min_chunks = 1;
+    vulkan.merge_split_guided_min_chunks = 1;
+    run_all(&t, &vulkan, "vulkan, 64-key tile, guided split passes");
+    vulkan.merge_split_pass_min_chunks = 0;
+    vulkan.merge_split_guided_min_chunks = 0;
     /* The four-run merge (its spill pass included: segments past 1.5 pivot steps). */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     vulkan.merge_ways = 4;

@@ -243,10 +243,16 @@ int main(void)
     desc.merge_split_workgroup_size = 4096;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split workgroups of 4096", max_log < 13 ? max_log : 13);
     desc.merge_split_workgroup_size = 0;
-    /* Split searches by plain k-ary rounds (the default guesses from the keys). */
-    desc.merge_split_plain_search = true;
+    /* Split searches that guess from the keys' values at every size (the
+     * tuning guesses only in merges of many chunks), and plain ones. */
+    desc.merge_split_guided_min_chunks = 1;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, guided split searches", max_log < 14 ? max_log : 14);
+    desc.merge_split_probes = 1;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, guided split searches, binary", max_log < 13 ? max_log : 13);
+    desc.merge_split_probes = 0;
+    desc.merge_split_guided_min_chunks = UINT32_MAX;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, plain split searches", max_log < 14 ? max_log : 14);
-    desc.merge_split_plain_search = false;
+    desc.merge_split_guided_min_chunks = 0;
     /* Four-run merges (merge4_pass.comp): pivots every 64 keys (segments of up
      * to 253 keys), and every 4 keys (the least chunk: pivot offsets of 0 and 1). */
     desc.merge_split_pass_min_chunks = 0;

@@ -54,6 +54,15 @@
  * docs/PERFORMANCE.md, log entry 26). */
 #define PREFERRED_MERGE_SPLIT_PROBES 3u
 #define MERGE_SPLIT_PROBES_MAX_CHUNKS 16384u
+/* The split pass guesses where each split lies from the keys' values from
+ * 16384 chunks up (2^24 32-bit keys), 8192 for pairs and 64-bit keys: on the
+ * H100 the guesses made sorts 1.3% faster at 2^24, 3.1% at 2^25 and 4.8% at
+ * 2^26, but 4-5% slower at 2^22-2^23, where the keys sit in the L2 cache, a
+ * round of probes is short, and each split pass took 2 µs longer; pairs and
+ * 64-bit keys gained 3-5% at 2^24, u64 also at 2^22-2^23, pairs lost 6% at
+ * 2^22 (docs/PERFORMANCE.md, log entry 41). */
+#define MERGE_SPLIT_GUIDED_MIN_CHUNKS 16384u
+#define WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS 8192u
 #define PREFERRED_MERGE_WAYS 2u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
@@ -140,7 +149,8 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_split_probes_max_chunks = MERGE_SPLIT_PROBES_MAX_CHUNKS;
             tuning->merge_split_workgroup_size =
                 limits->subgroup_size == 0 ? 1u : min_u32(limits->subgroup_size, max_threads);
-            tuning->merge_split_guided = true;
+            tuning->merge_split_guided_min_chunks =
+                bytes_per_key > 4u ? WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS : MERGE_SPLIT_GUIDED_MIN_CHUNKS;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */
             tuning->merge_ways = 2u;

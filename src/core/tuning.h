@@ -47,9 +47,10 @@ typedef struct bitonic_tuning {
      * over the multiprocessors (a merge workgroup's 128 put 4096 searches on 32
      * of the H100's 132; docs/PERFORMANCE.md, log entry 40). */
     uint32_t merge_split_workgroup_size;
-    /* The split pass places its probes by a guess from the keys' values
-     * (merge_pass.comp, guided_merge_path_search) instead of k-ary rounds alone. */
-    bool merge_split_guided;
+    /* From this many chunks up, the split pass places its probes by a guess
+     * from the keys' values (merge_pass.comp, guided_merge_path_search)
+     * instead of k-ary rounds alone (UINT32_MAX: never). */
+    uint32_t merge_split_guided_min_chunks;
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;

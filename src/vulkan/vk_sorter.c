@@ -120,6 +120,9 @@ typedef struct sorter_variant {
     /* The same searching binary, for merges of more than
      * tuning.merge_split_probes_max_chunks chunks (tuning.c says why). */
     VkPipeline merge_split_binary_pipeline;
+    /* ... and the one that guesses from key values, in merges of at least
+     * tuning.merge_split_guided_min_chunks chunks (tuning.c says why). */
+    VkPipeline merge_split_guided_pipeline;
     VkPipeline transpose_pipeline;    /* TRANSPOSE passes of the transpose strategy */
     VkPipeline merge4_pipeline;       /* four-run merges (tuning.merge_ways 4) */
     VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
@@ -384,6 +387,7 @@ typedef enum pipeline_kind {
     PIPELINE_MERGE,
     PIPELINE_MERGE_SPLIT,
     PIPELINE_MERGE_SPLIT_BINARY,
+    PIPELINE_MERGE_SPLIT_GUIDED,
     PIPELINE_TRANSPOSE,
     PIPELINE_MERGE4,
     PIPELINE_MERGE4_CUT,
@@ -397,7 +401,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     bool with_values = variant->with_values, key64 = variant->key64, wide = variant->wide;
     /* The fifth, SPLIT_GUIDED, exists in the split pass only (create_pipeline passes four elsewhere). */
     uint32_t merge_constants[5] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   tuning->merge_split_probes, tuning->merge_split_guided ? 1u : 0u};
+                                   tuning->merge_split_probes, 0u};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -454,6 +458,14 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 5,
                                &variant->merge_split_binary_pipeline);
+    case PIPELINE_MERGE_SPLIT_GUIDED:
+        if (variant->merge_split_guided_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        merge_constants[0] = tuning->merge_split_workgroup_size;
+        merge_constants[4] = 1u;  /* SPLIT_GUIDED */
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 5,
+                               &variant->merge_split_guided_pipeline);
     case PIPELINE_MERGE4:
     case PIPELINE_MERGE4_CUT:
     case PIPELINE_MERGE4_SPILL: {
@@ -505,6 +517,8 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
     if (result == VK_SUCCESS)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_BINARY, 0);
+    if (result == VK_SUCCESS)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_GUIDED, 0);
     if (result == VK_SUCCESS && !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
     /* The four-run merge wherever the device can run it: a sort may ask for it. */
@@ -695,8 +709,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_workgroup_size != 0)
             sorter->variants[variant].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
-        if (desc->merge_split_plain_search)
-            sorter->variants[variant].tuning.merge_split_guided = false;
+        if (desc->merge_split_guided_min_chunks != 0)
+            sorter->variants[variant].tuning.merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -731,8 +745,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         }
         if (desc->merge_split_workgroup_size != 0)
             sorter->variants[KEYS32_SMALL].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
-        if (desc->merge_split_plain_search)
-            sorter->variants[KEYS32_SMALL].tuning.merge_split_guided = false;
+        if (desc->merge_split_guided_min_chunks != 0)
+            sorter->variants[KEYS32_SMALL].tuning.merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
@@ -773,6 +787,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge_split_guided_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge4_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge4_cut_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
@@ -880,6 +895,8 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         report_pipeline(sorter, variant->merge_split_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits, binary%s", kind);
         report_pipeline(sorter, variant->merge_split_binary_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "merge splits, guided%s", kind);
+        report_pipeline(sorter, variant->merge_split_guided_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "transpose%s (%u x %u keys)", kind, 1u << variant->tuning.transpose_block_log,
                  1u << variant->tuning.transpose_block_log);
         report_pipeline(sorter, variant->transpose_pipeline, name, text, capacity, &used);
@@ -962,6 +979,10 @@ static void record_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, co
 
 /* What a sort of `info` records: checked once, then used both to record it and
  * to say how many passes (and so timestamps) it records. */
+/* How a merge's split pass searches: k-ary rounds of tuning.merge_split_probes,
+ * binary rounds, or probes placed by a guess from the keys' values. */
+typedef enum split_search { SPLIT_SEARCH_PROBES, SPLIT_SEARCH_BINARY, SPLIT_SEARCH_GUIDED } split_search;
+
 typedef struct sort_plan {
     int variant_number;
     uint32_t key_bytes;
@@ -971,7 +992,7 @@ typedef struct sort_plan {
      * the scratch buffer lie, relative to scratch_offset, and how big it is. */
     bool merge;
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
-    bool split_binary;               /* ... with the binary-search split pipeline */
+    split_search split_search;       /* ... and which split pipeline it takes */
     bool wide;                       /* device addresses, 64-bit positions (record_wide_sort) */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
@@ -989,6 +1010,14 @@ typedef struct sort_plan {
     bool four_way_possible;
     bool four_way[BITONIC_SCHEDULE_MAX_PASSES];
 } sort_plan;
+
+/* The split pipeline a plan's merges take (plan->split_pass set). */
+static VkPipeline split_pipeline(const sorter_variant *variant, const sort_plan *plan)
+{
+    return plan->split_search == SPLIT_SEARCH_GUIDED   ? variant->merge_split_guided_pipeline
+           : plan->split_search == SPLIT_SEARCH_BINARY ? variant->merge_split_binary_pipeline
+                                                       : variant->merge_split_pipeline;
+}
 
 /* Pivot slots of a four-run merge into runs of 2^phase keys of count keys
  * (shaders/merge4_pass.comp numbers them group by group, run by run). */
@@ -1045,7 +1074,8 @@ static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
 static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
                                            bool with_scratch, sort_plan *plan)
 {
-    plan->merge = plan->split_pass = plan->split_binary = false;
+    plan->merge = plan->split_pass = false;
+    plan->split_search = SPLIT_SEARCH_PROBES;
     plan->chunk_count = 0;
     plan->scratch_splits_at = plan->scratch_bytes = plan->splits_bytes = 0;
     plan->view_keys = 0;
@@ -1166,7 +1196,9 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     VkDeviceSize values_bytes = info->values != VK_NULL_HANDLE ? (VkDeviceSize)info->count * 4u : 0;
     plan->scratch_splits_at = align_up(plan->scratch_values_at + values_bytes, section_alignment);
     plan->split_pass = plan->chunk_count >= tuning->merge_split_pass_min_chunks;
-    plan->split_binary = plan->chunk_count > tuning->merge_split_probes_max_chunks;
+    plan->split_search = plan->chunk_count >= tuning->merge_split_guided_min_chunks ? SPLIT_SEARCH_GUIDED
+                         : plan->chunk_count > tuning->merge_split_probes_max_chunks ? SPLIT_SEARCH_BINARY
+                                                                                      : SPLIT_SEARCH_PROBES;
     VkDeviceSize split_bytes = plan->wide ? 8u : 4u;  /* the device-address kernels' splits are 64-bit */
     /* Four-run merges keep each pivot's cut (16 bytes) and the spill list where
      * the splits go: room for the merge with the most pivot slots (not always
@@ -1261,7 +1293,10 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
             if (result == VK_SUCCESS && plan->split_pass)
                 result = ensure_pipeline(sorter, variant,
-                                         plan->split_binary ? PIPELINE_MERGE_SPLIT_BINARY : PIPELINE_MERGE_SPLIT, 0);
+                                         plan->split_search == SPLIT_SEARCH_GUIDED   ? PIPELINE_MERGE_SPLIT_GUIDED
+                                         : plan->split_search == SPLIT_SEARCH_BINARY ? PIPELINE_MERGE_SPLIT_BINARY
+                                                                                     : PIPELINE_MERGE_SPLIT,
+                                         0);
         } else if (pass->kind == BITONIC_PASS_TRANSPOSE) {
             result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
         } else {
@@ -1505,8 +1540,7 @@ static bitonic_status record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
                 constants.pass.group_count = plan->chunk_count;
                 if (plan->split_pass) {
                     record_dispatch(&recorder,
-                                    plan->split_binary ? variant->merge_split_binary_pipeline
-                                                       : variant->merge_split_pipeline,
+                                    split_pipeline(variant, plan),
                                     &constants, sizeof constants, split_x, split_y);
                     record_pass_barrier(command_buffer);
                     constants.pass.splits_given = 1u;
@@ -1678,8 +1712,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 if (plan.split_pass) {
                     /* One chunk's split a thread, then the merge that reads them. */
                     record_dispatch(&recorder,
-                                    plan.split_binary ? variant->merge_split_binary_pipeline
-                                                      : variant->merge_split_pipeline,
+                                    split_pipeline(variant, &plan),
                                     &constants, sizeof constants, split_x, split_y);
                     record_pass_barrier(command_buffer);
                     constants.splits_given = 1u;

@@ -482,7 +482,9 @@ int bench_run(const bench_options *options)
                                  .merge_split_pass_min_chunks = options->merge_split_min_chunks,
                                  .merge_split_probes = options->merge_split_probes,
                                  .merge_split_workgroup_size = options->merge_split_workgroup_size,
-                                 .merge_split_plain_search = options->merge_split_plain_search,
+                                 .merge_split_guided_min_chunks = options->merge_split_plain_search
+                                                                      ? UINT32_MAX
+                                                                      : options->merge_split_guided_min_chunks,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,

@@ -25,7 +25,8 @@ typedef struct bench_options {
     unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
     unsigned merge_split_probes;     /* keys a split-pass thread tests a round, 0: derived */
     unsigned merge_split_workgroup_size;  /* threads a split-pass workgroup has, 0: derived */
-    bool merge_split_plain_search;   /* split searches without guesses from key values */
+    bool merge_split_plain_search;   /* split searches never guess from key values */
+    unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
     unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */
     bool merge_scalar_io;          /* merges move one key at a time */

@@ -33,7 +33,7 @@ static void usage(FILE *out)
           "                     [--network] [--tile-keys N] [--max-steps M] [--startup] [--host-only] [--pow2]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-split-probes P] [--merge-split-workgroup T] [--merge-split-plain]\n"
-          "                     [--merge-ways 2|4]\n"
+          "                     [--merge-split-guided-min-chunks C] [--merge-ways 2|4]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
@@ -484,6 +484,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--keys-per-thread") == 0 || strcmp(arg, "--merge-chunk") == 0 ||
                     strcmp(arg, "--merge-keys-per-thread") == 0 || strcmp(arg, "--merge-split-min-chunks") == 0 ||
                     strcmp(arg, "--merge-split-probes") == 0 || strcmp(arg, "--merge-split-workgroup") == 0 ||
+                    strcmp(arg, "--merge-split-guided-min-chunks") == 0 ||
                     strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
@@ -496,6 +497,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--merge-split-min-chunks") == 0 ? &bench.merge_split_min_chunks
                                : strcmp(arg, "--merge-split-probes") == 0 ? &bench.merge_split_probes
                                : strcmp(arg, "--merge-split-workgroup") == 0 ? &bench.merge_split_workgroup_size
+                               : strcmp(arg, "--merge-split-guided-min-chunks") == 0 ? &bench.merge_split_guided_min_chunks
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -504,7 +506,8 @@ int main(int argc, char **argv)
             unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
-                                      target == &bench.merge_split_min_chunks ? (1u << 24)
+                                      target == &bench.merge_split_min_chunks ||
+                                      target == &bench.merge_split_guided_min_chunks ? (1u << 24)
                             : target == &bench.max_steps ? 5
                             : target == &bench.merge_split_probes ? 7
                             : target == &bench.merge_split_workgroup_size ? 1024
