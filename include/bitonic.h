@@ -138,7 +138,8 @@ typedef struct bitonic_context_desc {
     uint32_t merge_split_workgroup_size;
     /* From this many merge chunks up, the split pass places its probes by a
      * guess from the keys' values instead of plain k-ary rounds (0 = the
-     * tuning's choice, UINT32_MAX = never). */
+     * tuning's choice, UINT32_MAX = never). Sorts through device addresses
+     * (past the largest binding) never guess. */
     uint32_t merge_split_guided_min_chunks;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;

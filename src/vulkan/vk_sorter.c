@@ -517,7 +517,7 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
     if (result == VK_SUCCESS)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_BINARY, 0);
-    if (result == VK_SUCCESS)
+    if (result == VK_SUCCESS && variant->tuning.merge_split_guided_min_chunks != UINT32_MAX)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_GUIDED, 0);
     if (result == VK_SUCCESS && !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
@@ -630,6 +630,12 @@ static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
          * the direct merge sorted every case right on both (2026-11-23,
          * scripts/h100_wide_debug.sh; docs/API.md, "Sizes"). */
         variant->tuning.merge_direct = true;
+        /* Split searches that guess from key values, built with 64-bit
+         * positions, gave wrong splits on the H100 at every size (while
+         * lavapipe sorted every case right, and the bound build passed on
+         * both; docs/PERFORMANCE.md, log entry 41): the wide path searches by
+         * plain rounds, whatever was asked. */
+        variant->tuning.merge_split_guided_min_chunks = UINT32_MAX;
         result = create_variant(sorter, desc->pipeline_cache, base->with_values, base->key64, true, variant);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, variant);
