@@ -17,11 +17,12 @@
 // subgroup's by the network's phases as shuffles between lanes
 // (lane_network.glsl), in registers and without a barrier, and the merge
 // rounds in shared memory start from there.
-// Where the tile lies whole in one aligned array (params.vector_io, no rows, no
+// Where the tile lies in one aligned array (params.vector_io, no rows, no
 // view), each thread loads its keys 16 bytes at a time straight into its
 // registers and stores its last round's outputs the same way: no trip through
 // shared memory and no barrier at either end, and two loads in flight a thread
-// where the coalesced loop waited on eight in turn.
+// where the coalesced loop waited on eight in turn. In the last tile of a sort
+// the thread whose keys run across the end reads and writes them one by one.
 #ifdef LANE_MERGES
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -99,6 +100,36 @@ void load_registers_vector(index_t first_key)
     }
 }
 
+// This thread's REGISTERS keys (and values) from first_key on, one at a time,
+// pads past the keys: the thread whose keys run across the end of the sort.
+void load_registers_guarded(index_t first_key)
+{
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        index_t index = first_key + as_index(r);
+        bool inside = index < live_count;
+        reg_keys[r] = inside ? load_key(read_key(index)) : PAD_KEY;
+#ifdef WITH_VALUES
+        reg_values[r] = inside ? read_value(index) : PAD_VALUE;
+#endif
+    }
+}
+
+// The registers that hold keys back to the output side, one at a time (the
+// pads past the end are not stored).
+void store_registers_guarded(index_t first_key)
+{
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        index_t index = first_key + as_index(r);
+        if (index < live_count) {
+#ifdef WITH_VALUES
+            store_result(index, reg_keys[r], reg_values[r]);
+#else
+            store_result(index, reg_keys[r], 0u);
+#endif
+        }
+    }
+}
+
 // This thread's registers to keys (and values) first_key on of the output side
 // (binding 7 is the tile pass's output in place or not), 16 bytes a store.
 void store_registers_vector(index_t first_key)
@@ -149,10 +180,20 @@ void main()
     // Uniform over the workgroup too: the whole tile in one array of keys.
     bool vector_tile = false;
 #ifdef VECTOR_TILE
-    vector_tile = active_tile && params.vector_io != 0u && params.row_log == 0u && params.view_column_log == 0u &&
-                  tile_base + as_index(TILE_KEYS) <= live_count;
-    if (vector_tile)
-        load_registers_vector(tile_base + as_index(first));
+    // The last tile of a sort may be partial: a thread whose keys all lie
+    // inside loads them as vectors, the one across the end key by key, and
+    // those past it take pads. Through shared memory instead, 1.5 x 2^11 keys
+    // (one partial small tile) took 0.0160 ms on the H100 against 0.0132 for
+    // 2^12 (docs/PERFORMANCE.md, log entry 43).
+    vector_tile = active_tile && params.vector_io != 0u && params.row_log == 0u && params.view_column_log == 0u;
+    index_t thread_first_key = tile_base + as_index(first);
+    bool thread_whole = thread_first_key + as_index(REGISTERS) <= live_count;
+    if (vector_tile) {
+        if (thread_whole)
+            load_registers_vector(thread_first_key);
+        else
+            load_registers_guarded(thread_first_key);
+    }
 #endif
     if (!vector_tile) {
         // The tile comes in coalesced through shared memory; past the keys, +infinity.
@@ -232,7 +273,10 @@ void main()
 
 #ifdef VECTOR_TILE
     if (vector_tile) {
-        store_registers_vector(tile_base + as_index(first));
+        if (thread_whole)
+            store_registers_vector(thread_first_key);
+        else
+            store_registers_guarded(thread_first_key);
         return;  // uniform: no thread of this workgroup meets another barrier
     }
 #endif
