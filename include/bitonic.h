@@ -141,6 +141,10 @@ typedef struct bitonic_context_desc {
      * tuning's choice, UINT32_MAX = never). Sorts through device addresses
      * (past the largest binding) never guess. */
     uint32_t merge_split_guided_min_chunks;
+    /* Split passes search the keys alone, without first narrowing each search
+     * on the samples the merge pass before them left (32-bit keys without
+     * values): for measuring the difference. */
+    bool merge_split_no_samples;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
      * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are

@@ -55,6 +55,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t merge_split_probes;        /* keys a split-pass thread tests a round, 1..7, more clamped (0: the tuning's) */
     uint32_t merge_split_workgroup_size;  /* threads a split-pass workgroup has, clamped to the device (0: the tuning's) */
     uint32_t merge_split_guided_min_chunks;  /* split searches guess from key values from this many chunks (0: the tuning's, UINT32_MAX: never) */
+    bool merge_split_no_samples;        /* split passes search the keys alone, not run samples first (for measuring) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
     uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */
     bool merge_scalar_io;               /* merges load and store one key at a time (for measuring) */

@@ -83,8 +83,25 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #endif
 #endif
 
+// Run samples (32-bit keys alone, through bindings): where a merge pass will
+// be followed by another with a split pass, it leaves beside the splits one key
+// of every aligned group of 2^SAMPLE_LOG of its output, the group's first in a
+// run that the next level takes as A (an even run), its last in one it takes
+// as B. A split search on a diagonal that is a multiple of the group compares
+// A[32k] with B[d - 1 - 32k], the last of a group: both samples. So the next
+// split pass narrows each bracket to one group on the samples (1/32 of the
+// keys, dense, held in the L2 cache), then reads the keys only inside that
+// group. Without them its probes read scattered sectors of the whole keys, and
+// its time grew with the probes of all its searches (docs/PERFORMANCE.md, log
+// entries 40 and 43).
+#if !defined(KEY64) && !defined(WITH_VALUES) && !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
+#define RUN_SAMPLES
+const uint SAMPLE_LOG = 5u;
+#endif
+
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
 // enough that searching inside every merge workgroup costs more than a dispatch.
+// The samples lie after the splits, from word params.group_count (the chunks).
 #ifdef WIDE_ADDRESSING
 // 64-bit splits: a run of 2^32 keys has 2^32 + 1 of them.
 #ifdef SPLITS_ONLY
@@ -101,14 +118,24 @@ index_t read_split(uint chunk)
 }
 #endif
 #else
-#ifdef SPLITS_ONLY
+#ifdef RUN_SAMPLES
+layout(std430, binding = 5) buffer Splits { uint splits[]; };
+// Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key), an ordered key.
+uint sample_at(index_t group)
+{
+    return splits[params.group_count + group];
+}
+#elif defined(SPLITS_ONLY)
 layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
+#else
+layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
+#endif
+#ifdef SPLITS_ONLY
 void write_split(uint chunk, index_t split)
 {
     splits[chunk] = split;
 }
 #else
-layout(std430, binding = 5) readonly buffer Splits { uint splits[]; };
 index_t read_split(uint chunk)
 {
     return splits[chunk];
@@ -257,13 +284,20 @@ bool a_first_at(index_t a_index, index_t b_index)
 // B[d - 1 - m] at b_top - m. Each round tests SEARCH_PROBES positions cutting
 // the range into equal parts (sample_position) and keeps the part between the
 // last true and the first false answer.
-index_t merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top)
+// With in_samples (RUN_SAMPLES) the positions count groups of 2^SAMPLE_LOG
+// keys, a_base and b_top are groups, and the keys compared are the samples.
+index_t merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top, bool in_samples)
 {
     while (low < high) {
         uint found = 0u;
         [[unroll]] for (uint probe = 0u; probe < SEARCH_PROBES; ++probe) {
             index_t m = sample_position(low, high, SEARCH_PROBES, probe);
-            found += a_first_at(a_base + m, b_top - m) ? 1u : 0u;
+#ifdef RUN_SAMPLES
+            if (in_samples)
+                found += !(sample_at(b_top - m) < sample_at(a_base + m)) ? 1u : 0u;
+            else
+#endif
+                found += a_first_at(a_base + m, b_top - m) ? 1u : 0u;
         }
         index_t new_high = found == SEARCH_PROBES ? high : sample_position(low, high, SEARCH_PROBES, found);
         if (found > 0u)
@@ -300,7 +334,7 @@ float key_gap(key_t a_key, key_t b_key)
 // not spread evenly: many equal keys, clusters) the search goes on with plain
 // 3-probe rounds, which cost at most one round more than plain rounds from the
 // start in that simulation. Three probes a round, whatever SPLIT_PROBES says.
-index_t guided_merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top)
+index_t guided_merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top, bool in_samples)
 {
     bool low_probed = false, high_probed = false, guessing = true, guessed = false;
     float gap_low = 0.0, gap_high = 0.0;  // the key gap at low - 1 and at high
@@ -329,7 +363,17 @@ index_t guided_merge_path_search(index_t low, index_t high, index_t a_base, inde
         float gaps[3];
         [[unroll]] for (uint p = 0u; p < 3u; ++p) {
             index_t a_index = a_base + probes[p], b_index = b_top - probes[p];
-            key_t a_key = load_key(read_key(a_index)), b_key = load_key(read_key(b_index));
+            key_t a_key, b_key;
+#ifdef RUN_SAMPLES
+            if (in_samples) {
+                a_key = sample_at(a_index);
+                b_key = sample_at(b_index);
+            } else
+#endif
+            {
+                a_key = load_key(read_key(a_index));
+                b_key = load_key(read_key(b_index));
+            }
 #ifdef WITH_VALUES
             bool a_first = !pair_less(b_key, read_value(b_index), a_key, read_value(a_index));
 #else
@@ -374,8 +418,31 @@ void main()
     index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
     index_t high = min(diagonal, runs.a_count);
     index_t b_top = runs.base + runs.a_count + diagonal - 1u;
-    write_split(chunk, SPLIT_GUIDED != 0u ? guided_merge_path_search(low, high, runs.base, b_top)
-                                          : merge_path_search(low, high, runs.base, b_top));
+#ifdef RUN_SAMPLES
+    // First on the samples: the positions 32k inside [low, high), as groups
+    // (runs.base and the diagonal are multiples of the group, so A[32k] is
+    // sample base / 32 + k and B[d - 1 - 32k] sample b_top / 32 - k). The split
+    // then lies above the last of them found true and at or below the first
+    // found false: one group's keys, searched as before.
+    if (params.sample_runs != 0u && low < high) {
+        index_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
+        index_t group_high = ((high - 1u) >> SAMPLE_LOG) + 1u;  // past the last position 32k in range
+        if (group_low < group_high) {
+            index_t a_group = runs.base >> SAMPLE_LOG, b_group = b_top >> SAMPLE_LOG;
+            index_t first_false = SPLIT_GUIDED != 0u
+                                      ? guided_merge_path_search(group_low, group_high, a_group, b_group, true)
+                                      : merge_path_search(group_low, group_high, a_group, b_group, true);
+            if (first_false > group_low)
+                low = ((first_false - 1u) << SAMPLE_LOG) + 1u;
+            if (first_false < group_high)
+                high = first_false << SAMPLE_LOG;
+        }
+        write_split(chunk, merge_path_search(low, high, runs.base, b_top, false));
+        return;
+    }
+#endif
+    write_split(chunk, SPLIT_GUIDED != 0u ? guided_merge_path_search(low, high, runs.base, b_top, false)
+                                          : merge_path_search(low, high, runs.base, b_top, false));
 }
 #elif defined(DIRECT_MERGE)
 // Memory index of B[j] clamped into B, or of A's first key when B is empty
@@ -420,7 +487,7 @@ void main()
         high = max(high, low);
     }
     index_t a_base = runs.base, b_base = runs.base + runs.a_count;
-    index_t i = merge_path_search(low, high, a_base, b_base + diagonal - 1u);
+    index_t i = merge_path_search(low, high, a_base, b_base + diagonal - 1u, false);
     index_t j = diagonal - i;
     uint outputs = uint(min(index_t(REGISTERS), total - diagonal));
     // Memory indices of A[i] and B[j] clamped into their runs (B may be empty:
@@ -669,6 +736,17 @@ void main()
         }
     }
     barrier();
+#ifdef RUN_SAMPLES
+    if (params.sample_runs != 0u) {
+        // The samples of this chunk's groups for the next split pass: each
+        // group's first key in an even output run, its last in an odd one.
+        bool b_run = ((runs.base >> params.phase) & 1u) != 0u;
+        uint offset = b_run ? (1u << SAMPLE_LOG) - 1u : 0u;
+        index_t first_group = (runs.base + first) >> SAMPLE_LOG;
+        for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads)
+            splits[params.group_count + first_group + g] = chunk_keys[padded((g << SAMPLE_LOG) + offset)];
+    }
+#endif
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
         store_chunk_vector(runs.base + first, slot_count);

@@ -59,11 +59,11 @@ layout(push_constant) uniform PassParams {
     uint view_rows_used;
     uint view_mirror_phase; // not 0: rows in the upper half of a block of this phase have mirrored columns
     uint view_forward;      // transpose: 1 from the keys into the view, 0 back
+    uint sample_runs;       // merge: 1 leaves run samples after the splits; split pass: 1 reads them
 #ifdef WIDE_ADDRESSING
     // Bits 32..63 of count, and where each side lies in device memory (the
     // pass's input keys and values, its output ones, the merge splits).
     uint count_high;
-    uint reserved;
     uint64_t keys_address;
     uint64_t values_address;
     uint64_t keys_out_address;

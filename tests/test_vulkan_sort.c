@@ -253,6 +253,22 @@ int main(void)
     desc.merge_split_guided_min_chunks = UINT32_MAX;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, plain split searches", max_log < 14 ? max_log : 14);
     desc.merge_split_guided_min_chunks = 0;
+    /* The split passes above narrow their searches on the run samples the
+     * merges leave (32-bit keys alone); here without them, and with 32-key
+     * chunks and tile, where a chunk and a tile are one sample's group. */
+    desc.merge_split_no_samples = true;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes without run samples", max_log < 14 ? max_log : 14);
+    desc.merge_split_no_samples = false;
+    desc.tile_keys = 32;
+    desc.merge_chunk_keys = 32;
+    desc.merge_keys_per_thread = 2;
+    run_suite(&t, &desc, "32-key tile, 32-key chunks, split passes on run samples", max_log < 12 ? max_log : 12);
+    desc.merge_split_guided_min_chunks = 1;
+    run_suite(&t, &desc, "32-key tile, 32-key chunks, guided split passes on run samples", max_log < 12 ? max_log : 12);
+    desc.merge_split_guided_min_chunks = 0;
+    desc.tile_keys = 256;
+    desc.merge_chunk_keys = 64;
+    desc.merge_keys_per_thread = 4;
     /* Four-run merges (merge4_pass.comp): pivots every 64 keys (segments of up
      * to 253 keys), and every 4 keys (the least chunk: pivot offsets of 0 and 1). */
     desc.merge_split_pass_min_chunks = 0;

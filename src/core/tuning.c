@@ -151,6 +151,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
                 limits->subgroup_size == 0 ? 1u : min_u32(limits->subgroup_size, max_threads);
             tuning->merge_split_guided_min_chunks =
                 bytes_per_key > 4u ? WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS : MERGE_SPLIT_GUIDED_MIN_CHUNKS;
+            tuning->merge_split_samples = true;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */
             tuning->merge_ways = 2u;

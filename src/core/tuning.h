@@ -51,6 +51,10 @@ typedef struct bitonic_tuning {
      * from the keys' values (merge_pass.comp, guided_merge_path_search)
      * instead of k-ary rounds alone (UINT32_MAX: never). */
     uint32_t merge_split_guided_min_chunks;
+    /* A merge pass with another after it leaves a sample of every 32 keys it
+     * writes, and that one's split pass searches the samples first
+     * (merge_pass.comp, RUN_SAMPLES): 32-bit keys without values only. */
+    bool merge_split_samples;
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;

@@ -430,6 +430,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_split_probes = desc->merge_split_probes,
                                               .merge_split_workgroup_size = desc->merge_split_workgroup_size,
                                               .merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks,
+                                              .merge_split_no_samples = desc->merge_split_no_samples,
                                               .merge_kernel = desc->merge_kernel,
                                               .merge_ways = desc->merge_ways,
                                               .merge_scalar_io = desc->merge_scalar_io,

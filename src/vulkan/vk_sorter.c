@@ -60,6 +60,7 @@ typedef struct pass_push_constants {
     uint32_t view_rows_used;
     uint32_t view_mirror_phase;
     uint32_t view_forward;
+    uint32_t sample_runs;   /* merge: leave run samples after the splits; split pass: read them */
 } pass_push_constants;
 
 /* The push constants of the device-address kernels (WIDE_ADDRESSING in
@@ -68,7 +69,6 @@ typedef struct pass_push_constants {
 typedef struct wide_push_constants {
     pass_push_constants pass;
     uint32_t count_high;
-    uint32_t reserved;
     VkDeviceAddress keys_address;
     VkDeviceAddress values_address;
     VkDeviceAddress keys_out_address;
@@ -97,6 +97,9 @@ enum {
 /* Probes a split-pass thread may be asked to test a round
  * (bitonic_vulkan_sorter_desc.merge_split_probes): more are clamped to it. */
 #define MAX_SPLIT_PROBES 7u
+/* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
+#define RUN_SAMPLE_LOG 5u
+#define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
 
 /* The bindings that only pipelines with values have. */
 static bool is_values_binding(uint32_t binding)
@@ -717,6 +720,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
         if (desc->merge_split_guided_min_chunks != 0)
             sorter->variants[variant].tuning.merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
+        if (desc->merge_split_no_samples)
+            sorter->variants[variant].tuning.merge_split_samples = false;
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -999,6 +1004,7 @@ typedef struct sort_plan {
     bool merge;
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
     split_search split_search;       /* ... and which split pipeline it takes */
+    bool run_samples;                /* merges leave run samples after the splits for the next split pass */
     bool wide;                       /* device addresses, 64-bit positions (record_wide_sort) */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
@@ -1217,6 +1223,13 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
         if (merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u > cut_bytes)
             cut_bytes = merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u;
     VkDeviceSize splits_region = plan->split_pass ? (VkDeviceSize)plan->chunk_count * split_bytes : 0u;
+    /* Run samples (merge_pass.comp, RUN_SAMPLES): one 32-bit key of every 32,
+     * after the splits, where the keys are 32-bit and come without values. */
+    plan->run_samples = plan->merge && plan->split_pass && !plan->wide && plan->variant_number == KEYS32 &&
+                        tuning->merge_split_samples && !tuning->merge_direct && !plan->four_way_possible &&
+                        tuning->merge_chunk_log >= RUN_SAMPLE_LOG && tuning->tile_log >= RUN_SAMPLE_LOG;
+    if (plan->run_samples)
+        splits_region += ((info->count + RUN_SAMPLE_KEYS - 1u) / RUN_SAMPLE_KEYS) * 4u;
     if (cut_bytes > splits_region)
         splits_region = cut_bytes;
     plan->splits_bytes = splits_region;
@@ -1680,6 +1693,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
         uint32_t read_side = 0, write_side = run_log > 0 ? 0u : merge_count % 2u;
         dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
         bool pushed = false;
+        bool samples_left = false;  /* the last merge recorded left run samples */
         for (uint32_t p = 0; p < pass_count; ++p) {
             const bitonic_pass *pass = &passes[p];
             /* The tile sort reads side 0 and writes write_side; each merge then
@@ -1716,13 +1730,18 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
             } else if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;
                 if (plan.split_pass) {
-                    /* One chunk's split a thread, then the merge that reads them. */
+                    /* One chunk's split a thread (on the samples first where
+                     * the merge before left them), then the merge that reads them. */
+                    constants.sample_runs = samples_left ? 1u : 0u;
                     record_dispatch(&recorder,
                                     split_pipeline(variant, &plan),
                                     &constants, sizeof constants, split_x, split_y);
                     record_pass_barrier(command_buffer);
                     constants.splits_given = 1u;
                 }
+                /* Every pass after a merge merges: samples for the next one. */
+                constants.sample_runs = plan.run_samples && p + 1 < pass_count ? 1u : 0u;
+                samples_left = constants.sample_runs != 0u;
             }
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? tile_pipeline_for(variant, pass)
                                   : plan.four_way[p]                 ? variant->merge4_pipeline

@@ -485,6 +485,7 @@ int bench_run(const bench_options *options)
                                  .merge_split_guided_min_chunks = options->merge_split_plain_search
                                                                       ? UINT32_MAX
                                                                       : options->merge_split_guided_min_chunks,
+                                 .merge_split_no_samples = options->merge_split_no_samples,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,

@@ -26,6 +26,7 @@ typedef struct bench_options {
     unsigned merge_split_probes;     /* keys a split-pass thread tests a round, 0: derived */
     unsigned merge_split_workgroup_size;  /* threads a split-pass workgroup has, 0: derived */
     bool merge_split_plain_search;   /* split searches never guess from key values */
+    bool merge_split_no_samples;     /* split searches do not narrow on run samples first */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
     unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */

@@ -33,7 +33,7 @@ static void usage(FILE *out)
           "                     [--network] [--tile-keys N] [--max-steps M] [--startup] [--host-only] [--pow2]\n"
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-split-probes P] [--merge-split-workgroup T] [--merge-split-plain]\n"
-          "                     [--merge-split-guided-min-chunks C] [--merge-ways 2|4]\n"
+          "                     [--merge-split-guided-min-chunks C] [--merge-split-no-samples] [--merge-ways 2|4]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
@@ -462,6 +462,8 @@ int main(int argc, char **argv)
             bench.merge_scalar_io = true;
         } else if (strcmp(arg, "--merge-split-plain") == 0) {
             bench.merge_split_plain_search = true;
+        } else if (strcmp(arg, "--merge-split-no-samples") == 0) {
+            bench.merge_split_no_samples = true;
         } else if (strcmp(arg, "--tile-scalar-io") == 0) {
             bench.tile_scalar_io = true;
         } else if (strcmp(arg, "--network-tile-sort") == 0) {
