@@ -41,8 +41,12 @@ int main(void)
                        tuning.tile_log == 12, "lavapipe keys: 4096-key tile (got 2^%u)", tuning.tile_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && fits(&h100, 4, &tuning) && tuning.tile_log == 13,
                "H100 keys: 8192-key tile in 48 KiB (got 2^%u)", tuning.tile_log);
-    TEST_CHECK(&t, tuning.tile_merge_sort && tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 1024,
-               "H100 keys: the tile merge-sorted by 1024 threads of 8 keys (got 2^%u keys a thread)",
+    TEST_CHECK(&t, tuning.tile_merge_sort && tuning.tile_sort_register_log == 4 && tuning.tile_sort_workgroup_size == 512,
+               "H100 keys: the tile merge-sorted by 512 threads of 16 keys (got 2^%u keys a thread)",
+               tuning.tile_sort_register_log);
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && tuning.tile_merge_sort &&
+                       tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 512,
+               "H100 pairs and 64-bit keys: the 4096-key tile merge-sorted 8 keys a thread (got 2^%u)",
                tuning.tile_sort_register_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, 0, &tuning) && tuning.tile_sort_register_log == 4 &&
                    tuning.tile_sort_workgroup_size == 128,

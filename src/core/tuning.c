@@ -3,10 +3,13 @@
  *   per shared-memory round trip, few enough that a 512-thread workgroup keeps
  *   its keys without spilling.
  * - A tile sorted from scratch is merge-sorted (tile_sort_pass.comp): each
- *   thread's keys by the network, then a merge round per doubling; 8 keys a
- *   thread (1024 threads for 8192 keys) where they fit a workgroup: twice the
- *   warps to hide the merges' chains of shared-memory reads, and on the H100
- *   4-6% faster sorts from 2^19 to 2^24 keys than 16 a thread.
+ *   thread's keys by the network, then a merge round per doubling. 32-bit keys
+ *   alone take 16 keys a thread (512 threads for 8192 keys): since the lane
+ *   merges and the vector loads, the H100 ran their tile pass 5% faster that
+ *   way than with 8, and sorts from 2^19 to 2^26 keys 1-1.6% faster (log entry
+ *   43). Pairs and 64-bit keys were 2-4% slower with 16, and keep 8 a thread
+ *   (1024 threads) where they fit a workgroup: twice the warps to hide the
+ *   merges' chains of shared-memory reads (4-6% faster than 16, entry 24).
  * - The largest power-of-two tile whose keys (padded) fit the shared memory the
  *   device reports and whose threads fit one workgroup: bigger tiles mean fewer
  *   passes over device memory, which is what a bitonic sort pays for.
@@ -35,6 +38,7 @@
 
 #define PREFERRED_TILE_REGISTER_LOG 4u
 #define PREFERRED_TILE_SORT_REGISTER_LOG 3u
+#define PREFERRED_TILE_SORT_REGISTER_LOG_4_BYTE_KEYS 4u
 #define PREFERRED_GLOBAL_WORKGROUP 128u
 #define PREFERRED_GLOBAL_STEPS 4u
 #define PREFERRED_MERGE_REGISTER_LOG 3u
@@ -217,12 +221,14 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     }
     out->tile_log = tile_log;
     out->tile_register_log = min_u32(preferred_register_log, tile_log);
-    /* The merge sort of a tile wants no subgroup; 8 keys a thread where the
-     * threads fit one workgroup (16 where they do not). */
+    /* The merge sort of a tile wants no subgroup; 16 keys a thread for 32-bit
+     * keys alone, else 8 where the threads fit one workgroup (16 where they do not). */
     out->tile_merge_sort = true;
     out->tile_sort_register_log = out->tile_register_log;
+    uint32_t preferred_sort_register_log =
+        bytes_per_key == 4u ? PREFERRED_TILE_SORT_REGISTER_LOG_4_BYTE_KEYS : PREFERRED_TILE_SORT_REGISTER_LOG;
     if (keys_per_thread_override == 0)
-        while (out->tile_sort_register_log > PREFERRED_TILE_SORT_REGISTER_LOG &&
+        while (out->tile_sort_register_log > preferred_sort_register_log &&
                ((uint64_t)1 << (tile_log - out->tile_sort_register_log + 1u)) <= max_threads)
             --out->tile_sort_register_log;
     out->tile_sort_workgroup_size = 1u << (tile_log - out->tile_sort_register_log);
