@@ -424,6 +424,7 @@ void main()
     // sample base / 32 + k and B[d - 1 - 32k] sample b_top / 32 - k). The split
     // then lies above the last of them found true and at or below the first
     // found false: one group's keys, searched as before.
+    bool narrowed = false;
     if (params.sample_runs != 0u && low < high) {
         index_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
         index_t group_high = ((high - 1u) >> SAMPLE_LOG) + 1u;  // past the last position 32k in range
@@ -437,12 +438,13 @@ void main()
             if (first_false < group_high)
                 high = first_false << SAMPLE_LOG;
         }
-        write_split(chunk, merge_path_search(low, high, runs.base, b_top, false));
-        return;
+        narrowed = true;  // at most a group wide: no guess pays there
     }
+#else
+    const bool narrowed = false;
 #endif
-    write_split(chunk, SPLIT_GUIDED != 0u ? guided_merge_path_search(low, high, runs.base, b_top, false)
-                                          : merge_path_search(low, high, runs.base, b_top, false));
+    write_split(chunk, SPLIT_GUIDED != 0u && !narrowed ? guided_merge_path_search(low, high, runs.base, b_top, false)
+                                                       : merge_path_search(low, high, runs.base, b_top, false));
 }
 #elif defined(DIRECT_MERGE)
 // Memory index of B[j] clamped into B, or of A's first key when B is empty

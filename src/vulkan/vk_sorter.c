@@ -607,6 +607,26 @@ static uint32_t split_workgroup_size(const bitonic_vulkan_sorter *sorter, const 
     return size;
 }
 
+/* The split-pass choices the caller made, over a derived tuning (every
+ * bound variant, the small sorts' included, takes them alike). */
+static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
+                                  bitonic_tuning *tuning)
+{
+    if (desc->merge_split_pass_min_chunks != 0)
+        tuning->merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
+    if (desc->merge_split_probes != 0) {  /* asked for: at every size */
+        tuning->merge_split_probes =
+            desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
+        tuning->merge_split_probes_max_chunks = UINT32_MAX;
+    }
+    if (desc->merge_split_workgroup_size != 0)
+        tuning->merge_split_workgroup_size = split_workgroup_size(sorter, desc);
+    if (desc->merge_split_guided_min_chunks != 0)
+        tuning->merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
+    if (desc->merge_split_no_samples)
+        tuning->merge_split_samples = false;
+}
+
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
                                      bool eager)
 {
@@ -709,19 +729,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }
-        if (desc->merge_split_pass_min_chunks != 0)
-            sorter->variants[variant].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
-        if (desc->merge_split_probes != 0) {  /* asked for: at every size */
-            sorter->variants[variant].tuning.merge_split_probes =
-                desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
-            sorter->variants[variant].tuning.merge_split_probes_max_chunks = UINT32_MAX;
-        }
-        if (desc->merge_split_workgroup_size != 0)
-            sorter->variants[variant].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
-        if (desc->merge_split_guided_min_chunks != 0)
-            sorter->variants[variant].tuning.merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
-        if (desc->merge_split_no_samples)
-            sorter->variants[variant].tuning.merge_split_samples = false;
+        apply_split_overrides(sorter, desc, &sorter->variants[variant].tuning);
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -747,17 +755,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (result == VK_SUCCESS && !shapes_chosen &&
         bitonic_tuning_derive_small(&sorter->limits, 4u, &sorter->variants[KEYS32_SMALL].tuning,
                                     &sorter->small_sort_max_keys)) {
-        if (desc->merge_split_pass_min_chunks != 0)
-            sorter->variants[KEYS32_SMALL].tuning.merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
-        if (desc->merge_split_probes != 0) {
-            sorter->variants[KEYS32_SMALL].tuning.merge_split_probes =
-                desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
-            sorter->variants[KEYS32_SMALL].tuning.merge_split_probes_max_chunks = UINT32_MAX;
-        }
-        if (desc->merge_split_workgroup_size != 0)
-            sorter->variants[KEYS32_SMALL].tuning.merge_split_workgroup_size = split_workgroup_size(sorter, desc);
-        if (desc->merge_split_guided_min_chunks != 0)
-            sorter->variants[KEYS32_SMALL].tuning.merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
+        apply_split_overrides(sorter, desc, &sorter->variants[KEYS32_SMALL].tuning);
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
