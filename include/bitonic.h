@@ -145,6 +145,15 @@ typedef struct bitonic_context_desc {
      * on the samples the merge pass before them left (32-bit keys without
      * values): for measuring the difference. */
     bool merge_split_no_samples;
+    /* From this many merge chunks up, a merge that follows another finds its
+     * splits in its own workgroups on the run samples the one before left,
+     * instead of in a split pass (32-bit keys without values; 0 = the tuning's
+     * choice, UINT32_MAX = never). */
+    uint32_t merge_fused_split_min_chunks;
+    /* Merges stage their merged keys in shared memory once more and store them
+     * from there, instead of straight from each thread's registers: for
+     * measuring the difference. */
+    bool merge_store_through_shared;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
      * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are

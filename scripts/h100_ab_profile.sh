@@ -2,7 +2,7 @@
 # h100_ab_profile.sh: one short device call that compares two configurations
 # of the sort by their per-pass profiles: the GPU suites with validation
 # (unless SKIP_TESTS), then `bitonic bench --profile` alternating A and B
-# (ROUNDS times each, ABAB.., or ABCABC.. with C_OPTS), u32 keys with the
+# (ROUNDS times each, ABAB.., or ABCABC.. with C_OPTS, ABCDABCD.. with D_OPTS too), u32 keys with the
 # per-pass times, then pairs and u64 once each, the SM clock sampled
 # meanwhile. A_OPTS, B_OPTS and C_OPTS are bench options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
 # and .gl/. Output under $OUT: ab_profile.txt, smi.csv.
@@ -15,8 +15,9 @@ export BITONIC_TEST_DEVICE=${BITONIC_TEST_DEVICE:-NVIDIA}
 status=0
 sides="A B"
 [ -n "${C_OPTS:-}" ] && sides="A B C"
+[ -n "${D_OPTS:-}" ] && sides="$sides D"
 side_options() {
-  case $1 in A) echo "${A_OPTS:-}" ;; B) echo "${B_OPTS:-}" ;; C) echo "${C_OPTS:-}" ;; esac
+  case $1 in A) echo "${A_OPTS:-}" ;; B) echo "${B_OPTS:-}" ;; C) echo "${C_OPTS:-}" ;; D) echo "${D_OPTS:-}" ;; esac
 }
 nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 100 > "$out/smi.csv" &
 sampler=$!

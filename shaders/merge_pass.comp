@@ -17,6 +17,12 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
 layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see below)
+#if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
+// The merge writes each thread's merged keys straight from its registers (1,
+// the default: docs/PERFORMANCE.md, log entry 44), or stages the chunk in
+// shared memory once more and stores it from there (0, for measuring).
+layout(constant_id = 4) const bool STORE_FROM_REGISTERS = true;
+#endif
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 
@@ -98,6 +104,13 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #define RUN_SAMPLES
 const uint SAMPLE_LOG = 5u;
 #endif
+// params.sample_runs, bit by bit. The merge: SAMPLES_WRITE leaves samples for
+// the next pass; SAMPLES_SEARCH finds the chunk's splits on the samples the
+// merge before left, in this workgroup, with no split pass (SAMPLES_GUIDED:
+// by guided searches). The split pass: any bit reads them.
+const uint SAMPLES_WRITE = 1u;
+const uint SAMPLES_SEARCH = 2u;
+const uint SAMPLES_GUIDED = 4u;
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
 // enough that searching inside every merge workgroup costs more than a dispatch.
@@ -120,10 +133,20 @@ index_t read_split(uint chunk)
 #else
 #ifdef RUN_SAMPLES
 layout(std430, binding = 5) buffer Splits { uint splits[]; };
-// Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key), an ordered key.
+// The samples lie in two regions after the splits, one sample a group of the
+// keys each: a merge of phase p writes region p & 1 and reads (searching its
+// own splits, SAMPLES_SEARCH) region (p - 1) & 1, which the merge before it
+// wrote, so no merge overwrites a sample that another of its workgroups may
+// still read.
+uint sample_region_start(uint phase)
+{
+    return params.group_count + (phase & 1u) * ((params.count + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG);
+}
+// Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key) that the
+// merge before this pass left, an ordered key.
 uint sample_at(index_t group)
 {
-    return splits[params.group_count + group];
+    return splits[sample_region_start(params.phase - 1u) + group];
 }
 #elif defined(SPLITS_ONLY)
 layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
@@ -307,12 +330,7 @@ index_t merge_path_search(index_t low, index_t high, index_t a_base, index_t b_t
     return low;
 }
 
-#ifdef SPLITS_ONLY
-// The split pass guesses where a split lies from the keys' values (1, the
-// default where the host asks: tuning.merge_split_guided), or searches by
-// SPLIT_PROBES-ary rounds alone (0).
-layout(constant_id = 4) const uint SPLIT_GUIDED = 0u;
-
+#if defined(SPLITS_ONLY) || defined(SHARED_MERGE)
 // How far A[m] lies above B[d - 1 - m], as a float: negative below the split,
 // positive from it on (zero either side where keys are equal). A guess only:
 // the answer comes from a_first_at(), exact for every key type.
@@ -398,6 +416,45 @@ index_t guided_merge_path_search(index_t low, index_t high, index_t a_base, inde
     return low;
 }
 
+// The split of diagonal `diagonal` of `runs` (how many keys of A its first
+// outputs hold), searched by one thread: on the run samples first where the
+// merge before left them (positions 32k inside [low, high), as groups:
+// runs.base and the diagonal are multiples of the group, so A[32k] is sample
+// base / 32 + k and B[d - 1 - 32k] sample b_top / 32 - k; the split then lies
+// above the last of them found true and at or below the first found false,
+// one group's keys), then in the keys, by guided or plain rounds.
+index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool guided)
+{
+    index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
+    index_t high = min(diagonal, runs.a_count);
+    index_t b_top = runs.base + runs.a_count + diagonal - 1u;
+#ifdef RUN_SAMPLES
+    if (on_samples && low < high) {
+        index_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
+        index_t group_high = ((high - 1u) >> SAMPLE_LOG) + 1u;  // past the last position 32k in range
+        if (group_low < group_high) {
+            index_t a_group = runs.base >> SAMPLE_LOG, b_group = b_top >> SAMPLE_LOG;
+            index_t first_false = guided ? guided_merge_path_search(group_low, group_high, a_group, b_group, true)
+                                         : merge_path_search(group_low, group_high, a_group, b_group, true);
+            if (first_false > group_low)
+                low = ((first_false - 1u) << SAMPLE_LOG) + 1u;
+            if (first_false < group_high)
+                high = first_false << SAMPLE_LOG;
+        }
+        guided = false;  // at most a group wide: no guess pays there
+    }
+#endif
+    return guided ? guided_merge_path_search(low, high, runs.base, b_top, false)
+                  : merge_path_search(low, high, runs.base, b_top, false);
+}
+#endif
+
+#ifdef SPLITS_ONLY
+// The split pass guesses where a split lies from the keys' values (1, the
+// default where the host asks: tuning.merge_split_guided), or searches by
+// SPLIT_PROBES-ary rounds alone (0).
+layout(constant_id = 4) const uint SPLIT_GUIDED = 0u;
+
 // The split pass: thread t of workgroup w finds the split of the first key of
 // chunk w * threads + t by itself (merge_path_search). One thread a split reads
 // a few keys a round, the first rounds' shared by every thread of a subgroup
@@ -415,36 +472,7 @@ void main()
     index_t position = index_t(chunk) << CHUNK_LOG;
     merge_runs runs = runs_of(position, params.phase);
     index_t diagonal = min(position - runs.base, runs.a_count + runs.b_count);
-    index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
-    index_t high = min(diagonal, runs.a_count);
-    index_t b_top = runs.base + runs.a_count + diagonal - 1u;
-#ifdef RUN_SAMPLES
-    // First on the samples: the positions 32k inside [low, high), as groups
-    // (runs.base and the diagonal are multiples of the group, so A[32k] is
-    // sample base / 32 + k and B[d - 1 - 32k] sample b_top / 32 - k). The split
-    // then lies above the last of them found true and at or below the first
-    // found false: one group's keys, searched as before.
-    bool narrowed = false;
-    if (params.sample_runs != 0u && low < high) {
-        index_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
-        index_t group_high = ((high - 1u) >> SAMPLE_LOG) + 1u;  // past the last position 32k in range
-        if (group_low < group_high) {
-            index_t a_group = runs.base >> SAMPLE_LOG, b_group = b_top >> SAMPLE_LOG;
-            index_t first_false = SPLIT_GUIDED != 0u
-                                      ? guided_merge_path_search(group_low, group_high, a_group, b_group, true)
-                                      : merge_path_search(group_low, group_high, a_group, b_group, true);
-            if (first_false > group_low)
-                low = ((first_false - 1u) << SAMPLE_LOG) + 1u;
-            if (first_false < group_high)
-                high = first_false << SAMPLE_LOG;
-        }
-        narrowed = true;  // at most a group wide: no guess pays there
-    }
-#else
-    const bool narrowed = false;
-#endif
-    write_split(chunk, SPLIT_GUIDED != 0u && !narrowed ? guided_merge_path_search(low, high, runs.base, b_top, false)
-                                                       : merge_path_search(low, high, runs.base, b_top, false));
+    write_split(chunk, search_split(runs, diagonal, params.sample_runs != 0u, SPLIT_GUIDED != 0u));
 }
 #elif defined(DIRECT_MERGE)
 // Memory index of B[j] clamped into B, or of A's first key when B is empty
@@ -674,6 +702,81 @@ void store_chunk_vector(index_t out_base, uint slot_count)
 }
 #endif
 
+#ifdef RUN_SAMPLES
+// Which key of each group of its output this merge leaves as the group's
+// sample for the next: the first in a run that the next level takes as A (an
+// even output run), the last in one it takes as B.
+uint sample_offset(merge_runs runs)
+{
+    return ((runs.base >> params.phase) & 1u) != 0u ? (1u << SAMPLE_LOG) - 1u : 0u;
+}
+
+// The splits of this chunk's first and last key when the workgroup searches
+// them itself on samples (SAMPLES_SEARCH).
+shared index_t chunk_splits[2];
+#endif
+
+#ifdef VECTOR_IO
+// This thread's merged keys (slots thread * REGISTERS on of the chunk, which
+// starts at output index runs.base + first, a multiple of four) straight from
+// its registers to KeysOut: 16 bytes a store where the thread's keys fill a
+// whole group of the buffer, key by key elsewhere; and the samples among them.
+// Where the chunk went through shared memory once more and out from there, a
+// barrier and a shared write and read of every key more (log entry 44).
+void store_registers_vector(merge_runs runs, index_t first, uint slot_count)
+{
+    uint first_slot = gl_LocalInvocationID.x * REGISTERS;
+    index_t out_base = runs.base + first;
+    index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;
+    const bool key_vectors = REGISTERS % KEYS_PER_VECTOR == 0u;  // a thread's keys start a group
+    [[unroll]] for (uint r = 0u; r < REGISTERS; r += KEYS_PER_VECTOR) {
+        uint slot = first_slot + r;
+        index_t group = (out_base + slot) / KEYS_PER_VECTOR;
+        if (key_vectors && slot + KEYS_PER_VECTOR <= slot_count && group < whole_groups) {
+            uint last_key = min(r + KEYS_PER_VECTOR - 1u, REGISTERS - 1u);  // r + 3 (r + 1 for 64-bit keys)
+#ifdef KEY64
+            write_keys_out4(group, key_vector(store_key(reg_keys[r]), store_key(reg_keys[last_key])));
+#else
+            write_keys_out4(group, uvec4(store_key(reg_keys[r]), store_key(reg_keys[min(r + 1u, last_key)]),
+                                         store_key(reg_keys[min(r + 2u, last_key)]), store_key(reg_keys[last_key])));
+#endif
+        } else {
+            [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e)
+                if (r + e < REGISTERS && slot + e < slot_count)
+                    write_key_out(out_base + slot + e, store_key(reg_keys[min(r + e, REGISTERS - 1u)]));
+        }
+    }
+#ifdef WITH_VALUES
+    index_t whole_value_groups = recorded_count() >> 2;
+    const bool value_vectors = REGISTERS % 4u == 0u;
+    [[unroll]] for (uint r = 0u; r < REGISTERS; r += 4u) {
+        uint slot = first_slot + r;
+        index_t group = (out_base + slot) >> 2;
+        if (value_vectors && slot + 4u <= slot_count && group < whole_value_groups) {
+            uint last_value = min(r + 3u, REGISTERS - 1u);
+            write_values_out4(group, uvec4(reg_values[r], reg_values[min(r + 1u, last_value)],
+                                           reg_values[min(r + 2u, last_value)], reg_values[last_value]));
+        } else {
+            [[unroll]] for (uint e = 0u; e < 4u; ++e)
+                if (r + e < REGISTERS && slot + e < slot_count)
+                    write_value_out(out_base + slot + e, reg_values[min(r + e, REGISTERS - 1u)]);
+        }
+    }
+#endif
+#ifdef RUN_SAMPLES
+    if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
+        uint offset = sample_offset(runs);
+        uint region = sample_region_start(params.phase);
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            uint slot = first_slot + r;
+            if (slot < slot_count && (slot & ((1u << SAMPLE_LOG) - 1u)) == offset)
+                splits[region + ((out_base + slot) >> SAMPLE_LOG)] = reg_keys[r];
+        }
+    }
+#endif
+}
+#endif
+
 void main()
 {
     live_count = key_count();
@@ -693,6 +796,22 @@ void main()
     if (params.splits_given != 0u) {
         a_first = !active_chunk ? index_t(0u) : first < total ? read_split(chunk) : runs.a_count;
         a_last = !active_chunk ? index_t(0u) : last < total ? read_split(chunk + 1u) : runs.a_count;
+#ifdef RUN_SAMPLES
+    } else if ((params.sample_runs & SAMPLES_SEARCH) != 0u) {
+        // Two threads search the chunk's two splits as a split pass would, on
+        // the samples the merge before left: a short chain in the L2 cache
+        // where a split pass costs a dispatch and a barrier (log entry 44).
+        if (thread < 2u) {
+            index_t diagonal = thread == 0u ? first : last;
+            chunk_splits[thread] = !active_chunk         ? index_t(0u)
+                                   : diagonal >= total   ? runs.a_count
+                                                         : search_split(runs, diagonal, true,
+                                                                        (params.sample_runs & SAMPLES_GUIDED) != 0u);
+        }
+        barrier();
+        a_first = chunk_splits[0];
+        a_last = chunk_splits[1];
+#endif
     } else {
         index2_t found = find_splits(index2_t(first, last), index2_t(runs.base), index2_t(runs.a_count),
                                      index2_t(runs.b_count));
@@ -726,6 +845,13 @@ void main()
     // This thread's outputs: diagonal thread * REGISTERS of the two slices
     // (A in slots 0 .., B right after it).
     slot_merge_to_registers(0u, a_count, a_count, slot_count - a_count, min(thread * REGISTERS, slot_count));
+#ifdef VECTOR_IO
+    if (STORE_FROM_REGISTERS && params.vector_io != 0u) {
+        // Uniform: no thread meets another barrier, so none waits on this one.
+        store_registers_vector(runs, first, slot_count);
+        return;
+    }
+#endif
     barrier();  // every thread is done reading the slices
 
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
@@ -739,14 +865,11 @@ void main()
     }
     barrier();
 #ifdef RUN_SAMPLES
-    if (params.sample_runs != 0u) {
-        // The samples of this chunk's groups for the next split pass: each
-        // group's first key in an even output run, its last in an odd one.
-        bool b_run = ((runs.base >> params.phase) & 1u) != 0u;
-        uint offset = b_run ? (1u << SAMPLE_LOG) - 1u : 0u;
-        index_t first_group = (runs.base + first) >> SAMPLE_LOG;
+    if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
+        uint offset = sample_offset(runs);
+        index_t first_group = sample_region_start(params.phase) + ((runs.base + first) >> SAMPLE_LOG);
         for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads)
-            splits[params.group_count + first_group + g] = chunk_keys[padded((g << SAMPLE_LOG) + offset)];
+            splits[first_group + g] = chunk_keys[padded((g << SAMPLE_LOG) + offset)];
     }
 #endif
 #ifdef VECTOR_IO

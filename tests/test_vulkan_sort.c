@@ -266,6 +266,28 @@ int main(void)
     desc.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, guided split passes on run samples", max_log < 12 ? max_log : 12);
     desc.merge_split_guided_min_chunks = 0;
+    /* Merges that search their own splits on the run samples the merge before
+     * left (a split pass before the first merge only), plain and guided; then
+     * with no split pass at all (the first merge searches the keys in its
+     * workgroup); then 32-key chunks, one sample's group. */
+    desc.merge_fused_split_min_chunks = 1;
+    run_suite(&t, &desc, "32-key tile, 32-key chunks, fused split searches", max_log < 12 ? max_log : 12);
+    desc.tile_keys = 256;
+    desc.merge_chunk_keys = 64;
+    desc.merge_keys_per_thread = 4;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches", max_log < 14 ? max_log : 14);
+    desc.merge_split_guided_min_chunks = 1;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches", max_log < 14 ? max_log : 14);
+    desc.merge_split_guided_min_chunks = 0;
+    desc.merge_split_pass_min_chunks = 1u << 30;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches, no split pass", max_log < 14 ? max_log : 14);
+    desc.merge_split_pass_min_chunks = 1;
+    desc.merge_fused_split_min_chunks = 0;
+    /* Merges that store their keys through shared memory once more, not from
+     * each thread's registers (the default). */
+    desc.merge_store_through_shared = true;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, merges stored through shared memory", max_log < 14 ? max_log : 14);
+    desc.merge_store_through_shared = false;
     desc.tile_keys = 256;
     desc.merge_chunk_keys = 64;
     desc.merge_keys_per_thread = 4;

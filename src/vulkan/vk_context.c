@@ -431,6 +431,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_split_workgroup_size = desc->merge_split_workgroup_size,
                                               .merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks,
                                               .merge_split_no_samples = desc->merge_split_no_samples,
+                                              .merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks,
+                                              .merge_store_through_shared = desc->merge_store_through_shared,
                                               .merge_kernel = desc->merge_kernel,
                                               .merge_ways = desc->merge_ways,
                                               .merge_scalar_io = desc->merge_scalar_io,

@@ -97,6 +97,12 @@ enum {
 /* Probes a split-pass thread may be asked to test a round
  * (bitonic_vulkan_sorter_desc.merge_split_probes): more are clamped to it. */
 #define MAX_SPLIT_PROBES 7u
+/* The bits of a merge's sample_runs (SAMPLES_* in merge_pass.comp): leave run
+ * samples; search this merge's splits on the ones the merge before left; by
+ * guided searches. A split pass takes 1: read the samples. */
+#define MERGE_SAMPLES_WRITE 1u
+#define MERGE_SAMPLES_SEARCH 2u
+#define MERGE_SAMPLES_GUIDED 4u
 /* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
 #define RUN_SAMPLE_LOG 5u
 #define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
@@ -402,7 +408,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 {
     const bitonic_tuning *tuning = &variant->tuning;
     bool with_values = variant->with_values, key64 = variant->key64, wide = variant->wide;
-    /* The fifth, SPLIT_GUIDED, exists in the split pass only (create_pipeline passes four elsewhere). */
+    /* The fifth is SPLIT_GUIDED in the split pass and STORE_FROM_REGISTERS in the
+     * shared-memory merge (create_pipeline passes four elsewhere). */
     uint32_t merge_constants[5] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
                                    tuning->merge_split_probes, 0u};
     switch (kind) {
@@ -441,11 +448,12 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_MERGE:
         if (variant->merge_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
+        merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->merge_direct
                                    ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide)
                                    : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
-                               merge_constants, 4, &variant->merge_pipeline);
+                               merge_constants, 5, &variant->merge_pipeline);
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
@@ -625,6 +633,8 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
     if (desc->merge_split_no_samples)
         tuning->merge_split_samples = false;
+    if (desc->merge_fused_split_min_chunks != 0)
+        tuning->merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -734,6 +744,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
+        if (desc->merge_store_through_shared)
+            sorter->variants[variant].tuning.merge_store_from_registers = false;
         if (desc->tile_scalar_io)
             sorter->variants[variant].tuning.tile_vector_io = false;
         if (desc->network_tile_sort)
@@ -1002,7 +1014,10 @@ typedef struct sort_plan {
     bool merge;
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
     split_search split_search;       /* ... and which split pipeline it takes */
-    bool run_samples;                /* merges leave run samples after the splits for the next split pass */
+    bool run_samples;                /* merges leave run samples after the splits for the next split search */
+    /* Merges after the first find their splits in their own workgroups on the
+     * run samples, with no split pass (tuning.merge_fused_split_min_chunks). */
+    bool fused_split;
     bool wide;                       /* device addresses, 64-bit positions (record_wide_sort) */
     uint32_t chunk_count;
     VkDeviceSize scratch_values_at, scratch_splits_at, scratch_bytes;
@@ -1070,7 +1085,10 @@ static void plan_four_way_merges(sort_plan *plan, uint32_t first, bool keep_even
         plan->four_way[first + twos + f] = true;
     }
     plan->pass_count = first + twos + fours;
-    plan->dispatch_count = plan->pass_count + 2u * fours + (plan->split_pass ? twos : 0u);
+    /* Fused splits (no four-run merges then): only the first merge has no
+     * samples before it, and takes a split pass. */
+    uint32_t split_passes = !plan->split_pass ? 0u : plan->fused_split ? (twos > 0 ? 1u : 0u) : twos;
+    plan->dispatch_count = plan->pass_count + 2u * fours + split_passes;
 }
 
 static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
@@ -1220,14 +1238,23 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
          ++phase)
         if (merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u > cut_bytes)
             cut_bytes = merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u;
-    VkDeviceSize splits_region = plan->split_pass ? (VkDeviceSize)plan->chunk_count * split_bytes : 0u;
     /* Run samples (merge_pass.comp, RUN_SAMPLES): one 32-bit key of every 32,
-     * after the splits, where the keys are 32-bit and come without values. */
-    plan->run_samples = plan->merge && plan->split_pass && !plan->wide && plan->variant_number == KEYS32 &&
-                        tuning->merge_split_samples && !tuning->merge_direct && !plan->four_way_possible &&
-                        tuning->merge_chunk_log >= RUN_SAMPLE_LOG && tuning->tile_log >= RUN_SAMPLE_LOG;
+     * where the keys are 32-bit and come without values, for merges that
+     * search their splits in a split pass or, fused, in their own workgroups. */
+    bool fused_possible = plan->chunk_count >= tuning->merge_fused_split_min_chunks;
+    plan->run_samples = plan->merge && (plan->split_pass || fused_possible) && !plan->wide &&
+                        plan->variant_number == KEYS32 && tuning->merge_split_samples && !tuning->merge_direct &&
+                        !plan->four_way_possible && tuning->merge_chunk_log >= RUN_SAMPLE_LOG &&
+                        tuning->tile_log >= RUN_SAMPLE_LOG;
+    plan->fused_split = plan->run_samples && fused_possible;
+    /* The splits (a word a chunk), where the samples start also when no split
+     * pass writes them; then two regions of samples, one for the merges of
+     * odd phases and one for even, so a fused merge never overwrites a sample
+     * that another of its workgroups still reads. */
+    VkDeviceSize splits_region =
+        plan->split_pass || plan->run_samples ? (VkDeviceSize)plan->chunk_count * split_bytes : 0u;
     if (plan->run_samples)
-        splits_region += ((info->count + RUN_SAMPLE_KEYS - 1u) / RUN_SAMPLE_KEYS) * 4u;
+        splits_region += 2u * ((info->count + RUN_SAMPLE_KEYS - 1u) / RUN_SAMPLE_KEYS) * 4u;
     if (cut_bytes > splits_region)
         splits_region = cut_bytes;
     plan->splits_bytes = splits_region;
@@ -1245,8 +1272,8 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
-    if (plan->merge && plan->split_pass)
-        plan->dispatch_count += plan->pass_count - 1u;  /* every pass but the tile sort merges */
+    if (plan->merge && plan->split_pass)  /* every pass but the tile sort merges; fused, only the first splits apart */
+        plan->dispatch_count += plan->fused_split ? 1u : plan->pass_count - 1u;
     if (plan->merge && run_log > 0) {
         /* Only the merges of runs longer than the presorted ones. */
         uint32_t kept = 0;
@@ -1727,7 +1754,8 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 record_pass_barrier(command_buffer);
             } else if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.group_count = plan.chunk_count;
-                if (plan.split_pass) {
+                bool fused = plan.fused_split && samples_left;
+                if (plan.split_pass && !fused) {
                     /* One chunk's split a thread (on the samples first where
                      * the merge before left them), then the merge that reads them. */
                     constants.sample_runs = samples_left ? 1u : 0u;
@@ -1737,9 +1765,14 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                     record_pass_barrier(command_buffer);
                     constants.splits_given = 1u;
                 }
-                /* Every pass after a merge merges: samples for the next one. */
-                constants.sample_runs = plan.run_samples && p + 1 < pass_count ? 1u : 0u;
-                samples_left = constants.sample_runs != 0u;
+                /* The merge: its own split searches on the samples (fused),
+                 * and every pass after a merge merges: samples for the next one. */
+                constants.sample_runs =
+                    (fused ? MERGE_SAMPLES_SEARCH |
+                                 (plan.split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u)
+                           : 0u) |
+                    (plan.run_samples && p + 1 < pass_count ? MERGE_SAMPLES_WRITE : 0u);
+                samples_left = (constants.sample_runs & MERGE_SAMPLES_WRITE) != 0u;
             }
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? tile_pipeline_for(variant, pass)
                                   : plan.four_way[p]                 ? variant->merge4_pipeline

@@ -486,6 +486,8 @@ int bench_run(const bench_options *options)
                                                                       ? UINT32_MAX
                                                                       : options->merge_split_guided_min_chunks,
                                  .merge_split_no_samples = options->merge_split_no_samples,
+                                 .merge_fused_split_min_chunks = options->merge_fused_split_min_chunks,
+                                 .merge_store_through_shared = options->merge_store_through_shared,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,

@@ -34,6 +34,7 @@ static void usage(FILE *out)
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-split-probes P] [--merge-split-workgroup T] [--merge-split-plain]\n"
           "                     [--merge-split-guided-min-chunks C] [--merge-split-no-samples] [--merge-ways 2|4]\n"
+          "                     [--merge-fused-split-min-chunks C] [--merge-split-passes] [--merge-store-shared]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
@@ -464,6 +465,10 @@ int main(int argc, char **argv)
             bench.merge_split_plain_search = true;
         } else if (strcmp(arg, "--merge-split-no-samples") == 0) {
             bench.merge_split_no_samples = true;
+        } else if (strcmp(arg, "--merge-split-passes") == 0) {
+            bench.merge_fused_split_min_chunks = UINT32_MAX;
+        } else if (strcmp(arg, "--merge-store-shared") == 0) {
+            bench.merge_store_through_shared = true;
         } else if (strcmp(arg, "--tile-scalar-io") == 0) {
             bench.tile_scalar_io = true;
         } else if (strcmp(arg, "--network-tile-sort") == 0) {
@@ -487,6 +492,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--merge-keys-per-thread") == 0 || strcmp(arg, "--merge-split-min-chunks") == 0 ||
                     strcmp(arg, "--merge-split-probes") == 0 || strcmp(arg, "--merge-split-workgroup") == 0 ||
                     strcmp(arg, "--merge-split-guided-min-chunks") == 0 ||
+                    strcmp(arg, "--merge-fused-split-min-chunks") == 0 ||
                     strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
@@ -500,6 +506,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--merge-split-probes") == 0 ? &bench.merge_split_probes
                                : strcmp(arg, "--merge-split-workgroup") == 0 ? &bench.merge_split_workgroup_size
                                : strcmp(arg, "--merge-split-guided-min-chunks") == 0 ? &bench.merge_split_guided_min_chunks
+                               : strcmp(arg, "--merge-fused-split-min-chunks") == 0 ? &bench.merge_fused_split_min_chunks
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -509,7 +516,8 @@ int main(int argc, char **argv)
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
                                       target == &bench.merge_split_min_chunks ||
-                                      target == &bench.merge_split_guided_min_chunks ? (1u << 24)
+                                      target == &bench.merge_split_guided_min_chunks ||
+                                      target == &bench.merge_fused_split_min_chunks ? (1u << 24)
                             : target == &bench.max_steps ? 5
                             : target == &bench.merge_split_probes ? 7
                             : target == &bench.merge_split_workgroup_size ? 1024
