@@ -145,15 +145,18 @@ typedef struct bitonic_context_desc {
      * on the samples the merge pass before them left (32-bit keys without
      * values): for measuring the difference. */
     bool merge_split_no_samples;
-    /* From this many merge chunks up, a merge that follows another finds its
-     * splits in its own workgroups on the run samples the one before left,
-     * instead of in a split pass (32-bit keys without values; 0 = the tuning's
+    /* From this many merge chunks up, where no split pass runs (below
+     * merge_split_pass_min_chunks), a merge that follows another finds its
+     * splits on the run samples the one before left instead of by a k-ary
+     * search of the keys (32-bit keys without values; 0 = the tuning's
      * choice, UINT32_MAX = never). */
     uint32_t merge_fused_split_min_chunks;
-    /* Merges stage their merged keys in shared memory once more and store them
-     * from there, instead of straight from each thread's registers: for
-     * measuring the difference. */
-    bool merge_store_through_shared;
+    /* Those searches by the merge workgroup's threads together, in k-ary
+     * rounds on the samples, instead of a thread a split: for measuring. */
+    bool merge_fused_split_cooperative;
+    /* Merges store each thread's merged keys straight from its registers
+     * instead of through shared memory once more: for measuring the difference. */
+    bool merge_store_from_registers;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
      * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are

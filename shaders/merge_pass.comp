@@ -18,10 +18,12 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
 layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see below)
 #if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
-// The merge writes each thread's merged keys straight from its registers (1,
-// the default: docs/PERFORMANCE.md, log entry 44), or stages the chunk in
-// shared memory once more and stores it from there (0, for measuring).
-layout(constant_id = 4) const bool STORE_FROM_REGISTERS = true;
+// The merge stages its merged chunk in shared memory once more and stores it
+// from there, 16 bytes a thread in turn (false, the host's default), or writes
+// each thread's merged keys straight from its registers (true): no faster on
+// the H100 for 32-bit keys, and slower for 64-bit keys and pairs, whose threads'
+// stores then spread over more lines (docs/PERFORMANCE.md, log entry 44).
+layout(constant_id = 4) const bool STORE_FROM_REGISTERS = false;
 #endif
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
@@ -89,28 +91,14 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #endif
 #endif
 
-// Run samples (32-bit keys alone, through bindings): where a merge pass will
-// be followed by another with a split pass, it leaves beside the splits one key
-// of every aligned group of 2^SAMPLE_LOG of its output, the group's first in a
-// run that the next level takes as A (an even run), its last in one it takes
-// as B. A split search on a diagonal that is a multiple of the group compares
-// A[32k] with B[d - 1 - 32k], the last of a group: both samples. So the next
-// split pass narrows each bracket to one group on the samples (1/32 of the
-// keys, dense, held in the L2 cache), then reads the keys only inside that
-// group. Without them its probes read scattered sectors of the whole keys, and
-// its time grew with the probes of all its searches (docs/PERFORMANCE.md, log
-// entries 40 and 43).
+// Run samples (32-bit keys alone, through bindings; run_samples.glsl): without
+// them a split search's probes read scattered sectors of the whole keys, and
+// split passes took time in proportion to the probes of all their searches
+// (docs/PERFORMANCE.md, log entries 40 and 43).
 #if !defined(KEY64) && !defined(WITH_VALUES) && !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
 #define RUN_SAMPLES
-const uint SAMPLE_LOG = 5u;
+#include "run_samples.glsl"
 #endif
-// params.sample_runs, bit by bit. The merge: SAMPLES_WRITE leaves samples for
-// the next pass; SAMPLES_SEARCH finds the chunk's splits on the samples the
-// merge before left, in this workgroup, with no split pass (SAMPLES_GUIDED:
-// by guided searches). The split pass: any bit reads them.
-const uint SAMPLES_WRITE = 1u;
-const uint SAMPLES_SEARCH = 2u;
-const uint SAMPLES_GUIDED = 4u;
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
 // enough that searching inside every merge workgroup costs more than a dispatch.
@@ -133,20 +121,11 @@ index_t read_split(uint chunk)
 #else
 #ifdef RUN_SAMPLES
 layout(std430, binding = 5) buffer Splits { uint splits[]; };
-// The samples lie in two regions after the splits, one sample a group of the
-// keys each: a merge of phase p writes region p & 1 and reads (searching its
-// own splits, SAMPLES_SEARCH) region (p - 1) & 1, which the merge before it
-// wrote, so no merge overwrites a sample that another of its workgroups may
-// still read.
-uint sample_region_start(uint phase)
-{
-    return params.group_count + (phase & 1u) * ((params.count + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG);
-}
 // Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key) that the
-// merge before this pass left, an ordered key.
+// pass before this merge left, an ordered key (params.group_count: the chunks).
 uint sample_at(index_t group)
 {
-    return splits[sample_region_start(params.phase - 1u) + group];
+    return splits[sample_region_start(params.group_count, params.phase - 1u) + group];
 }
 #elif defined(SPLITS_ONLY)
 layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
@@ -220,20 +199,19 @@ uint slot_value(uint i)
 
 #include "slot_merge.glsl"
 
-// The merge-path splits of two diagonals (one per side), each in its own pair
-// of runs: how many keys of A the first diagonal[side] outputs of the merged run
-// hold. "A[m] goes before B[d - 1 - m]" is true below the split and false from
-// it on, so each round counts the positions, spread evenly over the remaining
-// range, where it is true, and the split lies between the last true and the
-// first false one. Every thread gets the same ranges, so the loop is uniform.
-// The workgroup has at least 2 threads (the tuning sees to it).
-index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index2_t b_count)
+// Two merge-path searches (one per side), the workgroup's threads together: the
+// first position m in [range_low, range_high) where "A[m] goes before its
+// partner" is false, A[m] lying at a_base + m and its partner at b_top - m.
+// That is true below the split and false from it on, so each round counts the
+// positions, spread evenly over the remaining range, where it is true, and the
+// split lies between the last true and the first false one. Every thread gets
+// the same ranges, so the loop is uniform. With in_samples the positions count
+// groups of 2^SAMPLE_LOG keys and the keys compared are run samples. The
+// workgroup has at least 2 threads (the tuning sees to it).
+index2_t k_ary_splits(index2_t range_low, index2_t range_high, index2_t a_base, index2_t b_top, bool in_samples)
 {
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
-    index2_t range_low = index2_t(diagonal.x > b_count.x ? diagonal.x - b_count.x : index_t(0u),
-                                  diagonal.y > b_count.y ? diagonal.y - b_count.y : index_t(0u));
-    index2_t range_high = min(diagonal, a_count);
     uint lanes = clamp(threads / 2u, 1u, SEARCH_LANES);
     for (uint i = thread; i < 6u; i += threads)
         search_counts[i >> 1][i & 1u] = 0u;
@@ -244,12 +222,18 @@ index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index
             index_t m = sample_position(range_low[side], range_high[side], lanes, thread % lanes);
             if (range_low[side] < range_high[side]) {
                 index_t a_index = a_base[side] + m;
-                index_t b_index = a_base[side] + a_count[side] + diagonal[side] - 1u - m;
+                index_t b_index = b_top[side] - m;
 #ifdef WITH_VALUES
                 bool a_first_here = !pair_less(load_key(read_key(b_index)), read_value(b_index),
                                                load_key(read_key(a_index)), read_value(a_index));
 #else
-                bool a_first_here = !(load_key(read_key(b_index)) < load_key(read_key(a_index)));
+                bool a_first_here;
+#ifdef RUN_SAMPLES
+                if (in_samples)
+                    a_first_here = !(sample_at(b_index) < sample_at(a_index));
+                else
+#endif
+                    a_first_here = !(load_key(read_key(b_index)) < load_key(read_key(a_index)));
 #endif
                 if (a_first_here)
                     atomicAdd(search_counts[round % 3u][side], 1u);
@@ -273,6 +257,46 @@ index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index
     }
     return range_low;
 }
+
+// The merge-path splits of two diagonals (one per side), each in its own pair
+// of runs: how many keys of A the first diagonal[side] outputs of the merged run
+// hold, searched in the keys.
+index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index2_t b_count)
+{
+    index2_t range_low = index2_t(diagonal.x > b_count.x ? diagonal.x - b_count.x : index_t(0u),
+                                  diagonal.y > b_count.y ? diagonal.y - b_count.y : index_t(0u));
+    return k_ary_splits(range_low, min(diagonal, a_count), a_base, a_base + a_count + diagonal - 1u, false);
+}
+
+#ifdef RUN_SAMPLES
+// The same for two diagonals of one pair of runs, on the run samples the pass
+// before left: the positions 32k first (as groups: A[32k] is sample base / 32
+// + k, its partner B[d - 1 - 32k] sample b_top / 32 - k), which leave each
+// split inside one group of keys, then that group in the keys.
+index2_t find_splits_on_samples(index2_t diagonal, merge_runs runs)
+{
+    index2_t low = index2_t(diagonal.x > runs.b_count ? diagonal.x - runs.b_count : index_t(0u),
+                            diagonal.y > runs.b_count ? diagonal.y - runs.b_count : index_t(0u));
+    index2_t high = min(diagonal, index2_t(runs.a_count));
+    index2_t b_top = index2_t(runs.base + runs.a_count) + diagonal - 1u;
+    index2_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
+    index2_t group_high = group_low;  // empty where the keys' range is
+    for (uint s = 0u; s < 2u; ++s)
+        if (low[s] < high[s])
+            group_high[s] = max(((high[s] - 1u) >> SAMPLE_LOG) + 1u, group_low[s]);
+    index2_t first_false = k_ary_splits(group_low, group_high, index2_t(runs.base >> SAMPLE_LOG), b_top >> SAMPLE_LOG, true);
+    for (uint s = 0u; s < 2u; ++s) {
+        if (group_low[s] < group_high[s]) {
+            if (first_false[s] > group_low[s])
+                low[s] = ((first_false[s] - 1u) << SAMPLE_LOG) + 1u;
+            if (first_false[s] < group_high[s])
+                high[s] = first_false[s] << SAMPLE_LOG;
+        }
+    }
+    barrier();  // every thread has read the last round's counts before they are cleared
+    return k_ary_splits(low, high, index2_t(runs.base), b_top, false);
+}
+#endif
 #endif
 
 // Probes a thread tests at once in merge_path_search(). The direct merge's
@@ -703,14 +727,6 @@ void store_chunk_vector(index_t out_base, uint slot_count)
 #endif
 
 #ifdef RUN_SAMPLES
-// Which key of each group of its output this merge leaves as the group's
-// sample for the next: the first in a run that the next level takes as A (an
-// even output run), the last in one it takes as B.
-uint sample_offset(merge_runs runs)
-{
-    return ((runs.base >> params.phase) & 1u) != 0u ? (1u << SAMPLE_LOG) - 1u : 0u;
-}
-
 // The splits of this chunk's first and last key when the workgroup searches
 // them itself on samples (SAMPLES_SEARCH).
 shared index_t chunk_splits[2];
@@ -765,8 +781,8 @@ void store_registers_vector(merge_runs runs, index_t first, uint slot_count)
 #endif
 #ifdef RUN_SAMPLES
     if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
-        uint offset = sample_offset(runs);
-        uint region = sample_region_start(params.phase);
+        uint offset = sample_offset(runs.base, params.phase);
+        uint region = sample_region_start(params.group_count, params.phase);
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint slot = first_slot + r;
             if (slot < slot_count && (slot & ((1u << SAMPLE_LOG) - 1u)) == offset)
@@ -800,17 +816,26 @@ void main()
     } else if ((params.sample_runs & SAMPLES_SEARCH) != 0u) {
         // Two threads search the chunk's two splits as a split pass would, on
         // the samples the merge before left: a short chain in the L2 cache
-        // where a split pass costs a dispatch and a barrier (log entry 44).
-        if (thread < 2u) {
-            index_t diagonal = thread == 0u ? first : last;
-            chunk_splits[thread] = !active_chunk         ? index_t(0u)
-                                   : diagonal >= total   ? runs.a_count
-                                                         : search_split(runs, diagonal, true,
-                                                                        (params.sample_runs & SAMPLES_GUIDED) != 0u);
+        // where find_splits() reads 32 scattered keys a round for 5 rounds (log
+        // entry 44; in place of a split pass, in merges of 4096 chunks and more,
+        // the chains made every level slower).
+        if ((params.sample_runs & SAMPLES_COOPERATIVE) != 0u) {
+            // The workgroup's threads together instead, a k-ary round at a time.
+            index2_t found = find_splits_on_samples(index2_t(first, last), runs);
+            a_first = found.x;
+            a_last = found.y;
+        } else {
+            if (thread < 2u) {
+                index_t diagonal = thread == 0u ? first : last;
+                chunk_splits[thread] = !active_chunk       ? index_t(0u)
+                                       : diagonal >= total ? runs.a_count
+                                                           : search_split(runs, diagonal, true,
+                                                                          (params.sample_runs & SAMPLES_GUIDED) != 0u);
+            }
+            barrier();
+            a_first = chunk_splits[0];
+            a_last = chunk_splits[1];
         }
-        barrier();
-        a_first = chunk_splits[0];
-        a_last = chunk_splits[1];
 #endif
     } else {
         index2_t found = find_splits(index2_t(first, last), index2_t(runs.base), index2_t(runs.a_count),
@@ -866,8 +891,8 @@ void main()
     barrier();
 #ifdef RUN_SAMPLES
     if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
-        uint offset = sample_offset(runs);
-        index_t first_group = sample_region_start(params.phase) + ((runs.base + first) >> SAMPLE_LOG);
+        uint offset = sample_offset(runs.base, params.phase);
+        index_t first_group = sample_region_start(params.group_count, params.phase) + ((runs.base + first) >> SAMPLE_LOG);
         for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads)
             splits[first_group + g] = chunk_keys[padded((g << SAMPLE_LOG) + offset)];
     }

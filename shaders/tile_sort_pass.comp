@@ -34,6 +34,30 @@ const uint TILE_KEYS = 1u << TILE_LOG;
 
 #include "network.glsl"
 
+// Run samples for the first merge's split search (run_samples.glsl): 32-bit
+// keys without values, through bindings. Where they lie depends on the merge
+// chunks' count, so the merge's chunk (log2) is a constant here too.
+#if !defined(KEY64) && !defined(WITH_VALUES) && !defined(WIDE_ADDRESSING)
+#define RUN_SAMPLES
+layout(constant_id = 2) const uint MERGE_CHUNK_LOG = 10u;
+#include "run_samples.glsl"
+layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
+
+// The samples among this thread's sorted keys (slots first .. of the tile):
+// the tile's runs of 2^last_phase keys are the first merge's runs.
+void store_samples(index_t tile_base, uint first)
+{
+    uint chunks = (params.count + ((1u << MERGE_CHUNK_LOG) - 1u)) >> MERGE_CHUNK_LOG;
+    uint region = sample_region_start(chunks, params.last_phase);
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        index_t index = tile_base + as_index(first + r);
+        if (index < live_count && (index & ((1u << SAMPLE_LOG) - 1u)) ==
+                                      sample_offset(index & ~((index_t(1u) << params.last_phase) - 1u), params.last_phase))
+            splits[region + (index >> SAMPLE_LOG)] = reg_keys[r];
+    }
+}
+#endif
+
 // Padded one word in 32: a thread's REGISTERS consecutive slots fall in
 // distinct banks across a subgroup, and so do the coalesced loads and stores.
 shared key_t tile_keys[TILE_KEYS + (TILE_KEYS >> 5)];
@@ -271,6 +295,11 @@ void main()
             slot_merge_to_registers(base, run, base + run, run, first - base);
     }
 
+#ifdef RUN_SAMPLES
+    // Uniform (a push constant, and no rows or view where the host sets it).
+    if ((params.sample_runs & SAMPLES_WRITE) != 0u && active_tile)
+        store_samples(tile_base, first);
+#endif
 #ifdef VECTOR_TILE
     if (vector_tile) {
         if (thread_whole)

@@ -266,10 +266,11 @@ int main(void)
     desc.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, guided split passes on run samples", max_log < 12 ? max_log : 12);
     desc.merge_split_guided_min_chunks = 0;
-    /* Merges that search their own splits on the run samples the merge before
-     * left (a split pass before the first merge only), plain and guided; then
-     * with no split pass at all (the first merge searches the keys in its
-     * workgroup); then 32-key chunks, one sample's group. */
+    /* Merges with no split pass that search their own splits on the run
+     * samples the merge before left (from 1 chunk; the first merge searches
+     * the keys), plain and guided, with 32-key chunks (one sample's group) and
+     * 64-key ones; then from 64 chunks, so that small sorts search the keys. */
+    desc.merge_split_pass_min_chunks = 1u << 30;
     desc.merge_fused_split_min_chunks = 1;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, fused split searches", max_log < 12 ? max_log : 12);
     desc.tile_keys = 256;
@@ -279,15 +280,25 @@ int main(void)
     desc.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches", max_log < 14 ? max_log : 14);
     desc.merge_split_guided_min_chunks = 0;
-    desc.merge_split_pass_min_chunks = 1u << 30;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches, no split pass", max_log < 14 ? max_log : 14);
+    desc.merge_fused_split_cooperative = true;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, cooperative fused split searches", max_log < 14 ? max_log : 14);
+    desc.tile_keys = 32;
+    desc.merge_chunk_keys = 32;
+    desc.merge_keys_per_thread = 2;
+    run_suite(&t, &desc, "32-key tile, 32-key chunks, cooperative fused split searches", max_log < 12 ? max_log : 12);
+    desc.tile_keys = 256;
+    desc.merge_chunk_keys = 64;
+    desc.merge_keys_per_thread = 4;
+    desc.merge_fused_split_cooperative = false;
+    desc.merge_fused_split_min_chunks = 64;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches from 64 chunks", max_log < 14 ? max_log : 14);
     desc.merge_split_pass_min_chunks = 1;
     desc.merge_fused_split_min_chunks = 0;
-    /* Merges that store their keys through shared memory once more, not from
-     * each thread's registers (the default). */
-    desc.merge_store_through_shared = true;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, merges stored through shared memory", max_log < 14 ? max_log : 14);
-    desc.merge_store_through_shared = false;
+    /* Merges that store each thread's keys straight from its registers, not
+     * through shared memory once more. */
+    desc.merge_store_from_registers = true;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, merges stored from registers", max_log < 14 ? max_log : 14);
+    desc.merge_store_from_registers = false;
     desc.tile_keys = 256;
     desc.merge_chunk_keys = 64;
     desc.merge_keys_per_thread = 4;

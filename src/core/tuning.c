@@ -68,9 +68,12 @@
 #define MERGE_SPLIT_GUIDED_MIN_CHUNKS 16384u
 #define WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS 8192u
 #define PREFERRED_MERGE_WAYS 2u
-/* Merges on run samples search their own splits, with no split pass, from
- * this many chunks: see docs/PERFORMANCE.md, log entry 44. */
-#define MERGE_FUSED_SPLIT_MIN_CHUNKS UINT32_MAX
+/* Merges below the split pass's threshold search their own splits on the run
+ * samples from 512 chunks (2^19 32-bit keys): on the H100 sorts of 2^19 to
+ * 2^21 keys 4-6% faster than with the k-ary search of the keys, 2^18 the same;
+ * in place of split passes (2^22 up) 6-30% slower, since every merge
+ * workgroup then waits on its own chain of searches (log entry 44). */
+#define MERGE_FUSED_SPLIT_MIN_CHUNKS 512u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
@@ -160,7 +163,8 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
                 bytes_per_key > 4u ? WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS : MERGE_SPLIT_GUIDED_MIN_CHUNKS;
             tuning->merge_split_samples = true;
             tuning->merge_fused_split_min_chunks = MERGE_FUSED_SPLIT_MIN_CHUNKS;
-            tuning->merge_store_from_registers = true;
+            tuning->merge_fused_split_cooperative = false;
+            tuning->merge_store_from_registers = false;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */
             tuning->merge_ways = 2u;

@@ -55,13 +55,18 @@ typedef struct bitonic_tuning {
      * writes, and that one's split pass searches the samples first
      * (merge_pass.comp, RUN_SAMPLES): 32-bit keys without values only. */
     bool merge_split_samples;
-    /* From this many chunks up, a merge whose previous merge left run samples
-     * finds its two splits in its own workgroup, a thread each on the samples,
-     * instead of in a split pass (UINT32_MAX: never); run samples are then
-     * left from this many chunks up too. */
+    /* From this many chunks up, where no split pass runs, a merge whose
+     * previous merge left run samples finds its two splits a thread each on
+     * the samples instead of by the k-ary search of the keys (UINT32_MAX:
+     * never); run samples are then left from this many chunks up too. */
     uint32_t merge_fused_split_min_chunks;
+    /* ... by the workgroup's threads together in k-ary rounds on the samples
+     * instead of a thread a split. */
+    bool merge_fused_split_cooperative;
     /* The merge writes each thread's merged keys straight from its registers,
-     * 16 bytes a store, instead of through shared memory once more. */
+     * 16 bytes a store, instead of through shared memory once more: not
+     * faster on the H100 for 32-bit keys, slower for 64-bit keys and pairs
+     * (docs/PERFORMANCE.md, log entry 44), so off by default. */
     bool merge_store_from_registers;
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */

@@ -97,12 +97,14 @@ enum {
 /* Probes a split-pass thread may be asked to test a round
  * (bitonic_vulkan_sorter_desc.merge_split_probes): more are clamped to it. */
 #define MAX_SPLIT_PROBES 7u
-/* The bits of a merge's sample_runs (SAMPLES_* in merge_pass.comp): leave run
- * samples; search this merge's splits on the ones the merge before left; by
- * guided searches. A split pass takes 1: read the samples. */
+/* The bits of a merge's sample_runs (SAMPLES_* in shaders/run_samples.glsl):
+ * leave run samples; search this merge's splits on the ones the pass before
+ * left; by guided searches; by the workgroup's threads together. A split pass
+ * takes 1: read the samples; the tile merge sort 1: leave them. */
 #define MERGE_SAMPLES_WRITE 1u
 #define MERGE_SAMPLES_SEARCH 2u
 #define MERGE_SAMPLES_GUIDED 4u
+#define MERGE_SAMPLES_COOPERATIVE 8u
 /* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
 #define RUN_SAMPLE_LOG 5u
 #define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
@@ -426,14 +428,15 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_TILE_SORT: {
         if (variant->tile_sort_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        uint32_t tile_constants[2] = {tuning->tile_sort_workgroup_size, tuning->tile_log};
+        /* The merge chunk places the run samples the tile sort leaves. */
+        uint32_t tile_constants[3] = {tuning->tile_sort_workgroup_size, tuning->tile_log, tuning->merge_chunk_log};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_sort_uses_shuffle && !wide
                                    ? bitonic_spirv_tile_sort_lanes_pass(tuning->tile_sort_register_log, with_values,
                                                                         key64)
                                    : bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64,
                                                                   wide),
-                               tile_constants, 2, &variant->tile_sort_pipeline);
+                               tile_constants, 3, &variant->tile_sort_pipeline);
     }
     case PIPELINE_GLOBAL: {
         if (steps == 0 || steps > BITONIC_MAX_STEP_GROUP_LOG || wide)
@@ -635,6 +638,8 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->merge_split_samples = false;
     if (desc->merge_fused_split_min_chunks != 0)
         tuning->merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks;
+    if (desc->merge_fused_split_cooperative)
+        tuning->merge_fused_split_cooperative = true;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -744,8 +749,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
-        if (desc->merge_store_through_shared)
-            sorter->variants[variant].tuning.merge_store_from_registers = false;
+        if (desc->merge_store_from_registers)
+            sorter->variants[variant].tuning.merge_store_from_registers = true;
         if (desc->tile_scalar_io)
             sorter->variants[variant].tuning.tile_vector_io = false;
         if (desc->network_tile_sort)
@@ -1015,8 +1020,8 @@ typedef struct sort_plan {
     bool split_pass;                 /* each merge finds its splits in a dispatch of its own first */
     split_search split_search;       /* ... and which split pipeline it takes */
     bool run_samples;                /* merges leave run samples after the splits for the next split search */
-    /* Merges after the first find their splits in their own workgroups on the
-     * run samples, with no split pass (tuning.merge_fused_split_min_chunks). */
+    /* Merges after the first, with no split pass, find their splits in their
+     * own workgroups on the run samples (tuning.merge_fused_split_min_chunks). */
     bool fused_split;
     bool wide;                       /* device addresses, 64-bit positions (record_wide_sort) */
     uint32_t chunk_count;
@@ -1085,10 +1090,7 @@ static void plan_four_way_merges(sort_plan *plan, uint32_t first, bool keep_even
         plan->four_way[first + twos + f] = true;
     }
     plan->pass_count = first + twos + fours;
-    /* Fused splits (no four-run merges then): only the first merge has no
-     * samples before it, and takes a split pass. */
-    uint32_t split_passes = !plan->split_pass ? 0u : plan->fused_split ? (twos > 0 ? 1u : 0u) : twos;
-    plan->dispatch_count = plan->pass_count + 2u * fours + split_passes;
+    plan->dispatch_count = plan->pass_count + 2u * fours + (plan->split_pass ? twos : 0u);
 }
 
 static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
@@ -1240,8 +1242,9 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
             cut_bytes = merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u;
     /* Run samples (merge_pass.comp, RUN_SAMPLES): one 32-bit key of every 32,
      * where the keys are 32-bit and come without values, for merges that
-     * search their splits in a split pass or, fused, in their own workgroups. */
-    bool fused_possible = plan->chunk_count >= tuning->merge_fused_split_min_chunks;
+     * search their splits in a split pass or, with none, in their own
+     * workgroups (fused: a thread a split, on the samples). */
+    bool fused_possible = !plan->split_pass && plan->chunk_count >= tuning->merge_fused_split_min_chunks;
     plan->run_samples = plan->merge && (plan->split_pass || fused_possible) && !plan->wide &&
                         plan->variant_number == KEYS32 && tuning->merge_split_samples && !tuning->merge_direct &&
                         !plan->four_way_possible && tuning->merge_chunk_log >= RUN_SAMPLE_LOG &&
@@ -1272,8 +1275,8 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
-    if (plan->merge && plan->split_pass)  /* every pass but the tile sort merges; fused, only the first splits apart */
-        plan->dispatch_count += plan->fused_split ? 1u : plan->pass_count - 1u;
+    if (plan->merge && plan->split_pass)
+        plan->dispatch_count += plan->pass_count - 1u;  /* every pass but the tile sort merges */
     if (plan->merge && run_log > 0) {
         /* Only the merges of runs longer than the presorted ones. */
         uint32_t kept = 0;
@@ -1745,7 +1748,13 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
                 .vector_io = (pass->kind == BITONIC_PASS_TILE ? tile_vector_io : merge_vector_io) ? 1u : 0u,
             };
-            if (pass->kind == BITONIC_PASS_MERGE && plan.four_way[p]) {
+            if (pass->kind == BITONIC_PASS_TILE && plan.run_samples && sorts_tile_by_merging(variant, pass) &&
+                pass->last_phase == variant->tuning.tile_log && p + 1 < pass_count &&
+                passes[p + 1].kind == BITONIC_PASS_MERGE) {
+                /* The tile merge sort leaves samples for the first merge. */
+                constants.sample_runs = MERGE_SAMPLES_WRITE;
+                samples_left = true;
+            } else if (pass->kind == BITONIC_PASS_MERGE && plan.four_way[p]) {
                 /* The pivots' cuts (where the splits go), then the merge that reads them. */
                 uint32_t slots, cut_x, cut_y;
                 cut_grid(sorter, &plan, p, &slots, &cut_x, &cut_y);
@@ -1767,11 +1776,11 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 }
                 /* The merge: its own split searches on the samples (fused),
                  * and every pass after a merge merges: samples for the next one. */
-                constants.sample_runs =
-                    (fused ? MERGE_SAMPLES_SEARCH |
-                                 (plan.split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u)
-                           : 0u) |
-                    (plan.run_samples && p + 1 < pass_count ? MERGE_SAMPLES_WRITE : 0u);
+                uint32_t search = variant->tuning.merge_fused_split_cooperative     ? MERGE_SAMPLES_COOPERATIVE
+                                  : plan.split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED
+                                                                             : 0u;
+                constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) |
+                                        (plan.run_samples && p + 1 < pass_count ? MERGE_SAMPLES_WRITE : 0u);
                 samples_left = (constants.sample_runs & MERGE_SAMPLES_WRITE) != 0u;
             }
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? tile_pipeline_for(variant, pass)

@@ -27,8 +27,9 @@ typedef struct bench_options {
     unsigned merge_split_workgroup_size;  /* threads a split-pass workgroup has, 0: derived */
     bool merge_split_plain_search;   /* split searches never guess from key values */
     bool merge_split_no_samples;     /* split searches do not narrow on run samples first */
-    unsigned merge_fused_split_min_chunks;  /* merges search their own splits on run samples from this many chunks */
-    bool merge_store_through_shared; /* merges store through shared memory, not from registers */
+    unsigned merge_fused_split_min_chunks;  /* merges with no split pass search on run samples from this many chunks */
+    bool merge_fused_split_cooperative;  /* those searches in k-ary rounds of the whole workgroup */
+    bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
     unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */
