@@ -151,9 +151,6 @@ typedef struct bitonic_context_desc {
      * search of the keys (32-bit keys without values; 0 = the tuning's
      * choice, UINT32_MAX = never). */
     uint32_t merge_fused_split_min_chunks;
-    /* Those searches by the merge workgroup's threads together, in k-ary
-     * rounds on the samples, instead of a thread a split: for measuring. */
-    bool merge_fused_split_cooperative;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

@@ -205,10 +205,9 @@ uint slot_value(uint i)
 // That is true below the split and false from it on, so each round counts the
 // positions, spread evenly over the remaining range, where it is true, and the
 // split lies between the last true and the first false one. Every thread gets
-// the same ranges, so the loop is uniform. With in_samples the positions count
-// groups of 2^SAMPLE_LOG keys and the keys compared are run samples. The
-// workgroup has at least 2 threads (the tuning sees to it).
-index2_t k_ary_splits(index2_t range_low, index2_t range_high, index2_t a_base, index2_t b_top, bool in_samples)
+// the same ranges, so the loop is uniform. The workgroup has at least 2
+// threads (the tuning sees to it).
+index2_t k_ary_splits(index2_t range_low, index2_t range_high, index2_t a_base, index2_t b_top)
 {
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
@@ -227,13 +226,7 @@ index2_t k_ary_splits(index2_t range_low, index2_t range_high, index2_t a_base, 
                 bool a_first_here = !pair_less(load_key(read_key(b_index)), read_value(b_index),
                                                load_key(read_key(a_index)), read_value(a_index));
 #else
-                bool a_first_here;
-#ifdef RUN_SAMPLES
-                if (in_samples)
-                    a_first_here = !(sample_at(b_index) < sample_at(a_index));
-                else
-#endif
-                    a_first_here = !(load_key(read_key(b_index)) < load_key(read_key(a_index)));
+                bool a_first_here = !(load_key(read_key(b_index)) < load_key(read_key(a_index)));
 #endif
                 if (a_first_here)
                     atomicAdd(search_counts[round % 3u][side], 1u);
@@ -265,38 +258,9 @@ index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index
 {
     index2_t range_low = index2_t(diagonal.x > b_count.x ? diagonal.x - b_count.x : index_t(0u),
                                   diagonal.y > b_count.y ? diagonal.y - b_count.y : index_t(0u));
-    return k_ary_splits(range_low, min(diagonal, a_count), a_base, a_base + a_count + diagonal - 1u, false);
+    return k_ary_splits(range_low, min(diagonal, a_count), a_base, a_base + a_count + diagonal - 1u);
 }
 
-#ifdef RUN_SAMPLES
-// The same for two diagonals of one pair of runs, on the run samples the pass
-// before left: the positions 32k first (as groups: A[32k] is sample base / 32
-// + k, its partner B[d - 1 - 32k] sample b_top / 32 - k), which leave each
-// split inside one group of keys, then that group in the keys.
-index2_t find_splits_on_samples(index2_t diagonal, merge_runs runs)
-{
-    index2_t low = index2_t(diagonal.x > runs.b_count ? diagonal.x - runs.b_count : index_t(0u),
-                            diagonal.y > runs.b_count ? diagonal.y - runs.b_count : index_t(0u));
-    index2_t high = min(diagonal, index2_t(runs.a_count));
-    index2_t b_top = index2_t(runs.base + runs.a_count) + diagonal - 1u;
-    index2_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
-    index2_t group_high = group_low;  // empty where the keys' range is
-    for (uint s = 0u; s < 2u; ++s)
-        if (low[s] < high[s])
-            group_high[s] = max(((high[s] - 1u) >> SAMPLE_LOG) + 1u, group_low[s]);
-    index2_t first_false = k_ary_splits(group_low, group_high, index2_t(runs.base >> SAMPLE_LOG), b_top >> SAMPLE_LOG, true);
-    for (uint s = 0u; s < 2u; ++s) {
-        if (group_low[s] < group_high[s]) {
-            if (first_false[s] > group_low[s])
-                low[s] = ((first_false[s] - 1u) << SAMPLE_LOG) + 1u;
-            if (first_false[s] < group_high[s])
-                high[s] = first_false[s] << SAMPLE_LOG;
-        }
-    }
-    barrier();  // every thread has read the last round's counts before they are cleared
-    return k_ary_splits(low, high, index2_t(runs.base), b_top, false);
-}
-#endif
 #endif
 
 // Probes a thread tests at once in merge_path_search(). The direct merge's
@@ -815,27 +779,21 @@ void main()
 #ifdef RUN_SAMPLES
     } else if ((params.sample_runs & SAMPLES_SEARCH) != 0u) {
         // Two threads search the chunk's two splits as a split pass would, on
-        // the samples the merge before left: a short chain in the L2 cache
-        // where find_splits() reads 32 scattered keys a round for 5 rounds (log
-        // entry 44; in place of a split pass, in merges of 4096 chunks and more,
-        // the chains made every level slower).
-        if ((params.sample_runs & SAMPLES_COOPERATIVE) != 0u) {
-            // The workgroup's threads together instead, a k-ary round at a time.
-            index2_t found = find_splits_on_samples(index2_t(first, last), runs);
-            a_first = found.x;
-            a_last = found.y;
-        } else {
-            if (thread < 2u) {
-                index_t diagonal = thread == 0u ? first : last;
-                chunk_splits[thread] = !active_chunk       ? index_t(0u)
-                                       : diagonal >= total ? runs.a_count
-                                                           : search_split(runs, diagonal, true,
-                                                                          (params.sample_runs & SAMPLES_GUIDED) != 0u);
-            }
-            barrier();
-            a_first = chunk_splits[0];
-            a_last = chunk_splits[1];
+        // the samples the pass before left: a short chain in the L2 cache where
+        // find_splits() reads 32 scattered keys a round for 5 rounds. The whole
+        // workgroup in k-ary rounds on the samples was 10-16% slower (a barrier
+        // a round), and in place of a split pass, in merges of 4096 chunks and
+        // more, these chains made every level slower (log entry 44).
+        if (thread < 2u) {
+            index_t diagonal = thread == 0u ? first : last;
+            chunk_splits[thread] = !active_chunk       ? index_t(0u)
+                                   : diagonal >= total ? runs.a_count
+                                                       : search_split(runs, diagonal, true,
+                                                                      (params.sample_runs & SAMPLES_GUIDED) != 0u);
         }
+        barrier();
+        a_first = chunk_splits[0];
+        a_last = chunk_splits[1];
 #endif
     } else {
         index2_t found = find_splits(index2_t(first, last), index2_t(runs.base), index2_t(runs.a_count),

@@ -12,13 +12,11 @@ const uint SAMPLE_LOG = 5u;
 
 // params.sample_runs, bit by bit. A pass that writes: SAMPLES_WRITE leaves
 // samples for the next merge. A merge: SAMPLES_SEARCH finds the chunk's splits
-// on the samples the pass before left, in the workgroup: a thread a split
-// (SAMPLES_GUIDED: by guided searches), or with SAMPLES_COOPERATIVE every
-// thread in k-ary rounds. The split pass: any bit reads them.
+// on the samples the pass before left, in the workgroup, a thread a split
+// (SAMPLES_GUIDED: by guided searches). The split pass: any bit reads them.
 const uint SAMPLES_WRITE = 1u;
 const uint SAMPLES_SEARCH = 2u;
 const uint SAMPLES_GUIDED = 4u;
-const uint SAMPLES_COOPERATIVE = 8u;
 
 // The samples lie in the Splits binding after the merge splits (a word each of
 // chunk_count), in two regions of one word a group: the pass whose output runs

@@ -280,16 +280,6 @@ int main(void)
     desc.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches", max_log < 14 ? max_log : 14);
     desc.merge_split_guided_min_chunks = 0;
-    desc.merge_fused_split_cooperative = true;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, cooperative fused split searches", max_log < 14 ? max_log : 14);
-    desc.tile_keys = 32;
-    desc.merge_chunk_keys = 32;
-    desc.merge_keys_per_thread = 2;
-    run_suite(&t, &desc, "32-key tile, 32-key chunks, cooperative fused split searches", max_log < 12 ? max_log : 12);
-    desc.tile_keys = 256;
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 4;
-    desc.merge_fused_split_cooperative = false;
     desc.merge_fused_split_min_chunks = 64;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches from 64 chunks", max_log < 14 ? max_log : 14);
     desc.merge_split_pass_min_chunks = 1;

@@ -163,7 +163,6 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
                 bytes_per_key > 4u ? WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS : MERGE_SPLIT_GUIDED_MIN_CHUNKS;
             tuning->merge_split_samples = true;
             tuning->merge_fused_split_min_chunks = MERGE_FUSED_SPLIT_MIN_CHUNKS;
-            tuning->merge_fused_split_cooperative = false;
             tuning->merge_store_from_registers = false;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */

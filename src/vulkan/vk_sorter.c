@@ -99,15 +99,17 @@ enum {
 #define MAX_SPLIT_PROBES 7u
 /* The bits of a merge's sample_runs (SAMPLES_* in shaders/run_samples.glsl):
  * leave run samples; search this merge's splits on the ones the pass before
- * left; by guided searches; by the workgroup's threads together. A split pass
+ * left; by guided searches. A split pass
  * takes 1: read the samples; the tile merge sort 1: leave them. */
 #define MERGE_SAMPLES_WRITE 1u
 #define MERGE_SAMPLES_SEARCH 2u
 #define MERGE_SAMPLES_GUIDED 4u
-#define MERGE_SAMPLES_COOPERATIVE 8u
 /* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
 #define RUN_SAMPLE_LOG 5u
 #define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
+/* The tile merge sort takes a group's first and last key from a thread's first
+ * and last register: a thread's keys must divide the group. */
+_Static_assert(BITONIC_MAX_STEP_GROUP_LOG <= RUN_SAMPLE_LOG, "keys a thread, at most one sample group");
 
 /* The bindings that only pipelines with values have. */
 static bool is_values_binding(uint32_t binding)
@@ -638,8 +640,6 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->merge_split_samples = false;
     if (desc->merge_fused_split_min_chunks != 0)
         tuning->merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks;
-    if (desc->merge_fused_split_cooperative)
-        tuning->merge_fused_split_cooperative = true;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -1776,9 +1776,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 }
                 /* The merge: its own split searches on the samples (fused),
                  * and every pass after a merge merges: samples for the next one. */
-                uint32_t search = variant->tuning.merge_fused_split_cooperative     ? MERGE_SAMPLES_COOPERATIVE
-                                  : plan.split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED
-                                                                             : 0u;
+                uint32_t search = plan.split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
                 constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) |
                                         (plan.run_samples && p + 1 < pass_count ? MERGE_SAMPLES_WRITE : 0u);
                 samples_left = (constants.sample_runs & MERGE_SAMPLES_WRITE) != 0u;

@@ -34,8 +34,7 @@ static void usage(FILE *out)
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-split-probes P] [--merge-split-workgroup T] [--merge-split-plain]\n"
           "                     [--merge-split-guided-min-chunks C] [--merge-split-no-samples] [--merge-ways 2|4]\n"
-          "                     [--merge-fused-split-min-chunks C] [--merge-no-fused-split]\n"
-          "                     [--merge-fused-split-cooperative] [--merge-store-registers]\n"
+          "                     [--merge-fused-split-min-chunks C] [--merge-no-fused-split] [--merge-store-registers]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
@@ -468,8 +467,6 @@ int main(int argc, char **argv)
             bench.merge_split_no_samples = true;
         } else if (strcmp(arg, "--merge-no-fused-split") == 0) {
             bench.merge_fused_split_min_chunks = UINT32_MAX;
-        } else if (strcmp(arg, "--merge-fused-split-cooperative") == 0) {
-            bench.merge_fused_split_cooperative = true;
         } else if (strcmp(arg, "--merge-store-registers") == 0) {
             bench.merge_store_from_registers = true;
         } else if (strcmp(arg, "--tile-scalar-io") == 0) {
