@@ -700,9 +700,10 @@ shared index_t chunk_splits[2];
 // This thread's merged keys (slots thread * REGISTERS on of the chunk, which
 // starts at output index runs.base + first, a multiple of four) straight from
 // its registers to KeysOut: 16 bytes a store where the thread's keys fill a
-// whole group of the buffer, key by key elsewhere; and the samples among them.
-// Where the chunk went through shared memory once more and out from there, a
-// barrier and a shared write and read of every key more (log entry 44).
+// whole group of the buffer, key by key elsewhere; and the samples among them
+// (STORE_FROM_REGISTERS). It saves two barriers and a shared write and read of
+// every key, but each warp's stores then spread over twice the lines (four
+// times for 64-bit keys), and on the H100 it was no faster (log entry 44).
 void store_registers_vector(merge_runs runs, index_t first, uint slot_count)
 {
     uint first_slot = gl_LocalInvocationID.x * REGISTERS;
