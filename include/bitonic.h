@@ -151,6 +151,9 @@ typedef struct bitonic_context_desc {
      * search of the keys (32-bit keys without values; 0 = the tuning's
      * choice, UINT32_MAX = never). */
     uint32_t merge_fused_split_min_chunks;
+    /* Keys each of those searches tests a round (1..7, more clamped; 0 = the
+     * tuning's choice): fewer rounds, more loads in flight a round. */
+    uint32_t merge_fused_split_probes;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

@@ -270,7 +270,10 @@ index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index
 // 3 probes a round where its 4096 to 16384 searches wait on their chains of
 // loads (2^22 to 2^24 keys, up to 4.9% faster sorts on the H100), one above,
 // where more searches read more sectors than the rounds they save.
-#ifdef SPLITS_ONLY
+// The shared-memory merge's own searches on run samples (SAMPLES_SEARCH), two
+// threads waiting on them while the workgroup waits at a barrier, take theirs
+// from the host too (tuning.merge_fused_split_probes).
+#if defined(SPLITS_ONLY) || defined(SHARED_MERGE)
 // The split pass's probes come from the host (tuning.merge_split_probes).
 layout(constant_id = 3) const uint SPLIT_PROBES = 1u;
 const uint SEARCH_PROBES = SPLIT_PROBES == 0u ? 1u : SPLIT_PROBES;

@@ -280,6 +280,12 @@ int main(void)
     desc.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches", max_log < 14 ? max_log : 14);
     desc.merge_split_guided_min_chunks = 0;
+    /* Those searches by binary rounds, and by 7 probes a round (9 is clamped to 7). */
+    desc.merge_fused_split_probes = 1;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, binary fused split searches", max_log < 13 ? max_log : 13);
+    desc.merge_fused_split_probes = 9;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches of 9 (7) probes", max_log < 13 ? max_log : 13);
+    desc.merge_fused_split_probes = 0;
     desc.merge_fused_split_min_chunks = 64;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches from 64 chunks", max_log < 14 ? max_log : 14);
     desc.merge_split_pass_min_chunks = 1;

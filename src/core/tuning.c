@@ -74,6 +74,8 @@
  * in place of split passes (2^22 up) 6-30% slower, since every merge
  * workgroup then waits on its own chain of searches (log entry 44). */
 #define MERGE_FUSED_SPLIT_MIN_CHUNKS 512u
+/* Keys each of those searches tests a round: see log entry 45. */
+#define MERGE_FUSED_SPLIT_PROBES 3u
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
@@ -163,6 +165,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
                 bytes_per_key > 4u ? WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS : MERGE_SPLIT_GUIDED_MIN_CHUNKS;
             tuning->merge_split_samples = true;
             tuning->merge_fused_split_min_chunks = MERGE_FUSED_SPLIT_MIN_CHUNKS;
+            tuning->merge_fused_split_probes = MERGE_FUSED_SPLIT_PROBES;
             tuning->merge_store_from_registers = false;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */

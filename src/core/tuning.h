@@ -60,6 +60,7 @@ typedef struct bitonic_tuning {
      * the samples instead of by the k-ary search of the keys (UINT32_MAX:
      * never); run samples are then left from this many chunks up too. */
     uint32_t merge_fused_split_min_chunks;
+    uint32_t merge_fused_split_probes;  /* keys each of those searches tests a round */
     /* The merge writes each thread's merged keys straight from its registers,
      * 16 bytes a store, instead of through shared memory once more: not
      * faster on the H100 for 32-bit keys, slower for 64-bit keys and pairs

@@ -453,6 +453,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_MERGE:
         if (variant->merge_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
+        merge_constants[3] = tuning->merge_fused_split_probes;  /* SPLIT_PROBES: its own searches' */
         merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->merge_direct
@@ -640,6 +641,9 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->merge_split_samples = false;
     if (desc->merge_fused_split_min_chunks != 0)
         tuning->merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks;
+    if (desc->merge_fused_split_probes != 0)
+        tuning->merge_fused_split_probes =
+            desc->merge_fused_split_probes < MAX_SPLIT_PROBES ? desc->merge_fused_split_probes : MAX_SPLIT_PROBES;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,

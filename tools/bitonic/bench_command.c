@@ -487,6 +487,7 @@ int bench_run(const bench_options *options)
                                                                       : options->merge_split_guided_min_chunks,
                                  .merge_split_no_samples = options->merge_split_no_samples,
                                  .merge_fused_split_min_chunks = options->merge_fused_split_min_chunks,
+                                 .merge_fused_split_probes = options->merge_fused_split_probes,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_ways = options->merge_ways,

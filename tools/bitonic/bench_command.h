@@ -28,6 +28,7 @@ typedef struct bench_options {
     bool merge_split_plain_search;   /* split searches never guess from key values */
     bool merge_split_no_samples;     /* split searches do not narrow on run samples first */
     unsigned merge_fused_split_min_chunks;  /* merges with no split pass search on run samples from this many chunks */
+    unsigned merge_fused_split_probes;      /* keys each of those searches tests a round */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */

@@ -34,7 +34,8 @@ static void usage(FILE *out)
           "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
           "                     [--merge-split-probes P] [--merge-split-workgroup T] [--merge-split-plain]\n"
           "                     [--merge-split-guided-min-chunks C] [--merge-split-no-samples] [--merge-ways 2|4]\n"
-          "                     [--merge-fused-split-min-chunks C] [--merge-no-fused-split] [--merge-store-registers]\n"
+          "                     [--merge-fused-split-min-chunks C] [--merge-fused-split-probes P]\n"
+          "                     [--merge-no-fused-split] [--merge-store-registers]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
@@ -493,6 +494,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--merge-split-probes") == 0 || strcmp(arg, "--merge-split-workgroup") == 0 ||
                     strcmp(arg, "--merge-split-guided-min-chunks") == 0 ||
                     strcmp(arg, "--merge-fused-split-min-chunks") == 0 ||
+                    strcmp(arg, "--merge-fused-split-probes") == 0 ||
                     strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
@@ -507,6 +509,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--merge-split-workgroup") == 0 ? &bench.merge_split_workgroup_size
                                : strcmp(arg, "--merge-split-guided-min-chunks") == 0 ? &bench.merge_split_guided_min_chunks
                                : strcmp(arg, "--merge-fused-split-min-chunks") == 0 ? &bench.merge_fused_split_min_chunks
+                               : strcmp(arg, "--merge-fused-split-probes") == 0 ? &bench.merge_fused_split_probes
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -519,7 +522,8 @@ int main(int argc, char **argv)
                                       target == &bench.merge_split_guided_min_chunks ||
                                       target == &bench.merge_fused_split_min_chunks ? (1u << 24)
                             : target == &bench.max_steps ? 5
-                            : target == &bench.merge_split_probes ? 7
+                            : target == &bench.merge_split_probes ||
+                                      target == &bench.merge_fused_split_probes ? 7
                             : target == &bench.merge_split_workgroup_size ? 1024
                             : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ? 32
                             : target == &bench.run_buffers ? 12
