@@ -99,8 +99,8 @@ enum {
 #define MAX_SPLIT_PROBES 7u
 /* The bits of a merge's sample_runs (SAMPLES_* in shaders/run_samples.glsl):
  * leave run samples; search this merge's splits on the ones the pass before
- * left; by guided searches. A split pass
- * takes 1: read the samples; the tile merge sort 1: leave them. */
+ * left; by guided searches. A split pass takes 1: read the samples; the tile
+ * merge sort 1: leave them. */
 #define MERGE_SAMPLES_WRITE 1u
 #define MERGE_SAMPLES_SEARCH 2u
 #define MERGE_SAMPLES_GUIDED 4u
@@ -412,8 +412,10 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 {
     const bitonic_tuning *tuning = &variant->tuning;
     bool with_values = variant->with_values, key64 = variant->key64, wide = variant->wide;
-    /* The fifth is SPLIT_GUIDED in the split pass and STORE_FROM_REGISTERS in the
-     * shared-memory merge (create_pipeline passes four elsewhere). */
+    /* The fourth is the split pass's probes a round (in the shared-memory merge,
+     * those of its own searches on run samples); the fifth is SPLIT_GUIDED in
+     * the split pass and STORE_FROM_REGISTERS in the shared-memory merge
+     * (create_pipeline passes four elsewhere). */
     uint32_t merge_constants[5] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
                                    tuning->merge_split_probes, 0u};
     switch (kind) {
