@@ -199,18 +199,20 @@ uint slot_value(uint i)
 
 #include "slot_merge.glsl"
 
-// Two merge-path searches (one per side), the workgroup's threads together: the
-// first position m in [range_low, range_high) where "A[m] goes before its
-// partner" is false, A[m] lying at a_base + m and its partner at b_top - m.
-// That is true below the split and false from it on, so each round counts the
-// positions, spread evenly over the remaining range, where it is true, and the
-// split lies between the last true and the first false one. Every thread gets
-// the same ranges, so the loop is uniform. The workgroup has at least 2
-// threads (the tuning sees to it).
-index2_t k_ary_splits(index2_t range_low, index2_t range_high, index2_t a_base, index2_t b_top)
+// The merge-path splits of two diagonals (one per side), each in its own pair
+// of runs: how many keys of A the first diagonal[side] outputs of the merged run
+// hold. "A[m] goes before B[d - 1 - m]" is true below the split and false from
+// it on, so each round counts the positions, spread evenly over the remaining
+// range, where it is true, and the split lies between the last true and the
+// first false one. Every thread gets the same ranges, so the loop is uniform.
+// The workgroup has at least 2 threads (the tuning sees to it).
+index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index2_t b_count)
 {
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
+    index2_t range_low = index2_t(diagonal.x > b_count.x ? diagonal.x - b_count.x : index_t(0u),
+                                  diagonal.y > b_count.y ? diagonal.y - b_count.y : index_t(0u));
+    index2_t range_high = min(diagonal, a_count);
     uint lanes = clamp(threads / 2u, 1u, SEARCH_LANES);
     for (uint i = thread; i < 6u; i += threads)
         search_counts[i >> 1][i & 1u] = 0u;
@@ -221,7 +223,7 @@ index2_t k_ary_splits(index2_t range_low, index2_t range_high, index2_t a_base, 
             index_t m = sample_position(range_low[side], range_high[side], lanes, thread % lanes);
             if (range_low[side] < range_high[side]) {
                 index_t a_index = a_base[side] + m;
-                index_t b_index = b_top[side] - m;
+                index_t b_index = a_base[side] + a_count[side] + diagonal[side] - 1u - m;
 #ifdef WITH_VALUES
                 bool a_first_here = !pair_less(load_key(read_key(b_index)), read_value(b_index),
                                                load_key(read_key(a_index)), read_value(a_index));
@@ -249,16 +251,6 @@ index2_t k_ary_splits(index2_t range_low, index2_t range_high, index2_t a_base, 
         }
     }
     return range_low;
-}
-
-// The merge-path splits of two diagonals (one per side), each in its own pair
-// of runs: how many keys of A the first diagonal[side] outputs of the merged run
-// hold, searched in the keys.
-index2_t find_splits(index2_t diagonal, index2_t a_base, index2_t a_count, index2_t b_count)
-{
-    index2_t range_low = index2_t(diagonal.x > b_count.x ? diagonal.x - b_count.x : index_t(0u),
-                                  diagonal.y > b_count.y ? diagonal.y - b_count.y : index_t(0u));
-    return k_ary_splits(range_low, min(diagonal, a_count), a_base, a_base + a_count + diagonal - 1u);
 }
 
 #endif
