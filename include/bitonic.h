@@ -100,6 +100,14 @@ typedef enum bitonic_merge_kernel {
     BITONIC_MERGE_KERNEL_DIRECT = 2,   /* no shared memory: each thread merges from device memory */
 } bitonic_merge_kernel;
 
+/* Who runs each split search a merge makes on run samples where no split pass
+ * ran (bitonic_context_desc.merge_fused_split_searcher). */
+typedef enum bitonic_split_searcher {
+    BITONIC_SPLIT_SEARCHER_DEFAULT = 0,   /* the tuning's choice for the device */
+    BITONIC_SPLIT_SEARCHER_THREAD = 1,    /* one thread, a few probes a round */
+    BITONIC_SPLIT_SEARCHER_SUBGROUP = 2,  /* a subgroup, a probe a lane and a ballot a round (where ballots exist) */
+} bitonic_split_searcher;
+
 typedef struct bitonic_context_desc {
     /* Which device. NULL or "": the BITONIC_DEVICE environment variable if set, else
      * the first discrete GPU, then an integrated or virtual one, then the CPU path
@@ -154,6 +162,11 @@ typedef struct bitonic_context_desc {
     /* Keys each of those searches tests a round (1..7, more clamped; 0 = the
      * tuning's choice): fewer rounds, more loads in flight a round. */
     uint32_t merge_fused_split_probes;
+    /* Who runs each of those searches: one thread (merge_fused_split_probes
+     * keys a round) or a subgroup (a key a lane a round, a ballot counting the
+     * answers: fewer rounds, no barrier); a subgroup asked for where the
+     * device has no subgroup ballots is one thread. */
+    bitonic_split_searcher merge_fused_split_searcher;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

@@ -58,6 +58,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     bool merge_split_no_samples;        /* split passes search the keys alone, not run samples first (for measuring) */
     uint32_t merge_fused_split_min_chunks;  /* merges with no split pass search on run samples from this many chunks (0: the tuning's, UINT32_MAX: never) */
     uint32_t merge_fused_split_probes;  /* keys each of those searches tests a round, 1..7, more clamped (0: the tuning's) */
+    bitonic_split_searcher merge_fused_split_searcher;  /* one thread or a subgroup a search (see bitonic_context_desc) */
     bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
     uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */

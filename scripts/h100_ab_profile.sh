@@ -2,9 +2,9 @@
 # h100_ab_profile.sh: one short device call that compares two configurations
 # of the sort by their per-pass profiles: the GPU suites with validation
 # (unless SKIP_TESTS), then `bitonic bench --profile` alternating A and B
-# (ROUNDS times each, ABAB.., or ABCABC.. with C_OPTS, ABCDABCD.. with D_OPTS too), u32 keys with the
-# per-pass times, then pairs and u64 once each, the SM clock sampled
-# meanwhile. A_OPTS, B_OPTS and C_OPTS are bench options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
+# (ROUNDS times each, ABAB.., or ABCABC.. with C_OPTS, ABCDABCD.. with D_OPTS too), the types in
+# AB_TYPES (default u32) with the per-pass times, then those in EXTRA_TYPES (default pairs,u64;
+# empty: none) once each, the SM clock sampled meanwhile. A_OPTS, B_OPTS and C_OPTS are bench options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
 # and .gl/. Output under $OUT: ab_profile.txt, smi.csv.
 set -u
 out=${OUT:-out}
@@ -37,15 +37,17 @@ sampler=$!
       echo "== $side round $round: ${opts:-default}"
       # shellcheck disable=SC2086  # the options are words
       timeout 120 $bitonic bench --device NVIDIA --no-e2e --min-log "${MIN_LOG:-18}" --max-log "${MAX_LOG:-24}" \
-        --pow2 --types u32 --profile $opts 2>&1 || status=1
+        --pow2 --types "${AB_TYPES:-u32}" --profile $opts 2>&1 || status=1
     done
   done
+  extra_types=${EXTRA_TYPES-pairs,u64}
   for side in $sides; do
+    [ -n "$extra_types" ] || break
     opts=$(side_options $side)
-    echo "== $side pairs, u64: ${opts:-default}"
+    echo "== $side $extra_types: ${opts:-default}"
     # shellcheck disable=SC2086
     timeout 120 $bitonic bench --device NVIDIA --no-e2e --min-log 20 --max-log 24 --pow2 \
-      --types pairs,u64 $opts 2>&1 || status=1
+      --types "$extra_types" $opts 2>&1 || status=1
   done
 } > "$out/ab_profile.txt" 2>&1
 kill "$sampler" 2> /dev/null

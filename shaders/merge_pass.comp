@@ -14,6 +14,15 @@
 //   finds its own split in device memory and merges through the cache.
 // One read and one write of every key: a whole merge phase in one pass over
 // memory, where the network spends one pass per few strides.
+// Built with LANE_SEARCH (devices with subgroup ballots), the merge's own
+// split searches on run samples take a subgroup a split: every lane tests one
+// position a round and a ballot counts the answers, a (lanes + 1)-ary search
+// with no barrier, where one thread's 3-probe rounds take about twice the
+// rounds (lane_search_split below).
+#ifdef LANE_SEARCH
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint CHUNK_LOG = 12u;
 layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split search uses (see below)
@@ -91,13 +100,12 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #endif
 #endif
 
-// Run samples (32-bit keys alone, through bindings; run_samples.glsl): without
-// them a split search's probes read scattered sectors of the whole keys, and
-// split passes took time in proportion to the probes of all their searches
+// Run samples (through bindings; run_samples.glsl): without them a split
+// search's probes read scattered sectors of the whole keys, and split passes
+// took time in proportion to the probes of all their searches
 // (docs/PERFORMANCE.md, log entries 40 and 43).
-#if !defined(KEY64) && !defined(WITH_VALUES) && !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
+#if !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
 #define RUN_SAMPLES
-#include "run_samples.glsl"
 #endif
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
@@ -121,11 +129,25 @@ index_t read_split(uint chunk)
 #else
 #ifdef RUN_SAMPLES
 layout(std430, binding = 5) buffer Splits { uint splits[]; };
+#include "run_samples.glsl"
 // Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key) that the
-// pass before this merge left, an ordered key (params.group_count: the chunks).
-uint sample_at(index_t group)
+// pass before this merge left, an ordered key and its value
+// (params.group_count: the chunks).
+key_t sample_at(index_t group)
 {
-    return splits[sample_region_start(params.group_count, params.phase - 1u) + group];
+    return sample_key(sample_region_start(params.group_count, params.phase - 1u), group);
+}
+
+uint sample_value_at(index_t group)
+{
+    return sample_value(sample_region_start(params.group_count, params.phase - 1u), group);
+}
+
+// Whether A's sample at group a goes before B's at group b (KEY_BEFORE's
+// negation, as a_first_at() below on the keys).
+bool a_first_at_samples(index_t a_group, index_t b_group)
+{
+    return !KEY_BEFORE(sample_at(b_group), sample_value_at(b_group), sample_at(a_group), sample_value_at(a_group));
 }
 #elif defined(SPLITS_ONLY)
 layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
@@ -300,7 +322,7 @@ index_t merge_path_search(index_t low, index_t high, index_t a_base, index_t b_t
             index_t m = sample_position(low, high, SEARCH_PROBES, probe);
 #ifdef RUN_SAMPLES
             if (in_samples)
-                found += !(sample_at(b_top - m) < sample_at(a_base + m)) ? 1u : 0u;
+                found += a_first_at_samples(a_base + m, b_top - m) ? 1u : 0u;
             else
 #endif
                 found += a_first_at(a_base + m, b_top - m) ? 1u : 0u;
@@ -365,21 +387,26 @@ index_t guided_merge_path_search(index_t low, index_t high, index_t a_base, inde
         [[unroll]] for (uint p = 0u; p < 3u; ++p) {
             index_t a_index = a_base + probes[p], b_index = b_top - probes[p];
             key_t a_key, b_key;
+            uint a_value = 0u, b_value = 0u;
 #ifdef RUN_SAMPLES
             if (in_samples) {
                 a_key = sample_at(a_index);
                 b_key = sample_at(b_index);
+#ifdef WITH_VALUES
+                a_value = sample_value_at(a_index);
+                b_value = sample_value_at(b_index);
+#endif
             } else
 #endif
             {
                 a_key = load_key(read_key(a_index));
                 b_key = load_key(read_key(b_index));
-            }
 #ifdef WITH_VALUES
-            bool a_first = !pair_less(b_key, read_value(b_index), a_key, read_value(a_index));
-#else
-            bool a_first = !(b_key < a_key);
+                a_value = read_value(a_index);
+                b_value = read_value(b_index);
 #endif
+            }
+            bool a_first = !KEY_BEFORE(b_key, b_value, a_key, a_value);
             found += a_first ? 1u : 0u;
             gaps[p] = key_gap(a_key, b_key);
         }
@@ -689,6 +716,52 @@ void store_chunk_vector(index_t out_base, uint slot_count)
 // The splits of this chunk's first and last key when the workgroup searches
 // them itself on samples (SAMPLES_SEARCH).
 shared index_t chunk_splits[2];
+
+#ifdef LANE_SEARCH
+// merge_path_search() by the lanes of a subgroup that are active together
+// (whatever their count): each round every lane tests one position of the
+// range cut into lanes + 1 parts, and a ballot counts the true answers, which
+// come first (the positions are in lane order, the answers monotone). Every
+// lane gets the same ranges, so the loop is uniform over the subgroup.
+index_t lane_merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top, bool in_samples)
+{
+    uvec4 active_lanes = subgroupBallot(true);
+    uint lanes = subgroupBallotBitCount(active_lanes);
+    uint lane = subgroupBallotExclusiveBitCount(active_lanes);
+    while (low < high) {
+        index_t m = sample_position(low, high, lanes, lane);
+        bool a_first = in_samples ? a_first_at_samples(a_base + m, b_top - m) : a_first_at(a_base + m, b_top - m);
+        uint found = subgroupBallotBitCount(subgroupBallot(a_first));
+        index_t new_high = found == lanes ? high : sample_position(low, high, lanes, found);
+        if (found > 0u)
+            low = sample_position(low, high, lanes, found - 1u) + 1u;
+        high = new_high;
+    }
+    return low;
+}
+
+// search_split() on the samples, by a subgroup: the samples narrow the split
+// to one group of 2^SAMPLE_LOG keys, and a round or two in the keys finds it.
+index_t lane_search_split(merge_runs runs, index_t diagonal)
+{
+    index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
+    index_t high = min(diagonal, runs.a_count);
+    index_t b_top = runs.base + runs.a_count + diagonal - 1u;
+    if (low < high) {
+        index_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
+        index_t group_high = ((high - 1u) >> SAMPLE_LOG) + 1u;
+        if (group_low < group_high) {
+            index_t first_false = lane_merge_path_search(group_low, group_high, runs.base >> SAMPLE_LOG,
+                                                         b_top >> SAMPLE_LOG, true);
+            if (first_false > group_low)
+                low = ((first_false - 1u) << SAMPLE_LOG) + 1u;
+            if (first_false < group_high)
+                high = first_false << SAMPLE_LOG;
+        }
+    }
+    return lane_merge_path_search(low, high, runs.base, b_top, false);
+}
+#endif
 #endif
 
 #ifdef VECTOR_IO
@@ -745,8 +818,13 @@ void store_registers_vector(merge_runs runs, index_t first, uint slot_count)
         uint region = sample_region_start(params.group_count, params.phase);
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint slot = first_slot + r;
-            if (slot < slot_count && (slot & ((1u << SAMPLE_LOG) - 1u)) == offset)
-                splits[region + ((out_base + slot) >> SAMPLE_LOG)] = reg_keys[r];
+            if (slot < slot_count && (slot & ((1u << SAMPLE_LOG) - 1u)) == offset) {
+#ifdef WITH_VALUES
+                store_sample(region, (out_base + slot) >> SAMPLE_LOG, reg_keys[r], reg_values[r]);
+#else
+                store_sample(region, (out_base + slot) >> SAMPLE_LOG, reg_keys[r], 0u);
+#endif
+            }
         }
     }
 #endif
@@ -780,6 +858,18 @@ void main()
         // workgroup in k-ary rounds on the samples was 10-16% slower (a barrier
         // a round), and in place of a split pass, in merges of 4096 chunks and
         // more, these chains made every level slower (log entry 44).
+#ifdef LANE_SEARCH
+        // Subgroup 0 searches the first split, subgroup 1 the last (one
+        // subgroup both, where the workgroup is one); uniform over each.
+        for (uint side = gl_SubgroupID; side < 2u; side += gl_NumSubgroups) {
+            index_t diagonal = side == 0u ? first : last;
+            index_t split = !active_chunk       ? index_t(0u)
+                            : diagonal >= total ? runs.a_count
+                                                : lane_search_split(runs, diagonal);
+            if (subgroupElect())
+                chunk_splits[side] = split;
+        }
+#else
         if (thread < 2u) {
             index_t diagonal = thread == 0u ? first : last;
             chunk_splits[thread] = !active_chunk       ? index_t(0u)
@@ -787,6 +877,7 @@ void main()
                                                        : search_split(runs, diagonal, true,
                                                                       (params.sample_runs & SAMPLES_GUIDED) != 0u);
         }
+#endif
         barrier();
         a_first = chunk_splits[0];
         a_last = chunk_splits[1];
@@ -846,9 +937,16 @@ void main()
 #ifdef RUN_SAMPLES
     if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
         uint offset = sample_offset(runs.base, params.phase);
-        index_t first_group = sample_region_start(params.group_count, params.phase) + ((runs.base + first) >> SAMPLE_LOG);
-        for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads)
-            splits[first_group + g] = chunk_keys[padded((g << SAMPLE_LOG) + offset)];
+        uint region = sample_region_start(params.group_count, params.phase);
+        index_t first_group = (runs.base + first) >> SAMPLE_LOG;
+        for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads) {
+            uint slot = padded((g << SAMPLE_LOG) + offset);
+#ifdef WITH_VALUES
+            store_sample(region, first_group + g, chunk_keys[slot], chunk_values[slot]);
+#else
+            store_sample(region, first_group + g, chunk_keys[slot], 0u);
+#endif
+        }
     }
 #endif
 #ifdef VECTOR_IO

@@ -7,8 +7,19 @@
 // A[32k] with B[d - 1 - 32k], the last of a group: both samples, so a split
 // search narrows to one group on the samples (1/32 of the keys, dense, in the
 // L2 cache) before it reads any key (docs/PERFORMANCE.md, log entries 43, 44).
-// 32-bit keys without values, bound buffers only (the includer checks).
+// A sample is the key with its value where there are values (the merge orders
+// pairs by both), one 32-bit word each: SAMPLE_WORDS a sample. Bound buffers
+// only (the includer checks); the includer declares the Splits binding
+// (`splits`, read-write, or write-only with SAMPLES_WRITE_ONLY) before it
+// includes this file.
 const uint SAMPLE_LOG = 5u;
+#if defined(KEY64) && defined(WITH_VALUES)
+const uint SAMPLE_WORDS = 3u;
+#elif defined(KEY64) || defined(WITH_VALUES)
+const uint SAMPLE_WORDS = 2u;
+#else
+const uint SAMPLE_WORDS = 1u;
+#endif
 
 // params.sample_runs, bit by bit. A pass that writes: SAMPLES_WRITE leaves
 // samples for the next merge. A merge: SAMPLES_SEARCH finds the chunk's splits
@@ -19,13 +30,13 @@ const uint SAMPLES_SEARCH = 2u;
 const uint SAMPLES_GUIDED = 4u;
 
 // The samples lie in the Splits binding after the merge splits (a word each of
-// chunk_count), in two regions of one word a group: the pass whose output runs
+// chunk_count), in two regions of a sample a group: the pass whose output runs
 // are 2^run_log long writes region run_log & 1, and the merge that takes them
 // (phase run_log + 1) reads it while it writes the other, so no merge
 // overwrites a sample that another of its workgroups may still read.
 uint sample_region_start(uint chunk_count, uint run_log)
 {
-    return chunk_count + (run_log & 1u) * ((params.count + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG);
+    return chunk_count + (run_log & 1u) * ((params.count + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG) * SAMPLE_WORDS;
 }
 
 // Which key of each group of a run this pass leaves: the first in an even run
@@ -34,3 +45,41 @@ uint sample_offset(index_t run_base, uint run_log)
 {
     return ((run_base >> run_log) & 1u) != 0u ? (1u << SAMPLE_LOG) - 1u : 0u;
 }
+
+// The sample of `group` (counted from the first key) in the region that starts
+// at word `region`: its key's ordered bits (low word first), then its value.
+void store_sample(uint region, index_t group, key_t key, uint value)
+{
+    uint word = region + group * SAMPLE_WORDS;
+#ifdef KEY64
+    uvec2 halves = unpackUint2x32(key);
+    splits[word] = halves.x;
+    splits[word + 1u] = halves.y;
+#else
+    splits[word] = key;
+#endif
+#ifdef WITH_VALUES
+    splits[word + SAMPLE_WORDS - 1u] = value;
+#endif
+}
+
+#ifndef SAMPLES_WRITE_ONLY
+key_t sample_key(uint region, index_t group)
+{
+    uint word = region + group * SAMPLE_WORDS;
+#ifdef KEY64
+    return packUint2x32(uvec2(splits[word], splits[word + 1u]));
+#else
+    return splits[word];
+#endif
+}
+
+uint sample_value(uint region, index_t group)
+{
+#ifdef WITH_VALUES
+    return splits[region + group * SAMPLE_WORDS + SAMPLE_WORDS - 1u];
+#else
+    return 0u;
+#endif
+}
+#endif

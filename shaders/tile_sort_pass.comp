@@ -34,14 +34,15 @@ const uint TILE_KEYS = 1u << TILE_LOG;
 
 #include "network.glsl"
 
-// Run samples for the first merge's split search (run_samples.glsl): 32-bit
-// keys without values, through bindings. Where they lie depends on the merge
-// chunks' count, so the merge's chunk (log2) is a constant here too.
-#if !defined(KEY64) && !defined(WITH_VALUES) && !defined(WIDE_ADDRESSING)
+// Run samples for the first merge's split search (run_samples.glsl), through
+// bindings. Where they lie depends on the merge chunks' count, so the merge's
+// chunk (log2) is a constant here too.
+#if !defined(WIDE_ADDRESSING)
 #define RUN_SAMPLES
 layout(constant_id = 2) const uint MERGE_CHUNK_LOG = 10u;
-#include "run_samples.glsl"
 layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
+#define SAMPLES_WRITE_ONLY
+#include "run_samples.glsl"
 
 // The sample among this thread's sorted keys (slots first .. first +
 // REGISTERS - 1 of the tile, whose runs of 2^last_phase keys the first merge
@@ -56,9 +57,15 @@ void store_samples(index_t tile_base, uint first)
     bool last_of_group = sample_offset(run_base, params.last_phase) != 0u;
     index_t index = tile_base + as_index(first + (last_of_group ? REGISTERS - 1u : 0u));
     uint offset = last_of_group ? (1u << SAMPLE_LOG) - 1u : 0u;
-    if (index < live_count && (index & ((1u << SAMPLE_LOG) - 1u)) == offset)
-        splits[sample_region_start(chunks, params.last_phase) + (index >> SAMPLE_LOG)] =
-            last_of_group ? reg_keys[REGISTERS - 1u] : reg_keys[0];
+    if (index < live_count && (index & ((1u << SAMPLE_LOG) - 1u)) == offset) {
+#ifdef WITH_VALUES
+        uint value = last_of_group ? reg_values[REGISTERS - 1u] : reg_values[0];
+#else
+        uint value = 0u;
+#endif
+        store_sample(sample_region_start(chunks, params.last_phase), index >> SAMPLE_LOG,
+                     last_of_group ? reg_keys[REGISTERS - 1u] : reg_keys[0], value);
+    }
 }
 #endif
 

@@ -282,6 +282,31 @@ static void run_all(test_counter *t, const bitonic_context_desc *desc, const cha
     bitonic_context_destroy(context);
 }
 
+/* Keys, pairs and the rest of the modes alone (no rows, records or searches),
+ * at sizes whose merges take many chunks of the small shapes the suites below
+ * give: for the merges' split searches. */
+static void run_merge_searches(test_counter *t, const bitonic_context_desc *desc, const char *label)
+{
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(desc, &context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
+        return;
+    static const size_t search_test_sizes[] = {31, 33, 100, 1000, 2049, 4097, 9000};
+    uint64_t seed = 77;
+    for (int type = 0; type <= 2; ++type)
+        for (int order = 0; order <= 1; ++order)
+            for (int m = KEYS; m <= RANK_MAP; ++m)
+                for (size_t s = 0; s < sizeof search_test_sizes / sizeof search_test_sizes[0]; ++s)
+                    TEST_CHECK(t, check_one(context, (bitonic_key_type)type, (bitonic_order)order, (mode)m,
+                                            search_test_sizes[s], &seed),
+                               "%s: %s %s %s, %zu keys", label, type_names[type], order ? "descending" : "ascending",
+                               mode_names[m], search_test_sizes[s]);
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", label, info.validation_messages);
+    bitonic_context_destroy(context);
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -306,6 +331,45 @@ int main(void)
     run_all(&t, &vulkan, "vulkan, 64-key tile, guided split passes");
     vulkan.merge_split_pass_min_chunks = 0;
     vulkan.merge_split_guided_min_chunks = 0;
+    /* Merges whose split searches narrow on the run samples the pass before
+     * left (a key with its value where there are values): split passes before
+     * every merge, plain and guided, and without samples; then the merges' own
+     * searches with no split pass, plain and guided. On 32-key tiles and
+     * chunks (a chunk is one sample's group), and 256-key tiles with 64-key
+     * chunks. */
+    vulkan.tile_keys = 32;
+    vulkan.merge_chunk_keys = 32;
+    vulkan.merge_keys_per_thread = 2;
+    vulkan.merge_split_pass_min_chunks = 1;
+    run_merge_searches(&t, &vulkan, "vulkan, 32-key tile and chunks, split passes on run samples");
+    vulkan.merge_split_guided_min_chunks = 1;
+    run_merge_searches(&t, &vulkan, "vulkan, 32-key tile and chunks, guided split passes on run samples");
+    vulkan.merge_split_guided_min_chunks = 0;
+    vulkan.merge_split_pass_min_chunks = 1u << 30;
+    vulkan.merge_fused_split_min_chunks = 1;
+    run_merge_searches(&t, &vulkan, "vulkan, 32-key tile and chunks, fused split searches");
+    vulkan.tile_keys = 256;
+    vulkan.merge_chunk_keys = 64;
+    vulkan.merge_keys_per_thread = 4;
+    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, fused split searches");
+    vulkan.merge_split_guided_min_chunks = 1;
+    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, guided fused split searches");
+    vulkan.merge_split_guided_min_chunks = 0;
+    vulkan.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_THREAD;
+    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, fused split searches by one thread");
+    vulkan.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
+    vulkan.merge_split_guided_min_chunks = 0;
+    vulkan.merge_fused_split_min_chunks = 0;
+    vulkan.merge_split_pass_min_chunks = 1;
+    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, split passes on run samples");
+    vulkan.merge_split_no_samples = true;
+    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, split passes without run samples");
+    vulkan.merge_split_no_samples = false;
+    vulkan.merge_split_pass_min_chunks = 0;
+    vulkan.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_DEFAULT;
+    vulkan.tile_keys = 64;
+    vulkan.merge_chunk_keys = 0;
+    vulkan.merge_keys_per_thread = 0;
     /* The four-run merge (its spill pass included: segments past 1.5 pivot steps). */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     vulkan.merge_ways = 4;

@@ -32,10 +32,10 @@ int main(void)
 {
     test_counter t = {0};
     bitonic_tuning tuning = {0};
-    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false};
-    const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false};
-    const bitonic_device_limits small = {128, 128, 16384, 4, false};
-    const bitonic_device_limits tiny = {64, 64, 1024, 1, false};
+    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false, false};
+    const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false, false};
+    const bitonic_device_limits small = {128, 128, 16384, 4, false, false};
+    const bitonic_device_limits tiny = {64, 64, 1024, 1, false, false};
 
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
                        tuning.tile_log == 12, "lavapipe keys: 4096-key tile (got 2^%u)", tuning.tile_log);
@@ -66,8 +66,8 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 32, 0, &tuning) && tuning.tile_register_log == 5 &&
                        tuning.tile_log == 13 && tuning.tile_workgroup_size == 256 && fits(&h100, 4, &tuning),
                "32 keys per thread: 256 threads hold the 8192-key tile");
-    const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true};
-    const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true};
+    const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true, false};
+    const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true, false};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
                        tuning.tile_log == 13 && tuning.tile_register_log == 4 && fits(&h100_shuffle, 4, &tuning),
                "H100 with shuffles: 8192-key tile, 16 keys a thread, shuffle kernel");
@@ -82,7 +82,11 @@ int main(void)
                "a 32-key tile takes the shuffle kernel with 2 keys a thread (16 threads, two subgroups of 8)");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
                        tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
-    const bitonic_device_limits none = {0, 0, 0, 0, false};
+    const bitonic_device_limits h100_ballot = {1024, 1024, 49152, 32, true, true};
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 4, 0, 0, 0, &tuning) && tuning.merge_fused_split_by_subgroup &&
+                       bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
+               "merges search their own splits by subgroups only where ballots exist");
+    const bitonic_device_limits none = {0, 0, 0, 0, false, false};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 10 &&
                        tuning.merge_workgroup_size == 128,
                "H100 keys: merge chunks of 1024 keys, 128 threads");

@@ -288,6 +288,27 @@ int main(void)
     desc.merge_fused_split_probes = 0;
     desc.merge_fused_split_min_chunks = 64;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches from 64 chunks", max_log < 14 ? max_log : 14);
+    /* Where ballots exist those searches run a subgroup a split (the default
+     * there); here one thread a split, plain and guided; and by subgroups in
+     * workgroups of one subgroup (it searches both splits) and of fewer
+     * threads than a subgroup (the lanes a ballot counts). */
+    desc.merge_fused_split_min_chunks = 1;
+    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_THREAD;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches by one thread", max_log < 14 ? max_log : 14);
+    desc.merge_split_guided_min_chunks = 1;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches by one thread",
+              max_log < 13 ? max_log : 13);
+    desc.merge_split_guided_min_chunks = 0;
+    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
+    desc.merge_keys_per_thread = 8;  /* 8 threads */
+    run_suite(&t, &desc, "256-key tile, 64-key chunks of 8 threads, fused split searches by subgroups",
+              max_log < 13 ? max_log : 13);
+    desc.merge_chunk_keys = 32;  /* 4 threads */
+    run_suite(&t, &desc, "256-key tile, 32-key chunks of 4 threads, fused split searches by subgroups",
+              max_log < 13 ? max_log : 13);
+    desc.merge_chunk_keys = 64;
+    desc.merge_keys_per_thread = 4;
+    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_DEFAULT;
     desc.merge_split_pass_min_chunks = 1;
     desc.merge_fused_split_min_chunks = 0;
     /* Merges that store each thread's keys straight from its registers, not

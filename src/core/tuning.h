@@ -13,6 +13,7 @@ typedef struct bitonic_device_limits {
     uint32_t max_shared_memory_bytes;
     uint32_t subgroup_size;
     bool subgroup_shuffle;          /* compute shaders have subgroupShuffleXor */
+    bool subgroup_ballot;           /* compute shaders have subgroupBallot */
 } bitonic_device_limits;
 
 typedef struct bitonic_tuning {
@@ -61,6 +62,10 @@ typedef struct bitonic_tuning {
      * never); run samples are then left from this many chunks up too. */
     uint32_t merge_fused_split_min_chunks;
     uint32_t merge_fused_split_probes;  /* keys each of those searches tests a round */
+    /* Each of those searches by a subgroup, a key a lane a round and a ballot
+     * to count the answers (merge_pass.comp built with LANE_SEARCH), instead
+     * of by one thread: where subgroup ballots exist. */
+    bool merge_fused_split_by_subgroup;
     /* The merge writes each thread's merged keys straight from its registers,
      * 16 bytes a store, instead of through shared memory once more: not
      * faster on the H100 for 32-bit keys, slower for 64-bit keys and pairs

@@ -30,6 +30,7 @@ BITONIC_DECLARE_KERNEL_R1_TO_5(tile_sort_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(tile_sort_lanes_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(global_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_5(merge_lanes_pass)
 BITONIC_DECLARE_KERNEL(merge_split, 1)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge_direct)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
@@ -61,6 +62,7 @@ bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_valu
 bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
+bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values, bool key64);

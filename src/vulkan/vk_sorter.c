@@ -206,6 +206,9 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
     out_limits->subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                                    (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
                                    (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+    out_limits->subgroup_ballot = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                                  (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+                                  (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
     *out_max_storage_range = limits->maxStorageBufferRange;
 }
 
@@ -286,6 +289,15 @@ bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, 
     switch (register_log) {
         SPIRV_CASE(merge_pass, 1) SPIRV_CASE(merge_pass, 2) SPIRV_CASE(merge_pass, 3)
         SPIRV_CASE(merge_pass, 4) SPIRV_CASE(merge_pass, 5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+}
+
+bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bool with_values, bool key64)
+{
+    switch (register_log) {
+        SPIRV_CASE(merge_lanes_pass, 1) SPIRV_CASE(merge_lanes_pass, 2) SPIRV_CASE(merge_lanes_pass, 3)
+        SPIRV_CASE(merge_lanes_pass, 4) SPIRV_CASE(merge_lanes_pass, 5)
     default: return (bitonic_spirv){NULL, 0};
     }
 }
@@ -457,11 +469,13 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_SUCCESS;
         merge_constants[3] = tuning->merge_fused_split_probes;  /* SPLIT_PROBES: its own searches' */
         merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               tuning->merge_direct
-                                   ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide)
-                                   : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
-                               merge_constants, 5, &variant->merge_pipeline);
+        return create_pipeline(
+            sorter, sorter->pipeline_cache, variant->pipeline_layout,
+            tuning->merge_direct ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide)
+            : tuning->merge_fused_split_by_subgroup && !wide
+                ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
+                : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
+            merge_constants, 5, &variant->merge_pipeline);
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
@@ -646,6 +660,9 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
     if (desc->merge_fused_split_probes != 0)
         tuning->merge_fused_split_probes =
             desc->merge_fused_split_probes < MAX_SPLIT_PROBES ? desc->merge_fused_split_probes : MAX_SPLIT_PROBES;
+    if (desc->merge_fused_split_searcher != BITONIC_SPLIT_SEARCHER_DEFAULT)
+        tuning->merge_fused_split_by_subgroup =
+            desc->merge_fused_split_searcher == BITONIC_SPLIT_SEARCHER_SUBGROUP && sorter->limits.subgroup_ballot;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -1246,13 +1263,13 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
          ++phase)
         if (merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u > cut_bytes)
             cut_bytes = merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u;
-    /* Run samples (merge_pass.comp, RUN_SAMPLES): one 32-bit key of every 32,
-     * where the keys are 32-bit and come without values, for merges that
-     * search their splits in a split pass or, with none, in their own
-     * workgroups (fused: a thread a split, on the samples). */
+    /* Run samples (merge_pass.comp, RUN_SAMPLES): one key of every 32, with
+     * its value where there are values, for merges that search their splits
+     * in a split pass or, with none, in their own workgroups (fused: a thread
+     * a split, on the samples). Bound buffers only. */
     bool fused_possible = !plan->split_pass && plan->chunk_count >= tuning->merge_fused_split_min_chunks;
     plan->run_samples = plan->merge && (plan->split_pass || fused_possible) && !plan->wide &&
-                        plan->variant_number == KEYS32 && tuning->merge_split_samples && !tuning->merge_direct &&
+                        plan->variant_number <= PAIRS64 && tuning->merge_split_samples && !tuning->merge_direct &&
                         !plan->four_way_possible && tuning->merge_chunk_log >= RUN_SAMPLE_LOG &&
                         tuning->tile_log >= RUN_SAMPLE_LOG;
     plan->fused_split = plan->run_samples && fused_possible;
@@ -1262,8 +1279,10 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * that another of its workgroups still reads. */
     VkDeviceSize splits_region =
         plan->split_pass || plan->run_samples ? (VkDeviceSize)plan->chunk_count * split_bytes : 0u;
-    if (plan->run_samples)
-        splits_region += 2u * ((info->count + RUN_SAMPLE_KEYS - 1u) / RUN_SAMPLE_KEYS) * 4u;
+    if (plan->run_samples) {
+        VkDeviceSize sample_bytes = plan->key_bytes + (info->values != VK_NULL_HANDLE ? 4u : 0u);  /* SAMPLE_WORDS */
+        splits_region += 2u * ((info->count + RUN_SAMPLE_KEYS - 1u) / RUN_SAMPLE_KEYS) * sample_bytes;
+    }
     if (cut_bytes > splits_region)
         splits_region = cut_bytes;
     plan->splits_bytes = splits_region;

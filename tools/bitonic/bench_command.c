@@ -489,6 +489,8 @@ int bench_run(const bench_options *options)
                                  .merge_fused_split_min_chunks = options->merge_fused_split_min_chunks,
                                  .merge_fused_split_probes = options->merge_fused_split_probes,
                                  .merge_store_from_registers = options->merge_store_from_registers,
+                                 .merge_fused_split_searcher =
+                                     (bitonic_split_searcher)options->merge_fused_split_searcher,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,

@@ -30,6 +30,7 @@ typedef struct bench_options {
     unsigned merge_fused_split_min_chunks;  /* merges with no split pass search on run samples from this many chunks */
     unsigned merge_fused_split_probes;      /* keys each of those searches tests a round */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
+    int merge_fused_split_searcher;  /* bitonic_split_searcher */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
     unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */

@@ -36,6 +36,7 @@ static void usage(FILE *out)
           "                     [--merge-split-guided-min-chunks C] [--merge-split-no-samples] [--merge-ways 2|4]\n"
           "                     [--merge-fused-split-min-chunks C] [--merge-fused-split-probes P]\n"
           "                     [--merge-no-fused-split] [--merge-store-registers]\n"
+          "                     [--merge-fused-split-searcher thread|subgroup]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
@@ -450,6 +451,16 @@ int main(int argc, char **argv)
                 bench.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
             } else {
                 fprintf(stderr, "bitonic: --merge-kernel wants shared or direct, not '%s'\n", value);
+                return 2;
+            }
+            ++i;
+        } else if (strcmp(arg, "--merge-fused-split-searcher") == 0 && value) {
+            if (strcmp(value, "thread") == 0) {
+                bench.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_THREAD;
+            } else if (strcmp(value, "subgroup") == 0) {
+                bench.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
+            } else {
+                fprintf(stderr, "bitonic: --merge-fused-split-searcher wants thread or subgroup, not '%s'\n", value);
                 return 2;
             }
             ++i;
