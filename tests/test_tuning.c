@@ -83,9 +83,11 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
                        tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
     const bitonic_device_limits h100_ballot = {1024, 1024, 49152, 32, true, true};
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 4, 0, 0, 0, &tuning) && tuning.merge_fused_split_by_subgroup &&
-                       bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
-               "merges search their own splits by subgroups only where ballots exist");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 8, 0, 0, 0, &tuning) && tuning.merge_fused_split_by_subgroup &&
+                       bitonic_tuning_derive(&h100_shuffle, 8, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
+               "merges of pairs and 64-bit keys search their own splits by subgroups where ballots exist");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 4, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
+               "merges of 32-bit keys alone search their own splits a thread a split");
     const bitonic_device_limits none = {0, 0, 0, 0, false, false};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 10 &&
                        tuning.merge_workgroup_size == 128,

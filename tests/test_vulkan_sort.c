@@ -288,18 +288,17 @@ int main(void)
     desc.merge_fused_split_probes = 0;
     desc.merge_fused_split_min_chunks = 64;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches from 64 chunks", max_log < 14 ? max_log : 14);
-    /* Where ballots exist those searches run a subgroup a split (the default
-     * there); here one thread a split, plain and guided; and by subgroups in
-     * workgroups of one subgroup (it searches both splits) and of fewer
-     * threads than a subgroup (the lanes a ballot counts). */
+    /* Those searches a subgroup a split (where ballots exist; 32-bit keys
+     * take one thread a split by default): plain, guided (a subgroup's search
+     * is plain), in workgroups of one subgroup (it searches both splits) and
+     * of fewer threads than a subgroup (the lanes a ballot counts). */
     desc.merge_fused_split_min_chunks = 1;
-    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_THREAD;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches by one thread", max_log < 14 ? max_log : 14);
+    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches by subgroups", max_log < 14 ? max_log : 14);
     desc.merge_split_guided_min_chunks = 1;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches by one thread",
+    run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches by subgroups",
               max_log < 13 ? max_log : 13);
     desc.merge_split_guided_min_chunks = 0;
-    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
     desc.merge_keys_per_thread = 8;  /* 8 threads */
     run_suite(&t, &desc, "256-key tile, 64-key chunks of 8 threads, fused split searches by subgroups",
               max_log < 13 ? max_log : 13);

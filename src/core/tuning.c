@@ -77,8 +77,12 @@
 /* Keys each of those searches tests a round: on the H100 3 and 5 were level
  * at 2^19-2^21 keys, 7 up to 2% slower, 1 (binary) 5-7% slower (log entry 45). */
 #define MERGE_FUSED_SPLIT_PROBES 3u
-/* Those searches by a subgroup where ballots exist (not yet measured). */
-#define MERGE_FUSED_SPLIT_BY_SUBGROUP true
+/* Those searches by a subgroup (a key a lane a round, a ballot to count) for
+ * pairs and 64-bit keys, where ballots exist; by one thread for 32-bit keys
+ * alone. On the H100 the subgroup made u64 sorts of 2^19-2^20 keys 5-6%
+ * faster and pairs 1-2%, but u32 ones 1-2% slower (log entry 46). */
+#define WIDE_MERGE_FUSED_SPLIT_BY_SUBGROUP true
+#define MERGE_FUSED_SPLIT_BY_SUBGROUP false
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
  * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
@@ -169,7 +173,9 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_split_samples = true;
             tuning->merge_fused_split_min_chunks = MERGE_FUSED_SPLIT_MIN_CHUNKS;
             tuning->merge_fused_split_probes = MERGE_FUSED_SPLIT_PROBES;
-            tuning->merge_fused_split_by_subgroup = limits->subgroup_ballot && MERGE_FUSED_SPLIT_BY_SUBGROUP;
+            tuning->merge_fused_split_by_subgroup =
+                limits->subgroup_ballot &&
+                (bytes_per_key > 4u ? WIDE_MERGE_FUSED_SPLIT_BY_SUBGROUP : MERGE_FUSED_SPLIT_BY_SUBGROUP);
             tuning->merge_store_from_registers = false;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */

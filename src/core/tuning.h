@@ -64,7 +64,7 @@ typedef struct bitonic_tuning {
     uint32_t merge_fused_split_probes;  /* keys each of those searches tests a round */
     /* Each of those searches by a subgroup, a key a lane a round and a ballot
      * to count the answers (merge_pass.comp built with LANE_SEARCH), instead
-     * of by one thread: where subgroup ballots exist. */
+     * of by one thread: pairs and 64-bit keys, where subgroup ballots exist. */
     bool merge_fused_split_by_subgroup;
     /* The merge writes each thread's merged keys straight from its registers,
      * 16 bytes a store, instead of through shared memory once more: not
