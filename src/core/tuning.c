@@ -16,7 +16,8 @@
  * - 16 keys per thread (4 steps) in global passes: on the H100 the 5-step pass
  *   takes 96 registers and runs at half the bandwidth of a 1-step pass, and 4 steps
  *   beat 5 at every size measured (docs/PERFORMANCE.md).
- * - Merge chunks of 1024 keys, 8 a thread (128 threads), smaller where shared
+ * - Merge chunks of 1024 keys, 8 a thread (128 threads; 4 for pairs and 64-bit
+ *   keys, whose merges hold twice the registers), smaller where shared
  *   memory is short: a thread's merge is a chain of dependent shared-memory
  *   reads, so fewer keys a thread and more workgroups hide it better; on the
  *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md).
@@ -42,6 +43,11 @@
 #define PREFERRED_GLOBAL_WORKGROUP 128u
 #define PREFERRED_GLOBAL_STEPS 4u
 #define PREFERRED_MERGE_REGISTER_LOG 3u
+/* Pairs and 64-bit keys merge 4 keys a thread (256 threads a 1024-key chunk):
+ * their merge kernels take 63-64 registers a thread at 8, and on the H100 4
+ * made pairs 5-6% faster from 2^20 to 2^24 keys and u64 up to 2.7%, where u32
+ * keys were slower (log entry 47). */
+#define WIDE_PREFERRED_MERGE_REGISTER_LOG 2u
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
@@ -147,7 +153,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
     uint32_t wanted_chunk_log = PREFERRED_MERGE_CHUNK_LOG;
     if (chunk_keys_override != 0)
         wanted_chunk_log = bitonic_ceil_log2(chunk_keys_override);
-    uint32_t wanted_register_log = PREFERRED_MERGE_REGISTER_LOG;
+    uint32_t wanted_register_log = bytes_per_key > 4u ? WIDE_PREFERRED_MERGE_REGISTER_LOG : PREFERRED_MERGE_REGISTER_LOG;
     if (keys_per_thread_override != 0)
         wanted_register_log = min_u32(bitonic_ceil_log2(keys_per_thread_override), BITONIC_MAX_STEP_GROUP_LOG);
     /* The largest chunk up to the wanted one that fits shared memory, the
