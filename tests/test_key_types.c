@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bitonic.h"
+#include "merge_search_suites.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
 
@@ -331,45 +332,8 @@ int main(void)
     run_all(&t, &vulkan, "vulkan, 64-key tile, guided split passes");
     vulkan.merge_split_pass_min_chunks = 0;
     vulkan.merge_split_guided_min_chunks = 0;
-    /* Merges whose split searches narrow on the run samples the pass before
-     * left (a key with its value where there are values): split passes before
-     * every merge, plain and guided, and without samples; then the merges' own
-     * searches with no split pass, plain and guided. On 32-key tiles and
-     * chunks (a chunk is one sample's group), and 256-key tiles with 64-key
-     * chunks. */
-    vulkan.tile_keys = 32;
-    vulkan.merge_chunk_keys = 32;
-    vulkan.merge_keys_per_thread = 2;
-    vulkan.merge_split_pass_min_chunks = 1;
-    run_merge_searches(&t, &vulkan, "vulkan, 32-key tile and chunks, split passes on run samples");
-    vulkan.merge_split_guided_min_chunks = 1;
-    run_merge_searches(&t, &vulkan, "vulkan, 32-key tile and chunks, guided split passes on run samples");
-    vulkan.merge_split_guided_min_chunks = 0;
-    vulkan.merge_split_pass_min_chunks = 1u << 30;
-    vulkan.merge_fused_split_min_chunks = 1;
-    run_merge_searches(&t, &vulkan, "vulkan, 32-key tile and chunks, fused split searches");
-    vulkan.tile_keys = 256;
-    vulkan.merge_chunk_keys = 64;
-    vulkan.merge_keys_per_thread = 4;
-    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, fused split searches");
-    vulkan.merge_split_guided_min_chunks = 1;
-    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, guided fused split searches");
-    vulkan.merge_split_guided_min_chunks = 0;
-    vulkan.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_THREAD;
-    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, fused split searches by one thread");
-    vulkan.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
-    vulkan.merge_split_guided_min_chunks = 0;
-    vulkan.merge_fused_split_min_chunks = 0;
-    vulkan.merge_split_pass_min_chunks = 1;
-    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, split passes on run samples");
-    vulkan.merge_split_no_samples = true;
-    run_merge_searches(&t, &vulkan, "vulkan, 256-key tile, 64-key chunks, split passes without run samples");
-    vulkan.merge_split_no_samples = false;
-    vulkan.merge_split_pass_min_chunks = 0;
-    vulkan.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_DEFAULT;
-    vulkan.tile_keys = 64;
-    vulkan.merge_chunk_keys = 0;
-    vulkan.merge_keys_per_thread = 0;
+    /* The merges' split searches on run samples, each way (merge_search_suites.h). */
+    run_merge_search_suites(&t, vulkan, run_merge_searches);
     /* The four-run merge (its spill pass included: segments past 1.5 pivot steps). */
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     vulkan.merge_ways = 4;
