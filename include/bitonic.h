@@ -150,14 +150,14 @@ typedef struct bitonic_context_desc {
      * (past the largest binding) never guess. */
     uint32_t merge_split_guided_min_chunks;
     /* Split passes search the keys alone, without first narrowing each search
-     * on the samples the merge pass before them left (32-bit keys without
-     * values): for measuring the difference. */
+     * on the samples the merge pass before them left (every key type; sorts
+     * through device addresses take no samples): for measuring the difference. */
     bool merge_split_no_samples;
     /* From this many merge chunks up, where no split pass runs (below
      * merge_split_pass_min_chunks), a merge that follows another finds its
      * splits on the run samples the one before left instead of by a k-ary
-     * search of the keys (32-bit keys without values; 0 = the tuning's
-     * choice, UINT32_MAX = never). */
+     * search of the keys (0 = the tuning's choice: 512 chunks for 32-bit keys
+     * alone, 16 for pairs and 64-bit keys; UINT32_MAX = never). */
     uint32_t merge_fused_split_min_chunks;
     /* Keys each of those searches tests a round (1..7, more clamped; 0 = the
      * tuning's choice): fewer rounds, more loads in flight a round. */

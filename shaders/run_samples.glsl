@@ -8,7 +8,8 @@
 // search narrows to one group on the samples (1/32 of the keys, dense, in the
 // L2 cache) before it reads any key (docs/PERFORMANCE.md, log entries 43, 44).
 // A sample is the key with its value where there are values (the merge orders
-// pairs by both), one 32-bit word each: SAMPLE_WORDS a sample. Bound buffers
+// pairs by both), in 32-bit words (a 64-bit key's low word first): SAMPLE_WORDS
+// a sample. Bound buffers
 // only (the includer checks); the includer declares the Splits binding
 // (`splits`, read-write, or write-only with SAMPLES_WRITE_ONLY) before it
 // includes this file.

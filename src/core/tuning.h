@@ -54,7 +54,7 @@ typedef struct bitonic_tuning {
     uint32_t merge_split_guided_min_chunks;
     /* A merge pass with another after it leaves a sample of every 32 keys it
      * writes, and that one's split pass searches the samples first
-     * (merge_pass.comp, RUN_SAMPLES): 32-bit keys without values only. */
+     * (merge_pass.comp, RUN_SAMPLES): every key type, bound buffers only. */
     bool merge_split_samples;
     /* From this many chunks up, where no split pass runs, a merge whose
      * previous merge left run samples finds its two splits a thread each on
