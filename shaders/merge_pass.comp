@@ -18,7 +18,7 @@
 // split searches on run samples take a subgroup a split: every lane tests one
 // position a round and a ballot counts the answers, a (lanes + 1)-ary search
 // with no barrier, where one thread's 3-probe rounds take about twice the
-// rounds (lane_search_split below).
+// rounds (lane_merge_path_search below).
 #ifdef LANE_SEARCH
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -426,15 +426,52 @@ index_t guided_merge_path_search(index_t low, index_t high, index_t a_base, inde
     return low;
 }
 
+#ifdef LANE_SEARCH
+// merge_path_search() by the lanes of a subgroup that are active together
+// (whatever their count): each round every lane tests one position of the
+// range cut into lanes + 1 parts, and a ballot counts the true answers, which
+// come first (the positions are in lane order, the answers monotone). Every
+// lane gets the same ranges, so the loop is uniform over the subgroup.
+index_t lane_merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top, bool in_samples)
+{
+    uvec4 active_lanes = subgroupBallot(true);
+    uint lanes = subgroupBallotBitCount(active_lanes);
+    uint lane = subgroupBallotExclusiveBitCount(active_lanes);
+    while (low < high) {
+        index_t m = sample_position(low, high, lanes, lane);
+        bool a_first = in_samples ? a_first_at_samples(a_base + m, b_top - m) : a_first_at(a_base + m, b_top - m);
+        uint found = subgroupBallotBitCount(subgroupBallot(a_first));
+        index_t new_high = found == lanes ? high : sample_position(low, high, lanes, found);
+        if (found > 0u)
+            low = sample_position(low, high, lanes, found - 1u) + 1u;
+        high = new_high;
+    }
+    return low;
+}
+
+#endif
+
+// merge_path_search(), by the thread or (LANE_SEARCH, by_lanes) by its subgroup.
+index_t plain_merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top, bool in_samples, bool by_lanes)
+{
+#ifdef LANE_SEARCH
+    if (by_lanes)
+        return lane_merge_path_search(low, high, a_base, b_top, in_samples);
+#endif
+    return merge_path_search(low, high, a_base, b_top, in_samples);
+}
+
 // The split of diagonal `diagonal` of `runs` (how many keys of A its first
-// outputs hold), searched by one thread: on the run samples first where the
+// outputs hold), searched by one thread (by_lanes: by the whole subgroup, in
+// plain rounds; guided is then ignored): on the run samples first where the
 // merge before left them (positions 32k inside [low, high), as groups:
 // runs.base and the diagonal are multiples of the group, so A[32k] is sample
 // base / 32 + k and B[d - 1 - 32k] sample b_top / 32 - k; the split then lies
 // above the last of them found true and at or below the first found false,
 // one group's keys), then in the keys, by guided or plain rounds.
-index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool guided)
+index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool guided, bool by_lanes)
 {
+    guided = guided && !by_lanes;
     index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
     index_t high = min(diagonal, runs.a_count);
     index_t b_top = runs.base + runs.a_count + diagonal - 1u;
@@ -445,7 +482,7 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
         if (group_low < group_high) {
             index_t a_group = runs.base >> SAMPLE_LOG, b_group = b_top >> SAMPLE_LOG;
             index_t first_false = guided ? guided_merge_path_search(group_low, group_high, a_group, b_group, true)
-                                         : merge_path_search(group_low, group_high, a_group, b_group, true);
+                                         : plain_merge_path_search(group_low, group_high, a_group, b_group, true, by_lanes);
             if (first_false > group_low)
                 low = ((first_false - 1u) << SAMPLE_LOG) + 1u;
             if (first_false < group_high)
@@ -455,7 +492,7 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
     }
 #endif
     return guided ? guided_merge_path_search(low, high, runs.base, b_top, false)
-                  : merge_path_search(low, high, runs.base, b_top, false);
+                  : plain_merge_path_search(low, high, runs.base, b_top, false, by_lanes);
 }
 #endif
 
@@ -482,7 +519,7 @@ void main()
     index_t position = index_t(chunk) << CHUNK_LOG;
     merge_runs runs = runs_of(position, params.phase);
     index_t diagonal = min(position - runs.base, runs.a_count + runs.b_count);
-    write_split(chunk, search_split(runs, diagonal, params.sample_runs != 0u, SPLIT_GUIDED != 0u));
+    write_split(chunk, search_split(runs, diagonal, params.sample_runs != 0u, SPLIT_GUIDED != 0u, false));
 }
 #elif defined(DIRECT_MERGE)
 // Memory index of B[j] clamped into B, or of A's first key when B is empty
@@ -717,51 +754,6 @@ void store_chunk_vector(index_t out_base, uint slot_count)
 // them itself on samples (SAMPLES_SEARCH).
 shared index_t chunk_splits[2];
 
-#ifdef LANE_SEARCH
-// merge_path_search() by the lanes of a subgroup that are active together
-// (whatever their count): each round every lane tests one position of the
-// range cut into lanes + 1 parts, and a ballot counts the true answers, which
-// come first (the positions are in lane order, the answers monotone). Every
-// lane gets the same ranges, so the loop is uniform over the subgroup.
-index_t lane_merge_path_search(index_t low, index_t high, index_t a_base, index_t b_top, bool in_samples)
-{
-    uvec4 active_lanes = subgroupBallot(true);
-    uint lanes = subgroupBallotBitCount(active_lanes);
-    uint lane = subgroupBallotExclusiveBitCount(active_lanes);
-    while (low < high) {
-        index_t m = sample_position(low, high, lanes, lane);
-        bool a_first = in_samples ? a_first_at_samples(a_base + m, b_top - m) : a_first_at(a_base + m, b_top - m);
-        uint found = subgroupBallotBitCount(subgroupBallot(a_first));
-        index_t new_high = found == lanes ? high : sample_position(low, high, lanes, found);
-        if (found > 0u)
-            low = sample_position(low, high, lanes, found - 1u) + 1u;
-        high = new_high;
-    }
-    return low;
-}
-
-// search_split() on the samples, by a subgroup: the samples narrow the split
-// to one group of 2^SAMPLE_LOG keys, and a round or two in the keys finds it.
-index_t lane_search_split(merge_runs runs, index_t diagonal)
-{
-    index_t low = diagonal > runs.b_count ? diagonal - runs.b_count : index_t(0u);
-    index_t high = min(diagonal, runs.a_count);
-    index_t b_top = runs.base + runs.a_count + diagonal - 1u;
-    if (low < high) {
-        index_t group_low = (low + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG;
-        index_t group_high = ((high - 1u) >> SAMPLE_LOG) + 1u;
-        if (group_low < group_high) {
-            index_t first_false = lane_merge_path_search(group_low, group_high, runs.base >> SAMPLE_LOG,
-                                                         b_top >> SAMPLE_LOG, true);
-            if (first_false > group_low)
-                low = ((first_false - 1u) << SAMPLE_LOG) + 1u;
-            if (first_false < group_high)
-                high = first_false << SAMPLE_LOG;
-        }
-    }
-    return lane_merge_path_search(low, high, runs.base, b_top, false);
-}
-#endif
 #endif
 
 #ifdef VECTOR_IO
@@ -865,7 +857,7 @@ void main()
             index_t diagonal = side == 0u ? first : last;
             index_t split = !active_chunk       ? index_t(0u)
                             : diagonal >= total ? runs.a_count
-                                                : lane_search_split(runs, diagonal);
+                                                : search_split(runs, diagonal, true, false, true);
             if (subgroupElect())
                 chunk_splits[side] = split;
         }
@@ -875,7 +867,7 @@ void main()
             chunk_splits[thread] = !active_chunk       ? index_t(0u)
                                    : diagonal >= total ? runs.a_count
                                                        : search_split(runs, diagonal, true,
-                                                                      (params.sample_runs & SAMPLES_GUIDED) != 0u);
+                                                                      (params.sample_runs & SAMPLES_GUIDED) != 0u, false);
         }
 #endif
         barrier();
