@@ -156,12 +156,19 @@ typedef struct bitonic_context_desc {
     /* From this many merge chunks up, where no split pass runs (below
      * merge_split_pass_min_chunks), a merge that follows another finds its
      * splits on the run samples the one before left instead of by a k-ary
-     * search of the keys (0 = the tuning's choice: 512 chunks for 32-bit keys
-     * alone, 16 for pairs and 64-bit keys; UINT32_MAX = never). */
+     * search of the keys (0 = the tuning's choice: 16 chunks; UINT32_MAX =
+     * never). */
     uint32_t merge_fused_split_min_chunks;
     /* Keys each of those searches tests a round (1..7, more clamped; 0 = the
      * tuning's choice): fewer rounds, more loads in flight a round. */
     uint32_t merge_fused_split_probes;
+    /* Sorts of 32-bit keys alone up to small_sort_max_keys keys use shapes of
+     * their own (tiles of small_sort_tile_keys, 8 keys a thread, and merges
+     * without shared memory): a few dispatches, each short. 0 = the tuning's
+     * choice for either (4096-key tiles, up to 5 x 2^16 keys);
+     * small_sort_max_keys = UINT32_MAX: no small shapes. For measuring. */
+    uint32_t small_sort_tile_keys;
+    uint32_t small_sort_max_keys;
     /* Who runs each of those searches: one thread (merge_fused_split_probes
      * keys a round) or a subgroup (a key a lane a round, a ballot counting the
      * answers: fewer rounds, no barrier); a subgroup asked for where the

@@ -58,6 +58,8 @@ typedef struct bitonic_vulkan_sorter_desc {
     bool merge_split_no_samples;        /* split passes search the keys alone, not run samples first (for measuring) */
     uint32_t merge_fused_split_min_chunks;  /* merges with no split pass search on run samples from this many chunks (0: the tuning's, UINT32_MAX: never) */
     uint32_t merge_fused_split_probes;  /* keys each of those searches tests a round, 1..7, more clamped (0: the tuning's) */
+    uint32_t small_sort_tile_keys;      /* the small sorts' tile (0: the tuning's; see bitonic_context_desc) */
+    uint32_t small_sort_max_keys;       /* sorts up to this many keys take the small shapes (0: the tuning's, UINT32_MAX: none) */
     bitonic_split_searcher merge_fused_split_searcher;  /* one thread or a subgroup a search (see bitonic_context_desc) */
     bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */

@@ -4,7 +4,7 @@
 # (unless SKIP_TESTS), then `bitonic bench --profile` alternating A and B
 # (ROUNDS times each, ABAB.., or ABCABC.. with C_OPTS, ABCDABCD.. with D_OPTS too), the types in
 # AB_TYPES (default u32) with the per-pass times, then those in EXTRA_TYPES (default pairs,u64;
-# empty: none) once each, the SM clock sampled meanwhile. A_OPTS, B_OPTS and C_OPTS are bench options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
+# empty: none) once each; AB_SIZES="" measures 1.5 x 2^k and 2^k + 1 too (default --pow2), the SM clock sampled meanwhile. A_OPTS, B_OPTS and C_OPTS are bench options ("" is the default). Expects build-h100.tar.xz (scripts/h100_pack.sh)
 # and .gl/. Output under $OUT: ab_profile.txt, smi.csv.
 set -u
 out=${OUT:-out}
@@ -37,7 +37,7 @@ sampler=$!
       echo "== $side round $round: ${opts:-default}"
       # shellcheck disable=SC2086  # the options are words
       timeout 120 $bitonic bench --device NVIDIA --no-e2e --min-log "${MIN_LOG:-18}" --max-log "${MAX_LOG:-24}" \
-        --pow2 --types "${AB_TYPES:-u32}" --profile $opts 2>&1 || status=1
+        ${AB_SIZES---pow2} --types "${AB_TYPES:-u32}" --profile $opts 2>&1 || status=1
     done
   done
   extra_types=${EXTRA_TYPES-pairs,u64}

@@ -211,6 +211,15 @@ int main(void)
     bitonic_context *driver_holder = NULL;
     TEST_CHECK(&t, bitonic_context_create(&desc, &driver_holder) == BITONIC_SUCCESS, "context held for the run");
     run_suite(&t, &desc, "device tile", max_log);
+    /* Small sorts' shapes asked for: 8192-key tiles (clamped to what the
+     * device holds) for every size here, then none at all. */
+    desc.small_sort_tile_keys = 8192;
+    desc.small_sort_max_keys = 1u << 30;
+    run_suite(&t, &desc, "small shapes of 8192-key tiles, every size", max_log < 16 ? max_log : 16);
+    desc.small_sort_tile_keys = 0;
+    desc.small_sort_max_keys = UINT32_MAX;
+    run_suite(&t, &desc, "no small shapes", max_log < 15 ? max_log : 15);
+    desc.small_sort_max_keys = 0;
     desc.tile_keys = 32;
     desc.max_strides_per_global_pass = 2;
     desc.merge_chunk_keys = 2;  /* one-thread merge workgroups */

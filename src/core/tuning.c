@@ -75,15 +75,15 @@
 #define WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS 8192u
 #define PREFERRED_MERGE_WAYS 2u
 /* Merges below the split pass's threshold search their own splits on the run
- * samples from 512 chunks (2^19 32-bit keys): on the H100 sorts of 2^19 to
- * 2^21 keys 4-6% faster than with the k-ary search of the keys, 2^18 the same;
- * in place of split passes (2^22 up) 6-30% slower, since every merge
- * workgroup then waits on its own chain of searches (log entry 44). */
-#define MERGE_FUSED_SPLIT_MIN_CHUNKS 512u
-/* Pairs and 64-bit keys from 16 chunks (2^14 keys), by a subgroup a search
- * (below): on the H100 sorts of 2^14 to 2^18 keys 4-8% faster (pairs) and
- * 6-9% (u64) than with the workgroup's k-ary search of the keys (log entry 49). */
-#define WIDE_MERGE_FUSED_SPLIT_MIN_CHUNKS 16u
+ * samples from 16 chunks (2^14 keys), every key type. On the H100, against the
+ * workgroup's k-ary search of the keys: pairs 4-8% and u64 6-9% faster at 2^14
+ * to 2^18 keys (log entry 49); 32-bit keys, whose threshold was 512 chunks
+ * (2^19 keys; 4-6% faster at 2^19 to 2^21, entry 44), 7% faster at 1.5 x 2^18
+ * and level elsewhere from 2^17 to 2^20 + 1 (entry 50; sorts up to 5 x 2^16
+ * keys take the small shapes, which merge without a split search). In place
+ * of split passes (2^22 up) the searches were 6-30% slower, since every merge
+ * workgroup then waits on its own chain of them (entry 44). */
+#define MERGE_FUSED_SPLIT_MIN_CHUNKS 16u
 /* Keys each of those searches tests a round: on the H100 3 and 5 were level
  * at 2^19-2^21 keys, 7 up to 2% slower, 1 (binary) 5-7% slower (log entry 45). */
 #define MERGE_FUSED_SPLIT_PROBES 3u
@@ -181,8 +181,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
             tuning->merge_split_guided_min_chunks =
                 bytes_per_key > 4u ? WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS : MERGE_SPLIT_GUIDED_MIN_CHUNKS;
             tuning->merge_split_samples = true;
-            tuning->merge_fused_split_min_chunks =
-                bytes_per_key > 4u ? WIDE_MERGE_FUSED_SPLIT_MIN_CHUNKS : MERGE_FUSED_SPLIT_MIN_CHUNKS;
+            tuning->merge_fused_split_min_chunks = MERGE_FUSED_SPLIT_MIN_CHUNKS;
             tuning->merge_fused_split_probes = MERGE_FUSED_SPLIT_PROBES;
             tuning->merge_fused_split_by_subgroup =
                 limits->subgroup_ballot &&
@@ -214,13 +213,14 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
     return false;
 }
 
-bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, bitonic_tuning *out,
-                                 uint64_t *out_max_keys)
+bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
+                                 uint32_t max_keys_override, bitonic_tuning *out, uint64_t *out_max_keys)
 {
-    if (!bitonic_tuning_derive(limits, bytes_per_key, SMALL_TILE_KEYS, SMALL_TILE_KEYS_PER_THREAD, 0, out))
+    uint32_t tile_keys = tile_keys_override != 0 ? tile_keys_override : SMALL_TILE_KEYS;
+    if (!bitonic_tuning_derive(limits, bytes_per_key, tile_keys, SMALL_TILE_KEYS_PER_THREAD, 0, out))
         return false;
     out->merge_direct = true;
-    *out_max_keys = SMALL_SORT_MAX_KEYS;
+    *out_max_keys = max_keys_override != 0 ? max_keys_override : SMALL_SORT_MAX_KEYS;
     return true;
 }
 

@@ -107,8 +107,11 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
 /* The tuning for small sorts of keys of bytes_per_key: a smaller tile with
  * fewer keys a thread and the merge without shared memory, which the H100
  * measured faster up to about 3 x 2^17 keys (docs/PERFORMANCE.md, log entry 19). Writes
- * the largest count it is for; false when the device cannot run it. */
-bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, bitonic_tuning *out,
+ * the largest count it is for; false when the device cannot run it. The
+ * overrides (0: none) set the tile, clamped as bitonic_tuning_derive's, and
+ * the largest count. */
+bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
+                                 uint32_t max_keys_override, bitonic_tuning *out,
                                  uint64_t *out_max_keys);
 
 /* Sets the merge sizes of a derived tuning: the chunk and keys per thread

@@ -433,6 +433,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_split_no_samples = desc->merge_split_no_samples,
                                               .merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks,
                                               .merge_fused_split_probes = desc->merge_fused_split_probes,
+                                              .small_sort_tile_keys = desc->small_sort_tile_keys,
+                                              .small_sort_max_keys = desc->small_sort_max_keys,
                                               .merge_fused_split_searcher = desc->merge_fused_split_searcher,
                                               .merge_store_from_registers = desc->merge_store_from_registers,
                                               .merge_kernel = desc->merge_kernel,

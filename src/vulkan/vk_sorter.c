@@ -792,9 +792,9 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     bool shapes_chosen = desc->tile_keys != 0 || desc->tile_keys_per_thread != 0 ||
                          desc->max_strides_per_global_pass != 0 || desc->merge_chunk_keys != 0 ||
                          desc->merge_keys_per_thread != 0 || desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
-    if (result == VK_SUCCESS && !shapes_chosen &&
-        bitonic_tuning_derive_small(&sorter->limits, 4u, &sorter->variants[KEYS32_SMALL].tuning,
-                                    &sorter->small_sort_max_keys)) {
+    if (result == VK_SUCCESS && !shapes_chosen && desc->small_sort_max_keys != UINT32_MAX &&
+        bitonic_tuning_derive_small(&sorter->limits, 4u, desc->small_sort_tile_keys, desc->small_sort_max_keys,
+                                    &sorter->variants[KEYS32_SMALL].tuning, &sorter->small_sort_max_keys)) {
         apply_split_overrides(sorter, desc, &sorter->variants[KEYS32_SMALL].tuning);
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;

@@ -488,6 +488,8 @@ int bench_run(const bench_options *options)
                                  .merge_split_no_samples = options->merge_split_no_samples,
                                  .merge_fused_split_min_chunks = options->merge_fused_split_min_chunks,
                                  .merge_fused_split_probes = options->merge_fused_split_probes,
+                                 .small_sort_tile_keys = options->small_sort_tile_keys,
+                                 .small_sort_max_keys = options->small_sort_max_keys,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,

@@ -29,6 +29,8 @@ typedef struct bench_options {
     bool merge_split_no_samples;     /* split searches do not narrow on run samples first */
     unsigned merge_fused_split_min_chunks;  /* merges with no split pass search on run samples from this many chunks */
     unsigned merge_fused_split_probes;      /* keys each of those searches tests a round */
+    unsigned small_sort_tile_keys;          /* the small sorts' tile, 0: derived */
+    unsigned small_sort_max_keys;           /* sorts up to this many keys are small, 0: derived, UINT32_MAX: none */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     int merge_fused_split_searcher;  /* bitonic_split_searcher */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */

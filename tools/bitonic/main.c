@@ -40,6 +40,7 @@ static void usage(FILE *out)
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
+          "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -505,8 +506,8 @@ int main(int argc, char **argv)
                     strcmp(arg, "--merge-split-probes") == 0 || strcmp(arg, "--merge-split-workgroup") == 0 ||
                     strcmp(arg, "--merge-split-guided-min-chunks") == 0 ||
                     strcmp(arg, "--merge-fused-split-min-chunks") == 0 ||
-                    strcmp(arg, "--merge-fused-split-probes") == 0 ||
-                    strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0) &&
+                    strcmp(arg, "--merge-fused-split-probes") == 0 || strcmp(arg, "--small-tile-keys") == 0 ||
+                    strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -521,6 +522,8 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--merge-split-guided-min-chunks") == 0 ? &bench.merge_split_guided_min_chunks
                                : strcmp(arg, "--merge-fused-split-min-chunks") == 0 ? &bench.merge_fused_split_min_chunks
                                : strcmp(arg, "--merge-fused-split-probes") == 0 ? &bench.merge_fused_split_probes
+                               : strcmp(arg, "--small-tile-keys") == 0 ? &bench.small_sort_tile_keys
+                               : strcmp(arg, "--small-max-keys") == 0 ? &bench.small_sort_max_keys
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -528,7 +531,9 @@ int main(int argc, char **argv)
              * run's host-side generation and check take tens of seconds. */
             unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
             unsigned high = target == &bench.runs        ? 1000
+                            : target == &bench.small_sort_max_keys ? UINT32_MAX
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
+                                      target == &bench.small_sort_tile_keys ||
                                       target == &bench.merge_split_min_chunks ||
                                       target == &bench.merge_split_guided_min_chunks ||
                                       target == &bench.merge_fused_split_min_chunks ? (1u << 24)
