@@ -254,21 +254,32 @@ void main()
 #endif
         }
     }
-    // This thread's consecutive keys, sorted in registers by the network's
-    // phases up to last_phase (rows shorter than a thread's keys stay apart).
-    if (params.last_phase >= 1u) register_network(true, 1u);
+    // Slots wholly past the keys hold pads, all alike, which the networks
+    // below would leave where they are: a thread of only pads skips the
+    // network in its registers, and a subgroup of only pads the lane phases
+    // (uniform over it: its threads' slots are consecutive), so the threads
+    // that hold keys have the multiprocessor to themselves. A sort of 2^10 keys
+    // on a 4096-key tile is three quarters pads. Not with rows or a view, whose
+    // pads lie elsewhere.
+    bool plain_layout = params.row_log == 0u && params.view_column_log == 0u;
+    bool thread_pads_only = !active_tile || (plain_layout && tile_base + as_index(first) >= live_count);
+    if (!thread_pads_only) {
+        // This thread's consecutive keys, sorted in registers by the network's
+        // phases up to last_phase (rows shorter than a thread's keys stay apart).
+        if (params.last_phase >= 1u) register_network(true, 1u);
 #if REGISTER_LOG >= 2
-    if (params.last_phase >= 2u) register_network(true, 2u);
+        if (params.last_phase >= 2u) register_network(true, 2u);
 #endif
 #if REGISTER_LOG >= 3
-    if (params.last_phase >= 3u) register_network(true, 3u);
+        if (params.last_phase >= 3u) register_network(true, 3u);
 #endif
 #if REGISTER_LOG >= 4
-    if (params.last_phase >= 4u) register_network(true, 4u);
+        if (params.last_phase >= 4u) register_network(true, 4u);
 #endif
 #if REGISTER_LOG >= 5
-    if (params.last_phase >= 5u) register_network(true, 5u);
+        if (params.last_phase >= 5u) register_network(true, 5u);
 #endif
+    }
 
     // Merge rounds: runs of 2^run_log become runs of twice that. A thread's
     // outputs are always slots first .. first + REGISTERS - 1: diagonal
@@ -281,7 +292,9 @@ void main()
     // half-cleaners down to a lane apart, then those inside the registers.
     uint lane = gl_SubgroupInvocationID;
     uint lane_phases_end = min(last_log, REGISTER_LOG + findMSB(gl_SubgroupSize));
-    for (uint phase = REGISTER_LOG + 1u; phase <= lane_phases_end; ++phase) {
+    bool subgroup_pads_only =
+        !active_tile || (plain_layout && tile_base + as_index((thread - lane) * REGISTERS) >= live_count);
+    for (uint phase = REGISTER_LOG + 1u; phase <= lane_phases_end && !subgroup_pads_only; ++phase) {
         uint block_lanes = 1u << (phase - REGISTER_LOG);
         lane_flip(lane, block_lanes);
         for (uint lane_stride = block_lanes >> 2; lane_stride > 0u; lane_stride >>= 1)
@@ -293,8 +306,7 @@ void main()
     // A block of 2^last_log slots wholly past the keys holds only pads, which
     // are never stored: its threads skip the merge rounds, and still meet every
     // barrier. A sort of 1024 keys on a 4096-key tile merges one block of four.
-    bool pads_only = params.row_log == 0u && params.view_column_log == 0u &&
-                     tile_base + as_index(first & ~((1u << last_log) - 1u)) >= live_count;
+    bool pads_only = plain_layout && tile_base + as_index(first & ~((1u << last_log) - 1u)) >= live_count;
     for (uint run_log = first_merge_log; run_log < last_log; ++run_log) {
         barrier();  // every thread is done reading the slots of the last round
         if (!pads_only)
