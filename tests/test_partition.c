@@ -1,0 +1,125 @@
+/* test_partition.c: the partition sort planned for the GPU, on the CPU
+ * (src/cpu/reference_partition.c). First the proof of its last step: for every
+ * input of up to 8 keys of 4 values, every set of splitters and windows of 2,
+ * 4 and 8 keys, the sort leaves the keys sorted, and where no open bucket is
+ * longer than half a window it did so without the fallback (the aligned runs
+ * and the merge of shifted windows alone). Then sampled splitters on larger
+ * inputs: random keys, few values (equality buckets), one value, sorted,
+ * reversed and periodic ones, and a plan that must fall back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference_partition.h"
+#include "test_util.h"
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sort of keys by the plan equals qsort's; the report through out. */
+static bool sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_partition_plan *plan,
+                             bitonic_partition_report *out)
+{
+    uint64_t *mine = malloc((n + 1u) * sizeof *mine), *expected = malloc((n + 1u) * sizeof *expected);
+    bool ok = mine && expected;
+    if (ok) {
+        memcpy(mine, keys, n * sizeof *keys);
+        memcpy(expected, keys, n * sizeof *keys);
+        qsort(expected, n, sizeof *expected, compare_u64);
+        ok = bitonic_reference_partition_sort(mine, n, plan, out) && memcmp(mine, expected, n * sizeof *mine) == 0;
+    }
+    free(mine);
+    free(expected);
+    return ok;
+}
+
+int main(void)
+{
+    test_counter t = {0};
+
+    /* Every input of n <= 8 keys below 4, every subset of {0, 1, 2, 3} as the
+     * splitters, windows of 2, 4 and 8 keys. */
+    uint64_t failures = 0, without_fallback = 0, runs = 0;
+    for (uint64_t window = 2; window <= 8; window *= 2)
+        for (uint64_t subset = 0; subset < 16; ++subset) {
+            uint64_t splitters[4], m = 0;
+            for (uint64_t v = 0; v < 4; ++v)
+                if (subset & (1u << v))
+                    splitters[m++] = v;
+            for (uint64_t n = 0, inputs = 1; n <= 8; ++n, inputs *= 4)
+                for (uint64_t digits = 0; digits < inputs; ++digits) {
+                    uint64_t keys[8], sorted[8], rest = digits;
+                    for (uint64_t i = 0; i < n; ++i, rest /= 4)
+                        keys[i] = rest % 4;
+                    memcpy(sorted, keys, n * sizeof *keys);
+                    qsort(sorted, n, sizeof *sorted, compare_u64);
+                    bitonic_partition_report report;
+                    bool ok = bitonic_reference_partition_sort_with(keys, n, window, splitters, m, &report) &&
+                              memcmp(keys, sorted, n * sizeof *keys) == 0 &&
+                              report.fell_back == (report.longest_open_bucket > window / 2u);
+                    failures += ok ? 0 : 1;
+                    without_fallback += report.fell_back ? 0 : 1;
+                    ++runs;
+                }
+        }
+    TEST_CHECK(&t, failures == 0, "every input of up to 8 keys of 4 values, every splitter set, windows 2-8: %llu of %llu wrong",
+               (unsigned long long)failures, (unsigned long long)runs);
+    /* The proof covers the inputs that take no fallback: not a few of them. */
+    TEST_CHECK(&t, without_fallback > runs / 4u, "a good part of them sorted without the fallback (%llu of %llu)",
+               (unsigned long long)without_fallback, (unsigned long long)runs);
+    TEST_CHECK(&t, !bitonic_reference_partition_sort_with(NULL, 0, 3, NULL, 0, NULL), "an odd window is refused");
+
+    /* Sampled splitters: a splitter every 8 of 1024 samples (about 780 keys a
+     * bucket at 100003 keys), windows of 8192 keys. */
+    static const uint64_t counts[] = {0, 1, 2, 100, 4097, 100003};
+    bitonic_partition_plan plan = {.window_keys = 8192, .sample_count = 1024, .samples_per_splitter = 8, .seed = 7};
+    uint64_t seed = 12345;
+    uint64_t *keys = malloc(100003u * sizeof *keys);
+    if (!TEST_CHECK(&t, keys != NULL, "memory"))
+        return 1;
+    enum { RANDOM, FEW, ONE, SORTED, REVERSED, PERIODIC, PATTERNS };
+    static const char *names[] = {"random", "few values", "one value", "sorted", "reversed", "periodic"};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c)
+        for (int p = 0; p < PATTERNS; ++p) {
+            uint64_t n = counts[c];
+            for (uint64_t i = 0; i < n; ++i) {
+                uint64_t r = test_random_u64(&seed);
+                keys[i] = p == RANDOM ? r : p == FEW ? r % 8u : p == ONE ? 42u : p == SORTED ? i
+                        : p == REVERSED ? n - i : i % 98u;  /* PERIODIC: the samples' stretch, about 98 keys */
+            }
+            bitonic_partition_report report;
+            TEST_CHECK(&t, sorts_like_qsort(keys, n, &plan, &report), "%llu %s keys sorted",
+                       (unsigned long long)n, names[p]);
+            /* Every bucket short enough for the shifted windows: no fallback. */
+            TEST_CHECK(&t, n < 100003u || !report.fell_back,
+                       "%llu %s keys without the fallback (longest open bucket %llu, %llu splitters)",
+                       (unsigned long long)n, names[p], (unsigned long long)report.longest_open_bucket,
+                       (unsigned long long)report.splitters);
+        }
+    /* One value: a single equality bucket holds every key; few values: every
+     * value its own. */
+    bitonic_partition_report report;
+    for (uint64_t i = 0; i < 100003u; ++i)
+        keys[i] = 42u;
+    TEST_CHECK(&t, sorts_like_qsort(keys, 100003u, &plan, &report) && report.splitters == 1 &&
+                       report.longest_equal_bucket == 100003u && report.longest_open_bucket == 0,
+               "one value: one equality bucket of every key");
+    /* One sample: at most one splitter, an open bucket past half a window: the
+     * fallback, still sorted. */
+    for (uint64_t i = 0; i < 100003u; ++i)
+        keys[i] = test_random_u64(&seed);
+    bitonic_partition_plan one_sample = plan;
+    one_sample.sample_count = 1;
+    one_sample.samples_per_splitter = 1;
+    TEST_CHECK(&t, sorts_like_qsort(keys, 100003u, &one_sample, &report) && report.fell_back &&
+                       report.longest_open_bucket > plan.window_keys / 2u,
+               "one sample: the fallback, sorted");
+    /* Windows of 2: only buckets of one key skip the fallback. */
+    bitonic_partition_plan narrow = plan;
+    narrow.window_keys = 2;
+    TEST_CHECK(&t, sorts_like_qsort(keys, 4097u, &narrow, &report), "windows of 2 keys, sorted");
+    free(keys);
+    return test_finish(&t);
+}
