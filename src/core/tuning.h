@@ -106,7 +106,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
 
 /* The tuning for small sorts of keys of bytes_per_key: a smaller tile with
  * fewer keys a thread and the merge without shared memory, which the H100
- * measured faster up to about 3 x 2^17 keys (docs/PERFORMANCE.md, log entry 19). Writes
+ * measured faster up to 2^18 keys (docs/PERFORMANCE.md, log entries 19, 50). Writes
  * the largest count it is for; false when the device cannot run it. The
  * overrides (0: none) set the tile, clamped as bitonic_tuning_derive's, and
  * the largest count. */
