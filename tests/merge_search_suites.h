@@ -9,6 +9,8 @@
 #ifndef BITONIC_MERGE_SEARCH_SUITES_H
 #define BITONIC_MERGE_SEARCH_SUITES_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bitonic.h"
@@ -16,38 +18,46 @@
 
 typedef void (*merge_search_runner)(test_counter *t, const bitonic_context_desc *desc, const char *label);
 
+/* One configuration: the shapes and the split-search fields it sets. */
+typedef struct merge_search_suite {
+    uint32_t tile_keys, chunk_keys, keys_per_thread;
+    uint32_t split_pass_min_chunks, guided_min_chunks, fused_min_chunks;
+    bitonic_split_searcher searcher;
+    bool no_samples;
+    const char *label;
+} merge_search_suite;
+
 /* Runs `run` once a configuration, each a change of `base` (a Vulkan device's desc). */
 static inline void run_merge_search_suites(test_counter *t, bitonic_context_desc base, merge_search_runner run)
 {
-    bitonic_context_desc desc = base;
-    desc.tile_keys = 32;
-    desc.merge_chunk_keys = 32;
-    desc.merge_keys_per_thread = 2;
-    desc.merge_split_pass_min_chunks = 1;
-    run(t, &desc, "vulkan, 32-key tile and chunks, split passes on run samples");
-    desc.merge_split_guided_min_chunks = 1;
-    run(t, &desc, "vulkan, 32-key tile and chunks, guided split passes on run samples");
-    desc.merge_split_guided_min_chunks = 0;
-    desc.merge_split_pass_min_chunks = 1u << 30;
-    desc.merge_fused_split_min_chunks = 1;
-    run(t, &desc, "vulkan, 32-key tile and chunks, fused split searches");
-    desc.tile_keys = 256;
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 4;
-    run(t, &desc, "vulkan, 256-key tile, 64-key chunks, fused split searches");
-    desc.merge_split_guided_min_chunks = 1;
-    run(t, &desc, "vulkan, 256-key tile, 64-key chunks, guided fused split searches");
-    desc.merge_split_guided_min_chunks = 0;
-    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_THREAD;
-    run(t, &desc, "vulkan, 256-key tile, 64-key chunks, fused split searches by one thread");
-    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
-    run(t, &desc, "vulkan, 256-key tile, 64-key chunks, fused split searches by subgroups");
-    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_DEFAULT;
-    desc.merge_fused_split_min_chunks = 0;
-    desc.merge_split_pass_min_chunks = 1;
-    run(t, &desc, "vulkan, 256-key tile, 64-key chunks, split passes on run samples");
-    desc.merge_split_no_samples = true;
-    run(t, &desc, "vulkan, 256-key tile, 64-key chunks, split passes without run samples");
+    const uint32_t never = 1u << 30;  /* no split pass */
+    const bitonic_split_searcher any = BITONIC_SPLIT_SEARCHER_DEFAULT;
+    const merge_search_suite suites[] = {
+        {32, 32, 2, 1, 0, 0, any, false, "vulkan, 32-key tile and chunks, split passes on run samples"},
+        {32, 32, 2, 1, 1, 0, any, false, "vulkan, 32-key tile and chunks, guided split passes on run samples"},
+        {32, 32, 2, never, 0, 1, any, false, "vulkan, 32-key tile and chunks, fused split searches"},
+        {256, 64, 4, never, 0, 1, any, false, "vulkan, 256-key tile, 64-key chunks, fused split searches"},
+        {256, 64, 4, never, 1, 1, any, false, "vulkan, 256-key tile, 64-key chunks, guided fused split searches"},
+        {256, 64, 4, never, 0, 1, BITONIC_SPLIT_SEARCHER_THREAD, false,
+         "vulkan, 256-key tile, 64-key chunks, fused split searches by one thread"},
+        {256, 64, 4, never, 0, 1, BITONIC_SPLIT_SEARCHER_SUBGROUP, false,
+         "vulkan, 256-key tile, 64-key chunks, fused split searches by subgroups"},
+        {256, 64, 4, 1, 0, 0, any, false, "vulkan, 256-key tile, 64-key chunks, split passes on run samples"},
+        {256, 64, 4, 1, 0, 0, any, true, "vulkan, 256-key tile, 64-key chunks, split passes without run samples"},
+    };
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; ++i) {
+        const merge_search_suite *suite = &suites[i];
+        bitonic_context_desc desc = base;
+        desc.tile_keys = suite->tile_keys;
+        desc.merge_chunk_keys = suite->chunk_keys;
+        desc.merge_keys_per_thread = suite->keys_per_thread;
+        desc.merge_split_pass_min_chunks = suite->split_pass_min_chunks;
+        desc.merge_split_guided_min_chunks = suite->guided_min_chunks;
+        desc.merge_fused_split_min_chunks = suite->fused_min_chunks;
+        desc.merge_fused_split_searcher = suite->searcher;
+        desc.merge_split_no_samples = suite->no_samples;
+        run(t, &desc, suite->label);
+    }
 }
 
 #endif
