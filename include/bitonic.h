@@ -174,6 +174,17 @@ typedef struct bitonic_context_desc {
      * answers: fewer rounds, no barrier); a subgroup asked for where the
      * device has no subgroup ballots is one thread. */
     bitonic_split_searcher merge_fused_split_searcher;
+    /* The partition sort: sorts of at least partition_min_keys keys (0 = the
+     * tuning's choice, UINT32_MAX = never) first scatter the keys into
+     * buckets between sampled splitters, then sort windows of the tile times
+     * 2^partition_levels keys and merge the windows shifted by half a window;
+     * where a bucket comes out longer than half a window, the merge levels go
+     * on instead (exact either way). partition_samples_per_bucket: samples
+     * taken a bucket. 0 = the tuning's choice for each. The scratch buffer
+     * must then also have INDIRECT_BUFFER usage (bitonic_vulkan_sort_info). */
+    uint32_t partition_min_keys;
+    uint32_t partition_levels;
+    uint32_t partition_samples_per_bucket;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

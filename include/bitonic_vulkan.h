@@ -61,6 +61,9 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t small_sort_tile_keys;      /* the small sorts' tile (0: the tuning's; see bitonic_context_desc) */
     uint32_t small_sort_max_keys;       /* sorts up to this many keys take the small shapes (0: the tuning's, UINT32_MAX: none) */
     bitonic_split_searcher merge_fused_split_searcher;  /* one thread or a subgroup a search (see bitonic_context_desc) */
+    uint32_t partition_min_keys;        /* sorts of this many keys up partition first (0: the tuning's, UINT32_MAX: none; see bitonic_context_desc) */
+    uint32_t partition_levels;          /* the partition sort's windows: the tile times 2^this (0: the tuning's) */
+    uint32_t partition_samples_per_bucket;  /* samples a bucket of the partition sort (0: the tuning's) */
     bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
     uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */
@@ -183,7 +186,9 @@ typedef struct bitonic_vulkan_sort_info {
     bool profile_passes;
     /* Optional: scratch memory of bitonic_vulkan_sort_scratch_bytes() bytes at
      * scratch_offset (a multiple of minStorageBufferOffsetAlignment) in a buffer
-     * with STORAGE_BUFFER usage. With it, a sort of more keys than one tile sorts
+     * with STORAGE_BUFFER usage (and INDIRECT_BUFFER where the sorter's
+     * partition_min_keys lets a sort partition: its fallback's dispatches take
+     * their sizes from the scratch, read at the DRAW_INDIRECT stage). With it, a sort of more keys than one tile sorts
      * the tiles with the bitonic network on chip and then merges sorted runs
      * (merge path): 1 + log2(count / tile) passes over memory instead of the
      * network's (log2(count / tile) + 1) (log2(count / tile) + 2) / 2 or so, at

@@ -106,6 +106,18 @@
  * crossing lay between 2^18 + 1 and 3 x 2^17, and a limit at 2^17 made
  * 2^17 + 1 a 1.3x step.) */
 #define SMALL_SORT_MAX_KEYS (1u << 18)
+/* The partition sort (bitonic_tuning, partition_*). Off until it is measured
+ * faster (docs/PERFORMANCE.md, log entry 54). Windows of the tile times 4
+ * (two merge levels); open buckets of a quarter window on average, so the
+ * longest of thousands stays under half a window with 16 samples a bucket
+ * (tests/test_partition.c's model: entry 53). */
+#define PARTITION_MIN_KEYS UINT64_MAX
+#define PARTITION_LEVELS 2u
+#define PARTITION_BUCKETS_PER_WINDOW 4u
+#define PARTITION_SAMPLES_PER_BUCKET 16u
+#define PARTITION_MAX_SPLITTERS 3071u
+#define PARTITION_WORKGROUP_SIZE 512u
+#define PARTITION_WORKGROUPS 256u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
 #define PREFERRED_TRANSPOSE_LINES_LOG 3u
 
@@ -150,6 +162,26 @@ static bool derive_transpose(const bitonic_device_limits *limits, uint32_t bytes
         return true;
     }
     return false;
+}
+
+/* The partition sort's sizes (bitonic_tuning, partition_*): as many splitters
+ * as shared memory holds with a count for each of their buckets, up to
+ * PARTITION_MAX_SPLITTERS. */
+static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t max_threads,
+                          bitonic_tuning *tuning)
+{
+    tuning->partition_min_keys = PARTITION_MIN_KEYS;
+    tuning->partition_levels = PARTITION_LEVELS;
+    tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
+    tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
+    tuning->partition_workgroup_size = min_u32(PARTITION_WORKGROUP_SIZE, max_threads);
+    tuning->partition_workgroups = PARTITION_WORKGROUPS;
+    /* A splitter's key (and value), and two counts: its open and equality
+     * buckets; besides them a word a thread (the scan) and a few more. */
+    uint64_t per_splitter = bytes_per_key + 8u;
+    uint64_t fixed = 64u + 4u * (uint64_t)tuning->partition_workgroup_size;
+    uint64_t fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
+    tuning->partition_max_splitters = (uint32_t)(fit < PARTITION_MAX_SPLITTERS ? fit : PARTITION_MAX_SPLITTERS);
 }
 
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
@@ -209,6 +241,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
                 tuning->merge_ways = PREFERRED_MERGE_WAYS;
             else
                 tuning->merge4_pivot_step_log = 0;
+            set_partition(limits, bytes_per_key, max_threads, tuning);
             return true;
         }
     }

@@ -97,6 +97,22 @@ typedef struct bitonic_tuning {
      * 2^transpose_block_log x 2^transpose_block_log keys through shared memory. */
     uint32_t transpose_block_log;
     uint32_t transpose_workgroup_size;
+    /* The partition sort (vk_sorter.c, record_partition_sort; the CPU model is
+     * src/cpu/reference_partition.c): sorts of at least partition_min_keys
+     * keys (UINT64_MAX: none) scatter the keys into buckets between sampled
+     * splitters, sort aligned windows of W = tile << partition_levels keys
+     * and merge the windows shifted by half of one, instead of merging on to
+     * one run: about 5 passes over memory where the merge levels take 12 at
+     * 2^24 keys. Open buckets average W / partition_buckets_per_window keys,
+     * partition_samples_per_bucket samples each; at most
+     * partition_max_splitters splitters fit shared memory. */
+    uint64_t partition_min_keys;
+    uint32_t partition_levels;
+    uint32_t partition_buckets_per_window;
+    uint32_t partition_samples_per_bucket;
+    uint32_t partition_max_splitters;
+    uint32_t partition_workgroup_size;
+    uint32_t partition_workgroups;   /* count and scatter workgroups, at most */
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

@@ -435,6 +435,9 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_fused_split_probes = desc->merge_fused_split_probes,
                                               .small_sort_tile_keys = desc->small_sort_tile_keys,
                                               .small_sort_max_keys = desc->small_sort_max_keys,
+                                              .partition_min_keys = desc->partition_min_keys,
+                                              .partition_levels = desc->partition_levels,
+                                              .partition_samples_per_bucket = desc->partition_samples_per_bucket,
                                               .merge_fused_split_searcher = desc->merge_fused_split_searcher,
                                               .merge_store_from_registers = desc->merge_store_from_registers,
                                               .merge_kernel = desc->merge_kernel,
@@ -1063,7 +1066,8 @@ static void attach_scratch(bitonic_vk_context *vk, bitonic_vulkan_sort_info *inf
         return;
     if (wanted > vk->scratch_bytes) {
         release_scratch(vk);
-        if (create_buffer(vk, wanted, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+        if (create_buffer(vk, wanted, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
                           &vk->scratch, &vk->scratch_memory) != BITONIC_SUCCESS) {
             release_scratch(vk);  /* a half-made buffer too */
             return;

@@ -140,6 +140,7 @@ typedef struct sorter_variant {
     VkPipeline merge4_pipeline;       /* four-run merges (tuning.merge_ways 4) */
     VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
     VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
+    VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -282,6 +283,11 @@ bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64)
     switch (1) { SPIRV_CASE(transpose_pass, 1) }
 }
 
+bitonic_spirv bitonic_spirv_partition_pass(bool with_values, bool key64)
+{
+    switch (1) { SPIRV_CASE(partition_pass, 1) }
+}
+
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide)
 {
     if (wide)  /* not built: the device-address merge is the direct one */
@@ -417,6 +423,7 @@ typedef enum pipeline_kind {
     PIPELINE_MERGE4,
     PIPELINE_MERGE4_CUT,
     PIPELINE_MERGE4_SPILL,
+    PIPELINE_PARTITION,
 } pipeline_kind;
 
 static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *variant, pipeline_kind kind,
@@ -521,6 +528,16 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout, spirv, merge4_constants,
                                kind == PIPELINE_MERGE4 ? 3u : 2u, pipeline);
     }
+    case PIPELINE_PARTITION: {
+        if (wide || tuning->partition_max_splitters == 0)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        if (variant->partition_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        uint32_t partition_constants[2] = {tuning->partition_workgroup_size, tuning->partition_max_splitters};
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_partition_pass(with_values, key64), partition_constants, 2,
+                               &variant->partition_pipeline);
+    }
     case PIPELINE_TRANSPOSE: {
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -561,6 +578,9 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
     if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
+    if (result == VK_SUCCESS && !variant->wide && variant->tuning.partition_min_keys != UINT64_MAX &&
+        variant->tuning.partition_max_splitters != 0)
+        result = ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0);
     return result;
 }
 
@@ -663,6 +683,13 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
     if (desc->merge_fused_split_searcher != BITONIC_SPLIT_SEARCHER_DEFAULT)
         tuning->merge_fused_split_by_subgroup =
             desc->merge_fused_split_searcher == BITONIC_SPLIT_SEARCHER_SUBGROUP && sorter->limits.subgroup_ballot;
+    /* The partition sort's, where the variant can take it (record_partition_sort). */
+    if (desc->partition_min_keys != 0)
+        tuning->partition_min_keys = desc->partition_min_keys == UINT32_MAX ? UINT64_MAX : desc->partition_min_keys;
+    if (desc->partition_levels != 0)
+        tuning->partition_levels = desc->partition_levels;
+    if (desc->partition_samples_per_bucket != 0)
+        tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -841,6 +868,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge4_cut_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -956,6 +984,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         report_pipeline(sorter, variant->merge4_cut_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "four-run merge spill%s", kind);
         report_pipeline(sorter, variant->merge4_spill_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "partition steps%s (up to %u splitters)", kind,
+                 variant->tuning.partition_max_splitters);
+        report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -1062,6 +1093,22 @@ typedef struct sort_plan {
      * cut pass whose cuts lie where the split pass's splits would. */
     bool four_way_possible;
     bool four_way[BITONIC_SCHEDULE_MAX_PASSES];
+    /* The partition sort (plan_partition, record_partition_sort): the passes
+     * are the tile sort, the merges up to windows of 2^window_log keys, the
+     * fallback's merges on from there (an even number, recorded as indirect
+     * dispatches), and the window merge. Its words lie at partition_at in the
+     * scratch (bytes from scratch_offset), partition_bytes long; in them the
+     * count workgroups' claims from word rows_at, the samples from byte
+     * samples_at, their values from sample_values_at, and the scratch of the
+     * samples' sort from nested_scratch_at. */
+    bool partition;
+    uint32_t window_log;
+    uint32_t splitter_count, sample_count;
+    uint32_t partition_groups, partition_chunk_keys;
+    uint32_t level_merges, fallback_merges;
+    uint32_t rows_at;
+    VkDeviceSize partition_at, partition_bytes;
+    VkDeviceSize samples_at, sample_values_at, nested_scratch_at;
 } sort_plan;
 
 /* The split pipeline a plan's merges take (plan->split_pass set). */
@@ -1159,19 +1206,116 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
 /* with_scratch: plan as if the caller gives scratch memory (the size query
  * plans the sort that scratch will allow, before there is any). */
 static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                     bool with_scratch, uint32_t run_log, sort_plan *plan);
+                                     bool with_scratch, uint32_t run_log, bool allow_partition, sort_plan *plan);
 
 static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
                                 bool with_scratch, sort_plan *plan)
 {
-    return plan_sort_runs(sorter, info, with_scratch, 0, plan);
+    return plan_sort_runs(sorter, info, with_scratch, 0, true, plan);
+}
+
+/* The sort of the partition's samples: keys (and values) in the partition's
+ * words, the scratch after them; never partitioned itself. */
+static bitonic_vulkan_sort_info samples_sort_info(const bitonic_vulkan_sort_info *info, const sort_plan *plan)
+{
+    VkDeviceSize at = info->scratch_offset + plan->partition_at;
+    bitonic_vulkan_sort_info nested = {
+        .keys = info->scratch, .keys_offset = at + plan->samples_at, .count = plan->sample_count,
+        .values = info->values != VK_NULL_HANDLE ? info->scratch : VK_NULL_HANDLE,
+        .values_offset = info->values != VK_NULL_HANDLE ? at + plan->sample_values_at : 0,
+        .key_type = info->key_type, .order = info->order,
+        .scratch = info->scratch, .scratch_offset = at + plan->nested_scratch_at};
+    return nested;
+}
+
+/* Makes a planned merge sort of one array (plan->merge, bound buffers, no
+ * count buffer) a partition sort where the tuning asks for one: the splitter
+ * and sample counts, the workgroups, the scratch, the passes and dispatches.
+ * Leaves the plan as it was where the sort cannot partition. */
+static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                           sort_plan *plan)
+{
+    const bitonic_tuning *tuning = &sorter->variants[plan->variant_number].tuning;
+    plan->partition = false;
+    uint32_t count_log = bitonic_ceil_log2(info->count);
+    if (info->count < tuning->partition_min_keys || tuning->partition_max_splitters == 0 ||
+        tuning->partition_buckets_per_window == 0 || tuning->partition_samples_per_bucket == 0 ||
+        count_log >= 31u)
+        return;
+    /* Windows of the tile times 2^levels, more levels where the splitters
+     * would not fit; at least four windows, or there is little to win. */
+    uint32_t window_log = tuning->tile_log + (tuning->partition_levels > 0 ? tuning->partition_levels : 1u);
+    uint64_t buckets = 0;
+    for (; window_log + 2u <= count_log; ++window_log) {
+        uint64_t window = (uint64_t)1 << window_log;
+        buckets = (tuning->partition_buckets_per_window * info->count + window - 1u) / window;
+        if (buckets <= (uint64_t)tuning->partition_max_splitters + 1u)
+            break;
+    }
+    if (window_log + 2u > count_log || buckets < 2u)
+        return;
+    uint64_t samples = buckets * tuning->partition_samples_per_bucket;
+    if (samples > info->count / 2u || samples * buckets >= ((uint64_t)1 << 32))
+        return;
+    plan->window_log = window_log;
+    plan->splitter_count = (uint32_t)(buckets - 1u);
+    plan->sample_count = (uint32_t)samples;
+    /* Count and scatter workgroups: at least 4 keys a thread, at most
+     * partition_workgroups of them (each writes a row of claims). */
+    uint32_t threads = tuning->partition_workgroup_size;
+    uint64_t groups = (info->count + (uint64_t)threads * 4u - 1u) / ((uint64_t)threads * 4u);
+    if (groups > tuning->partition_workgroups)
+        groups = tuning->partition_workgroups;
+    uint64_t chunk = (info->count + groups - 1u) / groups;
+    chunk = (chunk + threads - 1u) / threads * threads;
+    plan->partition_chunk_keys = (uint32_t)chunk;
+    plan->partition_groups = (uint32_t)((info->count + chunk - 1u) / chunk);
+    /* The words: arguments and verdict (8), claims and starts, rows. */
+    uint64_t bucket_words = 2u * (uint64_t)plan->splitter_count + 1u;
+    plan->rows_at = (uint32_t)(8u + 2u * bucket_words);
+    VkDeviceSize words_bytes = ((VkDeviceSize)plan->rows_at + plan->partition_groups * bucket_words) * 4u;
+    plan->samples_at = align_up(words_bytes, sorter->storage_alignment);
+    plan->sample_values_at = align_up(plan->samples_at + samples * plan->key_bytes, sorter->storage_alignment);
+    plan->nested_scratch_at = align_up(plan->sample_values_at + (info->values != VK_NULL_HANDLE ? samples * 4u : 0u),
+                                       sorter->storage_alignment);
+    plan->partition_at = align_up(plan->scratch_bytes, sorter->storage_alignment);
+    bitonic_vulkan_sort_info nested = samples_sort_info(info, plan);
+    nested.keys = info->keys;  /* the scratch is not given yet when its size is asked */
+    nested.values = info->values;
+    nested.scratch = VK_NULL_HANDLE;
+    nested.scratch_offset = 0;
+    sort_plan nested_plan;
+    if (plan_sort_runs(sorter, &nested, true, 0, false, &nested_plan) != BITONIC_SUCCESS)
+        return;
+    plan->partition_bytes = plan->nested_scratch_at + nested_plan.scratch_bytes;
+    /* The passes: the tile sort, the merges to the window, those past it (one
+     * more, a copy, where they are odd), the window merge of runs of W / 2. */
+    plan->level_merges = window_log - tuning->tile_log;
+    plan->fallback_merges = count_log - window_log;
+    uint32_t pass_count = 1u + plan->level_merges + plan->fallback_merges;
+    if (plan->fallback_merges % 2u != 0) {
+        plan->passes[pass_count] = plan->passes[pass_count - 1u];
+        ++plan->passes[pass_count].phase;
+        ++plan->fallback_merges;
+        ++pass_count;
+    }
+    plan->passes[pass_count] = plan->passes[plan->level_merges];
+    ++pass_count;
+    plan->pass_count = pass_count;
+    uint32_t merges = pass_count - 1u;
+    /* Sample, count, scan, scatter; the tile sort; each merge and its split
+     * pass; the window's head. */
+    plan->dispatch_count = 4u + 1u + merges + (plan->split_pass ? merges : 0u) + 1u;
+    plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
+    plan->partition = true;
 }
 
 /* run_log (not 0): the keys are sorted in aligned runs of 2^run_log already,
  * and the plan holds only the merges above them, an even number of passes. */
 static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                     bool with_scratch, uint32_t run_log, sort_plan *plan)
+                                     bool with_scratch, uint32_t run_log, bool allow_partition, sort_plan *plan)
 {
+    plan->partition = false;
     for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
         plan->four_way[p] = false;
     plan->four_way_possible = false;
@@ -1312,6 +1456,9 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
         plan_four_way_merges(plan, 0, true);
     } else if (plan->merge) {
         plan_four_way_merges(plan, 1u, false);  /* the tile sort, then the merges */
+        if (allow_partition && !plan->wide && !plan->four_way_possible && plan->variant_number <= PAIRS64 &&
+            info->count_buffer == VK_NULL_HANDLE && !rows)
+            plan_partition(sorter, info, plan);
     }
     return BITONIC_SUCCESS;
 }
@@ -1349,7 +1496,7 @@ static VkPipeline tile_pipeline_for(const sorter_variant *variant, const bitonic
 static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_plan *plan)
 {
     sorter_variant *variant = &sorter->variants[plan->variant_number];
-    VkResult result = VK_SUCCESS;
+    VkResult result = plan->partition ? ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0) : VK_SUCCESS;
     for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
@@ -1655,12 +1802,12 @@ bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *so
 }
 
 static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
-                                         const bitonic_vulkan_sort_info *info, uint32_t run_log);
+                                         const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition);
 
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info)
 {
-    return record_sort_passes(sorter, command_buffer, info, 0);
+    return record_sort_passes(sorter, command_buffer, info, 0, true);
 }
 
 bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -1675,19 +1822,243 @@ bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, Vk
                           : 0;
     if (run_log < tile_log || merges == 0 || merges % 2u != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    return record_sort_passes(sorter, command_buffer, info, run_log);
+    return record_sort_passes(sorter, command_buffer, info, run_log, false);
 }
 
 /* The sort's passes; with run_log (not 0: the keys are sorted in aligned runs
  * of 2^run_log already) only the merges above those runs, the first reading
  * the caller's buffers. */
+/* The push constants of partition_pass.comp (PartitionParams), within the
+ * pipeline layout's range. */
+typedef struct partition_push_constants {
+    uint32_t count, step, key_xor, key_type;
+    uint32_t sample_count, splitters, chunk_keys, half_window;
+    uint32_t samples_at, sample_values_at, rows_at;
+    uint32_t merge_groups_x, merge_groups_y, split_groups_x, split_groups_y;
+} partition_push_constants;
+_Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
+
+enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_SCATTER = 3, PARTITION_HEAD = 4 };
+/* Where partition_pass.comp's scan leaves the fallback's dispatch sizes: the
+ * merges', then the split passes' (MERGE_ARGS_AT, SPLIT_ARGS_AT there). */
+#define PARTITION_MERGE_ARGS_BYTES 0u
+#define PARTITION_SPLIT_ARGS_BYTES 12u
+
+static void record_dispatch_indirect(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
+                                     uint32_t constants_size, VkBuffer buffer, VkDeviceSize offset)
+{
+    if (pipeline != recorder->bound) {
+        vkCmdBindPipeline(recorder->command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        recorder->bound = pipeline;
+    }
+    vkCmdPushConstants(recorder->command_buffer, recorder->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, constants_size,
+                       constants);
+    vkCmdDispatchIndirect(recorder->command_buffer, buffer, offset);
+    if (recorder->profile)
+        vkCmdWriteTimestamp(recorder->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, recorder->info->timestamps,
+                            recorder->info->first_query + 1u + recorder->count);
+    ++recorder->count;
+}
+
+/* After the scan: its writes are read as dispatch sizes too. */
+static void record_indirect_barrier(VkCommandBuffer command_buffer)
+{
+    VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                                VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
+    vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &barrier, 0,
+                         NULL, 0, NULL);
+}
+
+static VkDescriptorBufferInfo shifted(VkDescriptorBufferInfo side, VkDeviceSize bytes)
+{
+    return (VkDescriptorBufferInfo){side.buffer, side.offset + bytes, side.range - bytes};
+}
+
+/* Records a sort planned as a partition sort (plan->partition), with its
+ * timestamps, as bitonic_vulkan_record_sort() does for the others:
+ * 1. sample the keys and sort the samples (the sort of few keys, recorded
+ *    here without timestamps of its own);
+ * 2. count the keys by bucket, scan the buckets, scatter the keys (from the
+ *    caller's side to the scratch's);
+ * 3. the tile sort and the merges up to windows of W keys;
+ * 4. the fallback's merges, indirect dispatches the scan gave workgroups only
+ *    where an open bucket is longer than W / 2;
+ * 5. the window merge: runs of W / 2 from key W / 2 on (bindings that start
+ *    there), and the first W / 2 keys copied, into the caller's side. */
+static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+                                            const bitonic_vulkan_sort_info *info, const sort_plan *plan)
+{
+    bool with_values = info->values != VK_NULL_HANDLE;
+    const sorter_variant *variant = &sorter->variants[plan->variant_number];
+    const bitonic_tuning *tuning = &variant->tuning;
+    uint32_t key_bytes = plan->key_bytes;
+    uint32_t group_x[BITONIC_SCHEDULE_MAX_PASSES], group_y[BITONIC_SCHEDULE_MAX_PASSES];
+    uint32_t split_x = 0, split_y = 0;
+    if (!plan_grids(sorter, plan, group_x, group_y, &split_x, &split_y))
+        return BITONIC_ERROR_TOO_LARGE;
+    /* The window merge's grid: count - W / 2 keys. */
+    uint32_t half_window = 1u << (plan->window_log - 1u);
+    uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
+    uint32_t window_chunks = (uint32_t)((info->count - half_window + chunk_keys - 1u) / chunk_keys);
+    uint32_t window_x, window_y, window_split_x = 0, window_split_y = 0;
+    uint32_t split_threads = tuning->merge_split_workgroup_size;
+    if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
+        (plan->split_pass &&
+         !split_groups(sorter, (window_chunks + split_threads - 1u) / split_threads, &window_split_x, &window_split_y)))
+        return BITONIC_ERROR_TOO_LARGE;
+    uint32_t threads = tuning->partition_workgroup_size;
+    uint32_t reach = plan->sample_count > 2u * plan->splitter_count + 1u ? plan->sample_count
+                                                                          : 2u * plan->splitter_count + 1u;
+    uint32_t head_groups = (half_window + threads - 1u) / threads;
+
+    bool timed = info->timestamps != VK_NULL_HANDLE;
+    if (timed)
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
+    VkDescriptorBufferInfo count_binding = {info->keys, info->keys_offset, 4u};  /* unread: no count buffer */
+    VkDescriptorBufferInfo side_keys[2], side_values[2];
+    side_keys[0] = (VkDescriptorBufferInfo){info->keys, info->keys_offset, (VkDeviceSize)info->count * key_bytes};
+    side_values[0] = (VkDescriptorBufferInfo){info->values, info->values_offset, (VkDeviceSize)info->count * 4u};
+    side_keys[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset, side_keys[0].range};
+    side_values[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan->scratch_values_at,
+                                              side_values[0].range};
+    VkDescriptorBufferInfo splits = count_binding;
+    if (plan->splits_bytes > 0)
+        splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan->scratch_splits_at,
+                                          plan->splits_bytes};
+    VkDeviceSize partition_offset = info->scratch_offset + plan->partition_at;
+    VkDescriptorBufferInfo partition = {info->scratch, partition_offset, plan->partition_bytes};
+    dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
+
+    /* 1. The samples, and their sort. */
+    partition_push_constants steps = {
+        .count = (uint32_t)info->count, .step = PARTITION_SAMPLE,
+        .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u, .key_type = (uint32_t)info->key_type,
+        .sample_count = plan->sample_count, .splitters = plan->splitter_count,
+        .chunk_keys = plan->partition_chunk_keys, .half_window = half_window,
+        .samples_at = (uint32_t)(plan->samples_at / 4u), .sample_values_at = (uint32_t)(plan->sample_values_at / 4u),
+        .rows_at = plan->rows_at,
+        .merge_groups_x = group_x[1], .merge_groups_y = group_y[1], .split_groups_x = split_x, .split_groups_y = split_y};
+    sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
+    push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
+    record_pass_barrier(command_buffer);
+    bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
+    bitonic_status sorted = record_sort_passes(sorter, command_buffer, &samples, 0, false);
+    if (sorted != BITONIC_SUCCESS)
+        return sorted;
+    record_pass_barrier(command_buffer);
+    recorder.bound = VK_NULL_HANDLE;  /* the samples' sort bound its own */
+
+    /* 2. Count, scan, scatter. */
+    push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
+    steps.step = PARTITION_COUNT;
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
+    record_pass_barrier(command_buffer);
+    steps.step = PARTITION_SCAN;
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, 1u, 1u);
+    record_indirect_barrier(command_buffer);
+    steps.step = PARTITION_SCATTER;
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
+    record_pass_barrier(command_buffer);
+
+    /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
+     * that leaves the window merge writing side 0. */
+    uint32_t merge_count = plan->pass_count - 1u;
+    uint32_t write_side = merge_count % 2u, read_side = 1u;
+    bool aligned = info->keys_offset % 16u == 0 && (!with_values || info->values_offset % 16u == 0) &&
+                   info->scratch_offset % 16u == 0 && (info->scratch_offset + plan->scratch_values_at) % 16u == 0;
+    bool merge_vector_io = aligned && tuning->merge_vector_io;
+    bool samples_left = false;
+    for (uint32_t p = 0; p < plan->pass_count; ++p) {
+        const bitonic_pass *pass = &plan->passes[p];
+        bool window = p + 1u == plan->pass_count;
+        bool fallback = p > plan->level_merges && !window;
+        if (pass->kind == BITONIC_PASS_MERGE) {
+            read_side = write_side;
+            write_side = 1u - read_side;
+        }
+        VkDeviceSize skip = window ? half_window : 0u;
+        sort_sides sides = {shifted(side_keys[read_side], skip * key_bytes),
+                            shifted(side_values[read_side], skip * 4u),
+                            shifted(side_keys[write_side], skip * key_bytes),
+                            shifted(side_values[write_side], skip * 4u)};
+        if (p == 0)  /* the tile sort: side 1 in place, or into side 0 */
+            sides = (sort_sides){side_keys[1], side_values[1], side_keys[write_side], side_values[write_side]};
+        push_sort_bindings(sorter, command_buffer, variant, with_values, sides, count_binding, splits);
+        pass_push_constants constants = {
+            .count = (uint32_t)(info->count - skip), .phase = pass->phase, .stride_log = pass->stride_log,
+            .last_phase = pass->last_phase, .group_count = pass->group_count,
+            .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
+            .key_type = (uint32_t)info->key_type,
+            .count_offset = NO_COUNT_BUFFER,
+            .output_buffer = p == 0 && write_side != 1u ? 1u : 0u,
+            .vector_io = (p == 0 ? aligned && tuning->tile_vector_io : merge_vector_io) ? 1u : 0u,
+        };
+        if (p == 0) {
+            if (plan->run_samples && sorts_tile_by_merging(variant, pass) && pass->last_phase == tuning->tile_log) {
+                constants.sample_runs = MERGE_SAMPLES_WRITE;
+                samples_left = true;
+            }
+            record_dispatch(&recorder, tile_pipeline_for(variant, pass), &constants, sizeof constants, group_x[0],
+                            group_y[0]);
+            record_pass_barrier(command_buffer);
+            continue;
+        }
+        /* The window merge's runs start half a window past the samples' runs. */
+        if (window)
+            samples_left = false;
+        constants.group_count = window ? window_chunks : plan->chunk_count;
+        bool fused = plan->fused_split && samples_left;
+        if (plan->split_pass && !fused) {
+            constants.sample_runs = samples_left ? 1u : 0u;
+            if (fallback)
+                record_dispatch_indirect(&recorder, split_pipeline(variant, plan), &constants, sizeof constants,
+                                         info->scratch, partition_offset + PARTITION_SPLIT_ARGS_BYTES);
+            else
+                record_dispatch(&recorder, split_pipeline(variant, plan), &constants, sizeof constants,
+                                window ? window_split_x : split_x, window ? window_split_y : split_y);
+            record_pass_barrier(command_buffer);
+            constants.splits_given = 1u;
+        }
+        uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
+        constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) |
+                                (plan->run_samples && !window && p + 2u < plan->pass_count ? MERGE_SAMPLES_WRITE : 0u);
+        samples_left = (constants.sample_runs & MERGE_SAMPLES_WRITE) != 0u;
+        if (fallback)
+            record_dispatch_indirect(&recorder, variant->merge_pipeline, &constants, sizeof constants, info->scratch,
+                                     partition_offset + PARTITION_MERGE_ARGS_BYTES);
+        else
+            record_dispatch(&recorder, variant->merge_pipeline, &constants, sizeof constants,
+                            window ? window_x : group_x[p], window ? window_y : group_y[p]);
+        if (window) {
+            /* The first half window, which no window takes, copied beside it. */
+            push_sort_bindings(sorter, command_buffer, variant, with_values,
+                               (sort_sides){side_keys[read_side], side_values[read_side], side_keys[0],
+                                            side_values[0]},
+                               count_binding, partition);
+            steps.step = PARTITION_HEAD;
+            record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, head_groups, 1u);
+        } else {
+            record_pass_barrier(command_buffer);
+        }
+    }
+    if (timed && !info->profile_passes)
+        vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
+                            info->first_query + 1u);
+    return BITONIC_SUCCESS;
+}
+
 static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
-                                         const bitonic_vulkan_sort_info *info, uint32_t run_log)
+                                         const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition)
 {
     if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     sort_plan plan;
-    bitonic_status planned = plan_sort_runs(sorter, info, info && info->scratch != VK_NULL_HANDLE, run_log, &plan);
+    bitonic_status planned =
+        plan_sort_runs(sorter, info, info && info->scratch != VK_NULL_HANDLE, run_log, allow_partition, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
     VkResult built = ensure_plan_pipelines(sorter, &plan);
@@ -1697,6 +2068,8 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
         return record_transposed_sort(sorter, command_buffer, info, &plan);
     if (plan.wide)
         return record_wide_sort(sorter, command_buffer, info, &plan);
+    if (plan.partition)
+        return record_partition_sort(sorter, command_buffer, info, &plan);
     bool with_values = info->values != VK_NULL_HANDLE;
     const sorter_variant *variant = &sorter->variants[plan.variant_number];
     const bitonic_pass *passes = plan.passes;

@@ -490,6 +490,9 @@ int bench_run(const bench_options *options)
                                  .merge_fused_split_probes = options->merge_fused_split_probes,
                                  .small_sort_tile_keys = options->small_sort_tile_keys,
                                  .small_sort_max_keys = options->small_sort_max_keys,
+                                 .partition_min_keys = options->partition_min_keys,
+                                 .partition_levels = options->partition_levels,
+                                 .partition_samples_per_bucket = options->partition_samples,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,

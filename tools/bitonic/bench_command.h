@@ -31,6 +31,9 @@ typedef struct bench_options {
     unsigned merge_fused_split_probes;      /* keys each of those searches tests a round */
     unsigned small_sort_tile_keys;          /* the small sorts' tile, 0: derived */
     unsigned small_sort_max_keys;           /* sorts up to this many keys are small, 0: derived, UINT32_MAX: none */
+    unsigned partition_min_keys;            /* sorts of this many keys up partition, 0: derived, UINT32_MAX: none */
+    unsigned partition_levels;              /* the partition's windows: the tile times 2^this, 0: derived */
+    unsigned partition_samples;             /* samples a partition bucket, 0: derived */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     int merge_fused_split_searcher;  /* bitonic_split_searcher */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */

@@ -41,6 +41,7 @@ static void usage(FILE *out)
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
+          "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N] [--partition-samples N]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -507,7 +508,9 @@ int main(int argc, char **argv)
                     strcmp(arg, "--merge-split-guided-min-chunks") == 0 ||
                     strcmp(arg, "--merge-fused-split-min-chunks") == 0 ||
                     strcmp(arg, "--merge-fused-split-probes") == 0 || strcmp(arg, "--small-tile-keys") == 0 ||
-                    strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0) &&
+                    strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0 ||
+                    strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
+                    strcmp(arg, "--partition-samples") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -524,6 +527,9 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--merge-fused-split-probes") == 0 ? &bench.merge_fused_split_probes
                                : strcmp(arg, "--small-tile-keys") == 0 ? &bench.small_sort_tile_keys
                                : strcmp(arg, "--small-max-keys") == 0 ? &bench.small_sort_max_keys
+                               : strcmp(arg, "--partition-min-keys") == 0 ? &bench.partition_min_keys
+                               : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
+                               : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -531,7 +537,9 @@ int main(int argc, char **argv)
              * run's host-side generation and check take tens of seconds. */
             unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
             unsigned high = target == &bench.runs        ? 1000
-                            : target == &bench.small_sort_max_keys ? UINT32_MAX
+                            : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ? UINT32_MAX
+                            : target == &bench.partition_levels ? 8
+                            : target == &bench.partition_samples ? 1024
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
                                       target == &bench.small_sort_tile_keys ||
                                       target == &bench.merge_split_min_chunks ||

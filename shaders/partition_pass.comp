@@ -1,0 +1,318 @@
+#version 450
+// partition_pass.comp: the steps of the partition sort that are not a tile
+// sort or a merge (src/cpu/reference_partition.c is the same on the CPU, and
+// its proof; vk_sorter.c, record_partition_steps, records them):
+// - STEP_SAMPLE: sample_count keys from spread positions into the Partition
+//   binding, for the sort of the samples recorded after it; zeroes the claims.
+// - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
+//   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
+//   2i + 1 for keys equal to splitter i), and claims room for each count in
+//   its bucket: the claim's start is the workgroup's place in the bucket.
+// - STEP_SCAN: one workgroup turns the buckets' totals into their starts, and
+//   judges the partition: where an open bucket is longer than half a window,
+//   the shifted-window merge cannot sort it, so the merge levels run on (their
+//   indirect dispatches get their workgroups) instead.
+// - STEP_SCATTER: workgroup w moves the keys of its chunk to their buckets.
+// - STEP_HEAD: the window merge's first half window, copied to the output side
+//   (the merge covers the keys from half a window on).
+// Keys are compared as the sort orders them: ordered bits (key_order.glsl),
+// and with values by key, then value. The splitters are every
+// (sample_count / (m + 1))-th sorted sample; equal ones leave empty buckets
+// between them, so no pass needs to drop repeats.
+#extension GL_EXT_control_flow_attributes : require
+#ifdef KEY64
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define key_t uint64_t
+#else
+#define key_t uint
+#endif
+layout(local_size_x_id = 0) in;
+// The most splitters a sort may ask for: the shared arrays hold them, and a
+// count for each of their 2m + 1 buckets (the host sizes it to the device).
+layout(constant_id = 1) const uint MAX_SPLITTERS = 1023u;
+const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
+
+const uint STEP_SAMPLE = 0u;
+const uint STEP_COUNT = 1u;
+const uint STEP_SCAN = 2u;
+const uint STEP_SCATTER = 3u;
+const uint STEP_HEAD = 4u;
+
+// partition_push_constants in vk_sorter.c.
+layout(push_constant) uniform PartitionParams {
+    uint count;          // keys
+    uint step;           // STEP_*
+    uint key_xor;        // 0 ascending, all ones descending
+    uint key_type;       // KEY_* of key_order.glsl
+    uint sample_count;   // keys sampled, at least splitters + 1
+    uint splitters;      // m, at most MAX_SPLITTERS
+    uint chunk_keys;     // keys a count or scatter workgroup takes
+    uint half_window;    // W / 2: the longest open bucket the window merge sorts
+    uint samples_at;     // words into Partition: the sample keys (sorted from STEP_COUNT on)
+    uint sample_values_at;  // ... and their values
+    uint rows_at;        // ... each count workgroup's claims, a word a bucket
+    uint merge_groups_x; // the workgroups of the fallback's merges and split passes
+    uint merge_groups_y;
+    uint split_groups_x;
+    uint split_groups_y;
+} params;
+
+layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
+layout(std430, binding = 3) writeonly buffer KeysOut { key_t keys_out[]; };
+#ifdef WITH_VALUES
+layout(std430, binding = 1) readonly buffer Values { uint values[]; };
+layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
+#endif
+// The partition's words: the fallback's indirect dispatch arguments (merge,
+// then split pass), the verdict, the buckets' claims and starts, the claims of
+// every count workgroup, the samples.
+layout(std430, binding = 5) buffer Partition { uint words[]; };
+const uint MERGE_ARGS_AT = 0u;
+const uint SPLIT_ARGS_AT = 3u;
+const uint VERDICT_AT = 6u;
+const uint CLAIMS_AT = 8u;
+
+#include "key_order.glsl"
+
+uint bucket_count()
+{
+    return 2u * params.splitters + 1u;
+}
+
+uint starts_at()
+{
+    return CLAIMS_AT + bucket_count();
+}
+
+key_t ordered(key_t stored)
+{
+#ifdef KEY64
+    return ordered_key64(stored, params.key_type, params.key_xor);
+#else
+    return ordered_key(stored, params.key_type, params.key_xor);
+#endif
+}
+
+shared key_t splitter_keys[MAX_SPLITTERS];
+#ifdef WITH_VALUES
+shared uint splitter_values[MAX_SPLITTERS];
+#endif
+shared uint bucket_words[MAX_BUCKETS];
+
+// Sorted sample s, as stored bits.
+key_t sample_key(uint s)
+{
+#ifdef KEY64
+    uint word = params.samples_at + 2u * s;
+    return packUint2x32(uvec2(words[word], words[word + 1u]));
+#else
+    return words[params.samples_at + s];
+#endif
+}
+
+// Splitter i is sorted sample (i + 1) * sample_count / (m + 1): the host keeps
+// the product below 2^32.
+void load_splitters()
+{
+    uint m = params.splitters;
+    for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x) {
+        uint s = (i + 1u) * params.sample_count / (m + 1u);
+        splitter_keys[i] = ordered(sample_key(s));
+#ifdef WITH_VALUES
+        splitter_values[i] = words[params.sample_values_at + s];
+#endif
+    }
+}
+
+// Whether splitter i comes before the key (with its value).
+bool splitter_before(uint i, key_t key, uint value)
+{
+#ifdef WITH_VALUES
+    return splitter_keys[i] < key || (splitter_keys[i] == key && splitter_values[i] < value);
+#else
+    return splitter_keys[i] < key;
+#endif
+}
+
+bool splitter_equals(uint i, key_t key, uint value)
+{
+#ifdef WITH_VALUES
+    return splitter_keys[i] == key && splitter_values[i] == value;
+#else
+    return splitter_keys[i] == key;
+#endif
+}
+
+// The key's bucket (bitonic_partition_bucket() in reference_partition.c): 2i + 1
+// when it equals splitter i, else 2i where i splitters come before it.
+uint bucket_of(key_t key, uint value)
+{
+    uint low = 0u, length = params.splitters;
+    while (length > 0u) {
+        uint half_length = length >> 1;
+        if (splitter_before(low + half_length, key, value)) {
+            low += half_length + 1u;
+            length -= half_length + 1u;
+        } else {
+            length = half_length;
+        }
+    }
+    return low < params.splitters && splitter_equals(low, key, value) ? 2u * low + 1u : 2u * low;
+}
+
+uint value_at(uint i)
+{
+#ifdef WITH_VALUES
+    return values[i];
+#else
+    return 0u;
+#endif
+}
+
+// The keys of this workgroup's chunk: [first, end).
+void chunk_of(out uint first, out uint end)
+{
+    uint group = gl_WorkGroupID.x;
+    first = min(group * params.chunk_keys, params.count);
+    end = min(first + params.chunk_keys, params.count);
+}
+
+void sample_step()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i < params.sample_count) {
+        // One key from each of sample_count equal stretches, at a place in it
+        // that a hash of the stretch picks (the last count % sample_count keys
+        // are never sampled).
+        uint stretch = params.count / params.sample_count;
+        uint hashed = (i + 1u) * 0x9e3779b9u;
+        hashed ^= hashed >> 16;
+        uint position = i * stretch + hashed % stretch;
+#ifdef KEY64
+        uvec2 halves = unpackUint2x32(keys[position]);
+        words[params.samples_at + 2u * i] = halves.x;
+        words[params.samples_at + 2u * i + 1u] = halves.y;
+#else
+        words[params.samples_at + i] = keys[position];
+#endif
+#ifdef WITH_VALUES
+        words[params.sample_values_at + i] = values[position];
+#endif
+    }
+    if (i < bucket_count())
+        words[CLAIMS_AT + i] = 0u;
+}
+
+void count_step()
+{
+    load_splitters();
+    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x)
+        bucket_words[b] = 0u;
+    barrier();
+    uint first, end;
+    chunk_of(first, end);
+    for (uint i = first + gl_LocalInvocationID.x; i < end; i += gl_WorkGroupSize.x)
+        atomicAdd(bucket_words[bucket_of(ordered(keys[i]), value_at(i))], 1u);
+    barrier();
+    // Room for this chunk's keys in each bucket they fall in: where the claim
+    // starts is where they go in the bucket, whatever order claims come in.
+    uint row = params.rows_at + gl_WorkGroupID.x * bucket_count();
+    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
+        uint keys_here = bucket_words[b];
+        if (keys_here != 0u)
+            words[row + b] = atomicAdd(words[CLAIMS_AT + b], keys_here);
+    }
+}
+
+shared uint thread_sums[gl_WorkGroupSize.x];
+shared uint too_long;
+
+void scan_step()
+{
+    uint buckets = bucket_count(), threads = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
+    uint span = (buckets + threads - 1u) / threads;
+    uint first = min(t * span, buckets), end = min(first + span, buckets);
+    uint sum = 0u;
+    bool long_bucket = false;
+    for (uint b = first; b < end; ++b) {
+        uint total = words[CLAIMS_AT + b];
+        sum += total;
+        long_bucket = long_bucket || ((b & 1u) == 0u && total > params.half_window);
+    }
+    if (t == 0u)
+        too_long = 0u;
+    thread_sums[t] = sum;
+    barrier();
+    if (long_bucket)
+        atomicOr(too_long, 1u);
+    // Inclusive sums of the threads' spans, doubling the reach each round.
+    for (uint reach = 1u; reach < threads; reach <<= 1) {
+        uint add = t >= reach ? thread_sums[t - reach] : 0u;
+        barrier();
+        thread_sums[t] += add;
+        barrier();
+    }
+    uint start = thread_sums[t] - sum;
+    for (uint b = first; b < end; ++b) {
+        uint total = words[CLAIMS_AT + b];
+        words[starts_at() + b] = start;
+        start += total;
+    }
+    if (t == 0u) {
+        bool fall_back = too_long != 0u;
+        words[MERGE_ARGS_AT] = fall_back ? params.merge_groups_x : 0u;
+        words[MERGE_ARGS_AT + 1u] = fall_back ? params.merge_groups_y : 1u;
+        words[MERGE_ARGS_AT + 2u] = 1u;
+        words[SPLIT_ARGS_AT] = fall_back ? params.split_groups_x : 0u;
+        words[SPLIT_ARGS_AT + 1u] = fall_back ? params.split_groups_y : 1u;
+        words[SPLIT_ARGS_AT + 2u] = 1u;
+        words[VERDICT_AT] = fall_back ? 1u : 0u;
+    }
+}
+
+void scatter_step()
+{
+    load_splitters();
+    // Where this chunk's next key of each bucket goes; words of buckets the
+    // chunk has no key of were not written by its count, and are never used.
+    uint row = params.rows_at + gl_WorkGroupID.x * bucket_count();
+    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x)
+        bucket_words[b] = words[starts_at() + b] + words[row + b];
+    barrier();
+    uint first, end;
+    chunk_of(first, end);
+    for (uint i = first + gl_LocalInvocationID.x; i < end; i += gl_WorkGroupSize.x) {
+        key_t stored = keys[i];
+        uint value = value_at(i);
+        uint place = atomicAdd(bucket_words[bucket_of(ordered(stored), value)], 1u);
+        keys_out[place] = stored;
+#ifdef WITH_VALUES
+        values_out[place] = value;
+#endif
+    }
+}
+
+void head_step()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i < min(params.half_window, params.count)) {
+        keys_out[i] = keys[i];
+#ifdef WITH_VALUES
+        values_out[i] = values[i];
+#endif
+    }
+}
+
+void main()
+{
+    if (params.step == STEP_SAMPLE)
+        sample_step();
+    else if (params.step == STEP_COUNT)
+        count_step();
+    else if (params.step == STEP_SCAN)
+        scan_step();
+    else if (params.step == STEP_SCATTER)
+        scatter_step();
+    else
+        head_step();
+}
