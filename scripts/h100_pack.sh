@@ -10,7 +10,7 @@ build=${BUILD:-build}
 rm -rf build-h100
 mkdir -p build-h100/tools/bitonic build-h100/tests build-h100/apps/boids
 cp $build/tools/bitonic/bitonic $build/tools/bitonic/bitonic-npy build-h100/tools/bitonic/
-for t in schedule tuning api vulkan_interop vulkan_sort key_types key_types64 host_path device_addresses; do
+for t in schedule tuning api vulkan_interop vulkan_sort vulkan_partition key_types key_types64 host_path device_addresses; do
   cp $build/tests/test_$t build-h100/tests/
 done
 cp $build/tests/api_tour build-h100/tests/

@@ -31,6 +31,8 @@ layout(local_size_x_id = 0) in;
 // count for each of their 2m + 1 buckets (the host sizes it to the device).
 layout(constant_id = 1) const uint MAX_SPLITTERS = 1023u;
 const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
+// Keys a thread of the count and the scatter loads at once (see count_step).
+const uint KEYS_AT_ONCE = 8u;
 
 const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
@@ -211,8 +213,23 @@ void count_step()
     barrier();
     uint first, end;
     chunk_of(first, end);
-    for (uint i = first + gl_LocalInvocationID.x; i < end; i += gl_WorkGroupSize.x)
-        atomicAdd(bucket_words[bucket_of(ordered(keys[i]), value_at(i))], 1u);
+    // KEYS_AT_ONCE keys a thread are loaded before any is searched: the loads
+    // are in flight together, where a loop of load, search, count waits out a
+    // load's latency for every key (the first H100 run: docs/PERFORMANCE.md,
+    // log entry 54).
+    uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
+    for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
+        key_t batch[KEYS_AT_ONCE];
+        uint batch_values[KEYS_AT_ONCE];
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
+            uint i = base + j * gl_WorkGroupSize.x;
+            batch[j] = i < end ? keys[i] : key_t(0);
+            batch_values[j] = i < end ? value_at(i) : 0u;
+        }
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j)
+            if (base + j * gl_WorkGroupSize.x < end)
+                atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
+    }
     barrier();
     // Room for this chunk's keys in each bucket they fall in: where the claim
     // starts is where they go in the bucket, whatever order claims come in.
@@ -281,14 +298,24 @@ void scatter_step()
     barrier();
     uint first, end;
     chunk_of(first, end);
-    for (uint i = first + gl_LocalInvocationID.x; i < end; i += gl_WorkGroupSize.x) {
-        key_t stored = keys[i];
-        uint value = value_at(i);
-        uint place = atomicAdd(bucket_words[bucket_of(ordered(stored), value)], 1u);
-        keys_out[place] = stored;
+    uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
+    for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
+        key_t batch[KEYS_AT_ONCE];
+        uint batch_values[KEYS_AT_ONCE];
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
+            uint i = base + j * gl_WorkGroupSize.x;
+            batch[j] = i < end ? keys[i] : key_t(0);
+            batch_values[j] = i < end ? value_at(i) : 0u;
+        }
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
+            if (base + j * gl_WorkGroupSize.x < end) {
+                uint place = atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
+                keys_out[place] = batch[j];
 #ifdef WITH_VALUES
-        values_out[place] = value;
+                values_out[place] = batch_values[j];
 #endif
+            }
+        }
     }
 }
 

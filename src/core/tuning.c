@@ -109,14 +109,14 @@
 /* The partition sort (bitonic_tuning, partition_*). Off until it is measured
  * faster (docs/PERFORMANCE.md, log entry 54). Windows of the tile times 4
  * (two merge levels); open buckets of a quarter window on average, so the
- * longest of thousands stays under half a window with 16 samples a bucket
- * (tests/test_partition.c's model: entry 53). */
+ * longest of thousands stays under half a window with 32 samples a bucket:
+ * on the H100 16 fell back in most sorts of 2^24 keys, 32 in none (entry 54). */
 #define PARTITION_MIN_KEYS UINT64_MAX
 #define PARTITION_LEVELS 2u
 #define PARTITION_BUCKETS_PER_WINDOW 4u
-#define PARTITION_SAMPLES_PER_BUCKET 16u
+#define PARTITION_SAMPLES_PER_BUCKET 32u
 #define PARTITION_MAX_SPLITTERS 3071u
-#define PARTITION_WORKGROUP_SIZE 512u
+#define PARTITION_WORKGROUP_SIZE 1024u
 #define PARTITION_WORKGROUPS 256u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
 #define PREFERRED_TRANSPOSE_LINES_LOG 3u

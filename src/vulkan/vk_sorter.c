@@ -1962,7 +1962,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_indirect_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
-    record_pass_barrier(command_buffer);
+    record_indirect_barrier(command_buffer);  /* it had the arguments' words bound too */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
      * that leaves the window merge writing side 0. */
@@ -2034,7 +2034,10 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             record_dispatch(&recorder, variant->merge_pipeline, &constants, sizeof constants,
                             window ? window_x : group_x[p], window ? window_y : group_y[p]);
         if (window) {
-            /* The first half window, which no window takes, copied beside it. */
+            /* The first half window, which no window takes, copied after it:
+             * its bindings cover the merge's (the whole side 0, the count
+             * binding in it). */
+            record_pass_barrier(command_buffer);
             push_sort_bindings(sorter, command_buffer, variant, with_values,
                                (sort_sides){side_keys[read_side], side_values[read_side], side_keys[0],
                                             side_values[0]},

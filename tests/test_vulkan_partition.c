@@ -1,0 +1,486 @@
+/* test_vulkan_partition.c: the partition sort (partition_pass.comp,
+ * record_partition_sort) on the Vulkan device, validation on, against qsort
+ * with comparators written from the documented order: u32 keys of every
+ * pattern and both orders, f32 keys with both zeros, infinities and NaNs of
+ * both signs, pairs ordered by key then value with many equal keys, u64 keys,
+ * and the indirect fallback forced by one sample a bucket (buckets then come
+ * out longer than half a window almost surely). Sorts go through the public
+ * context API, so the context's own scratch (INDIRECT_BUFFER usage) is used.
+ *
+ * Sizes are written for a 4096-key tile (lavapipe) and scale with the device's
+ * tile, so the same sorts partition elsewhere. A partition sort records more
+ * dispatches than the plain merge (sample, count, scan, scatter, the window
+ * merge), so each configuration also checks, through a resident buffer's
+ * pass count, that the partition path was taken where it should be and not
+ * below its thresholds: without that a broken selection would pass unseen. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitonic.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+/* What one expected element is: the key's bits and its value (0 for keys alone). */
+typedef struct item {
+    uint64_t key;
+    uint32_t value;
+} item;
+
+static bitonic_key_type sort_type;
+static bool sort_descending;
+
+static int float_class(float f, uint32_t bits)
+{
+    if (isnan(f))
+        return (bits & 0x80000000u) ? 3 : 2;  /* +NaN before -NaN, both after every number */
+    return 1;
+}
+
+/* -1, 0, 1 for the documented ascending order of two keys' bits. */
+static int compare_keys(uint64_t x, uint64_t y)
+{
+    if (sort_type != BITONIC_KEY_F32)
+        return (x > y) - (x < y);  /* u32 and u64 */
+    uint32_t xb = (uint32_t)x, yb = (uint32_t)y;
+    float a, b;
+    memcpy(&a, &xb, 4);
+    memcpy(&b, &yb, 4);
+    int ca = float_class(a, xb), cb = float_class(b, yb);
+    if (ca != cb)
+        return (ca > cb) - (ca < cb);
+    if (ca == 2)
+        return (xb > yb) - (xb < yb);  /* +NaN payloads ascending */
+    if (ca == 3)
+        return (xb < yb) - (xb > yb);  /* -NaN: their bits descending */
+    if (a == b && a == 0.0f)
+        return (int)(yb >> 31) - (int)(xb >> 31);  /* -0 before +0 */
+    return (a > b) - (a < b);
+}
+
+/* Pairs by key (reversed when descending), then by value ascending either way. */
+static int compare_items(const void *p, const void *q)
+{
+    const item *x = p, *y = q;
+    int by_key = compare_keys(x->key, y->key);
+    if (sort_descending)
+        by_key = -by_key;
+    if (by_key)
+        return by_key;
+    return (x->value > y->value) - (x->value < y->value);
+}
+
+typedef enum pattern { RANDOM, ALL_EQUAL, THREE_DISTINCT, SORTED, REVERSE, FEW_KEYS } pattern;
+static const char *pattern_names[] = {"random", "all-equal", "3-distinct", "sorted", "reverse", "few-keys"};
+static const char *type_names[] = {"u32", "i32", "f32", "u64"};
+
+static uint32_t random_float_bits(uint64_t r)
+{
+    static const uint32_t special[] = {
+        0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,  /* NaNs */
+        0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,  /* inf, zeros, subnormal */
+        0x007fffffu, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu};
+    if ((r & 3u) == 0)
+        return special[(r >> 8) % (sizeof special / sizeof special[0])];
+    float f = (float)((int64_t)(r >> 40) % 2000 - 1000) / 8.0f;  /* repeats, both signs */
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return bits;
+}
+
+/* Key i of a pattern, as bits of the type (the low 32 of them for 32-bit types). */
+static uint64_t make_key(bitonic_key_type type, pattern p, size_t i, size_t n, uint64_t *seed)
+{
+    uint64_t r = test_random_u64(seed);
+    if (type == BITONIC_KEY_F32)
+        return random_float_bits(r);
+    if (type == BITONIC_KEY_U64) {
+        /* Repeats, keys that differ in the low word alone, and wide ones. */
+        if ((r & 3u) == 0)
+            return r % 7u;
+        if ((r & 3u) == 1)
+            return ((r >> 8) % 5u) << 32 | (uint32_t)(r >> 32);
+        return test_random_u64(seed);
+    }
+    switch (p) {
+    case ALL_EQUAL: return 0x12345678u;
+    case THREE_DISTINCT: return ((const uint32_t[]){5u, 0x80000000u, UINT32_MAX})[r % 3u];
+    case SORTED: return (uint32_t)i * 3u;
+    case REVERSE: return (uint32_t)(n - i) * 5u;
+    case FEW_KEYS: return (uint32_t)(r % 64u);  /* long runs of equal keys */
+    default: return (uint32_t)r;
+    }
+}
+
+/* One sort's input: keys (bits of the type) and optional values. */
+typedef struct input {
+    bitonic_key_type type;
+    bitonic_order order;
+    pattern keys;
+    bool with_values;
+    uint32_t value_range;  /* values modulo this; 0 = any 32-bit value */
+    size_t count;
+    uint64_t seed;
+} input;
+
+static size_t key_bytes(bitonic_key_type type)
+{
+    return type == BITONIC_KEY_U64 ? 8u : 4u;
+}
+
+/* Fills keys (in the type's width), values and the expected order. */
+static void build(const input *in, void *keys, uint32_t *values, item *expected)
+{
+    uint64_t seed = in->seed;
+    for (size_t i = 0; i < in->count; ++i) {
+        uint64_t key = make_key(in->type, in->keys, i, in->count, &seed);
+        uint32_t value = (uint32_t)test_random_u64(&seed);
+        if (in->value_range)
+            value %= in->value_range;
+        if (key_bytes(in->type) == 8)
+            ((uint64_t *)keys)[i] = key;
+        else
+            ((uint32_t *)keys)[i] = (uint32_t)key;
+        if (values)
+            values[i] = value;
+        expected[i] = (item){key, in->with_values ? value : 0u};
+    }
+    sort_type = in->type;
+    sort_descending = in->order == BITONIC_ORDER_DESCENDING;
+    qsort(expected, in->count, sizeof *expected, compare_items);
+}
+
+/* Bit for bit: every key (and value) where the reference puts it. */
+static bool matches(const input *in, const void *keys, const uint32_t *values, const item *expected)
+{
+    for (size_t i = 0; i < in->count; ++i) {
+        uint64_t key = key_bytes(in->type) == 8 ? ((const uint64_t *)keys)[i] : ((const uint32_t *)keys)[i];
+        if (key != expected[i].key || (in->with_values && values[i] != expected[i].value)) {
+            printf("  first difference at %zu of %zu: key 0x%" PRIx64 " value %u, expected 0x%" PRIx64 " value %u\n",
+                   i, in->count, key, in->with_values ? values[i] : 0u, expected[i].key, expected[i].value);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void describe(const input *in, char *text, size_t capacity)
+{
+    snprintf(text, capacity, "%s %s%s, %zu, %s", type_names[in->type], pattern_names[in->keys],
+             in->with_values ? (in->value_range ? " pairs (few values)" : " pairs") : " keys", in->count,
+             in->order ? "descending" : "ascending");
+}
+
+/* Sorts the input as host arrays through the context and compares with the
+ * reference. out_keys, when given, receives the sorted keys (count x width). */
+static bool host_sort_matches(bitonic_context *context, const input *in, void *out_keys)
+{
+    void *keys = malloc(in->count * key_bytes(in->type) + 8);
+    uint32_t *values = in->with_values ? malloc(in->count * 4 + 4) : NULL;
+    item *expected = malloc(in->count * sizeof *expected + sizeof *expected);
+    if (!keys || (in->with_values && !values) || !expected) {
+        free(keys);
+        free(values);
+        free(expected);
+        printf("  out of host memory\n");
+        return false;
+    }
+    build(in, keys, values, expected);
+    bitonic_sort_options options = {.order = in->order, .key_type = in->type};
+    bitonic_status status = in->with_values ? bitonic_sort_pairs(context, keys, values, in->count, &options)
+                                            : bitonic_sort(context, keys, in->count, &options);
+    bitonic_host_timing where = {0};
+    bool ok = status == BITONIC_SUCCESS;
+    if (!ok)
+        printf("  sort failed: %s\n", bitonic_status_string(status));
+    /* A host sort may run on the CPU path below the crossover: this one must not. */
+    if (ok && (bitonic_context_last_host_timing(context, &where) != BITONIC_SUCCESS ||
+               where.ran_on != BITONIC_BACKEND_VULKAN)) {
+        printf("  the sort did not run on the Vulkan device\n");
+        ok = false;
+    }
+    ok = ok && matches(in, keys, values, expected);
+    if (ok && out_keys)
+        memcpy(out_keys, keys, in->count * key_bytes(in->type));
+    free(keys);
+    free(values);
+    free(expected);
+    return ok;
+}
+
+/* The same sort through a resident buffer, which reports how many dispatches
+ * the sort recorded (*out_passes); exact as well. */
+static bool buffer_sort_matches(bitonic_context *context, const input *in, uint32_t *out_passes)
+{
+    size_t words = in->count * key_bytes(in->type) / 4u;
+    uint32_t *keys = malloc(words * 4 + 8), *values = in->with_values ? malloc(in->count * 4 + 4) : NULL;
+    item *expected = malloc(in->count * sizeof *expected + sizeof *expected);
+    bitonic_buffer *buffer = NULL;
+    bool ok = keys && (!in->with_values || values) && expected &&
+              bitonic_buffer_create(context, words, &buffer) == BITONIC_SUCCESS;
+    if (ok) {
+        build(in, keys, values, expected);
+        ok = bitonic_buffer_upload(buffer, keys, words) == BITONIC_SUCCESS &&
+             (!in->with_values || bitonic_buffer_upload_values(buffer, values, in->count) == BITONIC_SUCCESS);
+    }
+    bitonic_sort_options options = {.order = in->order, .key_type = in->type};
+    bitonic_timing timing = {0};
+    bitonic_status status = BITONIC_ERROR_INVALID_ARGUMENT;
+    if (ok) {
+        status = in->with_values ? bitonic_buffer_sort_pairs(buffer, in->count, &options, &timing)
+                                 : bitonic_buffer_sort(buffer, in->count, &options, &timing);
+        if (status != BITONIC_SUCCESS)
+            printf("  buffer sort failed: %s\n", bitonic_status_string(status));
+        ok = status == BITONIC_SUCCESS && bitonic_buffer_download(buffer, keys, words) == BITONIC_SUCCESS &&
+             (!in->with_values || bitonic_buffer_download_values(buffer, values, in->count) == BITONIC_SUCCESS);
+    }
+    ok = ok && matches(in, keys, values, expected);
+    *out_passes = timing.pass_count;
+    bitonic_buffer_destroy(buffer);
+    free(keys);
+    free(values);
+    free(expected);
+    return ok;
+}
+
+/* One context under test and the plain one (partition_min_keys 0: the
+ * tuning's default, no partition) it is compared with. */
+typedef struct suite {
+    test_counter *t;
+    bitonic_context *context, *plain;
+    const char *label;
+    uint32_t tile_keys;  /* of the device's 32-bit keys, what the sizes scale with */
+} suite;
+
+/* A size written for a 4096-key tile, scaled to the device's tile. */
+static size_t scaled(const suite *s, size_t keys_at_4096, size_t extra)
+{
+    return keys_at_4096 / 4096u * s->tile_keys + extra;
+}
+
+static uint64_t validation_messages(const bitonic_context *context)
+{
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    return info.validation_messages;
+}
+
+/* Each check counts the messages its own sorts raised, so a failure names the
+ * sort that raised them (the context's total is checked at its end too). */
+static void check_sort(suite *s, input in)
+{
+    char what[128];
+    describe(&in, what, sizeof what);
+    uint64_t before = validation_messages(s->context);
+    bool exact = host_sort_matches(s->context, &in, NULL);
+    uint64_t messages = validation_messages(s->context) - before;
+    TEST_CHECK(s->t, exact && messages == 0, "%s: %s (%s, %" PRIu64 " validation messages)", s->label, what,
+               exact ? "exact" : "WRONG", messages);
+}
+
+/* The input sorts exactly in both contexts, and partitioned or not as asked:
+ * a partition sort records more dispatches than the plain merge of the same
+ * keys (its sample, count, scan, scatter and head steps and the window merge
+ * come on top of the merge levels). */
+static void check_path(suite *s, input in, bool partitioned)
+{
+    char what[128];
+    describe(&in, what, sizeof what);
+    uint32_t passes = 0, plain_passes = 0;
+    uint64_t before = validation_messages(s->context) + validation_messages(s->plain);
+    bool exact = buffer_sort_matches(s->context, &in, &passes);
+    bool plain_exact = buffer_sort_matches(s->plain, &in, &plain_passes);
+    uint64_t messages = validation_messages(s->context) + validation_messages(s->plain) - before;
+    TEST_CHECK(s->t, exact && plain_exact && messages == 0,
+               "%s: resident buffer, %s (%s, plain context %s, %" PRIu64 " validation messages)", s->label, what,
+               exact ? "exact" : "WRONG", plain_exact ? "exact" : "WRONG", messages);
+    TEST_CHECK(s->t, partitioned ? passes > plain_passes : passes == plain_passes && passes > 0,
+               "%s: %s %s partition (%u dispatches, %u without)", s->label, what,
+               partitioned ? "takes the" : "does not take the", passes, plain_passes);
+}
+
+/* The input sorts to the same bits in this context and in the plain one. */
+static void check_same_as_plain(suite *s, input in)
+{
+    char what[128];
+    describe(&in, what, sizeof what);
+    size_t bytes = in.count * key_bytes(in.type);
+    void *partitioned = malloc(bytes + 8), *plain = malloc(bytes + 8);
+    uint64_t before = validation_messages(s->context) + validation_messages(s->plain);
+    bool ok = partitioned && plain && host_sort_matches(s->context, &in, partitioned) &&
+              host_sort_matches(s->plain, &in, plain) && memcmp(partitioned, plain, bytes) == 0;
+    uint64_t messages = validation_messages(s->context) + validation_messages(s->plain) - before;
+    TEST_CHECK(s->t, ok && messages == 0, "%s: %s sorts as with partition_min_keys 0 (%s, %" PRIu64
+               " validation messages)", s->label, what, ok ? "exact, identical" : "WRONG", messages);
+    free(partitioned);
+    free(plain);
+}
+
+static bool open_suite(suite *s, const bitonic_context_desc *desc)
+{
+    bitonic_status status = bitonic_context_create(desc, &s->context);
+    if (!TEST_CHECK(s->t, status == BITONIC_SUCCESS, "%s: context (%s)", s->label, bitonic_status_string(status)))
+        return false;
+    bitonic_context_info info;
+    bitonic_context_get_info(s->context, &info);
+    s->tile_keys = info.tile_keys;
+    printf("%s: %s, tile %u keys\n", s->label, info.device_name, info.tile_keys);
+    return true;
+}
+
+static void close_suite(suite *s)
+{
+    bitonic_context_info info;
+    bitonic_context_get_info(s->context, &info);
+    TEST_CHECK(s->t, info.validation_messages == 0, "%s: %" PRIu64 " validation messages", s->label,
+               info.validation_messages);
+    bitonic_context_destroy(s->context);
+}
+
+/* Windows of two tiles (partition_levels 1): from 4 windows, 2^15 keys, up;
+ * the threshold itself (partition_min_keys 2^15) at its edge; below it. */
+static void run_levels_1(suite *s)
+{
+    const size_t sizes[] = {scaled(s, 1u << 15, 0), scaled(s, 1u << 15, 1), scaled(s, 3u << 14, 7),
+                            scaled(s, 1u << 16, 3)};
+    uint64_t seed = 101;
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0], ++seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0] - 1u, ++seed}, false);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 14, 0), ++seed},
+               false);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[i], ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, sizes[3], ++seed});
+    for (pattern p = ALL_EQUAL; p <= FEW_KEYS; ++p)
+        for (int order = 0; order <= 1; ++order)
+            check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, p, false, 0, sizes[1], ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 14, 0), ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0] - 1u, ++seed});
+    for (int order = 0; order <= 1; ++order) {
+        check_sort(s, (input){BITONIC_KEY_F32, (bitonic_order)order, RANDOM, false, 0, sizes[2], ++seed});
+        check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, FEW_KEYS, true, 0, sizes[1], ++seed});
+    }
+    /* 32 windows: more buckets and six fallback merge levels. */
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 18, 17), ++seed});
+}
+
+/* Windows of four tiles (partition_levels 2) from 2^16 keys; f32, pairs and
+ * u64 keys; the same inputs through the plain context. */
+static void run_levels_2(suite *s, bool keys64)
+{
+    size_t at_16 = scaled(s, 1u << 16, 0), at_17 = scaled(s, 1u << 17, 5);
+    uint64_t seed = 202;
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_16, ++seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_16 - 1u, ++seed}, false);
+    check_path(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_16 + 3u, ++seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, FEW_KEYS, true, 0, at_16 + 3u, ++seed}, true);
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_16, ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_17, ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, at_17, ++seed});
+    for (pattern p = ALL_EQUAL; p <= REVERSE; ++p)
+        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, p, false, 0, at_16 + 1u, ++seed});
+    for (int order = 0; order <= 1; ++order) {
+        check_sort(s, (input){BITONIC_KEY_F32, (bitonic_order)order, RANDOM, false, 0, at_16 + 3u, ++seed});
+        check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, FEW_KEYS, true, 0, at_16 + 3u, ++seed});
+        check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, THREE_DISTINCT, true, 5, at_16 + 3u, ++seed});
+        check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, RANDOM, true, 0, at_16, ++seed});
+        check_sort(s, (input){BITONIC_KEY_F32, (bitonic_order)order, RANDOM, true, 5, at_16 + 3u, ++seed});
+    }
+    if (keys64) {
+        check_path(s, (input){BITONIC_KEY_U64, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_16 + 1u, ++seed}, true);
+        for (int order = 0; order <= 1; ++order) {
+            check_sort(s, (input){BITONIC_KEY_U64, (bitonic_order)order, RANDOM, false, 0, at_16 + 1u, ++seed});
+            check_sort(s, (input){BITONIC_KEY_U64, (bitonic_order)order, RANDOM, true, 5, at_16 + 1u, ++seed});
+        }
+    } else {
+        printf("%s: u64 keys not checked (the device has no 64-bit keys)\n", s->label);
+    }
+    check_same_as_plain(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_16 + 3u, ++seed});
+    check_same_as_plain(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, at_17, ++seed});
+}
+
+/* One sample a bucket: buckets past half a window, so the merge levels run
+ * from the scratch's indirect arguments. */
+static void run_fallback(suite *s)
+{
+    uint64_t seed = 303;
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 16, 0), ++seed},
+               true);
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 16, 0), ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 17, 0), ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, scaled(s, 1u << 17, 0), ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, true, 0, scaled(s, 1u << 17, 0), ++seed});
+    check_sort(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 16, 3), ++seed});
+}
+
+/* Whether the context sorts 64-bit keys (shaderInt64): one tiny sort tells;
+ * only BITONIC_ERROR_UNSUPPORTED lets the u64 checks be skipped. */
+static bool sorts_64bit_keys(test_counter *t, bitonic_context *context)
+{
+    uint64_t keys[2] = {2, 1};
+    bitonic_sort_options options = {.key_type = BITONIC_KEY_U64};
+    bitonic_status status = bitonic_sort(context, keys, 2, &options);
+    if (status == BITONIC_ERROR_UNSUPPORTED)
+        return false;
+    TEST_CHECK(t, status == BITONIC_SUCCESS && keys[0] == 1 && keys[1] == 2, "two u64 keys (%s)",
+               bitonic_status_string(status));
+    return true;
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    unsigned printed = 0;
+    /* Only the Vulkan merge of one array with scratch partitions, and only
+     * the large shapes: no small shapes (they take 32-bit keys up to 2^18). */
+    bitonic_context_desc base = {.device = test_device_selector(), .validation = true,
+                                 .on_validation_message = test_print_validation_message,
+                                 .message_user_data = &printed, .small_sort_max_keys = UINT32_MAX};
+    suite plain = {.t = &t, .label = "plain (partition_min_keys 0)"};
+    if (!open_suite(&plain, &base))
+        return test_finish(&t);
+    bool keys64 = sorts_64bit_keys(&t, plain.context);
+
+    /* Each threshold is the least count its windows partition (4 windows),
+     * scaled with the tile like the sizes (the plain context's tile: the
+     * partition fields do not change it). */
+    bitonic_context_desc desc = base;
+    desc.partition_levels = 1;
+    suite levels_1 = {.t = &t, .plain = plain.context, .label = "partition, levels 1",
+                      .tile_keys = plain.tile_keys};
+    desc.partition_min_keys = (uint32_t)scaled(&levels_1, 1u << 15, 0);
+    if (open_suite(&levels_1, &desc)) {
+        run_levels_1(&levels_1);
+        close_suite(&levels_1);
+    }
+
+    desc.partition_levels = 2;
+    suite levels_2 = {.t = &t, .plain = plain.context, .label = "partition, levels 2",
+                      .tile_keys = plain.tile_keys};
+    desc.partition_min_keys = (uint32_t)scaled(&levels_2, 1u << 16, 0);
+    if (open_suite(&levels_2, &desc)) {
+        run_levels_2(&levels_2, keys64);
+        close_suite(&levels_2);
+    }
+
+    desc.partition_levels = 0;  /* the default, 2 */
+    desc.partition_samples_per_bucket = 1;
+    suite fallback = {.t = &t, .plain = plain.context, .label = "partition, 1 sample a bucket",
+                      .tile_keys = plain.tile_keys};
+    desc.partition_min_keys = (uint32_t)scaled(&fallback, 1u << 16, 0);
+    if (open_suite(&fallback, &desc)) {
+        run_fallback(&fallback);
+        close_suite(&fallback);
+    }
+
+    /* The plain context itself: the same sizes, no partition, exact. */
+    uint64_t seed = 404;
+    check_sort(&plain, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0,
+                               scaled(&plain, 1u << 16, 3), ++seed});
+    check_sort(&plain, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, FEW_KEYS, true, 0,
+                               scaled(&plain, 1u << 17, 5), ++seed});
+    close_suite(&plain);
+    TEST_CHECK(&t, printed == 0, "no validation message at all");
+    return test_finish(&t);
+}
