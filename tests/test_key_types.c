@@ -5,11 +5,11 @@
  * include NaNs of both signs and several payloads, infinities, both zeros and
  * subnormals; every input has many duplicates. */
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bitonic.h"
+#include "key_order_reference.h"
 #include "merge_search_suites.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
@@ -21,13 +21,6 @@ typedef struct item {
 static bitonic_key_type sort_type;
 static bool sort_descending, sort_stable;
 
-static int float_class(float f, uint32_t bits)
-{
-    if (isnan(f))
-        return (bits & 0x80000000u) ? 3 : 2;  /* +NaN before -NaN, both after every number */
-    return 1;
-}
-
 /* -1, 0, 1 for the documented ascending order of two keys' bits. */
 static int compare_keys(uint32_t x, uint32_t y)
 {
@@ -35,31 +28,14 @@ static int compare_keys(uint32_t x, uint32_t y)
         return (x > y) - (x < y);
     if (sort_type == BITONIC_KEY_I32)
         return ((int32_t)x > (int32_t)y) - ((int32_t)x < (int32_t)y);
-    float a, b;
-    memcpy(&a, &x, 4);
-    memcpy(&b, &y, 4);
-    int ca = float_class(a, x), cb = float_class(b, y);
-    if (ca != cb)
-        return (ca > cb) - (ca < cb);
-    if (ca == 2)
-        return (x > y) - (x < y);  /* +NaN payloads ascending */
-    if (ca == 3)
-        return (x < y) - (x > y);  /* -NaN: their bits descending */
-    if (a == b && a == 0.0f)
-        return (int)(y >> 31) - (int)(x >> 31);  /* -0 before +0 */
-    return (a > b) - (a < b);
+    return reference_compare_f32_bits(x, y);
 }
 
 static int compare_items(const void *p, const void *q)
 {
     const item *x = p, *y = q;
-    int by_key = compare_keys(x->key, y->key);
-    if (sort_descending)
-        by_key = -by_key;
-    if (by_key)
-        return by_key;
-    uint32_t tie_x = sort_stable ? x->index : x->value, tie_y = sort_stable ? y->index : y->value;
-    return (tie_x > tie_y) - (tie_x < tie_y);
+    return reference_order_then_tie(compare_keys(x->key, y->key), sort_descending,
+                                    sort_stable ? x->index : x->value, sort_stable ? y->index : y->value);
 }
 
 static uint32_t random_key(bitonic_key_type type, uint64_t *seed)
@@ -67,16 +43,7 @@ static uint32_t random_key(bitonic_key_type type, uint64_t *seed)
     uint64_t r = test_random_u64(seed);
     if (type != BITONIC_KEY_F32)
         return (r & 7u) == 0 ? (uint32_t)(r >> 32) : (uint32_t)(r % 13u) - 6u;  /* small and signed ones repeat */
-    static const uint32_t special[] = {
-        0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,  /* NaNs */
-        0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,  /* inf, zeros, subnormal */
-        0x007fffffu, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu};
-    if ((r & 3u) == 0)
-        return special[(r >> 8) % (sizeof special / sizeof special[0])];
-    float f = (float)((int64_t)(r >> 40) % 2000 - 1000) / 8.0f;  /* repeats, both signs */
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    return bits;
+    return reference_random_f32_bits(r);
 }
 
 typedef enum mode { KEYS, PAIRS, STABLE_PAIRS, ARGSORT, RANK_MAP } mode;

@@ -5,11 +5,11 @@
  * documented order. Doubles include NaNs of both signs, infinities, both zeros
  * and subnormals; every input has duplicates. */
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bitonic.h"
+#include "key_order_reference.h"
 #include "merge_search_suites.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
@@ -22,37 +22,21 @@ typedef struct item {
 static bitonic_key_type sort_type;
 static bool sort_descending, sort_stable;
 
+/* -1, 0, 1 for the documented ascending order of two keys' bits. */
 static int compare_keys(uint64_t x, uint64_t y)
 {
     if (sort_type == BITONIC_KEY_U64)
         return (x > y) - (x < y);
     if (sort_type == BITONIC_KEY_I64)
         return ((int64_t)x > (int64_t)y) - ((int64_t)x < (int64_t)y);
-    double a, b;
-    memcpy(&a, &x, 8);
-    memcpy(&b, &y, 8);
-    int ca = isnan(a) ? ((x >> 63) ? 3 : 2) : 1, cb = isnan(b) ? ((y >> 63) ? 3 : 2) : 1;
-    if (ca != cb)
-        return (ca > cb) - (ca < cb);
-    if (ca == 2)
-        return (x > y) - (x < y);
-    if (ca == 3)
-        return (x < y) - (x > y);
-    if (a == b && a == 0.0)
-        return (int)(y >> 63) - (int)(x >> 63);
-    return (a > b) - (a < b);
+    return reference_compare_f64_bits(x, y);
 }
 
 static int compare_items(const void *p, const void *q)
 {
     const item *x = p, *y = q;
-    int by_key = compare_keys(x->key, y->key);
-    if (sort_descending)
-        by_key = -by_key;
-    if (by_key)
-        return by_key;
-    uint32_t tie_x = sort_stable ? x->index : x->value, tie_y = sort_stable ? y->index : y->value;
-    return (tie_x > tie_y) - (tie_x < tie_y);
+    return reference_order_then_tie(compare_keys(x->key, y->key), sort_descending,
+                                    sort_stable ? x->index : x->value, sort_stable ? y->index : y->value);
 }
 
 static uint64_t random_key(bitonic_key_type type, uint64_t *seed)

@@ -14,11 +14,11 @@
  * pass count, that the partition path was taken where it should be and not
  * below its thresholds: without that a broken selection would pass unseen. */
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bitonic.h"
+#include "key_order_reference.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
 
@@ -31,70 +31,31 @@ typedef struct item {
 static bitonic_key_type sort_type;
 static bool sort_descending;
 
-static int float_class(float f, uint32_t bits)
-{
-    if (isnan(f))
-        return (bits & 0x80000000u) ? 3 : 2;  /* +NaN before -NaN, both after every number */
-    return 1;
-}
-
 /* -1, 0, 1 for the documented ascending order of two keys' bits. */
 static int compare_keys(uint64_t x, uint64_t y)
 {
     if (sort_type != BITONIC_KEY_F32)
         return (x > y) - (x < y);  /* u32 and u64 */
-    uint32_t xb = (uint32_t)x, yb = (uint32_t)y;
-    float a, b;
-    memcpy(&a, &xb, 4);
-    memcpy(&b, &yb, 4);
-    int ca = float_class(a, xb), cb = float_class(b, yb);
-    if (ca != cb)
-        return (ca > cb) - (ca < cb);
-    if (ca == 2)
-        return (xb > yb) - (xb < yb);  /* +NaN payloads ascending */
-    if (ca == 3)
-        return (xb < yb) - (xb > yb);  /* -NaN: their bits descending */
-    if (a == b && a == 0.0f)
-        return (int)(yb >> 31) - (int)(xb >> 31);  /* -0 before +0 */
-    return (a > b) - (a < b);
+    return reference_compare_f32_bits((uint32_t)x, (uint32_t)y);
 }
 
 /* Pairs by key (reversed when descending), then by value ascending either way. */
 static int compare_items(const void *p, const void *q)
 {
     const item *x = p, *y = q;
-    int by_key = compare_keys(x->key, y->key);
-    if (sort_descending)
-        by_key = -by_key;
-    if (by_key)
-        return by_key;
-    return (x->value > y->value) - (x->value < y->value);
+    return reference_order_then_tie(compare_keys(x->key, y->key), sort_descending, x->value, y->value);
 }
 
 typedef enum pattern { RANDOM, ALL_EQUAL, THREE_DISTINCT, SORTED, REVERSE, FEW_KEYS } pattern;
 static const char *pattern_names[] = {"random", "all-equal", "3-distinct", "sorted", "reverse", "few-keys"};
 static const char *type_names[] = {"u32", "i32", "f32", "u64"};
 
-static uint32_t random_float_bits(uint64_t r)
-{
-    static const uint32_t special[] = {
-        0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,  /* NaNs */
-        0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,  /* inf, zeros, subnormal */
-        0x007fffffu, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu};
-    if ((r & 3u) == 0)
-        return special[(r >> 8) % (sizeof special / sizeof special[0])];
-    float f = (float)((int64_t)(r >> 40) % 2000 - 1000) / 8.0f;  /* repeats, both signs */
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    return bits;
-}
-
 /* Key i of a pattern, as bits of the type (the low 32 of them for 32-bit types). */
 static uint64_t make_key(bitonic_key_type type, pattern p, size_t i, size_t n, uint64_t *seed)
 {
     uint64_t r = test_random_u64(seed);
     if (type == BITONIC_KEY_F32)
-        return random_float_bits(r);
+        return reference_random_f32_bits(r);
     if (type == BITONIC_KEY_U64) {
         /* Repeats, keys that differ in the low word alone, and wide ones. */
         if ((r & 3u) == 0)
@@ -251,6 +212,7 @@ typedef struct suite {
     bitonic_context *context, *plain;
     const char *label;
     uint32_t tile_keys;  /* of the device's 32-bit keys, what the sizes scale with */
+    bool keys64;         /* the device sorts u64 keys (else their checks are skipped) */
 } suite;
 
 /* A size written for a 4096-key tile, scaled to the device's tile. */
@@ -367,7 +329,7 @@ static void run_levels_1(suite *s)
 
 /* Windows of four tiles (partition_levels 2) from 2^16 keys; f32, pairs and
  * u64 keys; the same inputs through the plain context. */
-static void run_levels_2(suite *s, bool keys64)
+static void run_levels_2(suite *s)
 {
     size_t at_16 = scaled(s, 1u << 16, 0), at_17 = scaled(s, 1u << 17, 5);
     uint64_t seed = 202;
@@ -387,7 +349,7 @@ static void run_levels_2(suite *s, bool keys64)
         check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, RANDOM, true, 0, at_16, ++seed});
         check_sort(s, (input){BITONIC_KEY_F32, (bitonic_order)order, RANDOM, true, 5, at_16 + 3u, ++seed});
     }
-    if (keys64) {
+    if (s->keys64) {
         check_path(s, (input){BITONIC_KEY_U64, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, at_16 + 1u, ++seed}, true);
         for (int order = 0; order <= 1; ++order) {
             check_sort(s, (input){BITONIC_KEY_U64, (bitonic_order)order, RANDOM, false, 0, at_16 + 1u, ++seed});
@@ -428,6 +390,22 @@ static bool sorts_64bit_keys(test_counter *t, bitonic_context *context)
     return true;
 }
 
+/* Opens a partition context (desc's partition fields) beside the plain one
+ * and runs its checks. Its threshold is the least count its windows partition
+ * (4 windows), written for a 4096-key tile and scaled with the plain
+ * context's tile: the partition fields do not change the tile. */
+static void run_partition_suite(const suite *plain, bitonic_context_desc desc, const char *label,
+                                size_t min_keys_at_4096, void (*run)(suite *))
+{
+    suite s = {.t = plain->t, .plain = plain->context, .label = label, .tile_keys = plain->tile_keys,
+               .keys64 = plain->keys64};
+    desc.partition_min_keys = (uint32_t)scaled(&s, min_keys_at_4096, 0);
+    if (open_suite(&s, &desc)) {
+        run(&s);
+        close_suite(&s);
+    }
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -440,39 +418,16 @@ int main(void)
     suite plain = {.t = &t, .label = "plain (partition_min_keys 0)"};
     if (!open_suite(&plain, &base))
         return test_finish(&t);
-    bool keys64 = sorts_64bit_keys(&t, plain.context);
+    plain.keys64 = sorts_64bit_keys(&t, plain.context);
 
-    /* Each threshold is the least count its windows partition (4 windows),
-     * scaled with the tile like the sizes (the plain context's tile: the
-     * partition fields do not change it). */
     bitonic_context_desc desc = base;
     desc.partition_levels = 1;
-    suite levels_1 = {.t = &t, .plain = plain.context, .label = "partition, levels 1",
-                      .tile_keys = plain.tile_keys};
-    desc.partition_min_keys = (uint32_t)scaled(&levels_1, 1u << 15, 0);
-    if (open_suite(&levels_1, &desc)) {
-        run_levels_1(&levels_1);
-        close_suite(&levels_1);
-    }
-
+    run_partition_suite(&plain, desc, "partition, levels 1", 1u << 15, run_levels_1);
     desc.partition_levels = 2;
-    suite levels_2 = {.t = &t, .plain = plain.context, .label = "partition, levels 2",
-                      .tile_keys = plain.tile_keys};
-    desc.partition_min_keys = (uint32_t)scaled(&levels_2, 1u << 16, 0);
-    if (open_suite(&levels_2, &desc)) {
-        run_levels_2(&levels_2, keys64);
-        close_suite(&levels_2);
-    }
-
+    run_partition_suite(&plain, desc, "partition, levels 2", 1u << 16, run_levels_2);
     desc.partition_levels = 0;  /* the default, 2 */
     desc.partition_samples_per_bucket = 1;
-    suite fallback = {.t = &t, .plain = plain.context, .label = "partition, 1 sample a bucket",
-                      .tile_keys = plain.tile_keys};
-    desc.partition_min_keys = (uint32_t)scaled(&fallback, 1u << 16, 0);
-    if (open_suite(&fallback, &desc)) {
-        run_fallback(&fallback);
-        close_suite(&fallback);
-    }
+    run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);
 
     /* The plain context itself: the same sizes, no partition, exact. */
     uint64_t seed = 404;

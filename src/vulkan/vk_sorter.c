@@ -1041,8 +1041,10 @@ static dispatch_recorder dispatch_recorder_for(VkCommandBuffer command_buffer, c
                                info->timestamps != VK_NULL_HANDLE && info->profile_passes, VK_NULL_HANDLE, 0};
 }
 
-static void record_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
-                            uint32_t constants_size, uint32_t groups_x, uint32_t groups_y)
+/* What every dispatch records before it: its pipeline (when another was
+ * bound) and its push constants. */
+static void prepare_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
+                             uint32_t constants_size)
 {
     if (pipeline != recorder->bound) {
         vkCmdBindPipeline(recorder->command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
@@ -1050,11 +1052,23 @@ static void record_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, co
     }
     vkCmdPushConstants(recorder->command_buffer, recorder->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, constants_size,
                        constants);
-    vkCmdDispatch(recorder->command_buffer, groups_x, groups_y, 1);
+}
+
+/* ... and after it: its timestamp when profiling, and the count. */
+static void finish_dispatch(dispatch_recorder *recorder)
+{
     if (recorder->profile)
         vkCmdWriteTimestamp(recorder->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, recorder->info->timestamps,
                             recorder->info->first_query + 1u + recorder->count);
     ++recorder->count;
+}
+
+static void record_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
+                            uint32_t constants_size, uint32_t groups_x, uint32_t groups_y)
+{
+    prepare_dispatch(recorder, pipeline, constants, constants_size);
+    vkCmdDispatch(recorder->command_buffer, groups_x, groups_y, 1);
+    finish_dispatch(recorder);
 }
 
 /* What a sort of `info` records: checked once, then used both to record it and
@@ -1844,20 +1858,13 @@ enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_
 #define PARTITION_MERGE_ARGS_BYTES 0u
 #define PARTITION_SPLIT_ARGS_BYTES 12u
 
+/* A dispatch whose size the GPU wrote at buffer + offset (the partition's fallback). */
 static void record_dispatch_indirect(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
                                      uint32_t constants_size, VkBuffer buffer, VkDeviceSize offset)
 {
-    if (pipeline != recorder->bound) {
-        vkCmdBindPipeline(recorder->command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-        recorder->bound = pipeline;
-    }
-    vkCmdPushConstants(recorder->command_buffer, recorder->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, constants_size,
-                       constants);
+    prepare_dispatch(recorder, pipeline, constants, constants_size);
     vkCmdDispatchIndirect(recorder->command_buffer, buffer, offset);
-    if (recorder->profile)
-        vkCmdWriteTimestamp(recorder->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, recorder->info->timestamps,
-                            recorder->info->first_query + 1u + recorder->count);
-    ++recorder->count;
+    finish_dispatch(recorder);
 }
 
 /* After the scan: its writes are read as dispatch sizes too. */
