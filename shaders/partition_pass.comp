@@ -6,13 +6,14 @@
 //   binding, for the sort of the samples recorded after it; zeroes the claims.
 // - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
-//   2i + 1 for keys equal to splitter i), and claims room for each count in
-//   its bucket: the claim's start is the workgroup's place in the bucket.
+//   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
+//   totals.
 // - STEP_SCAN: one workgroup turns the buckets' totals into their starts, and
 //   judges the partition: where an open bucket is longer than half a window,
 //   the shifted-window merge cannot sort it, so the merge levels run on (their
 //   indirect dispatches get their workgroups) instead.
-// - STEP_SCATTER: workgroup w moves the keys of its chunk to their buckets.
+// - STEP_SCATTER: each workgroup ranks a small tile of keys by bucket, claims
+//   room in each bucket for them, and moves them there.
 // - STEP_HEAD: the window merge's first half window, copied to the output side
 //   (the merge covers the keys from half a window on).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
@@ -28,9 +29,13 @@
 #endif
 layout(local_size_x_id = 0) in;
 // The most splitters a sort may ask for: the shared arrays hold them, and a
-// count for each of their 2m + 1 buckets (the host sizes it to the device).
+// count for each of their 2m + 1 buckets (the host sizes it to the device,
+// 2^d - 1 for some d).
 layout(constant_id = 1) const uint MAX_SPLITTERS = 1023u;
 const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
+// Nodes of the splitters' search tree, 1-based, with the unused node 0:
+// MAX_SPLITTERS + 1, which the host makes a power of two.
+layout(constant_id = 2) const uint MAX_TREE_NODES = 1024u;
 // Keys a thread of the count and the scatter loads at once (see count_step).
 const uint KEYS_AT_ONCE = 8u;
 
@@ -52,7 +57,7 @@ layout(push_constant) uniform PartitionParams {
     uint half_window;    // W / 2: the longest open bucket the window merge sorts
     uint samples_at;     // words into Partition: the sample keys (sorted from STEP_COUNT on)
     uint sample_values_at;  // ... and their values
-    uint rows_at;        // ... each count workgroup's claims, a word a bucket
+    uint scatter_unused; // (was the rows of claims; the scatter claims its own)
     uint merge_groups_x; // the workgroups of the fallback's merges and split passes
     uint merge_groups_y;
     uint split_groups_x;
@@ -66,8 +71,8 @@ layout(std430, binding = 1) readonly buffer Values { uint values[]; };
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
 #endif
 // The partition's words: the fallback's indirect dispatch arguments (merge,
-// then split pass), the verdict, the buckets' claims and starts, the claims of
-// every count workgroup, the samples.
+// then split pass), the verdict, the buckets' totals and their next free
+// places (their starts after the scan), the samples.
 layout(std430, binding = 5) buffer Partition { uint words[]; };
 const uint MERGE_ARGS_AT = 0u;
 const uint SPLIT_ARGS_AT = 3u;
@@ -99,6 +104,17 @@ shared key_t splitter_keys[MAX_SPLITTERS];
 #ifdef WITH_VALUES
 shared uint splitter_values[MAX_SPLITTERS];
 #endif
+// The splitters again as a search tree in breadth-first order (node i's
+// children are 2i and 2i + 1, node 1 the root), padded with +infinity to
+// 2^depth - 1 nodes: a search is depth steps of one load, one compare and one
+// add, the same for every thread, where a binary search over the sorted array
+// branched at every step; and every thread reads the same few nodes near the
+// root (the third H100 call: the search was 0.22 ms of the count's 0.31 at
+// 2^24; docs/PERFORMANCE.md, log entry 55).
+shared key_t tree_keys[MAX_TREE_NODES];
+#ifdef WITH_VALUES
+shared uint tree_values[MAX_TREE_NODES];
+#endif
 shared uint bucket_words[MAX_BUCKETS];
 
 // Sorted sample s, as stored bits.
@@ -112,8 +128,16 @@ key_t sample_key(uint s)
 #endif
 }
 
+// Levels of the search tree: the least with 2^depth - 1 >= m nodes.
+uint tree_depth()
+{
+    return findMSB(params.splitters) + 1u;
+}
+
 // Splitter i is sorted sample (i + 1) * sample_count / (m + 1): the host keeps
-// the product below 2^32.
+// the product below 2^32. Then the tree: node i at level d (2^d <= i < 2^(d+1))
+// is splitter (2 (i - 2^d) + 1) 2^(depth - 1 - d) - 1 in sorted order, +infinity
+// past the last.
 void load_splitters()
 {
     uint m = params.splitters;
@@ -124,42 +148,42 @@ void load_splitters()
         splitter_values[i] = words[params.sample_values_at + s];
 #endif
     }
-}
-
-// Whether splitter i comes before the key (with its value).
-bool splitter_before(uint i, key_t key, uint value)
-{
+    barrier();
+    uint depth = tree_depth(), nodes = (1u << depth) - 1u;
+    for (uint i = gl_LocalInvocationID.x + 1u; i <= nodes; i += gl_WorkGroupSize.x) {
+        uint level = findMSB(i);
+        uint sorted = (2u * (i - (1u << level)) + 1u) * (1u << (depth - 1u - level)) - 1u;
+        tree_keys[i] = sorted < m ? splitter_keys[sorted] : ~key_t(0);
 #ifdef WITH_VALUES
-    return splitter_keys[i] < key || (splitter_keys[i] == key && splitter_values[i] < value);
-#else
-    return splitter_keys[i] < key;
+        tree_values[i] = sorted < m ? splitter_values[sorted] : 0xffffffffu;
 #endif
-}
-
-bool splitter_equals(uint i, key_t key, uint value)
-{
-#ifdef WITH_VALUES
-    return splitter_keys[i] == key && splitter_values[i] == value;
-#else
-    return splitter_keys[i] == key;
-#endif
+    }
 }
 
 // The key's bucket (bitonic_partition_bucket() in reference_partition.c): 2i + 1
-// when it equals splitter i, else 2i where i splitters come before it.
+// when it equals splitter i, else 2i where i splitters come before it. The
+// tree's walk goes right where a node comes before the key; the leaf it ends
+// on, less 2^depth, counts the splitters before the key (a +infinity pad never
+// comes before a key: with values a pad is (all ones, all ones), which no
+// real pair passes, PAD_VALUE being above every real value).
 uint bucket_of(key_t key, uint value)
 {
-    uint low = 0u, length = params.splitters;
-    while (length > 0u) {
-        uint half_length = length >> 1;
-        if (splitter_before(low + half_length, key, value)) {
-            low += half_length + 1u;
-            length -= half_length + 1u;
-        } else {
-            length = half_length;
-        }
+    uint depth = tree_depth(), node = 1u;
+    for (uint level = 0u; level < depth; ++level) {
+#ifdef WITH_VALUES
+        bool before = tree_keys[node] < key || (tree_keys[node] == key && tree_values[node] < value);
+#else
+        bool before = tree_keys[node] < key;
+#endif
+        node = 2u * node + (before ? 1u : 0u);
     }
-    return low < params.splitters && splitter_equals(low, key, value) ? 2u * low + 1u : 2u * low;
+    uint low = node - (1u << depth);
+#ifdef WITH_VALUES
+    bool equal = low < params.splitters && splitter_keys[low] == key && splitter_values[low] == value;
+#else
+    bool equal = low < params.splitters && splitter_keys[low] == key;
+#endif
+    return equal ? 2u * low + 1u : 2u * low;
 }
 
 uint value_at(uint i)
@@ -213,10 +237,8 @@ void count_step()
     barrier();
     uint first, end;
     chunk_of(first, end);
-    // KEYS_AT_ONCE keys a thread are loaded before any is searched: the loads
-    // are in flight together, where a loop of load, search, count waits out a
-    // load's latency for every key (the first H100 run: docs/PERFORMANCE.md,
-    // log entry 54).
+    // KEYS_AT_ONCE keys a thread are loaded before any is searched, so the
+    // loads are in flight together.
     uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
     for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
         key_t batch[KEYS_AT_ONCE];
@@ -231,13 +253,12 @@ void count_step()
                 atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
     }
     barrier();
-    // Room for this chunk's keys in each bucket they fall in: where the claim
-    // starts is where they go in the bucket, whatever order claims come in.
-    uint row = params.rows_at + gl_WorkGroupID.x * bucket_count();
+    // The buckets' totals; where each scatter workgroup's keys go is claimed
+    // by the scatter itself.
     for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
         uint keys_here = bucket_words[b];
         if (keys_here != 0u)
-            words[row + b] = atomicAdd(words[CLAIMS_AT + b], keys_here);
+            atomicAdd(words[CLAIMS_AT + b], keys_here);
     }
 }
 
@@ -287,34 +308,56 @@ void scan_step()
     }
 }
 
+// The scatter: a workgroup a tile of SCATTER_KEYS keys a thread, all held in
+// registers while the workgroup ranks them by bucket in shared memory, claims
+// room for each bucket's keys of the tile in the bucket (a global atomic on the
+// bucket's next free place, which the scan set to its start), and writes them
+// there. Small tiles, so the few keys a tile puts in each bucket and those of
+// the tiles beside it in the bucket are written while the same workgroups run:
+// their sectors are whole in the L2 cache before it writes them back. With
+// 256 workgroups of 2^16 keys each the scatter of 2^24 keys took 0.51 ms, half
+// of it in sectors written piecemeal (docs/PERFORMANCE.md, log entry 55).
+#if defined(KEY64) || defined(WITH_VALUES)
+const uint SCATTER_KEYS = 8u;
+#else
+const uint SCATTER_KEYS = 16u;
+#endif
+
 void scatter_step()
 {
     load_splitters();
-    // Where this chunk's next key of each bucket goes; words of buckets the
-    // chunk has no key of were not written by its count, and are never used.
-    uint row = params.rows_at + gl_WorkGroupID.x * bucket_count();
     for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x)
-        bucket_words[b] = words[starts_at() + b] + words[row + b];
+        bucket_words[b] = 0u;
     barrier();
-    uint first, end;
-    chunk_of(first, end);
-    uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
-    for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
-        key_t batch[KEYS_AT_ONCE];
-        uint batch_values[KEYS_AT_ONCE];
-        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
-            uint i = base + j * gl_WorkGroupSize.x;
-            batch[j] = i < end ? keys[i] : key_t(0);
-            batch_values[j] = i < end ? value_at(i) : 0u;
-        }
-        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
-            if (base + j * gl_WorkGroupSize.x < end) {
-                uint place = atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
-                keys_out[place] = batch[j];
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the grid may be 2D (many tiles)
+    uint first = tile * gl_WorkGroupSize.x * SCATTER_KEYS;
+    key_t batch[SCATTER_KEYS];
+    uint batch_values[SCATTER_KEYS];
+    uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
+    [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
+        uint i = first + j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        batch[j] = i < params.count ? keys[i] : key_t(0);
+        batch_values[j] = i < params.count ? value_at(i) : 0u;
+    }
+    [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
+        uint i = first + j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        uint b = bucket_of(ordered(batch[j]), batch_values[j]);
+        placed[j] = i < params.count ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
+    }
+    barrier();
+    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
+        uint keys_here = bucket_words[b];
+        if (keys_here != 0u)
+            bucket_words[b] = atomicAdd(words[starts_at() + b], keys_here);
+    }
+    barrier();
+    [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
+        if (placed[j] != 0xffffffffu) {
+            uint place = bucket_words[placed[j] >> 16] + (placed[j] & 0xffffu);
+            keys_out[place] = batch[j];
 #ifdef WITH_VALUES
-                values_out[place] = batch_values[j];
+            values_out[place] = batch_values[j];
 #endif
-            }
         }
     }
 }

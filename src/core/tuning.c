@@ -115,7 +115,7 @@
 #define PARTITION_LEVELS 2u
 #define PARTITION_BUCKETS_PER_WINDOW 4u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
-#define PARTITION_MAX_SPLITTERS 3071u
+#define PARTITION_MAX_SPLITTERS 4095u
 #define PARTITION_WORKGROUP_SIZE 1024u
 #define PARTITION_WORKGROUPS 256u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
@@ -176,12 +176,15 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
     tuning->partition_workgroup_size = min_u32(PARTITION_WORKGROUP_SIZE, max_threads);
     tuning->partition_workgroups = PARTITION_WORKGROUPS;
-    /* A splitter's key (and value), and two counts: its open and equality
-     * buckets; besides them a word a thread (the scan) and a few more. */
-    uint64_t per_splitter = bytes_per_key + 8u;
-    uint64_t fixed = 64u + 4u * (uint64_t)tuning->partition_workgroup_size;
+    /* A splitter's key (and value) twice, sorted and in the search tree, and
+     * two counts: its open and equality buckets; besides them a word a thread
+     * (the scan) and a few more. 2^d - 1 of them: the tree is whole. */
+    uint64_t per_splitter = 2u * (uint64_t)bytes_per_key + 8u;
+    uint64_t fixed = 64u + 4u * (uint64_t)tuning->partition_workgroup_size + bytes_per_key;
     uint64_t fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
-    tuning->partition_max_splitters = (uint32_t)(fit < PARTITION_MAX_SPLITTERS ? fit : PARTITION_MAX_SPLITTERS);
+    if (fit > PARTITION_MAX_SPLITTERS)
+        fit = PARTITION_MAX_SPLITTERS;
+    tuning->partition_max_splitters = fit == 0 ? 0u : (1u << (bitonic_ceil_log2(fit + 2u) - 1u)) - 1u;
 }
 
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,

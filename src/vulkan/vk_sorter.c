@@ -533,9 +533,10 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->partition_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        uint32_t partition_constants[2] = {tuning->partition_workgroup_size, tuning->partition_max_splitters};
+        uint32_t partition_constants[3] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
+                                           tuning->partition_max_splitters + 1u};  /* the search tree's nodes */
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_partition_pass(with_values, key64), partition_constants, 2,
+                               bitonic_spirv_partition_pass(with_values, key64), partition_constants, 3,
                                &variant->partition_pipeline);
     }
     case PIPELINE_TRANSPOSE: {
@@ -1112,15 +1113,13 @@ typedef struct sort_plan {
      * fallback's merges on from there (an even number, recorded as indirect
      * dispatches), and the window merge. Its words lie at partition_at in the
      * scratch (bytes from scratch_offset), partition_bytes long; in them the
-     * count workgroups' claims from word rows_at, the samples from byte
-     * samples_at, their values from sample_values_at, and the scratch of the
-     * samples' sort from nested_scratch_at. */
+     * samples from byte samples_at, their values from sample_values_at, and
+     * the scratch of the samples' sort from nested_scratch_at. */
     bool partition;
     uint32_t window_log;
     uint32_t splitter_count, sample_count;
     uint32_t partition_groups, partition_chunk_keys;
     uint32_t level_merges, fallback_merges;
-    uint32_t rows_at;
     VkDeviceSize partition_at, partition_bytes;
     VkDeviceSize samples_at, sample_values_at, nested_scratch_at;
 } sort_plan;
@@ -1274,8 +1273,8 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->window_log = window_log;
     plan->splitter_count = (uint32_t)(buckets - 1u);
     plan->sample_count = (uint32_t)samples;
-    /* Count and scatter workgroups: at least 4 keys a thread, at most
-     * partition_workgroups of them (each writes a row of claims). */
+    /* Count workgroups: at least 4 keys a thread, at most partition_workgroups
+     * of them (each adds its counts to the totals). */
     uint32_t threads = tuning->partition_workgroup_size;
     uint64_t groups = (info->count + (uint64_t)threads * 4u - 1u) / ((uint64_t)threads * 4u);
     if (groups > tuning->partition_workgroups)
@@ -1284,10 +1283,9 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     chunk = (chunk + threads - 1u) / threads * threads;
     plan->partition_chunk_keys = (uint32_t)chunk;
     plan->partition_groups = (uint32_t)((info->count + chunk - 1u) / chunk);
-    /* The words: arguments and verdict (8), claims and starts, rows. */
+    /* The words: arguments and verdict (8), the buckets' totals and starts. */
     uint64_t bucket_words = 2u * (uint64_t)plan->splitter_count + 1u;
-    plan->rows_at = (uint32_t)(8u + 2u * bucket_words);
-    VkDeviceSize words_bytes = ((VkDeviceSize)plan->rows_at + plan->partition_groups * bucket_words) * 4u;
+    VkDeviceSize words_bytes = (8u + 2u * bucket_words) * 4u;
     plan->samples_at = align_up(words_bytes, sorter->storage_alignment);
     plan->sample_values_at = align_up(plan->samples_at + samples * plan->key_bytes, sorter->storage_alignment);
     plan->nested_scratch_at = align_up(plan->sample_values_at + (info->values != VK_NULL_HANDLE ? samples * 4u : 0u),
@@ -1847,7 +1845,7 @@ bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, Vk
 typedef struct partition_push_constants {
     uint32_t count, step, key_xor, key_type;
     uint32_t sample_count, splitters, chunk_keys, half_window;
-    uint32_t samples_at, sample_values_at, rows_at;
+    uint32_t samples_at, sample_values_at, unused;
     uint32_t merge_groups_x, merge_groups_y, split_groups_x, split_groups_y;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
@@ -1917,6 +1915,11 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
          !split_groups(sorter, (window_chunks + split_threads - 1u) / split_threads, &window_split_x, &window_split_y)))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
+    /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
+    uint64_t scatter_tile = (uint64_t)threads * (key_bytes == 4u && !with_values ? 16u : 8u);
+    uint32_t scatter_x, scatter_y;
+    if (!split_groups(sorter, (info->count + scatter_tile - 1u) / scatter_tile, &scatter_x, &scatter_y))
+        return BITONIC_ERROR_TOO_LARGE;
     uint32_t reach = plan->sample_count > 2u * plan->splitter_count + 1u ? plan->sample_count
                                                                           : 2u * plan->splitter_count + 1u;
     uint32_t head_groups = (half_window + threads - 1u) / threads;
@@ -1946,7 +1949,6 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .sample_count = plan->sample_count, .splitters = plan->splitter_count,
         .chunk_keys = plan->partition_chunk_keys, .half_window = half_window,
         .samples_at = (uint32_t)(plan->samples_at / 4u), .sample_values_at = (uint32_t)(plan->sample_values_at / 4u),
-        .rows_at = plan->rows_at,
         .merge_groups_x = group_x[1], .merge_groups_y = group_y[1], .split_groups_x = split_x, .split_groups_y = split_y};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
@@ -1968,7 +1970,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, 1u, 1u);
     record_indirect_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
-    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
     record_indirect_barrier(command_buffer);  /* it had the arguments' words bound too */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
