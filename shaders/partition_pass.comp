@@ -265,11 +265,36 @@ void count_step()
 shared uint thread_sums[gl_WorkGroupSize.x];
 shared uint too_long;
 
+// The sum of the spans of the threads before this one, each thread giving its
+// own span's sum: inclusive sums in shared memory, doubling the reach each
+// round. Every thread of the workgroup calls it.
+uint sum_before(uint sum)
+{
+    uint t = gl_LocalInvocationID.x;
+    thread_sums[t] = sum;
+    barrier();
+    for (uint reach = 1u; reach < gl_WorkGroupSize.x; reach <<= 1) {
+        uint add = t >= reach ? thread_sums[t - reach] : 0u;
+        barrier();
+        thread_sums[t] += add;
+        barrier();
+    }
+    return thread_sums[t] - sum;
+}
+
+// This thread's span of the buckets: [first, end).
+void bucket_span(out uint first, out uint end)
+{
+    uint buckets = bucket_count(), threads = gl_WorkGroupSize.x;
+    uint span = (buckets + threads - 1u) / threads;
+    first = min(gl_LocalInvocationID.x * span, buckets);
+    end = min(first + span, buckets);
+}
+
 void scan_step()
 {
-    uint buckets = bucket_count(), threads = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
-    uint span = (buckets + threads - 1u) / threads;
-    uint first = min(t * span, buckets), end = min(first + span, buckets);
+    uint first, end;
+    bucket_span(first, end);
     uint sum = 0u;
     bool long_bucket = false;
     for (uint b = first; b < end; ++b) {
@@ -277,26 +302,18 @@ void scan_step()
         sum += total;
         long_bucket = long_bucket || ((b & 1u) == 0u && total > params.half_window);
     }
-    if (t == 0u)
+    if (gl_LocalInvocationID.x == 0u)
         too_long = 0u;
-    thread_sums[t] = sum;
     barrier();
     if (long_bucket)
         atomicOr(too_long, 1u);
-    // Inclusive sums of the threads' spans, doubling the reach each round.
-    for (uint reach = 1u; reach < threads; reach <<= 1) {
-        uint add = t >= reach ? thread_sums[t - reach] : 0u;
-        barrier();
-        thread_sums[t] += add;
-        barrier();
-    }
-    uint start = thread_sums[t] - sum;
+    uint start = sum_before(sum);
     for (uint b = first; b < end; ++b) {
         uint total = words[CLAIMS_AT + b];
         words[starts_at() + b] = start;
         start += total;
     }
-    if (t == 0u) {
+    if (gl_LocalInvocationID.x == 0u) {
         bool fall_back = too_long != 0u;
         words[MERGE_ARGS_AT] = fall_back ? params.merge_groups_x : 0u;
         words[MERGE_ARGS_AT + 1u] = fall_back ? params.merge_groups_y : 1u;
@@ -308,57 +325,92 @@ void scan_step()
     }
 }
 
-// The scatter: a workgroup a tile of SCATTER_KEYS keys a thread, all held in
-// registers while the workgroup ranks them by bucket in shared memory, claims
-// room for each bucket's keys of the tile in the bucket (a global atomic on the
-// bucket's next free place, which the scan set to its start), and writes them
-// there. Small tiles, so the few keys a tile puts in each bucket and those of
-// the tiles beside it in the bucket are written while the same workgroups run:
-// their sectors are whole in the L2 cache before it writes them back. With
-// 256 workgroups of 2^16 keys each the scatter of 2^24 keys took 0.51 ms, half
-// of it in sectors written piecemeal (docs/PERFORMANCE.md, log entry 55).
+// The scatter, a tile of SCATTER_KEYS keys a thread a workgroup: the tile's
+// keys ranked by bucket in shared memory, room claimed in each bucket for the
+// tile's keys of it (a global atomic on the bucket's next free place, which the
+// scan set to its start), the keys staged in shared memory in bucket order,
+// and written from there, neighbouring threads to neighbouring places: each
+// bucket's keys of the tile in whole sectors. Written in the order the threads
+// held them, every store went to its own sector, and the scatter of 2^24 keys
+// into 4095 buckets took 0.48-0.51 ms, ten times a copy (docs/PERFORMANCE.md,
+// log entry 55); staging needs few enough buckets that a tile gives each
+// several keys, which the splitters' limit (tuning.c) sees to.
 #if defined(KEY64) || defined(WITH_VALUES)
-const uint SCATTER_KEYS = 8u;
+const uint SCATTER_KEYS = 2u;
 #else
-const uint SCATTER_KEYS = 16u;
+const uint SCATTER_KEYS = 4u;
 #endif
+shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
+#ifdef WITH_VALUES
+shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
+#endif
+shared uint tile_starts[MAX_BUCKETS];
 
 void scatter_step()
 {
     load_splitters();
-    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x)
+    uint buckets = bucket_count();
+    for (uint b = gl_LocalInvocationID.x; b < buckets; b += gl_WorkGroupSize.x)
         bucket_words[b] = 0u;
     barrier();
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the grid may be 2D (many tiles)
-    uint first = tile * gl_WorkGroupSize.x * SCATTER_KEYS;
+    uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
+    uint first = tile * tile_keys;
+    uint in_tile = min(tile_keys, params.count - first);
     key_t batch[SCATTER_KEYS];
     uint batch_values[SCATTER_KEYS];
     uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
     [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
-        uint i = first + j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-        batch[j] = i < params.count ? keys[i] : key_t(0);
-        batch_values[j] = i < params.count ? value_at(i) : 0u;
+        uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        batch[j] = k < in_tile ? keys[first + k] : key_t(0);
+        batch_values[j] = k < in_tile ? value_at(first + k) : 0u;
     }
     [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
-        uint i = first + j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         uint b = bucket_of(ordered(batch[j]), batch_values[j]);
-        placed[j] = i < params.count ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
+        placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
     }
     barrier();
-    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
+    // Where each bucket's keys start in the tile, and where in the bucket.
+    uint span_first, span_end;
+    bucket_span(span_first, span_end);
+    uint sum = 0u;
+    for (uint b = span_first; b < span_end; ++b)
+        sum += bucket_words[b];
+    uint start = sum_before(sum);
+    for (uint b = span_first; b < span_end; ++b) {
         uint keys_here = bucket_words[b];
+        tile_starts[b] = start;
+        start += keys_here;
         if (keys_here != 0u)
             bucket_words[b] = atomicAdd(words[starts_at() + b], keys_here);
     }
     barrier();
     [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
         if (placed[j] != 0xffffffffu) {
-            uint place = bucket_words[placed[j] >> 16] + (placed[j] & 0xffffu);
-            keys_out[place] = batch[j];
+            uint slot = tile_starts[placed[j] >> 16] + (placed[j] & 0xffffu);
+            stage_keys[slot] = batch[j];
 #ifdef WITH_VALUES
-            values_out[place] = batch_values[j];
+            stage_values[slot] = batch_values[j];
 #endif
         }
+    }
+    barrier();
+    for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
+        // The slot's bucket: the last whose tile start is at most the slot
+        // (empty buckets before it share its start; those after start past it).
+        uint low = 0u, length = buckets;
+        while (length > 1u) {
+            uint half_length = length >> 1;
+            bool at_most = tile_starts[low + half_length] <= slot;
+            low = at_most ? low + half_length : low;
+            length = at_most ? length - half_length : half_length;
+        }
+        uint place = bucket_words[low] + (slot - tile_starts[low]);
+        keys_out[place] = stage_keys[slot];
+#ifdef WITH_VALUES
+        values_out[place] = stage_values[slot];
+#endif
     }
 }
 

@@ -115,7 +115,7 @@
 #define PARTITION_LEVELS 2u
 #define PARTITION_BUCKETS_PER_WINDOW 4u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
-#define PARTITION_MAX_SPLITTERS 4095u
+#define PARTITION_MAX_SPLITTERS 511u
 #define PARTITION_WORKGROUP_SIZE 1024u
 #define PARTITION_WORKGROUPS 256u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
@@ -177,10 +177,13 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_workgroup_size = min_u32(PARTITION_WORKGROUP_SIZE, max_threads);
     tuning->partition_workgroups = PARTITION_WORKGROUPS;
     /* A splitter's key (and value) twice, sorted and in the search tree, and
-     * two counts: its open and equality buckets; besides them a word a thread
-     * (the scan) and a few more. 2^d - 1 of them: the tree is whole. */
-    uint64_t per_splitter = 2u * (uint64_t)bytes_per_key + 8u;
-    uint64_t fixed = 64u + 4u * (uint64_t)tuning->partition_workgroup_size + bytes_per_key;
+     * two words for each of its open and equality buckets (a count, a start);
+     * besides them a word a thread (the scan), the scatter's staged tile (4
+     * keys a thread alone, 2 with values or 64 bits: partition_pass.comp,
+     * SCATTER_KEYS) and a few more. 2^d - 1 of them: the tree is whole. */
+    uint64_t per_splitter = 2u * (uint64_t)bytes_per_key + 16u;
+    uint64_t staged = (uint64_t)tuning->partition_workgroup_size * (bytes_per_key == 4u ? 4u : 2u) * bytes_per_key;
+    uint64_t fixed = 64u + 4u * (uint64_t)tuning->partition_workgroup_size + bytes_per_key + staged;
     uint64_t fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
     if (fit > PARTITION_MAX_SPLITTERS)
         fit = PARTITION_MAX_SPLITTERS;

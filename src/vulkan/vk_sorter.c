@@ -1916,7 +1916,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
-    uint64_t scatter_tile = (uint64_t)threads * (key_bytes == 4u && !with_values ? 16u : 8u);
+    uint64_t scatter_tile = (uint64_t)threads * (key_bytes == 4u && !with_values ? 4u : 2u);
     uint32_t scatter_x, scatter_y;
     if (!split_groups(sorter, (info->count + scatter_tile - 1u) / scatter_tile, &scatter_x, &scatter_y))
         return BITONIC_ERROR_TOO_LARGE;
