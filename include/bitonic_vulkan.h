@@ -186,9 +186,11 @@ typedef struct bitonic_vulkan_sort_info {
     bool profile_passes;
     /* Optional: scratch memory of bitonic_vulkan_sort_scratch_bytes() bytes at
      * scratch_offset (a multiple of minStorageBufferOffsetAlignment) in a buffer
-     * with STORAGE_BUFFER usage (and INDIRECT_BUFFER where the sorter's
-     * partition_min_keys lets a sort partition: its fallback's dispatches take
-     * their sizes from the scratch, read at the DRAW_INDIRECT stage). With it, a sort of more keys than one tile sorts
+     * with STORAGE_BUFFER and INDIRECT_BUFFER usage (sorts of 2^23 keys or
+     * more partition first, by default: the partition's fallback dispatches
+     * take their sizes from the scratch, read at the DRAW_INDIRECT stage,
+     * which the caller's barriers before the sort need not cover: the sort
+     * writes those words itself). With it, a sort of more keys than one tile sorts
      * the tiles with the bitonic network on chip and then merges sorted runs
      * (merge path): 1 + log2(count / tile) passes over memory instead of the
      * network's (log2(count / tile) + 1) (log2(count / tile) + 2) / 2 or so, at

@@ -130,7 +130,7 @@ typedef struct host_buffer {
 static bool create_host_buffer(app *a, VkDeviceSize size, host_buffer *out)
 {
     VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
     if (vkCreateBuffer(a->device, &info, NULL, &out->buffer) != VK_SUCCESS)
         return false;
     VkMemoryRequirements requirements;

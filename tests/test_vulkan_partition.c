@@ -406,6 +406,26 @@ static void run_partition_suite(const suite *plain, bitonic_context_desc desc, c
     }
 }
 
+/* The default threshold (2^23 keys; tuning.c, PARTITION_MIN_KEYS), only where
+ * BITONIC_TEST_MAX_LOG asks for sizes that large (the GPU runs; lavapipe would
+ * take minutes): s->context is a default context, s->plain one that never
+ * partitions. */
+static void run_default_threshold(suite *s)
+{
+    size_t n = ((size_t)1 << 23) + 5;
+    uint64_t seed = 2323;
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, n, ++seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, ((size_t)1 << 23) - 1, ++seed},
+               false);
+    for (int p = RANDOM; p <= FEW_KEYS; ++p)
+        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, (pattern)p, false, 0, n, ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, REVERSE, false, 0, n, ++seed});
+    check_sort(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, n, ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, FEW_KEYS, true, 0, n, ++seed});
+    if (s->keys64)
+        check_sort(s, (input){BITONIC_KEY_U64, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, n, ++seed});
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -428,6 +448,20 @@ int main(void)
     desc.partition_levels = 0;  /* the default, 2 */
     desc.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);
+
+    const char *max_log = getenv("BITONIC_TEST_MAX_LOG");
+    if (max_log && atoi(max_log) >= 23) {
+        bitonic_context_desc never = base;
+        never.partition_min_keys = UINT32_MAX;
+        suite large = {.t = &t, .context = plain.context, .label = "default threshold",
+                       .tile_keys = plain.tile_keys, .keys64 = plain.keys64};
+        suite off = {.t = &t, .label = "never partitions"};
+        if (open_suite(&off, &never)) {
+            large.plain = off.context;
+            run_default_threshold(&large);
+            close_suite(&off);
+        }
+    }
 
     /* The plain context itself: the same sizes, no partition, exact. */
     uint64_t seed = 404;

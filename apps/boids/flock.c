@@ -261,7 +261,8 @@ static bool create_sorter(flock *f)
                                      .count = f->params.count};
     VkDeviceSize scratch_bytes = bitonic_vulkan_sort_scratch_bytes(f->sorter, &sort);
     return scratch_bytes == 0 ||
-           gpu_buffer_create(f->g, scratch_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &f->sort_scratch);
+           gpu_buffer_create(f->g, scratch_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                             false, &f->sort_scratch);
 }
 
 bool flock_create(gpu *g, const flock_params *params, flock_search search, const flock_tuning *tuning, bool debug,

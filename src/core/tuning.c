@@ -106,12 +106,17 @@
  * crossing lay between 2^18 + 1 and 3 x 2^17, and a limit at 2^17 made
  * 2^17 + 1 a 1.3x step.) */
 #define SMALL_SORT_MAX_KEYS (1u << 18)
-/* The partition sort (bitonic_tuning, partition_*). Off until it is measured
- * faster (docs/PERFORMANCE.md, log entry 54). Windows of the tile times 4
- * (two merge levels); open buckets of a quarter window on average, so the
- * longest of thousands stays under half a window with 32 samples a bucket:
- * on the H100 16 fell back in most sorts of 2^24 keys, 32 in none (entry 54). */
-#define PARTITION_MIN_KEYS UINT64_MAX
+/* The partition sort (bitonic_tuning, partition_*), from 2^23 keys: on the
+ * H100 it sorted 2^23 u32 keys 2% faster than the merge levels, 2^24 3.3%,
+ * 2^25 4% and 2^26 4.5%, pairs and u64 at 2^24 2% and 6.5%, but 2^22 9% slower
+ * (docs/PERFORMANCE.md, log entry 55). Windows of at least the tile times 4
+ * (two merge levels), more where the splitters would not fit; open buckets
+ * of a quarter window on average, so the longest stays under half a window
+ * with 32 samples a bucket: on the H100 16 fell back in most sorts of 2^24
+ * keys into 4095 buckets (entry 54). At most 511 splitters: the scatter
+ * stages a tile of 4096 keys in shared memory, and more buckets would leave
+ * too few keys a bucket to write whole sectors (entry 55). */
+#define PARTITION_MIN_KEYS (1u << 23)
 #define PARTITION_LEVELS 2u
 #define PARTITION_BUCKETS_PER_WINDOW 4u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
