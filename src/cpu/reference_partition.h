@@ -1,8 +1,11 @@
-/* reference_partition.h: the partition sort planned for the GPU (docs/PERFORMANCE.md,
- * "Where we stand (H100, 2026-11-25, fourteenth session)", next step 1), on the
- * CPU, step by step as its kernels would run: the oracle they will be checked
- * against, and the proof (tests/test_partition.c) that its last step leaves
- * every input sorted. Not used by the library's sorts yet.
+/* reference_partition.h: the partition sort of the GPU path (shaders/partition_pass.comp,
+ * record_partition_sort in src/vulkan/vk_sorter.c; docs/ALGORITHM.md, "The
+ * partition sort") on the CPU, step by step as its kernels run: the model it
+ * was designed on, and the proof (tests/test_partition.c) that its last step
+ * leaves every input sorted. The GPU's scatter places a bucket's keys in any
+ * order (the windows are sorted after it, so the proof does not need the
+ * stable order used here), and the GPU keeps equal splitters (they leave
+ * empty buckets) where this drops them.
  *
  * The steps, for keys[0 .. count-1] and a window of W keys (the tile's keys
  * times 2^levels, even):
