@@ -1,9 +1,9 @@
 #version 450
 // partition_pass.comp: the steps of the partition sort that are not a tile
 // sort or a merge (src/cpu/reference_partition.c is the same on the CPU, and
-// its proof; vk_sorter.c, record_partition_steps, records them):
+// its proof; vk_sorter.c, record_partition_sort, records them):
 // - STEP_SAMPLE: sample_count keys from spread positions into the Partition
-//   binding, for the sort of the samples recorded after it; zeroes the claims.
+//   binding, for the sort of the samples recorded after it; zeroes the totals.
 // - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
 //   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
@@ -36,7 +36,7 @@ const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
 // Nodes of the splitters' search tree, 1-based, with the unused node 0:
 // MAX_SPLITTERS + 1, which the host makes a power of two.
 layout(constant_id = 2) const uint MAX_TREE_NODES = 1024u;
-// Keys a thread of the count and the scatter loads at once (see count_step).
+// Keys a thread of the count loads at once (see count_step).
 const uint KEYS_AT_ONCE = 8u;
 
 const uint STEP_SAMPLE = 0u;
@@ -53,11 +53,10 @@ layout(push_constant) uniform PartitionParams {
     uint key_type;       // KEY_* of key_order.glsl
     uint sample_count;   // keys sampled, at least splitters + 1
     uint splitters;      // m, at most MAX_SPLITTERS
-    uint chunk_keys;     // keys a count or scatter workgroup takes
+    uint chunk_keys;     // keys a count workgroup takes
     uint half_window;    // W / 2: the longest open bucket the window merge sorts
     uint samples_at;     // words into Partition: the sample keys (sorted from STEP_COUNT on)
     uint sample_values_at;  // ... and their values
-    uint scatter_unused; // (was the rows of claims; the scatter claims its own)
     uint merge_groups_x; // the workgroups of the fallback's merges and split passes
     uint merge_groups_y;
     uint split_groups_x;
@@ -77,7 +76,7 @@ layout(std430, binding = 5) buffer Partition { uint words[]; };
 const uint MERGE_ARGS_AT = 0u;
 const uint SPLIT_ARGS_AT = 3u;
 const uint VERDICT_AT = 6u;
-const uint CLAIMS_AT = 8u;
+const uint TOTALS_AT = 8u;
 
 #include "key_order.glsl"
 
@@ -88,7 +87,7 @@ uint bucket_count()
 
 uint starts_at()
 {
-    return CLAIMS_AT + bucket_count();
+    return TOTALS_AT + bucket_count();
 }
 
 key_t ordered(key_t stored)
@@ -226,7 +225,7 @@ void sample_step()
 #endif
     }
     if (i < bucket_count())
-        words[CLAIMS_AT + i] = 0u;
+        words[TOTALS_AT + i] = 0u;
 }
 
 void count_step()
@@ -258,7 +257,7 @@ void count_step()
     for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
         uint keys_here = bucket_words[b];
         if (keys_here != 0u)
-            atomicAdd(words[CLAIMS_AT + b], keys_here);
+            atomicAdd(words[TOTALS_AT + b], keys_here);
     }
 }
 
@@ -298,7 +297,7 @@ void scan_step()
     uint sum = 0u;
     bool long_bucket = false;
     for (uint b = first; b < end; ++b) {
-        uint total = words[CLAIMS_AT + b];
+        uint total = words[TOTALS_AT + b];
         sum += total;
         long_bucket = long_bucket || ((b & 1u) == 0u && total > params.half_window);
     }
@@ -309,7 +308,7 @@ void scan_step()
         atomicOr(too_long, 1u);
     uint start = sum_before(sum);
     for (uint b = first; b < end; ++b) {
-        uint total = words[CLAIMS_AT + b];
+        uint total = words[TOTALS_AT + b];
         words[starts_at() + b] = start;
         start += total;
     }

@@ -1837,15 +1837,12 @@ bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, Vk
     return record_sort_passes(sorter, command_buffer, info, run_log, false);
 }
 
-/* The sort's passes; with run_log (not 0: the keys are sorted in aligned runs
- * of 2^run_log already) only the merges above those runs, the first reading
- * the caller's buffers. */
 /* The push constants of partition_pass.comp (PartitionParams), within the
  * pipeline layout's range. */
 typedef struct partition_push_constants {
     uint32_t count, step, key_xor, key_type;
     uint32_t sample_count, splitters, chunk_keys, half_window;
-    uint32_t samples_at, sample_values_at, unused;
+    uint32_t samples_at, sample_values_at;
     uint32_t merge_groups_x, merge_groups_y, split_groups_x, split_groups_y;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
@@ -2063,6 +2060,10 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     return BITONIC_SUCCESS;
 }
 
+/* The sort's passes; with run_log (not 0: the keys are sorted in aligned runs
+ * of 2^run_log already) only the merges above those runs, the first reading
+ * the caller's buffers. allow_partition: a partition sort where the plan asks
+ * for one (not for the partition's own sort of its samples). */
 static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                          const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition)
 {
