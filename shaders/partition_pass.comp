@@ -334,11 +334,8 @@ void scan_step()
 // into 4095 buckets took 0.48-0.51 ms, ten times a copy (docs/PERFORMANCE.md,
 // log entry 55); staging needs few enough buckets that a tile gives each
 // several keys, which the splitters' limit (tuning.c) sees to.
-#if defined(KEY64) || defined(WITH_VALUES)
-const uint SCATTER_KEYS = 2u;
-#else
-const uint SCATTER_KEYS = 4u;
-#endif
+// Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
+layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
 shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
 #ifdef WITH_VALUES
 shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];

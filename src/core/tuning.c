@@ -187,7 +187,8 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
      * keys a thread alone, 2 with values or 64 bits: partition_pass.comp,
      * SCATTER_KEYS) and a few more. 2^d - 1 of them: the tree is whole. */
     uint64_t per_splitter = 2u * (uint64_t)bytes_per_key + 16u;
-    uint64_t staged = (uint64_t)tuning->partition_workgroup_size * (bytes_per_key == 4u ? 4u : 2u) * bytes_per_key;
+    tuning->partition_scatter_keys = bytes_per_key == 4u ? 4u : 2u;
+    uint64_t staged = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys * bytes_per_key;
     uint64_t fixed = 64u + 4u * (uint64_t)tuning->partition_workgroup_size + bytes_per_key + staged;
     uint64_t fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
     if (fit > PARTITION_MAX_SPLITTERS)

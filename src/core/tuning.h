@@ -112,7 +112,8 @@ typedef struct bitonic_tuning {
     uint32_t partition_samples_per_bucket;
     uint32_t partition_max_splitters;
     uint32_t partition_workgroup_size;
-    uint32_t partition_workgroups;   /* count and scatter workgroups, at most */
+    uint32_t partition_workgroups;   /* count workgroups, at most */
+    uint32_t partition_scatter_keys; /* keys a thread of the scatter's tiles stages */
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

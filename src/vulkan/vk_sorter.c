@@ -533,10 +533,11 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->partition_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        uint32_t partition_constants[3] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
-                                           tuning->partition_max_splitters + 1u};  /* the search tree's nodes */
+        uint32_t partition_constants[4] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
+                                           tuning->partition_max_splitters + 1u,  /* the search tree's nodes */
+                                           tuning->partition_scatter_keys};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_partition_pass(with_values, key64), partition_constants, 3,
+                               bitonic_spirv_partition_pass(with_values, key64), partition_constants, 4,
                                &variant->partition_pipeline);
     }
     case PIPELINE_TRANSPOSE: {
@@ -1913,7 +1914,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
-    uint64_t scatter_tile = (uint64_t)threads * (key_bytes == 4u && !with_values ? 4u : 2u);
+    uint64_t scatter_tile = (uint64_t)threads * tuning->partition_scatter_keys;
     uint32_t scatter_x, scatter_y;
     if (!split_groups(sorter, (info->count + scatter_tile - 1u) / scatter_tile, &scatter_x, &scatter_y))
         return BITONIC_ERROR_TOO_LARGE;
