@@ -1863,6 +1863,46 @@ static void record_dispatch_indirect(dispatch_recorder *recorder, VkPipeline pip
     finish_dispatch(recorder);
 }
 
+/* Where a dispatch's size comes from: a grid, or words the GPU wrote at
+ * indirect + offset (indirect not VK_NULL_HANDLE). */
+typedef struct dispatch_size {
+    uint32_t x, y;
+    VkBuffer indirect;
+    VkDeviceSize offset;
+} dispatch_size;
+
+static void record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, const pass_push_constants *constants,
+                                  dispatch_size size)
+{
+    if (size.indirect != VK_NULL_HANDLE)
+        record_dispatch_indirect(recorder, pipeline, constants, sizeof *constants, size.indirect, size.offset);
+    else
+        record_dispatch(recorder, pipeline, constants, sizeof *constants, size.x, size.y);
+}
+
+/* Records a two-run merge pass, its constants set but for the split and
+ * sample fields. First its split pass, one chunk's split a thread (on the
+ * samples first where the pass before left them), where the plan has split
+ * passes and the merge does not search its own splits on those samples
+ * (fused); then the merge, which leaves samples for the next merge where
+ * write_samples. Returns whether it left them. */
+static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_variant *variant, const sort_plan *plan,
+                                 pass_push_constants constants, bool samples_left, bool write_samples,
+                                 dispatch_size split, dispatch_size merge)
+{
+    bool fused = plan->fused_split && samples_left;
+    if (plan->split_pass && !fused) {
+        constants.sample_runs = samples_left ? 1u : 0u;
+        record_sized_dispatch(recorder, split_pipeline(variant, plan), &constants, split);
+        record_pass_barrier(recorder->command_buffer);
+        constants.splits_given = 1u;
+    }
+    uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
+    constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
+    record_sized_dispatch(recorder, variant->merge_pipeline, &constants, merge);
+    return write_samples;
+}
+
 /* After the scan: its writes are read as dispatch sizes too. */
 static void record_indirect_barrier(VkCommandBuffer command_buffer)
 {
@@ -2014,32 +2054,19 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             record_pass_barrier(command_buffer);
             continue;
         }
-        /* The window merge's runs start half a window past the samples' runs. */
-        if (window)
-            samples_left = false;
+        /* The fallback's sizes are the scan's; the window merge's runs start
+         * half a window past the samples' runs, so it searches the keys. */
         constants.group_count = window ? window_chunks : plan->chunk_count;
-        bool fused = plan->fused_split && samples_left;
-        if (plan->split_pass && !fused) {
-            constants.sample_runs = samples_left ? 1u : 0u;
-            if (fallback)
-                record_dispatch_indirect(&recorder, split_pipeline(variant, plan), &constants, sizeof constants,
-                                         info->scratch, partition_offset + PARTITION_SPLIT_ARGS_BYTES);
-            else
-                record_dispatch(&recorder, split_pipeline(variant, plan), &constants, sizeof constants,
-                                window ? window_split_x : split_x, window ? window_split_y : split_y);
-            record_pass_barrier(command_buffer);
-            constants.splits_given = 1u;
-        }
-        uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
-        constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) |
-                                (plan->run_samples && !window && p + 2u < plan->pass_count ? MERGE_SAMPLES_WRITE : 0u);
-        samples_left = (constants.sample_runs & MERGE_SAMPLES_WRITE) != 0u;
-        if (fallback)
-            record_dispatch_indirect(&recorder, variant->merge_pipeline, &constants, sizeof constants, info->scratch,
-                                     partition_offset + PARTITION_MERGE_ARGS_BYTES);
-        else
-            record_dispatch(&recorder, variant->merge_pipeline, &constants, sizeof constants,
-                            window ? window_x : group_x[p], window ? window_y : group_y[p]);
+        dispatch_size split = fallback ? (dispatch_size){.indirect = info->scratch,
+                                                         .offset = partition_offset + PARTITION_SPLIT_ARGS_BYTES}
+                              : window ? (dispatch_size){window_split_x, window_split_y, VK_NULL_HANDLE, 0}
+                                       : (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0};
+        dispatch_size merge = fallback ? (dispatch_size){.indirect = info->scratch,
+                                                         .offset = partition_offset + PARTITION_MERGE_ARGS_BYTES}
+                              : window ? (dispatch_size){window_x, window_y, VK_NULL_HANDLE, 0}
+                                       : (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0};
+        samples_left = record_two_run_merge(&recorder, variant, plan, constants, samples_left && !window,
+                                            plan->run_samples && !window && p + 2u < plan->pass_count, split, merge);
         if (window) {
             /* The first half window, which no window takes, copied after it:
              * its bindings cover the merge's (the whole side 0, the count
@@ -2174,29 +2201,19 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 record_dispatch(&recorder, variant->merge4_cut_pipeline, &constants, sizeof constants, cut_x, cut_y);
                 record_pass_barrier(command_buffer);
             } else if (pass->kind == BITONIC_PASS_MERGE) {
+                /* Every pass after a merge merges: samples for the next one. */
                 constants.group_count = plan.chunk_count;
-                bool fused = plan.fused_split && samples_left;
-                if (plan.split_pass && !fused) {
-                    /* One chunk's split a thread (on the samples first where
-                     * the merge before left them), then the merge that reads them. */
-                    constants.sample_runs = samples_left ? 1u : 0u;
-                    record_dispatch(&recorder,
-                                    split_pipeline(variant, &plan),
-                                    &constants, sizeof constants, split_x, split_y);
+                samples_left = record_two_run_merge(&recorder, variant, &plan, constants, samples_left,
+                                                    plan.run_samples && p + 1 < pass_count,
+                                                    (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0},
+                                                    (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0});
+                if (p + 1 < pass_count)
                     record_pass_barrier(command_buffer);
-                    constants.splits_given = 1u;
-                }
-                /* The merge: its own split searches on the samples (fused),
-                 * and every pass after a merge merges: samples for the next one. */
-                uint32_t search = plan.split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
-                constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) |
-                                        (plan.run_samples && p + 1 < pass_count ? MERGE_SAMPLES_WRITE : 0u);
-                samples_left = (constants.sample_runs & MERGE_SAMPLES_WRITE) != 0u;
+                continue;
             }
-            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE    ? tile_pipeline_for(variant, pass)
-                                  : plan.four_way[p]                 ? variant->merge4_pipeline
-                                  : pass->kind == BITONIC_PASS_MERGE ? variant->merge_pipeline
-                                                                     : variant->global_pipelines[pass->step_count];
+            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? tile_pipeline_for(variant, pass)
+                                  : plan.four_way[p]              ? variant->merge4_pipeline
+                                                                  : variant->global_pipelines[pass->step_count];
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (plan.four_way[p]) {
                 /* The segments longer than the merge's room, listed by it. */
