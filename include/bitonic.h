@@ -180,11 +180,14 @@ typedef struct bitonic_context_desc {
      * 2^partition_levels keys and merge the windows shifted by half a window;
      * where a bucket comes out longer than half a window, the merge levels go
      * on instead (exact either way). partition_samples_per_bucket: samples
-     * taken a bucket. 0 = the tuning's choice for each. The scratch buffer
-     * must then also have INDIRECT_BUFFER usage (bitonic_vulkan_sort_info). */
+     * taken a bucket. partition_scatter_workgroups: workgroups of the
+     * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile).
+     * 0 = the tuning's choice for each. The scratch buffer must then also
+     * have INDIRECT_BUFFER usage (bitonic_vulkan_sort_info). */
     uint32_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_samples_per_bucket;
+    uint32_t partition_scatter_workgroups;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;
@@ -203,6 +206,7 @@ typedef struct bitonic_context_desc {
      * tile is whole and the buffers 16-byte aligned): for measuring. */
     bool tile_scalar_io;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
+    bool no_subgroup_arithmetic;     /* the partition's scans in shared memory even where subgroup sums exist */
     bool network_tile_sort;          /* sort tiles with the bitonic network, not by merging (measuring) */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more
      * passes over memory above one tile. By default a Vulkan sort of more keys

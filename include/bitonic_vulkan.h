@@ -64,6 +64,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t partition_min_keys;        /* sorts of this many keys up partition first (0: the tuning's, UINT32_MAX: none; see bitonic_context_desc) */
     uint32_t partition_levels;          /* the partition sort's windows: the tile times 2^this (0: the tuning's) */
     uint32_t partition_samples_per_bucket;  /* samples a bucket of the partition sort (0: the tuning's) */
+    uint32_t partition_scatter_workgroups;  /* the partition scatter's workgroups at most (0: the tuning's, UINT32_MAX: one a tile) */
     bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
     uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */
@@ -76,6 +77,9 @@ typedef struct bitonic_vulkan_sorter_desc {
     bool capture_pipeline_statistics;
     /* Use the shared-memory tile kernel even where subgroup shuffles exist. */
     bool no_subgroup_shuffle;
+    /* The partition steps' scans in shared memory even where subgroup
+     * arithmetic exists (for tests and measuring). */
+    bool no_subgroup_arithmetic;
     /* Sort tiles from scratch with the bitonic network, as before 2026-11-23,
      * instead of the merge sort of a tile (each thread's keys by the network,
      * then merge rounds in shared memory): for measuring the difference. */

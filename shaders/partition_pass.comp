@@ -21,6 +21,10 @@
 // (sample_count / (m + 1))-th sorted sample; equal ones leave empty buckets
 // between them, so no pass needs to drop repeats.
 #extension GL_EXT_control_flow_attributes : require
+#ifdef SUBGROUP_SCAN
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #ifdef KEY64
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define key_t uint64_t
@@ -261,25 +265,59 @@ void count_step()
     }
 }
 
-shared uint thread_sums[gl_WorkGroupSize.x];
+// Words of the workgroup: in the scan, the running sums (one a thread); in
+// the scatter, each staged key's place in the output (SCATTER_KEYS a thread).
+// The scatter stores the places only after its scan, past a barrier, so the
+// two share the memory that a tile of staged keys needs anyway.
+// Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
+layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
+shared uint workgroup_words[gl_WorkGroupSize.x * SCATTER_KEYS];
 shared uint too_long;
 
 // The sum of the spans of the threads before this one, each thread giving its
-// own span's sum: inclusive sums in shared memory, doubling the reach each
-// round. Every thread of the workgroup calls it.
+// own span's sum. Every thread of the workgroup calls it.
+#ifdef SUBGROUP_SCAN
+// Built with SUBGROUP_SCAN (partition_lanes_pass, where the device has
+// subgroup arithmetic): sums within each subgroup, the subgroups' totals
+// summed by subgroup 0 a subgroup's worth a round, and the two added: two
+// barriers where the doubling below takes two a round (20 for 1024 threads).
+uint sum_before(uint sum)
+{
+    uint inclusive = subgroupInclusiveAdd(sum);
+    uint total = subgroupAdd(sum);
+    if (subgroupElect())
+        workgroup_words[gl_SubgroupID] = total;
+    barrier();
+    if (gl_SubgroupID == 0u) {
+        uint carried = 0u;
+        for (uint first = 0u; first < gl_NumSubgroups; first += gl_SubgroupSize) {
+            uint s = first + gl_SubgroupInvocationID;
+            uint subgroup_total = s < gl_NumSubgroups ? workgroup_words[s] : 0u;
+            uint before = carried + subgroupExclusiveAdd(subgroup_total);
+            carried += subgroupAdd(subgroup_total);
+            if (s < gl_NumSubgroups)
+                workgroup_words[s] = before;
+        }
+    }
+    barrier();
+    return workgroup_words[gl_SubgroupID] + inclusive - sum;
+}
+#else
+// Inclusive sums in shared memory, doubling the reach each round.
 uint sum_before(uint sum)
 {
     uint t = gl_LocalInvocationID.x;
-    thread_sums[t] = sum;
+    workgroup_words[t] = sum;
     barrier();
     for (uint reach = 1u; reach < gl_WorkGroupSize.x; reach <<= 1) {
-        uint add = t >= reach ? thread_sums[t - reach] : 0u;
+        uint add = t >= reach ? workgroup_words[t - reach] : 0u;
         barrier();
-        thread_sums[t] += add;
+        workgroup_words[t] += add;
         barrier();
     }
-    return thread_sums[t] - sum;
+    return workgroup_words[t] - sum;
 }
+#endif
 
 // This thread's span of the buckets: [first, end).
 void bucket_span(out uint first, out uint end)
@@ -324,89 +362,98 @@ void scan_step()
     }
 }
 
-// The scatter, a tile of SCATTER_KEYS keys a thread a workgroup: the tile's
-// keys ranked by bucket in shared memory, room claimed in each bucket for the
-// tile's keys of it (a global atomic on the bucket's next free place, which the
-// scan set to its start), the keys staged in shared memory in bucket order,
-// and written from there, neighbouring threads to neighbouring places: each
-// bucket's keys of the tile in whole sectors. Written in the order the threads
-// held them, every store went to its own sector, and the scatter of 2^24 keys
-// into 4095 buckets took 0.48-0.51 ms, ten times a copy (docs/PERFORMANCE.md,
-// log entry 55); staging needs few enough buckets that a tile gives each
-// several keys, which the splitters' limit (tuning.c) sees to.
-// Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
-layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
+// The scatter, in tiles of SCATTER_KEYS keys a thread: each tile's keys ranked
+// by bucket in shared memory, room claimed in each bucket for the tile's keys
+// of it (a global atomic on the bucket's next free place, which the scan set
+// to its start), the keys staged in shared memory in bucket order with their
+// places in the output beside them, and written from there, neighbouring
+// threads to neighbouring places: each bucket's keys of the tile in whole
+// sectors. Written in the order the threads held them, every store went to its
+// own sector, and the scatter of 2^24 keys into 4095 buckets took 0.48-0.51
+// ms, ten times a copy (docs/PERFORMANCE.md, log entry 55); staging needs few
+// enough buckets that a tile gives each several keys, which the splitters'
+// limit (tuning.c) sees to. A workgroup takes tiles group, group + groups, ...
+// (the host may launch fewer workgroups than tiles, so that each builds the
+// search tree once for several), loading its next tile's keys before it writes
+// the current one's, so that the loads are in flight meanwhile.
 shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
 #ifdef WITH_VALUES
 shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
 #endif
 shared uint tile_starts[MAX_BUCKETS];
 
-void scatter_step()
+// Tile `tile`'s keys of this thread (a key of 0 past the end; none past the
+// last of `tiles`).
+void load_tile(uint tile, uint tiles, out key_t batch[SCATTER_KEYS], out uint batch_values[SCATTER_KEYS])
 {
-    load_splitters();
-    uint buckets = bucket_count();
-    for (uint b = gl_LocalInvocationID.x; b < buckets; b += gl_WorkGroupSize.x)
-        bucket_words[b] = 0u;
-    barrier();
-    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the grid may be 2D (many tiles)
     uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
     uint first = tile * tile_keys;
-    uint in_tile = min(tile_keys, params.count - first);
-    key_t batch[SCATTER_KEYS];
-    uint batch_values[SCATTER_KEYS];
-    uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
+    uint in_tile = tile < tiles ? min(tile_keys, params.count - first) : 0u;
     [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
         uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         batch[j] = k < in_tile ? keys[first + k] : key_t(0);
         batch_values[j] = k < in_tile ? value_at(first + k) : 0u;
     }
-    [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
-        uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-        uint b = bucket_of(ordered(batch[j]), batch_values[j]);
-        placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
-    }
-    barrier();
-    // Where each bucket's keys start in the tile, and where in the bucket.
-    uint span_first, span_end;
-    bucket_span(span_first, span_end);
-    uint sum = 0u;
-    for (uint b = span_first; b < span_end; ++b)
-        sum += bucket_words[b];
-    uint start = sum_before(sum);
-    for (uint b = span_first; b < span_end; ++b) {
-        uint keys_here = bucket_words[b];
-        tile_starts[b] = start;
-        start += keys_here;
-        if (keys_here != 0u)
-            bucket_words[b] = atomicAdd(words[starts_at() + b], keys_here);
-    }
-    barrier();
-    [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
-        if (placed[j] != 0xffffffffu) {
-            uint slot = tile_starts[placed[j] >> 16] + (placed[j] & 0xffffu);
-            stage_keys[slot] = batch[j];
+}
+
+void scatter_step()
+{
+    load_splitters();
+    uint buckets = bucket_count();
+    uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
+    uint tiles = (params.count + tile_keys - 1u) / tile_keys;
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the grid may be 2D (many tiles)
+    key_t batch[SCATTER_KEYS];
+    uint batch_values[SCATTER_KEYS];
+    load_tile(tile, tiles, batch, batch_values);
+    for (; tile < tiles; tile += groups) {
+        for (uint b = gl_LocalInvocationID.x; b < buckets; b += gl_WorkGroupSize.x)
+            bucket_words[b] = 0u;
+        barrier();  // also: the last tile's keys are written, its stage free
+        uint in_tile = min(tile_keys, params.count - tile * tile_keys);
+        uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
+        [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
+            uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+            uint b = bucket_of(ordered(batch[j]), batch_values[j]);
+            placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
+        }
+        barrier();
+        // Where each bucket's keys start in the tile, and where in the bucket.
+        uint span_first, span_end;
+        bucket_span(span_first, span_end);
+        uint sum = 0u;
+        for (uint b = span_first; b < span_end; ++b)
+            sum += bucket_words[b];
+        uint start = sum_before(sum);
+        for (uint b = span_first; b < span_end; ++b) {
+            uint keys_here = bucket_words[b];
+            tile_starts[b] = start;
+            start += keys_here;
+            if (keys_here != 0u)
+                bucket_words[b] = atomicAdd(words[starts_at() + b], keys_here);
+        }
+        barrier();
+        [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
+            if (placed[j] != 0xffffffffu) {
+                uint bucket = placed[j] >> 16, rank = placed[j] & 0xffffu;
+                uint slot = tile_starts[bucket] + rank;
+                stage_keys[slot] = batch[j];
 #ifdef WITH_VALUES
-            stage_values[slot] = batch_values[j];
+                stage_values[slot] = batch_values[j];
+#endif
+                workgroup_words[slot] = bucket_words[bucket] + rank;
+            }
+        }
+        barrier();
+        load_tile(tile + groups, tiles, batch, batch_values);
+        for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
+            uint place = workgroup_words[slot];
+            keys_out[place] = stage_keys[slot];
+#ifdef WITH_VALUES
+            values_out[place] = stage_values[slot];
 #endif
         }
-    }
-    barrier();
-    for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
-        // The slot's bucket: the last whose tile start is at most the slot
-        // (empty buckets before it share its start; those after start past it).
-        uint low = 0u, length = buckets;
-        while (length > 1u) {
-            uint half_length = length >> 1;
-            bool at_most = tile_starts[low + half_length] <= slot;
-            low = at_most ? low + half_length : low;
-            length = at_most ? length - half_length : half_length;
-        }
-        uint place = bucket_words[low] + (slot - tile_starts[low]);
-        keys_out[place] = stage_keys[slot];
-#ifdef WITH_VALUES
-        values_out[place] = stage_values[slot];
-#endif
     }
 }
 

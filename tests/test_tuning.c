@@ -1,5 +1,7 @@
 /* test_tuning.c: the sizes derived from device limits fit those limits, for
  * the devices we know (lavapipe, an H100 under Vulkan) and for odd ones. */
+#include <inttypes.h>
+
 #include "test_util.h"
 #include "tuning.h"
 
@@ -28,14 +30,36 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->transpose_workgroup_size <= 1u << (2u * tuning->transpose_block_log);
 }
 
+/* The partition steps' shared memory as partition_pass.comp declares it, for
+ * keys of key_bytes (4 or 8) with or without 32-bit values: the splitters
+ * sorted and as a search tree of m + 1 nodes, two words for each of the
+ * 2m + 1 buckets, the staged tile with a word a key, one more word. */
+static uint64_t partition_shared_bytes(const bitonic_tuning *tuning, uint32_t key_bytes, bool values)
+{
+    uint64_t m = tuning->partition_max_splitters, item = key_bytes + (values ? 4u : 0u);
+    uint64_t tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
+    return m * item + (m + 1u) * item + 2u * (2u * m + 1u) * 4u + tile * (item + 4u) + 4u;
+}
+
+/* The partition's sizes fit for every key type: its bytes a key are the key's
+ * and the value's. */
+static bool partition_fits(const bitonic_device_limits *limits, const bitonic_tuning *tuning, uint32_t key_bytes,
+                           bool values)
+{
+    uint32_t m = tuning->partition_max_splitters;
+    return m != 0 && ((m + 1u) & m) == 0 && tuning->partition_scatter_keys >= 1 &&
+           tuning->partition_workgroup_size <= limits->max_workgroup_invocations &&
+           partition_shared_bytes(tuning, key_bytes, values) <= limits->max_shared_memory_bytes;
+}
+
 int main(void)
 {
     test_counter t = {0};
     bitonic_tuning tuning = {0};
-    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false, false};
-    const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false, false};
-    const bitonic_device_limits small = {128, 128, 16384, 4, false, false};
-    const bitonic_device_limits tiny = {64, 64, 1024, 1, false, false};
+    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false, false, false};
+    const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false, false, false};
+    const bitonic_device_limits small = {128, 128, 16384, 4, false, false, false};
+    const bitonic_device_limits tiny = {64, 64, 1024, 1, false, false, false};
 
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
                        tuning.tile_log == 12, "lavapipe keys: 4096-key tile (got 2^%u)", tuning.tile_log);
@@ -66,8 +90,8 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 32, 0, &tuning) && tuning.tile_register_log == 5 &&
                        tuning.tile_log == 13 && tuning.tile_workgroup_size == 256 && fits(&h100, 4, &tuning),
                "32 keys per thread: 256 threads hold the 8192-key tile");
-    const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true, false};
-    const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true, false};
+    const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true, false, false};
+    const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true, false, false};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
                        tuning.tile_log == 13 && tuning.tile_register_log == 4 && fits(&h100_shuffle, 4, &tuning),
                "H100 with shuffles: 8192-key tile, 16 keys a thread, shuffle kernel");
@@ -82,13 +106,13 @@ int main(void)
                "a 32-key tile takes the shuffle kernel with 2 keys a thread (16 threads, two subgroups of 8)");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
                        tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
-    const bitonic_device_limits h100_ballot = {1024, 1024, 49152, 32, true, true};
+    const bitonic_device_limits h100_ballot = {1024, 1024, 49152, 32, true, true, false};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 8, 0, 0, 0, &tuning) && tuning.merge_fused_split_by_subgroup &&
                        bitonic_tuning_derive(&h100_shuffle, 8, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
                "merges of pairs and 64-bit keys search their own splits by subgroups where ballots exist");
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 4, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
                "merges of 32-bit keys alone search their own splits a thread a split");
-    const bitonic_device_limits none = {0, 0, 0, 0, false, false};
+    const bitonic_device_limits none = {0, 0, 0, 0, false, false, false};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 10 &&
                        tuning.merge_workgroup_size == 128,
                "H100 keys: merge chunks of 1024 keys, 128 threads");
@@ -121,5 +145,36 @@ int main(void)
                        tuning.transpose_workgroup_size == 64,
                "1 KiB of shared memory: transpose blocks of 8 x 8 keys (got 2^%u)", tuning.transpose_block_log);
     TEST_CHECK(&t, !bitonic_tuning_derive(&none, 4, 0, 0, 0, &tuning), "a device with no shared memory is refused");
+    /* The partition: every key type fits, with the preferred staged keys
+     * where 255 splitters fit beside them. */
+    const struct {
+        uint32_t key_bytes;
+        bool values;
+    } partition_types[] = {{4, false}, {4, true}, {8, false}, {8, true}};
+    const bitonic_device_limits *partition_devices[] = {&lavapipe, &h100, &small};
+    for (size_t d = 0; d < sizeof partition_devices / sizeof partition_devices[0]; ++d) {
+        for (size_t k = 0; k < sizeof partition_types / sizeof partition_types[0]; ++k) {
+            uint32_t key_bytes = partition_types[k].key_bytes;
+            bool values = partition_types[k].values;
+            bool derived = bitonic_tuning_derive(partition_devices[d], key_bytes + (values ? 4u : 0u), 0, 0, 0, &tuning);
+            TEST_CHECK(&t, derived && partition_fits(partition_devices[d], &tuning, key_bytes, values),
+                       "partition: device %zu, %u-byte keys%s: %u splitters, %u staged keys a thread, %" PRIu64
+                       " bytes of shared memory", d, key_bytes, values ? " with values" : "",
+                       tuning.partition_max_splitters, tuning.partition_scatter_keys,
+                       partition_shared_bytes(&tuning, key_bytes, values));
+        }
+    }
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.partition_max_splitters == 511 &&
+                       tuning.partition_scatter_keys == 4 && !tuning.partition_scan_by_subgroup,
+                   "H100 u32 partition: 511 splitters, tiles of 4 keys a thread, the scan in shared memory without "
+                   "subgroup arithmetic");
+    const bitonic_device_limits h100_arithmetic = {1024, 1024, 49152, 32, true, true, true};
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 8, 0, 0, 0, &tuning) &&
+                       tuning.partition_max_splitters == 511 && tuning.partition_scatter_keys == 2 &&
+                       tuning.partition_scan_by_subgroup,
+               "H100 pairs partition: 511 splitters, tiles of 2 keys a thread, the scan by subgroups");
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && tuning.partition_max_splitters == 511 &&
+                       tuning.partition_scatter_keys == 2,
+               "lavapipe u32 partition (32 KiB): 511 splitters, tiles of 2 keys a thread");
     return test_finish(&t);
 }

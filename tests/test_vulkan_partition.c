@@ -445,6 +445,15 @@ int main(void)
     run_partition_suite(&plain, desc, "partition, levels 1", 1u << 15, run_levels_1);
     desc.partition_levels = 2;
     run_partition_suite(&plain, desc, "partition, levels 2", 1u << 16, run_levels_2);
+    /* The other build of the steps (scans in shared memory, where the device
+     * has subgroup arithmetic) with 3 scatter workgroups: each takes several
+     * tiles in turn, the last ones fewer. */
+    desc.no_subgroup_arithmetic = true;
+    desc.partition_scatter_workgroups = 3;
+    run_partition_suite(&plain, desc, "partition, scans in shared memory, 3 scatter workgroups", 1u << 16,
+                        run_levels_2);
+    desc.no_subgroup_arithmetic = false;
+    desc.partition_scatter_workgroups = 0;
     desc.partition_levels = 0;  /* the default, 2 */
     desc.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);

@@ -121,8 +121,14 @@
 #define PARTITION_BUCKETS_PER_WINDOW 4u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
 #define PARTITION_MAX_SPLITTERS 511u
+/* Splitters enough for windows of the tile times 4 up to 2^23 keys: the
+ * scatter stages fewer keys a thread where shared memory would hold fewer. */
+#define PARTITION_GOOD_SPLITTERS 255u
 #define PARTITION_WORKGROUP_SIZE 1024u
 #define PARTITION_WORKGROUPS 256u
+/* The scatter's workgroups at most: each builds the search tree once and then
+ * takes tiles in turn, the next tile's keys loaded while it writes the last. */
+#define PARTITION_SCATTER_WORKGROUPS 256u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
 #define PREFERRED_TRANSPOSE_LINES_LOG 3u
 
@@ -181,16 +187,27 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
     tuning->partition_workgroup_size = min_u32(PARTITION_WORKGROUP_SIZE, max_threads);
     tuning->partition_workgroups = PARTITION_WORKGROUPS;
+    tuning->partition_scatter_workgroups = PARTITION_SCATTER_WORKGROUPS;
+    tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
     /* A splitter's key (and value) twice, sorted and in the search tree, and
      * two words for each of its open and equality buckets (a count, a start);
-     * besides them a word a thread (the scan), the scatter's staged tile (4
-     * keys a thread alone, 2 with values or 64 bits: partition_pass.comp,
-     * SCATTER_KEYS) and a few more. 2^d - 1 of them: the tree is whole. */
+     * besides them the scatter's staged tile (partition_pass.comp,
+     * SCATTER_KEYS keys a thread) with a word a key (its place; the scan's
+     * word a thread before), and a few more. 2^d - 1 of them: the tree is
+     * whole. The most staged keys a thread up to 4 alone, 2 with values or
+     * 64 bits, that leave room for PARTITION_GOOD_SPLITTERS (on the H100 every
+     * key type keeps its preferred tile; a device of 32 KiB, lavapipe, stages
+     * half as many keys). */
     uint64_t per_splitter = 2u * (uint64_t)bytes_per_key + 16u;
-    tuning->partition_scatter_keys = bytes_per_key == 4u ? 4u : 2u;
-    uint64_t staged = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys * bytes_per_key;
-    uint64_t fixed = 64u + 4u * (uint64_t)tuning->partition_workgroup_size + bytes_per_key + staged;
-    uint64_t fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
+    uint64_t fit = 0;
+    for (uint32_t keys = bytes_per_key == 4u ? 4u : 2u; keys >= 1u; keys /= 2u) {
+        uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;
+        uint64_t fixed = 64u + bytes_per_key + tile_keys * (bytes_per_key + 4u);
+        fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
+        tuning->partition_scatter_keys = keys;
+        if (fit >= PARTITION_GOOD_SPLITTERS)
+            break;
+    }
     if (fit > PARTITION_MAX_SPLITTERS)
         fit = PARTITION_MAX_SPLITTERS;
     tuning->partition_max_splitters = fit == 0 ? 0u : (1u << (bitonic_ceil_log2(fit + 2u) - 1u)) - 1u;

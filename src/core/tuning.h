@@ -14,6 +14,7 @@ typedef struct bitonic_device_limits {
     uint32_t subgroup_size;
     bool subgroup_shuffle;          /* compute shaders have subgroupShuffleXor */
     bool subgroup_ballot;           /* compute shaders have subgroupBallot */
+    bool subgroup_arithmetic;       /* compute shaders have subgroupInclusiveAdd and the like */
 } bitonic_device_limits;
 
 typedef struct bitonic_tuning {
@@ -114,6 +115,8 @@ typedef struct bitonic_tuning {
     uint32_t partition_workgroup_size;
     uint32_t partition_workgroups;   /* count workgroups, at most */
     uint32_t partition_scatter_keys; /* keys a thread of the scatter's tiles stages */
+    uint32_t partition_scatter_workgroups;  /* scatter workgroups at most, each taking tiles in turn */
+    bool partition_scan_by_subgroup; /* the steps' scans by subgroup arithmetic (partition_lanes_pass) */
 } bitonic_tuning;
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows

@@ -438,6 +438,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .partition_min_keys = desc->partition_min_keys,
                                               .partition_levels = desc->partition_levels,
                                               .partition_samples_per_bucket = desc->partition_samples_per_bucket,
+                                              .partition_scatter_workgroups = desc->partition_scatter_workgroups,
                                               .merge_fused_split_searcher = desc->merge_fused_split_searcher,
                                               .merge_store_from_registers = desc->merge_store_from_registers,
                                               .merge_kernel = desc->merge_kernel,
@@ -446,6 +447,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .tile_scalar_io = desc->tile_scalar_io,
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
+                                              .no_subgroup_arithmetic = desc->no_subgroup_arithmetic,
                                               .network_tile_sort = desc->network_tile_sort,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
                                               .enable_device_addresses = vk->device_addresses &&

@@ -35,6 +35,7 @@ BITONIC_DECLARE_KERNEL(merge_split, 1)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge_direct)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
 BITONIC_DECLARE_KERNEL(partition_pass, 1)
+BITONIC_DECLARE_KERNEL(partition_lanes_pass, 1)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge4_pass)
 BITONIC_DECLARE_KERNEL(merge4_cut, 1)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge4_spill)
@@ -70,7 +71,7 @@ bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values,
 bitonic_spirv bitonic_spirv_merge4_cut(bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_partition_pass(bool with_values, bool key64);
+bitonic_spirv bitonic_spirv_partition_pass(bool with_values, bool key64, bool subgroup_scan);
 
 
 /* Merging presorted runs, for the chunked host sort (vk_context.c): each chunk

@@ -210,6 +210,9 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
     out_limits->subgroup_ballot = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                                   (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
                                   (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
+    out_limits->subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                                      (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+                                      (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
     *out_max_storage_range = limits->maxStorageBufferRange;
 }
 
@@ -283,8 +286,10 @@ bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64)
     switch (1) { SPIRV_CASE(transpose_pass, 1) }
 }
 
-bitonic_spirv bitonic_spirv_partition_pass(bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_partition_pass(bool with_values, bool key64, bool subgroup_scan)
 {
+    if (subgroup_scan)
+        switch (1) { SPIRV_CASE(partition_lanes_pass, 1) }
     switch (1) { SPIRV_CASE(partition_pass, 1) }
 }
 
@@ -537,7 +542,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                            tuning->partition_max_splitters + 1u,  /* the search tree's nodes */
                                            tuning->partition_scatter_keys};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_partition_pass(with_values, key64), partition_constants, 4,
+                               bitonic_spirv_partition_pass(with_values, key64, tuning->partition_scan_by_subgroup),
+                               partition_constants, 4,
                                &variant->partition_pipeline);
     }
     case PIPELINE_TRANSPOSE: {
@@ -692,6 +698,8 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->partition_levels = desc->partition_levels;
     if (desc->partition_samples_per_bucket != 0)
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
+    if (desc->partition_scatter_workgroups != 0)
+        tuning->partition_scatter_workgroups = desc->partition_scatter_workgroups;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -768,6 +776,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     bitonic_vk_read_limits(desc->physical_device, &sorter->limits, &max_storage_range);
     if (desc->no_subgroup_shuffle)
         sorter->limits.subgroup_shuffle = false;
+    if (desc->no_subgroup_arithmetic)
+        sorter->limits.subgroup_arithmetic = false;
     VkPhysicalDeviceProperties properties;
     vkGetPhysicalDeviceProperties(desc->physical_device, &properties);
     memcpy(sorter->max_group_count, properties.limits.maxComputeWorkGroupCount, sizeof sorter->max_group_count);
@@ -986,8 +996,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         report_pipeline(sorter, variant->merge4_cut_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "four-run merge spill%s", kind);
         report_pipeline(sorter, variant->merge4_spill_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "partition steps%s (up to %u splitters)", kind,
-                 variant->tuning.partition_max_splitters);
+        snprintf(name, sizeof name, "partition steps%s (up to %u splitters, scatter tiles of %u keys, scans %s)",
+                 kind, variant->tuning.partition_max_splitters,
+                 variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
+                 variant->tuning.partition_scan_by_subgroup ? "by subgroups" : "in shared memory");
         report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
@@ -1317,8 +1329,12 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->pass_count = pass_count;
     uint32_t merges = pass_count - 1u;
     /* Sample, count, scan, scatter; the tile sort; each merge and its split
-     * pass; the window's head. */
-    plan->dispatch_count = 4u + 1u + merges + (plan->split_pass ? merges : 0u) + 1u;
+     * pass, but for the fallback's merges where they search their own splits
+     * on the samples of the merge before (every merge from the first level on
+     * leaves them where the plan has run samples: record_partition_sort); the
+     * window's head. */
+    uint32_t split_passes = !plan->split_pass ? 0u : plan->run_samples ? merges - plan->fallback_merges : merges;
+    plan->dispatch_count = 4u + 1u + merges + split_passes + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
 }
@@ -1884,13 +1900,14 @@ static void record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeli
  * sample fields. First its split pass, one chunk's split a thread (on the
  * samples first where the pass before left them), where the plan has split
  * passes and the merge does not search its own splits on those samples
- * (fused); then the merge, which leaves samples for the next merge where
- * write_samples. Returns whether it left them. */
+ * (fused: where the plan says, or fuse_split asks); then the merge, which
+ * leaves samples for the next merge where write_samples. Returns whether it
+ * left them. */
 static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_variant *variant, const sort_plan *plan,
                                  pass_push_constants constants, bool samples_left, bool write_samples,
-                                 dispatch_size split, dispatch_size merge)
+                                 bool fuse_split, dispatch_size split, dispatch_size merge)
 {
-    bool fused = plan->fused_split && samples_left;
+    bool fused = (plan->fused_split || fuse_split) && samples_left;
     if (plan->split_pass && !fused) {
         constants.sample_runs = samples_left ? 1u : 0u;
         record_sized_dispatch(recorder, split_pipeline(variant, plan), &constants, split);
@@ -1955,8 +1972,11 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
     uint64_t scatter_tile = (uint64_t)threads * tuning->partition_scatter_keys;
+    uint64_t scatter_groups = (info->count + scatter_tile - 1u) / scatter_tile;
+    if (scatter_groups > tuning->partition_scatter_workgroups)
+        scatter_groups = tuning->partition_scatter_workgroups;
     uint32_t scatter_x, scatter_y;
-    if (!split_groups(sorter, (info->count + scatter_tile - 1u) / scatter_tile, &scatter_x, &scatter_y))
+    if (!split_groups(sorter, scatter_groups, &scatter_x, &scatter_y))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t reach = plan->sample_count > 2u * plan->splitter_count + 1u ? plan->sample_count
                                                                           : 2u * plan->splitter_count + 1u;
@@ -2066,7 +2086,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                               : window ? (dispatch_size){window_x, window_y, VK_NULL_HANDLE, 0}
                                        : (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0};
         samples_left = record_two_run_merge(&recorder, variant, plan, constants, samples_left && !window,
-                                            plan->run_samples && !window && p + 2u < plan->pass_count, split, merge);
+                                            plan->run_samples && !window && p + 2u < plan->pass_count, fallback,
+                                            split, merge);
         if (window) {
             /* The first half window, which no window takes, copied after it:
              * its bindings cover the merge's (the whole side 0, the count
@@ -2204,7 +2225,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 /* Every pass after a merge merges: samples for the next one. */
                 constants.group_count = plan.chunk_count;
                 samples_left = record_two_run_merge(&recorder, variant, &plan, constants, samples_left,
-                                                    plan.run_samples && p + 1 < pass_count,
+                                                    plan.run_samples && p + 1 < pass_count, false,
                                                     (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0},
                                                     (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0});
                 if (p + 1 < pass_count)

@@ -493,6 +493,7 @@ int bench_run(const bench_options *options)
                                  .partition_min_keys = options->partition_min_keys,
                                  .partition_levels = options->partition_levels,
                                  .partition_samples_per_bucket = options->partition_samples,
+                                 .partition_scatter_workgroups = options->partition_scatter_groups,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,
@@ -502,6 +503,7 @@ int bench_run(const bench_options *options)
                                  .tile_scalar_io = options->tile_scalar_io,
                                  .network_tile_sort = options->network_tile_sort,
                                  .no_subgroup_shuffle = options->no_subgroup_shuffle,
+                                 .no_subgroup_arithmetic = options->no_subgroup_arithmetic,
                                  .cpu_threads = options->cpu_threads,
                                  /* every host sort on the device: the CPU path has its own rows */
                                  .crossover_keys = 1};

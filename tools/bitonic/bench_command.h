@@ -34,6 +34,7 @@ typedef struct bench_options {
     unsigned partition_min_keys;            /* sorts of this many keys up partition, 0: derived, UINT32_MAX: none */
     unsigned partition_levels;              /* the partition's windows: the tile times 2^this, 0: derived */
     unsigned partition_samples;             /* samples a partition bucket, 0: derived */
+    unsigned partition_scatter_groups;      /* the partition scatter's workgroups at most, 0: derived */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     int merge_fused_split_searcher;  /* bitonic_split_searcher */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
@@ -43,6 +44,7 @@ typedef struct bench_options {
     bool tile_scalar_io;           /* the tile sort moves one key at a time */
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
     bool no_subgroup_shuffle;      /* no subgroup shuffles in the tile kernels (measuring) */
+    bool no_subgroup_arithmetic;   /* the partition's scans in shared memory (measuring) */
     unsigned cpu_threads;          /* threads of the CPU path (its rows and --device cpu), 0: all cores */
     bool pure_network;             /* the bitonic network alone (impl "bitonic_network"), no merge passes */
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so

@@ -40,8 +40,10 @@ static void usage(FILE *out)
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
+          "                     [--no-subgroup-arithmetic]\n"
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N] [--partition-samples N]\n"
+          "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -489,6 +491,8 @@ int main(int argc, char **argv)
             bench.network_tile_sort = true;
         } else if (strcmp(arg, "--no-subgroup-shuffle") == 0) {
             bench.no_subgroup_shuffle = true;
+        } else if (strcmp(arg, "--no-subgroup-arithmetic") == 0) {
+            bench.no_subgroup_arithmetic = true;
         } else if (strcmp(arg, "--batch-log") == 0 && value) {
             bench.batch_log_path = value;
             ++i;
@@ -510,7 +514,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--merge-fused-split-probes") == 0 || strcmp(arg, "--small-tile-keys") == 0 ||
                     strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0 ||
                     strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
-                    strcmp(arg, "--partition-samples") == 0) &&
+                    strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -530,6 +534,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-min-keys") == 0 ? &bench.partition_min_keys
                                : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
                                : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
+                               : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -537,7 +542,9 @@ int main(int argc, char **argv)
              * run's host-side generation and check take tens of seconds. */
             unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
             unsigned high = target == &bench.runs        ? 1000
-                            : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ? UINT32_MAX
+                            : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ||
+                                      target == &bench.partition_scatter_groups
+                                  ? UINT32_MAX
                             : target == &bench.partition_levels ? 8
                             : target == &bench.partition_samples ? 1024
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
