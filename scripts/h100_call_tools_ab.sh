@@ -3,7 +3,8 @@
 # side, for changes with no option to switch them (a kernel edited by hand to
 # find where its time goes, or the build before a change). Every tool named in
 # TOOLS ("A=path B=path ..."; one letter a name, as /tmp/abparse.py-style
-# parsers expect) runs `bitonic bench --no-e2e BENCH_OPTS` once per entry of
+# parsers expect; "A=path@--opt,value" gives one tool options of its own, commas
+# for spaces) runs `bitonic bench --no-e2e BENCH_OPTS` once per entry of
 # LOGS (k: 2^k alone; j:k: every size from 2^j to 2^k + 1, 1.5 x 2^k between),
 # ROUNDS times in turn, the SM clock sampled meanwhile. An entry at a time: a
 # tool edited to skip work gives wrong results, and the bench stops at the first
@@ -22,14 +23,16 @@ sampler=$!
     for tool in ${TOOLS:?TOOLS=\"A=path B=path\"}; do
       name=${tool%%=*}
       path=${tool#*=}
-      echo "== $name round $round: $path ${BENCH_OPTS:-}"
+      own=""
+      case $path in *@*) own=$(echo "${path#*@}" | tr , ' '); path=${path%%@*} ;; esac
+      echo "== $name round $round: $path ${BENCH_OPTS:-} $own"
       for logs in ${LOGS:-20 22 24}; do
         case $logs in
           *:*) range="--min-log ${logs%%:*} --max-log ${logs#*:}" ;;
           *) range="--min-log $logs --max-log $logs --pow2" ;;
         esac
         # shellcheck disable=SC2086  # the options are words
-        timeout 60 "$path" bench --device NVIDIA --no-e2e $range ${BENCH_OPTS:-} 2>&1 | grep -v "^#"
+        timeout 60 "$path" bench --device NVIDIA --no-e2e $range ${BENCH_OPTS:-} $own 2>&1 | grep -v "^#"
       done
     done
   done
