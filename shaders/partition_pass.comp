@@ -12,8 +12,8 @@
 //   judges the partition: where an open bucket is longer than half a window,
 //   the shifted-window merge cannot sort it, so the merge levels run on (their
 //   indirect dispatches get their workgroups) instead.
-// - STEP_SCATTER: each workgroup ranks a small tile of keys by bucket, claims
-//   room in each bucket for them, and moves them there.
+// - STEP_SCATTER: each workgroup, tile after tile, ranks a small tile of keys by
+//   bucket, claims room in each bucket for them, and moves them there.
 // - STEP_HEAD: the window merge's first half window, copied to the output side
 //   (the merge covers the keys from half a window on).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),

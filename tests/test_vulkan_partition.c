@@ -406,17 +406,22 @@ static void run_partition_suite(const suite *plain, bitonic_context_desc desc, c
     }
 }
 
-/* The default threshold (2^23 keys; tuning.c, PARTITION_MIN_KEYS), only where
- * BITONIC_TEST_MAX_LOG asks for sizes that large (the GPU runs; lavapipe would
- * take minutes): s->context is a default context, s->plain one that never
- * partitions. */
+/* The default thresholds (2^22 32-bit keys alone, 2^21 pairs and 64-bit keys;
+ * tuning.c, PARTITION_MIN_KEYS_*), only where BITONIC_TEST_MAX_LOG asks for
+ * sizes that large (the GPU runs; lavapipe would take minutes): s->context is
+ * a default context, s->plain one that never partitions. */
 static void run_default_threshold(suite *s)
 {
-    size_t n = ((size_t)1 << 23) + 5;
+    size_t n = ((size_t)1 << 22) + 5, n_wide = ((size_t)1 << 21) + 5;
     uint64_t seed = 2323;
     check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, n, ++seed}, true);
-    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, ((size_t)1 << 23) - 1, ++seed},
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, ((size_t)1 << 22) - 1, ++seed},
                false);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, true, 0, n_wide, ++seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, true, 0, ((size_t)1 << 21) - 1, ++seed},
+               false);
+    if (s->keys64)
+        check_path(s, (input){BITONIC_KEY_U64, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, n_wide, ++seed}, true);
     for (int p = RANDOM; p <= FEW_KEYS; ++p)
         check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, (pattern)p, false, 0, n, ++seed});
     check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, REVERSE, false, 0, n, ++seed});
@@ -459,7 +464,7 @@ int main(void)
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);
 
     const char *max_log = getenv("BITONIC_TEST_MAX_LOG");
-    if (max_log && atoi(max_log) >= 23) {
+    if (max_log && atoi(max_log) >= 22) {
         bitonic_context_desc never = base;
         never.partition_min_keys = UINT32_MAX;
         suite large = {.t = &t, .context = plain.context, .label = "default threshold",

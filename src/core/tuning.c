@@ -106,17 +106,23 @@
  * crossing lay between 2^18 + 1 and 3 x 2^17, and a limit at 2^17 made
  * 2^17 + 1 a 1.3x step.) */
 #define SMALL_SORT_MAX_KEYS (1u << 18)
-/* The partition sort (bitonic_tuning, partition_*), from 2^23 keys: on the
- * H100 it sorted 2^23 u32 keys 2% faster than the merge levels, 2^24 3.3%,
- * 2^25 4% and 2^26 4.5%, pairs and u64 at 2^24 2% and 6.5%, but 2^22 9% slower
- * (docs/PERFORMANCE.md, log entry 55). Windows of at least the tile times 4
+/* The partition sort (bitonic_tuning, partition_*), from 2^22 32-bit keys
+ * alone and 2^21 pairs or 64-bit keys: on the H100, against the merge levels
+ * (docs/PERFORMANCE.md, log entry 56), u32 sorts 2.3% faster at 2^22 and
+ * 12% at 2^24, level at 1.5 x 2^21, 9% slower at 2^21; pairs 2.3% faster at
+ * 2^21, 9% at 2^22, 12% at 2^24; u64 5%, 13% and 16%; both 15-40% slower up
+ * to 2^20 + 1. 64-bit keys with values (255 splitters) were not measured: they
+ * keep 2^23, where the partition first won for the others (entry 55).
+ * Windows of at least the tile times 4
  * (two merge levels), more where the splitters would not fit; open buckets
  * of a quarter window on average, so the longest stays under half a window
  * with 32 samples a bucket: on the H100 16 fell back in most sorts of 2^24
  * keys into 4095 buckets (entry 54). At most 511 splitters: the scatter
  * stages a tile of 4096 keys in shared memory, and more buckets would leave
  * too few keys a bucket to write whole sectors (entry 55). */
-#define PARTITION_MIN_KEYS (1u << 23)
+#define PARTITION_MIN_KEYS_32 (1u << 22)
+#define PARTITION_MIN_KEYS_64 (1u << 21)
+#define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 2u
 #define PARTITION_BUCKETS_PER_WINDOW 4u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
@@ -181,7 +187,9 @@ static bool derive_transpose(const bitonic_device_limits *limits, uint32_t bytes
 static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t max_threads,
                           bitonic_tuning *tuning)
 {
-    tuning->partition_min_keys = PARTITION_MIN_KEYS;
+    tuning->partition_min_keys = bytes_per_key == 4u   ? PARTITION_MIN_KEYS_32
+                                 : bytes_per_key == 8u ? PARTITION_MIN_KEYS_64
+                                                       : PARTITION_MIN_KEYS_WIDE;
     tuning->partition_levels = PARTITION_LEVELS;
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;

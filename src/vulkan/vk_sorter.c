@@ -1945,7 +1945,8 @@ static VkDescriptorBufferInfo shifted(VkDescriptorBufferInfo side, VkDeviceSize 
  *    caller's side to the scratch's);
  * 3. the tile sort and the merges up to windows of W keys;
  * 4. the fallback's merges, indirect dispatches the scan gave workgroups only
- *    where an open bucket is longer than W / 2;
+ *    where an open bucket is longer than W / 2, each searching its splits on
+ *    the samples the merge before it left (where the plan has them);
  * 5. the window merge: runs of W / 2 from key W / 2 on (bindings that start
  *    there), and the first W / 2 keys copied, into the caller's side. */
 static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
