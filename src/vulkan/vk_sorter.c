@@ -1269,12 +1269,16 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         count_log >= 31u)
         return;
     /* Windows of the tile times 2^levels, more levels where the splitters
-     * would not fit; at least four windows, or there is little to win. */
+     * would not fit; at least four windows, or there is little to win. The
+     * buckets are rounded down: 2^k + 1 keys take the buckets and windows of
+     * 2^k (each bucket a key longer than its share at most), where rounding
+     * up made them one more merge level (6% slower at 2^24 + 1 on the H100,
+     * docs/PERFORMANCE.md log entry 56). */
     uint32_t window_log = tuning->tile_log + (tuning->partition_levels > 0 ? tuning->partition_levels : 1u);
     uint64_t buckets = 0;
     for (; window_log + 2u <= count_log; ++window_log) {
         uint64_t window = (uint64_t)1 << window_log;
-        buckets = (tuning->partition_buckets_per_window * info->count + window - 1u) / window;
+        buckets = tuning->partition_buckets_per_window * info->count / window;
         if (buckets <= (uint64_t)tuning->partition_max_splitters + 1u)
             break;
     }
