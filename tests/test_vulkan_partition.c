@@ -10,9 +10,13 @@
  * Sizes are written for a 4096-key tile (lavapipe) and scale with the device's
  * tile, so the same sorts partition elsewhere. A partition sort records more
  * dispatches than the plain merge (sample, count, scan, scatter, the window
- * merge), so each configuration also checks, through a resident buffer's
- * pass count, that the partition path was taken where it should be and not
- * below its thresholds: without that a broken selection would pass unseen. */
+ * merge, fewer merge levels), so each configuration also checks, through a
+ * resident buffer's pass count, that the partition path was taken where it
+ * should be and not below its thresholds: the count must be that of the same
+ * sort in a context that partitions from one key on (a partition sort records
+ * a number of dispatches of its own, more than the plain merge's or fewer),
+ * and differ from the plain context's. Without that a broken selection would
+ * pass unseen. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,11 +209,12 @@ static bool buffer_sort_matches(bitonic_context *context, const input *in, uint3
     return ok;
 }
 
-/* One context under test and the plain one (partition_min_keys 0: the
- * tuning's default, no partition) it is compared with. */
+/* One context under test, the plain one (partition_min_keys 0: the tuning's
+ * default, no partition at the suites' sizes) it is compared with, and one
+ * like it that partitions from one key on (the path checks). */
 typedef struct suite {
     test_counter *t;
-    bitonic_context *context, *plain;
+    bitonic_context *context, *plain, *forced;
     const char *label;
     uint32_t tile_keys;  /* of the device's 32-bit keys, what the sizes scale with */
     bool keys64;         /* the device sorts u64 keys (else their checks are skipped) */
@@ -241,25 +246,30 @@ static void check_sort(suite *s, input in)
                exact ? "exact" : "WRONG", messages);
 }
 
-/* The input sorts exactly in both contexts, and partitioned or not as asked:
- * a partition sort records more dispatches than the plain merge of the same
- * keys (its sample, count, scan, scatter and head steps and the window merge
- * come on top of the merge levels). */
+/* The input sorts exactly in the three contexts, and partitioned or not as
+ * asked: as many dispatches as the context that partitions from one key on
+ * records for it, and not as many as the plain one, or the other way round. */
 static void check_path(suite *s, input in, bool partitioned)
 {
     char what[128];
     describe(&in, what, sizeof what);
-    uint32_t passes = 0, plain_passes = 0;
-    uint64_t before = validation_messages(s->context) + validation_messages(s->plain);
+    uint32_t passes = 0, plain_passes = 0, forced_passes = 0;
+    uint64_t before =
+        validation_messages(s->context) + validation_messages(s->plain) + validation_messages(s->forced);
     bool exact = buffer_sort_matches(s->context, &in, &passes);
     bool plain_exact = buffer_sort_matches(s->plain, &in, &plain_passes);
-    uint64_t messages = validation_messages(s->context) + validation_messages(s->plain) - before;
-    TEST_CHECK(s->t, exact && plain_exact && messages == 0,
-               "%s: resident buffer, %s (%s, plain context %s, %" PRIu64 " validation messages)", s->label, what,
-               exact ? "exact" : "WRONG", plain_exact ? "exact" : "WRONG", messages);
-    TEST_CHECK(s->t, partitioned ? passes > plain_passes : passes == plain_passes && passes > 0,
-               "%s: %s %s partition (%u dispatches, %u without)", s->label, what,
-               partitioned ? "takes the" : "does not take the", passes, plain_passes);
+    bool forced_exact = buffer_sort_matches(s->forced, &in, &forced_passes);
+    uint64_t messages =
+        validation_messages(s->context) + validation_messages(s->plain) + validation_messages(s->forced) - before;
+    TEST_CHECK(s->t, exact && plain_exact && forced_exact && messages == 0,
+               "%s: resident buffer, %s (%s, plain context %s, partitioning context %s, %" PRIu64
+               " validation messages)", s->label, what, exact ? "exact" : "WRONG", plain_exact ? "exact" : "WRONG",
+               forced_exact ? "exact" : "WRONG", messages);
+    bool taken = passes == forced_passes && passes != plain_passes;
+    bool not_taken = passes == plain_passes && passes > 0;
+    TEST_CHECK(s->t, partitioned ? taken : not_taken,
+               "%s: %s %s partition (%u dispatches; %u partitioned from one key on, %u never)", s->label, what,
+               partitioned ? "takes the" : "does not take the", passes, forced_passes, plain_passes);
 }
 
 /* The input sorts to the same bits in this context and in the plain one. */
@@ -399,10 +409,17 @@ static void run_partition_suite(const suite *plain, bitonic_context_desc desc, c
 {
     suite s = {.t = plain->t, .plain = plain->context, .label = label, .tile_keys = plain->tile_keys,
                .keys64 = plain->keys64};
+    suite forced = {.t = plain->t, .label = "the same, partitioned from one key on"};
+    bitonic_context_desc forced_desc = desc;
+    forced_desc.partition_min_keys = 1;
     desc.partition_min_keys = (uint32_t)scaled(&s, min_keys_at_4096, 0);
-    if (open_suite(&s, &desc)) {
-        run(&s);
-        close_suite(&s);
+    if (open_suite(&forced, &forced_desc)) {
+        s.forced = forced.context;
+        if (open_suite(&s, &desc)) {
+            run(&s);
+            close_suite(&s);
+        }
+        close_suite(&forced);
     }
 }
 
@@ -465,16 +482,21 @@ int main(void)
 
     const char *max_log = getenv("BITONIC_TEST_MAX_LOG");
     if (max_log && atoi(max_log) >= 22) {
-        bitonic_context_desc never = base;
+        bitonic_context_desc never = base, always = base;
         never.partition_min_keys = UINT32_MAX;
+        always.partition_min_keys = 1;
         suite large = {.t = &t, .context = plain.context, .label = "default threshold",
                        .tile_keys = plain.tile_keys, .keys64 = plain.keys64};
-        suite off = {.t = &t, .label = "never partitions"};
-        if (open_suite(&off, &never)) {
+        suite off = {.t = &t, .label = "never partitions"}, on = {.t = &t, .label = "partitions from one key on"};
+        if (open_suite(&off, &never) && open_suite(&on, &always)) {
             large.plain = off.context;
+            large.forced = on.context;
             run_default_threshold(&large);
-            close_suite(&off);
         }
+        if (on.context)
+            close_suite(&on);
+        if (off.context)
+            close_suite(&off);
     }
 
     /* The plain context itself: the same sizes, no partition, exact. */
