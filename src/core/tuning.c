@@ -109,15 +109,15 @@
 /* The partition sort (bitonic_tuning, partition_*), from 2^22 32-bit keys
  * alone and 2^21 pairs or 64-bit keys: on the H100, against the merge levels
  * (docs/PERFORMANCE.md, log entry 56), u32 sorts 2.3% faster at 2^22 and
- * 12% at 2^24, level at 1.5 x 2^21, 9% slower at 2^21; pairs 2.3% faster at
- * 2^21, 9% at 2^22, 12% at 2^24; u64 5%, 13% and 16%; both 15-40% slower up
- * to 2^20 + 1. 64-bit keys with values (255 splitters) were not measured: they
- * keep 2^23, where the partition first won for the others (entry 55).
- * Windows of at least the tile times 4
- * (two merge levels), more where the splitters would not fit; open buckets
- * of a quarter window on average, so the longest stays under half a window
- * with 32 samples a bucket: on the H100 16 fell back in most sorts of 2^24
- * keys into 4095 buckets (entry 54). At most 511 splitters: the scatter
+ * 12% at 2^24, level at 1.5 x 2^21, 8% slower at 2^21; pairs 2.3% faster at
+ * 2^21, 9% at 2^22, 12% at 2^24; u64 5%, 13% and 16%; both 12-45% slower from
+ * 2^18 to 2^20 + 1. 64-bit keys with values (255 splitters) were not measured:
+ * they keep 2^23, where the partition first won for the others (entry 55).
+ * Windows of at least the tile times 4 (two merge levels), more where the
+ * splitters would not fit; open buckets of a quarter window on average, so the
+ * longest stays under half a window with 32 samples a bucket: on the H100 16
+ * fell back in most sorts of 2^24 keys into 4095 buckets (entry 54), and in
+ * one of two batches into 511 (entry 56). At most 511 splitters: the scatter
  * stages a tile of 4096 keys in shared memory, and more buckets would leave
  * too few keys a bucket to write whole sectors (entry 55). */
 #define PARTITION_MIN_KEYS_32 (1u << 22)

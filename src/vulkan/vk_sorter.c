@@ -1270,10 +1270,11 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         return;
     /* Windows of the tile times 2^levels, more levels where the splitters
      * would not fit; at least four windows, or there is little to win. The
-     * buckets are rounded down: 2^k + 1 keys take the buckets and windows of
-     * 2^k (each bucket a key longer than its share at most), where rounding
-     * up made them one more merge level (6% slower at 2^24 + 1 on the H100,
-     * docs/PERFORMANCE.md log entry 56). */
+     * buckets are rounded down (at least 16 of them, so the average bucket is
+     * at most 1/15 longer than the share asked for): 2^k + 1 keys take the
+     * buckets and windows of 2^k, where rounding up made them one more merge
+     * level (6% slower at 2^24 + 1 on the H100, docs/PERFORMANCE.md log entry
+     * 56). */
     uint32_t window_log = tuning->tile_log + (tuning->partition_levels > 0 ? tuning->partition_levels : 1u);
     uint64_t buckets = 0;
     for (; window_log + 2u <= count_log; ++window_log) {
