@@ -1270,8 +1270,8 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         return;
     /* Windows of the tile times 2^levels, more levels where the splitters
      * would not fit; at least four windows, or there is little to win. The
-     * buckets are rounded down (at least 16 of them, so the average bucket is
-     * at most 1/15 longer than the share asked for): 2^k + 1 keys take the
+     * buckets are rounded down (at least 8 of them, so the average bucket is
+     * under 1/8 longer than the share asked for): 2^k + 1 keys take the
      * buckets and windows of 2^k, where rounding up made them one more merge
      * level (6% slower at 2^24 + 1 on the H100, docs/PERFORMANCE.md log entry
      * 56). */
