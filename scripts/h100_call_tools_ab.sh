@@ -4,7 +4,7 @@
 # find where its time goes, or the build before a change). Every tool named in
 # TOOLS ("A=path B=path ..."; one letter a name, as /tmp/abparse.py-style
 # parsers expect; "A=path@--opt,value" gives one tool options of its own, commas
-# for spaces) runs `bitonic bench --no-e2e BENCH_OPTS` once per entry of
+# for spaces, so a value with commas, as --types u32,pairs, goes in BENCH_OPTS) runs `bitonic bench --no-e2e BENCH_OPTS` once per entry of
 # LOGS (k: 2^k alone; j:k: every size from 2^j to 2^k + 1, 1.5 x 2^k between),
 # ROUNDS times in turn, the SM clock sampled meanwhile. An entry at a time: a
 # tool edited to skip work gives wrong results, and the bench stops at the first
