@@ -405,16 +405,27 @@ static bitonic_status measure_end_to_end(bitonic_context *context, clock_guard *
     return status;
 }
 
-static void print_profile(clock_guard *guard, bitonic_buffer *buffer, uint32_t *keys, size_t n, uint64_t *seed)
+/* One sort of n random keys of the type (u32 keys, pairs or u64 keys) with a
+ * timestamp after every pass, printed pass by pass. */
+static void print_profile(clock_guard *guard, bitonic_buffer *buffer, uint32_t *keys, uint32_t *values, size_t n,
+                          unsigned type, uint64_t *seed)
 {
     double pass_ms[MAX_PROFILE_PASSES];
     bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = MAX_PROFILE_PASSES};
-    fill_random(keys, NULL, n, seed);
-    if (bitonic_buffer_upload(buffer, keys, n) != BITONIC_SUCCESS ||
+    bool pairs = type == BENCH_TYPE_PAIRS, wide = type == BENCH_TYPE_U64;
+    bitonic_sort_options sort_options = {.key_type = wide ? BITONIC_KEY_U64 : BITONIC_KEY_U32};
+    if (wide)
+        fill_random64(keys, n, seed);
+    else
+        fill_random(keys, pairs ? values : NULL, n, seed);
+    if (bitonic_buffer_upload(buffer, keys, wide ? 2 * n : n) != BITONIC_SUCCESS ||
+        (pairs && bitonic_buffer_upload_values(buffer, values, n) != BITONIC_SUCCESS) ||
         warm_clocks(guard) != BITONIC_SUCCESS ||
-        bitonic_buffer_sort(buffer, n, NULL, &timing) != BITONIC_SUCCESS)
+        (pairs ? bitonic_buffer_sort_pairs(buffer, n, &sort_options, &timing)
+               : bitonic_buffer_sort(buffer, n, &sort_options, &timing)) != BITONIC_SUCCESS)
         return;
-    printf("  profile of %zu keys: %u passes, %.4f ms\n   ", n, timing.pass_count, timing.sort_ms);
+    printf("  profile of %zu %s: %u passes, %.4f ms\n   ", n, pairs ? "pairs" : wide ? "u64 keys" : "keys",
+           timing.pass_count, timing.sort_ms);
     for (uint32_t p = 0; p < timing.pass_count && p < MAX_PROFILE_PASSES; ++p)
         printf(" %u:%.4f%s", p, pass_ms[p], (p + 1) % 8 == 0 ? "\n   " : "");
     printf("\n");
@@ -654,8 +665,11 @@ int bench_run(const bench_options *options)
                     }
                 }
             }
-            if (status == BITONIC_SUCCESS && options->profile && !options->csv)
-                print_profile(&guard, buffer, keys, n, &seed);
+            /* Profiles: u32 keys (whatever the types), pairs and u64 keys where asked for. */
+            static const unsigned profiled_types[] = {BENCH_TYPE_U32, BENCH_TYPE_PAIRS, BENCH_TYPE_U64};
+            for (unsigned p = 0; p < 3 && status == BITONIC_SUCCESS && options->profile && !options->csv; ++p)
+                if (profiled_types[p] == BENCH_TYPE_U32 || (options->types & profiled_types[p]))
+                    print_profile(&guard, buffer, keys, values, n, profiled_types[p], &seed);
             if (status != BITONIC_SUCCESS) {
                 fprintf(stderr, "bitonic: sorting %zu keys failed: %s\n", n, bitonic_status_string(status));
                 exit_code = 1;
