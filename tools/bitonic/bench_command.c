@@ -278,6 +278,35 @@ static bool clock_dropped(clock_guard *guard)
     return ms > CLOCK_DROPPED * guard->best_ms;
 }
 
+/* Fresh random keys of the bench type (with values for pairs; u64 keys take
+ * two words each) into the resident buffer; *out_fingerprint, when given,
+ * their multiset's fingerprint for the check. */
+static bitonic_status upload_random(bitonic_buffer *buffer, uint32_t *keys, uint32_t *values, size_t n, unsigned type,
+                                    uint64_t *seed, uint64_t *out_fingerprint)
+{
+    bool pairs = type == BENCH_TYPE_PAIRS, wide = type == BENCH_TYPE_U64;
+    uint64_t fingerprint = wide ? fill_random64(keys, n, seed) : fill_random(keys, pairs ? values : NULL, n, seed);
+    if (out_fingerprint)
+        *out_fingerprint = fingerprint;
+    bitonic_status status = bitonic_buffer_upload(buffer, keys, wide ? 2 * n : n);
+    if (status == BITONIC_SUCCESS && pairs)
+        status = bitonic_buffer_upload_values(buffer, values, n);
+    return status;
+}
+
+/* The resident sort of the bench type: pairs, rows of BENCH_ROW_LENGTH, or keys. */
+static bitonic_status sort_resident(bitonic_buffer *buffer, size_t n, unsigned type, bitonic_timing *timing)
+{
+    bitonic_sort_options sort_options = {.key_type = type == BENCH_TYPE_F32   ? BITONIC_KEY_F32
+                                                     : type == BENCH_TYPE_U64 ? BITONIC_KEY_U64
+                                                                              : BITONIC_KEY_U32};
+    if (type == BENCH_TYPE_PAIRS)
+        return bitonic_buffer_sort_pairs(buffer, n, &sort_options, timing);
+    if (type == BENCH_TYPE_ROWS)
+        return bitonic_buffer_sort_rows(buffer, n / BENCH_ROW_LENGTH, BENCH_ROW_LENGTH, &sort_options, timing);
+    return bitonic_buffer_sort(buffer, n, &sort_options, timing);
+}
+
 /* GPU time of the sort alone, keys resident on the device. The keys of a
  * batch of runs are made and uploaded first, the clocks warmed, then the batch
  * is sorted back to back and only then downloaded and checked: host work between
@@ -291,10 +320,6 @@ static bitonic_status measure_resident(clock_guard *guard, bitonic_buffer **buff
     uint64_t fingerprints[RUN_BUFFERS];
     bool verified = true;
     bool pairs = type == BENCH_TYPE_PAIRS, wide = type == BENCH_TYPE_U64;
-    uint32_t *run_values = pairs ? values : NULL;
-    bitonic_sort_options sort_options = {.key_type = type == BENCH_TYPE_F32   ? BITONIC_KEY_F32
-                                                     : type == BENCH_TYPE_U64 ? BITONIC_KEY_U64
-                                                                              : BITONIC_KEY_U32};
     bitonic_status status = times ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     double first_unix_ms = 0.0, last_unix_ms = 0.0;
     for (unsigned first = 0; first < total && status == BITONIC_SUCCESS; first += buffer_count) {
@@ -302,25 +327,15 @@ static bitonic_status measure_resident(clock_guard *guard, bitonic_buffer **buff
         /* A batch the clock fell under is made and sorted again (new keys: its
          * buffers hold sorted ones now). */
         for (unsigned attempt = 0; status == BITONIC_SUCCESS; ++attempt) {
-            for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
-                fingerprints[b] = wide ? fill_random64(keys, n, seed) : fill_random(keys, run_values, n, seed);
-                status = bitonic_buffer_upload(buffers[b], keys, wide ? 2 * n : n);
-                if (status == BITONIC_SUCCESS && pairs)
-                    status = bitonic_buffer_upload_values(buffers[b], values, n);
-            }
+            for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b)
+                status = upload_random(buffers[b], keys, values, n, type, seed, &fingerprints[b]);
             if (status == BITONIC_SUCCESS)
                 status = warm_clocks(guard);
             for (unsigned b = 0; b < batch && status == BITONIC_SUCCESS; ++b) {
                 if (first + b == WARMUP_RUNS)
                     first_unix_ms = unix_ms();
                 bitonic_timing timing = {0};
-                if (pairs)
-                    status = bitonic_buffer_sort_pairs(buffers[b], n, &sort_options, &timing);
-                else if (type == BENCH_TYPE_ROWS)
-                    status = bitonic_buffer_sort_rows(buffers[b], n / BENCH_ROW_LENGTH, BENCH_ROW_LENGTH, &sort_options,
-                                                      &timing);
-                else
-                    status = bitonic_buffer_sort(buffers[b], n, &sort_options, &timing);
+                status = sort_resident(buffers[b], n, type, &timing);
                 if (first + b >= WARMUP_RUNS)
                     times[first + b - WARMUP_RUNS] = timing.sort_ms;
             }
@@ -336,7 +351,7 @@ static bitonic_status measure_resident(clock_guard *guard, bitonic_buffer **buff
                 status = bitonic_buffer_download_values(buffers[b], values, n);
             bool right = wide                       ? verify64(keys, n, fingerprints[b])
                          : type == BENCH_TYPE_ROWS ? verify_rows(keys, n, fingerprints[b])
-                                                   : verify(keys, run_values, n, fingerprints[b], type);
+                                                   : verify(keys, pairs ? values : NULL, n, fingerprints[b], type);
             if (status == BITONIC_SUCCESS && !right)
                 verified = false;
         }
@@ -412,19 +427,11 @@ static void print_profile(clock_guard *guard, bitonic_buffer *buffer, uint32_t *
 {
     double pass_ms[MAX_PROFILE_PASSES];
     bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = MAX_PROFILE_PASSES};
-    bool pairs = type == BENCH_TYPE_PAIRS, wide = type == BENCH_TYPE_U64;
-    bitonic_sort_options sort_options = {.key_type = wide ? BITONIC_KEY_U64 : BITONIC_KEY_U32};
-    if (wide)
-        fill_random64(keys, n, seed);
-    else
-        fill_random(keys, pairs ? values : NULL, n, seed);
-    if (bitonic_buffer_upload(buffer, keys, wide ? 2 * n : n) != BITONIC_SUCCESS ||
-        (pairs && bitonic_buffer_upload_values(buffer, values, n) != BITONIC_SUCCESS) ||
-        warm_clocks(guard) != BITONIC_SUCCESS ||
-        (pairs ? bitonic_buffer_sort_pairs(buffer, n, &sort_options, &timing)
-               : bitonic_buffer_sort(buffer, n, &sort_options, &timing)) != BITONIC_SUCCESS)
+    if (upload_random(buffer, keys, values, n, type, seed, NULL) != BITONIC_SUCCESS ||
+        warm_clocks(guard) != BITONIC_SUCCESS || sort_resident(buffer, n, type, &timing) != BITONIC_SUCCESS)
         return;
-    printf("  profile of %zu %s: %u passes, %.4f ms\n   ", n, pairs ? "pairs" : wide ? "u64 keys" : "keys",
+    printf("  profile of %zu %s: %u passes, %.4f ms\n   ", n,
+           type == BENCH_TYPE_PAIRS ? "pairs" : type == BENCH_TYPE_U64 ? "u64 keys" : "keys",
            timing.pass_count, timing.sort_ms);
     for (uint32_t p = 0; p < timing.pass_count && p < MAX_PROFILE_PASSES; ++p)
         printf(" %u:%.4f%s", p, pass_ms[p], (p + 1) % 8 == 0 ? "\n   " : "");
