@@ -14,6 +14,10 @@
 //   finds its own split in device memory and merges through the cache.
 // One read and one write of every key: a whole merge phase in one pass over
 // memory, where the network spends one pass per few strides.
+// - The partition sort's window merge (params.splits_given SPLITS_OF_WINDOWS,
+//   bound buffers): the merge and its split pass over the whole keys, runs of
+//   W = 2^phase sorted, where each chunk of the output merges pieces of three
+//   runs (window_cursor_at below; src/cpu/reference_partition.h, step 4).
 // Built with LANE_SEARCH (devices with subgroup ballots), the merge's own
 // split searches on run samples take a subgroup a split: every lane tests one
 // position a round and a ballot counts the answers, a (lanes + 1)-ary search
@@ -496,6 +500,61 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 }
 #endif
 
+#if !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
+// The partition sort's window merge (vk_sorter.c, record_partition_sort).
+// Runs of W = 2^phase keys are sorted, and every open bucket longer than its
+// share of one run crosses one run boundary kW at most, as [s_k, e_k) with
+// s_k < kW < e_k; the partition's scan noted each boundary's bucket (s_k = e_k
+// = kW where none crosses it) after the chunks' cursors in the Splits binding:
+// 3 words a chunk, then 2 a boundary from word 3 x group_count on, boundaries
+// 0 .. runs (the last: the count twice). Output position q of run r takes its
+// key from the end of run r - 1 (the bucket around rW), from run r, or from
+// the start of run r + 1 (the bucket around (r + 1)W); the cursor at q is, in
+// each of those three runs, the first key not yet output. The split pass
+// writes each chunk's first cursor; the merge reads its chunk's two.
+#define BUCKET_WINDOWS
+const uint SPLITS_OF_WINDOWS = 2u;
+
+uint straddle_word(uint boundary, uint end)
+{
+    return splits[3u * params.group_count + 2u * boundary + end];
+}
+#endif
+
+#if defined(BUCKET_WINDOWS) && defined(SPLITS_ONLY)
+// The cursor at output position q of run r (q inside it; q = (r + 1)W, the
+// run's end, as run r's): one merge-path search, in the two pieces of the
+// bucket around rW where q lies in it (q < e_r), in those around (r + 1)W
+// where q lies past its start (q > s_{r+1}); between the two the keys are in
+// place.
+uvec3 window_cursor_at(uint q, uint r, bool guided)
+{
+    uint run_first = r << params.phase, next_run = run_first + (1u << params.phase);
+    uvec3 cursor = uvec3(run_first, q, next_run);
+    uint end_here = straddle_word(r, 1u), first_next = straddle_word(r + 1u, 0u);
+    if (q < end_here) {
+        merge_runs runs;
+        runs.base = straddle_word(r, 0u);
+        runs.a_count = run_first - runs.base;
+        runs.b_count = end_here - run_first;
+        uint diagonal = q - runs.base;
+        uint i = search_split(runs, diagonal, false, guided, false);
+        cursor.x = runs.base + i;
+        cursor.y = run_first + (diagonal - i);
+    } else if (q > first_next) {
+        merge_runs runs;
+        runs.base = first_next;
+        runs.a_count = next_run - first_next;
+        runs.b_count = straddle_word(r + 1u, 1u) - next_run;
+        uint diagonal = q - first_next;
+        uint i = search_split(runs, diagonal, false, guided, false);
+        cursor.y = first_next + i;
+        cursor.z = next_run + (diagonal - i);
+    }
+    return cursor;
+}
+#endif
+
 #ifdef SPLITS_ONLY
 // The split pass guesses where a split lies from the keys' values (1, the
 // default where the host asks: tuning.merge_split_guided), or searches by
@@ -517,6 +576,15 @@ void main()
     if (chunk >= params.group_count)
         return;  // no barrier in this kernel: an idle thread may leave
     index_t position = index_t(chunk) << CHUNK_LOG;
+#ifdef BUCKET_WINDOWS
+    if (params.splits_given == SPLITS_OF_WINDOWS) {
+        uvec3 cursor = window_cursor_at(position, position >> params.phase, SPLIT_GUIDED != 0u);
+        splits[3u * chunk] = cursor.x;
+        splits[3u * chunk + 1u] = cursor.y;
+        splits[3u * chunk + 2u] = cursor.z;
+        return;
+    }
+#endif
     merge_runs runs = runs_of(position, params.phase);
     index_t diagonal = min(position - runs.base, runs.a_count + runs.b_count);
     write_split(chunk, search_split(runs, diagonal, params.sample_runs != 0u, SPLIT_GUIDED != 0u, false));
@@ -625,10 +693,12 @@ void load_slice_vector(index_t start, uint count, uint slot_base)
     }
 }
 
-void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
+// A's slice, then Z's (the window merge's second piece of A), then B's.
+void load_slices_vector(index_t a_start, uint a_count, index_t z_start, uint z_count, index_t b_start, uint b_count)
 {
     load_slice_vector(a_start, a_count, 0u);
-    load_slice_vector(b_start, b_count, a_count);
+    load_slice_vector(z_start, z_count, a_count);
+    load_slice_vector(b_start, b_count, a_count + z_count);
 }
 #else
 // Vectors a thread loads for its chunk's two slices at most: the chunk's keys
@@ -639,13 +709,14 @@ const uint SLICE_KEY_VECTORS = (REGISTERS + KEYS_PER_VECTOR - 1u) / KEYS_PER_VEC
 const uint SLICE_VALUE_VECTORS = (REGISTERS + 3u) / 4u + 2u;
 
 // Slot of key k of the buffers when the slices are A = [a_start, a_start +
-// a_count) and B = [b_start, b_start + b_count) (A in slots 0 .., B right after
-// it), or ~0u where k lies in neither (the ragged ends' other keys).
-uint slice_slot(index_t k, bool in_a, index_t a_start, uint a_count, index_t b_start, uint b_count)
+// a_count) and B = [b_start, b_start + b_count) (A in slots a_slot .., B in
+// b_slot ..), or ~0u where k lies in neither (the ragged ends' other keys).
+uint slice_slot(index_t k, bool in_a, index_t a_start, uint a_count, index_t b_start, uint b_count, uint a_slot,
+                uint b_slot)
 {
     index_t start = in_a ? a_start : b_start;
     uint count = in_a ? a_count : b_count;
-    return k >= start && k < start + count ? (in_a ? 0u : a_count) + uint(k - start) : ~0u;
+    return k >= start && k < start + count ? (in_a ? a_slot : b_slot) + uint(k - start) : ~0u;
 }
 
 // The chunk's slices of A and B into shared memory: the aligned 16-byte groups
@@ -654,8 +725,9 @@ uint slice_slot(index_t k, bool in_a, index_t a_start, uint a_count, index_t b_s
 // the values of each, one after the other were four trips to memory a
 // workgroup, each waited on, and merges of pairs and 64-bit keys took 14-17%
 // longer at 2^22-2^24 keys on the H100 (log entry 35). The buffer's last group
-// may be partial, and is read key by key.
-void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
+// may be partial, and is read key by key. A goes to slots a_slot .., B to
+// b_slot ...
+void load_two_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count, uint a_slot, uint b_slot)
 {
     uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
     index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;  // groups lying wholly inside the keys
@@ -687,7 +759,7 @@ void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_c
             index_t g = in_a ? a_group + v : b_group + (v - a_groups);
             [[unroll]] for (uint e = 0u; e < KEYS_PER_VECTOR; ++e) {
                 index_t k = g * KEYS_PER_VECTOR + e;
-                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count);
+                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count, a_slot, b_slot);
                 if (slot != ~0u)
                     chunk_keys[padded(slot)] = load_key(g < whole_groups ? vector_key(fetched[i], e) : read_key(k));
             }
@@ -701,13 +773,25 @@ void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_c
             index_t g = in_a ? a_value_group + v : b_value_group + (v - a_value_groups);
             [[unroll]] for (uint e = 0u; e < 4u; ++e) {
                 index_t k = g * 4u + e;
-                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count);
+                uint slot = slice_slot(k, in_a, a_start, a_count, b_start, b_count, a_slot, b_slot);
                 if (slot != ~0u)
                     chunk_values[padded(slot)] = g < whole_value_groups ? fetched_values[i][e] : read_value(k);
             }
         }
     }
 #endif
+}
+
+// A's slice, then Z's (the window merge's second piece of A), then B's: in one
+// round of loads where there is no Z (every merge but the window merge).
+void load_slices_vector(index_t a_start, uint a_count, index_t z_start, uint z_count, index_t b_start, uint b_count)
+{
+    if (z_count == 0u) {
+        load_two_slices_vector(a_start, a_count, b_start, b_count, 0u, a_count);
+    } else {
+        load_two_slices_vector(a_start, a_count, z_start, z_count, 0u, a_count);
+        load_two_slices_vector(b_start, b_count, b_start, 0u, a_count + z_count, a_count + z_count);
+    }
 }
 #endif
 
@@ -758,16 +842,16 @@ shared index_t chunk_splits[2];
 
 #ifdef VECTOR_IO
 // This thread's merged keys (slots thread * REGISTERS on of the chunk, which
-// starts at output index runs.base + first, a multiple of four) straight from
+// starts at output index out_base, a multiple of four) straight from
 // its registers to KeysOut: 16 bytes a store where the thread's keys fill a
 // whole group of the buffer, key by key elsewhere; and the samples among them
 // (STORE_FROM_REGISTERS). It saves two barriers and a shared write and read of
 // every key, but each warp's stores then spread over twice the lines (four
 // times for 64-bit keys), and on the H100 it was no faster (log entry 44).
-void store_registers_vector(merge_runs runs, index_t first, uint slot_count)
+// out_base: the output index of the chunk's first key.
+void store_registers_vector(merge_runs runs, index_t out_base, uint slot_count)
 {
     uint first_slot = gl_LocalInvocationID.x * REGISTERS;
-    index_t out_base = runs.base + first;
     index_t whole_groups = recorded_count() / KEYS_PER_VECTOR;
     const bool key_vectors = REGISTERS % KEYS_PER_VECTOR == 0u;  // a thread's keys start a group
     [[unroll]] for (uint r = 0u; r < REGISTERS; r += KEYS_PER_VECTOR) {
@@ -839,7 +923,13 @@ void main()
     // The splits of the chunk's first and last key: from the split pass when
     // there was one (the last chunk of a merged run uses all of A), else found here.
     index_t a_first, a_last;
-    if (params.splits_given != 0u) {
+    bool window_merge = false;
+#ifdef BUCKET_WINDOWS
+    window_merge = params.splits_given == SPLITS_OF_WINDOWS;  // uniform: a push constant
+#endif
+    if (window_merge) {
+        a_first = a_last = index_t(0u);  // the cursors, below
+    } else if (params.splits_given != 0u) {
         a_first = !active_chunk ? index_t(0u) : first < total ? read_split(chunk) : runs.a_count;
         a_last = !active_chunk ? index_t(0u) : last < total ? read_split(chunk + 1u) : runs.a_count;
 #ifdef RUN_SAMPLES
@@ -884,17 +974,53 @@ void main()
     uint slot_count = uint(last - first);         // keys of the chunk
     index_t a_start = runs.base + a_first;
     index_t b_start = runs.base + runs.a_count + (first - a_first);
+    uint b_count = slot_count - a_count;
+    index_t z_start = index_t(0u);                // A's second piece (the window merge's Z)
+    uint z_count = 0u;
+    index_t out_base = runs.base + first;         // the chunk's first output
+#ifdef BUCKET_WINDOWS
+    if (window_merge) {
+        // The chunk's cursors: its own, from the split pass; where it ends,
+        // the next chunk's, which where that chunk starts run r + 1 are in
+        // that run's terms (its X and Y are run r's Y and Z, and run r - 1
+        // is used up), or at the end of the keys every piece used up. A is
+        // X ++ Z (X's keys all go before Z's), B is Y.
+        uint q0 = chunk << CHUNK_LOG, r = q0 >> params.phase;
+        uint q1 = min(q0 + CHUNK_KEYS, live_count);
+        uint run_first = r << params.phase, next_run = run_first + (1u << params.phase);
+        uvec3 from = uvec3(0u), to = uvec3(0u);
+        if (active_chunk && q0 < live_count) {
+            from = uvec3(splits[3u * chunk], splits[3u * chunk + 1u], splits[3u * chunk + 2u]);
+            if (q1 == live_count)
+                to = uvec3(run_first, live_count, next_run);
+            else if (q1 < next_run)
+                to = uvec3(splits[3u * chunk + 3u], splits[3u * chunk + 4u], splits[3u * chunk + 5u]);
+            else
+                to = uvec3(run_first, splits[3u * chunk + 3u], splits[3u * chunk + 4u]);
+        }
+        a_start = from.x;
+        a_count = to.x - from.x;
+        b_start = from.y;
+        b_count = to.y - from.y;
+        z_start = from.z;
+        z_count = to.z - from.z;
+        slot_count = a_count + b_count + z_count;  // q1 - q0
+        out_base = q0;
+    }
+#endif
 
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
-        load_slices_vector(a_start, a_count, b_start, slot_count - a_count);
+        load_slices_vector(a_start, a_count, z_start, z_count, b_start, b_count);
     } else
 #endif
     {
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint i = r * threads + thread;
             if (i < slot_count) {
-                index_t index = i < a_count ? a_start + i : b_start + (i - a_count);
+                index_t index = i < a_count             ? a_start + i
+                                : i < a_count + z_count ? z_start + (i - a_count)
+                                                        : b_start + (i - a_count - z_count);
                 chunk_keys[padded(i)] = load_key(read_key(index));
 #ifdef WITH_VALUES
                 chunk_values[padded(i)] = read_value(index);
@@ -905,12 +1031,12 @@ void main()
     barrier();
 
     // This thread's outputs: diagonal thread * REGISTERS of the two slices
-    // (A in slots 0 .., B right after it).
-    slot_merge_to_registers(0u, a_count, a_count, slot_count - a_count, min(thread * REGISTERS, slot_count));
+    // (A, with Z after it where there is one, in slots 0 .., B right after).
+    slot_merge_to_registers(0u, a_count + z_count, a_count + z_count, b_count, min(thread * REGISTERS, slot_count));
 #ifdef VECTOR_IO
     if (STORE_FROM_REGISTERS && params.vector_io != 0u) {
         // Uniform: no thread meets another barrier, so none waits on this one.
-        store_registers_vector(runs, first, slot_count);
+        store_registers_vector(runs, out_base, slot_count);
         return;
     }
 #endif
@@ -930,7 +1056,7 @@ void main()
     if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
         uint offset = sample_offset(runs.base, params.phase);
         uint region = sample_region_start(params.group_count, params.phase);
-        index_t first_group = (runs.base + first) >> SAMPLE_LOG;
+        index_t first_group = out_base >> SAMPLE_LOG;
         for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads) {
             uint slot = padded((g << SAMPLE_LOG) + offset);
 #ifdef WITH_VALUES
@@ -943,14 +1069,14 @@ void main()
 #endif
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
-        store_chunk_vector(runs.base + first, slot_count);
+        store_chunk_vector(out_base, slot_count);
         return;  // the last barrier is behind every thread
     }
 #endif
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         uint slot = r * threads + thread;
         if (slot < slot_count) {
-            index_t index = runs.base + first + slot;
+            index_t index = out_base + slot;
             write_key_out(index, store_key(chunk_keys[padded(slot)]));
 #ifdef WITH_VALUES
             write_value_out(index, chunk_values[padded(slot)]);

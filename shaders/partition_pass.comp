@@ -8,14 +8,14 @@
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
 //   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
 //   totals.
-// - STEP_SCAN: one workgroup turns the buckets' totals into their starts, and
-//   judges the partition: where an open bucket is longer than half a window,
-//   the shifted-window merge cannot sort it, so the merge levels run on (their
-//   indirect dispatches get their workgroups) instead.
+// - STEP_SCAN: one workgroup turns the buckets' totals into their starts,
+//   judges the partition (where an open bucket is longer than a window, the
+//   window merge cannot sort it, so the merge levels run on: their indirect
+//   dispatches get their workgroups), and notes for the window merge, at each
+//   window boundary kW, the open bucket around it (its start and end where it
+//   starts before kW; else kW twice, and so everywhere when it falls back).
 // - STEP_SCATTER: each workgroup, tile after tile, ranks a small tile of keys by
 //   bucket, claims room in each bucket for them, and moves them there.
-// - STEP_HEAD: the window merge's first half window, copied to the output side
-//   (the merge covers the keys from half a window on).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample; equal ones leave empty buckets
@@ -47,7 +47,6 @@ const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
 const uint STEP_SCAN = 2u;
 const uint STEP_SCATTER = 3u;
-const uint STEP_HEAD = 4u;
 
 // partition_push_constants in vk_sorter.c.
 layout(push_constant) uniform PartitionParams {
@@ -58,13 +57,14 @@ layout(push_constant) uniform PartitionParams {
     uint sample_count;   // keys sampled, at least splitters + 1
     uint splitters;      // m, at most MAX_SPLITTERS
     uint chunk_keys;     // keys a count workgroup takes
-    uint half_window;    // W / 2: the longest open bucket the window merge sorts
+    uint window;         // W: the longest open bucket the window merge sorts
     uint samples_at;     // words into Partition: the sample keys (sorted from STEP_COUNT on)
     uint sample_values_at;  // ... and their values
     uint merge_groups_x; // the workgroups of the fallback's merges and split passes
     uint merge_groups_y;
     uint split_groups_x;
     uint split_groups_y;
+    uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -337,21 +337,35 @@ void scan_step()
     for (uint b = first; b < end; ++b) {
         uint total = words[TOTALS_AT + b];
         sum += total;
-        long_bucket = long_bucket || ((b & 1u) == 0u && total > params.half_window);
+        long_bucket = long_bucket || ((b & 1u) == 0u && total > params.window);
     }
     if (gl_LocalInvocationID.x == 0u)
         too_long = 0u;
     barrier();
     if (long_bucket)
         atomicOr(too_long, 1u);
-    uint start = sum_before(sum);
+    uint start = sum_before(sum);  // its barriers put every atomicOr before the reads of too_long
+    bool fall_back = too_long != 0u;
     for (uint b = first; b < end; ++b) {
         uint total = words[TOTALS_AT + b];
         words[starts_at() + b] = start;
-        start += total;
+        // The window boundaries inside this bucket: each lies in exactly one
+        // bucket, so each pair of words is written once. An open bucket of at
+        // most W keys holds at most one; an equality bucket's keys are all
+        // alike and in place already, wherever the boundaries cut it.
+        uint bucket_end = start + total;
+        for (uint k = (start + params.window - 1u) / params.window; k * params.window < bucket_end; ++k) {
+            bool straddles = (b & 1u) == 0u && !fall_back && start < k * params.window;
+            words[params.straddles_at + 2u * k] = straddles ? start : k * params.window;
+            words[params.straddles_at + 2u * k + 1u] = straddles ? bucket_end : k * params.window;
+        }
+        start = bucket_end;
     }
     if (gl_LocalInvocationID.x == 0u) {
-        bool fall_back = too_long != 0u;
+        // The boundary at or past the keys' end (k = runs): the count twice.
+        uint runs = (params.count + params.window - 1u) / params.window;
+        words[params.straddles_at + 2u * runs] = params.count;
+        words[params.straddles_at + 2u * runs + 1u] = params.count;
         words[MERGE_ARGS_AT] = fall_back ? params.merge_groups_x : 0u;
         words[MERGE_ARGS_AT + 1u] = fall_back ? params.merge_groups_y : 1u;
         words[MERGE_ARGS_AT + 2u] = 1u;
@@ -457,17 +471,6 @@ void scatter_step()
     }
 }
 
-void head_step()
-{
-    uint i = gl_GlobalInvocationID.x;
-    if (i < min(params.half_window, params.count)) {
-        keys_out[i] = keys[i];
-#ifdef WITH_VALUES
-        values_out[i] = values[i];
-#endif
-    }
-}
-
 void main()
 {
     if (params.step == STEP_SAMPLE)
@@ -476,8 +479,6 @@ void main()
         count_step();
     else if (params.step == STEP_SCAN)
         scan_step();
-    else if (params.step == STEP_SCATTER)
-        scatter_step();
     else
-        head_step();
+        scatter_step();
 }

@@ -1,9 +1,10 @@
 /* test_partition.c: the partition sort planned for the GPU, on the CPU
  * (src/cpu/reference_partition.c). First the proof of its last step: for every
- * input of up to 8 keys of 4 values, every set of splitters and windows of 2,
- * 4 and 8 keys, the sort leaves the keys sorted, and where no open bucket is
- * longer than half a window it did so without the fallback (the aligned runs
- * and the merge of shifted windows alone). Then sampled splitters on larger
+ * input of up to 8 keys of 4 values, every set of splitters, windows of 2, 4
+ * and 8 keys and window-merge chunks of 1, 2 and W keys, the sort leaves the
+ * keys sorted, and where no open bucket is longer than a window it did so
+ * without the fallback (the aligned runs and the window merge alone, whose
+ * chunks' cursors add up). Then sampled splitters on larger
  * inputs: random keys, few values (equality buckets), one value, sorted,
  * reversed and periodic ones, and a plan that must fall back. */
 #include <stdlib.h>
@@ -40,9 +41,10 @@ int main(void)
     test_counter t = {0};
 
     /* Every input of n <= 8 keys below 4, every subset of {0, 1, 2, 3} as the
-     * splitters, windows of 2, 4 and 8 keys. */
-    uint64_t failures = 0, without_fallback = 0, runs = 0;
+     * splitters, windows of 2, 4 and 8 keys, chunks of 1, 2 and W keys. */
+    uint64_t failures = 0, without_fallback = 0, straddled = 0, runs = 0;
     for (uint64_t window = 2; window <= 8; window *= 2)
+        for (uint64_t chunk = 1; chunk <= window; chunk = chunk < 2u ? 2u : window == chunk ? window + 1u : window)
         for (uint64_t subset = 0; subset < 16; ++subset) {
             uint64_t splitters[4], m = 0;
             for (uint64_t v = 0; v < 4; ++v)
@@ -56,25 +58,34 @@ int main(void)
                     memcpy(sorted, keys, n * sizeof *keys);
                     qsort(sorted, n, sizeof *sorted, compare_u64);
                     bitonic_partition_report report;
-                    bool ok = bitonic_reference_partition_sort_with(keys, n, window, splitters, m, &report) &&
+                    bool ok = bitonic_reference_partition_sort_with(keys, n, window, chunk, splitters, m, &report) &&
                               memcmp(keys, sorted, n * sizeof *keys) == 0 &&
-                              report.fell_back == (report.longest_open_bucket > window / 2u);
+                              report.fell_back == (report.longest_open_bucket > window);
                     failures += ok ? 0 : 1;
                     without_fallback += report.fell_back ? 0 : 1;
+                    /* Inputs whose window merge had a bucket to merge: one
+                     * longer than half a window sorts only now. */
+                    straddled += !report.fell_back && report.longest_open_bucket > window / 2u ? 1 : 0;
                     ++runs;
                 }
         }
-    TEST_CHECK(&t, failures == 0, "every input of up to 8 keys of 4 values, every splitter set, windows 2-8: %llu of %llu wrong",
+    TEST_CHECK(&t, failures == 0,
+               "every input of up to 8 keys of 4 values, every splitter set, windows 2-8, chunks 1, 2, W: %llu of %llu wrong",
                (unsigned long long)failures, (unsigned long long)runs);
     /* The proof covers the inputs that take no fallback: not a few of them. */
     TEST_CHECK(&t, without_fallback > runs / 4u, "a good part of them sorted without the fallback (%llu of %llu)",
                (unsigned long long)without_fallback, (unsigned long long)runs);
-    TEST_CHECK(&t, !bitonic_reference_partition_sort_with(NULL, 0, 3, NULL, 0, NULL), "an odd window is refused");
+    TEST_CHECK(&t, straddled > runs / 16u, "many with an open bucket of more than half a window (%llu)",
+               (unsigned long long)straddled);
+    TEST_CHECK(&t, !bitonic_reference_partition_sort_with(NULL, 0, 3, 1, NULL, 0, NULL), "an odd window is refused");
+    TEST_CHECK(&t, !bitonic_reference_partition_sort_with(NULL, 0, 8, 3, NULL, 0, NULL),
+               "a chunk that does not divide the window is refused");
 
     /* Sampled splitters: a splitter every 8 of 1024 samples (about 780 keys a
      * bucket at 100003 keys), windows of 8192 keys. */
     static const uint64_t counts[] = {0, 1, 2, 100, 4097, 100003};
-    bitonic_partition_plan plan = {.window_keys = 8192, .sample_count = 1024, .samples_per_splitter = 8, .seed = 7};
+    bitonic_partition_plan plan = {
+        .window_keys = 8192, .chunk_keys = 1024, .sample_count = 1024, .samples_per_splitter = 8, .seed = 7};
     uint64_t seed = 12345;
     uint64_t *keys = malloc(100003u * sizeof *keys);
     if (!TEST_CHECK(&t, keys != NULL, "memory"))
@@ -92,7 +103,7 @@ int main(void)
             bitonic_partition_report report;
             TEST_CHECK(&t, sorts_like_qsort(keys, n, &plan, &report), "%llu %s keys sorted",
                        (unsigned long long)n, names[p]);
-            /* Every bucket short enough for the shifted windows: no fallback. */
+            /* Every bucket short enough for the window merge: no fallback. */
             TEST_CHECK(&t, n < 100003u || !report.fell_back,
                        "%llu %s keys without the fallback (longest open bucket %llu, %llu splitters)",
                        (unsigned long long)n, names[p], (unsigned long long)report.longest_open_bucket,
@@ -106,7 +117,7 @@ int main(void)
     TEST_CHECK(&t, sorts_like_qsort(keys, 100003u, &plan, &report) && report.splitters == 1 &&
                        report.longest_equal_bucket == 100003u && report.longest_open_bucket == 0,
                "one value: one equality bucket of every key");
-    /* One sample: at most one splitter, an open bucket past half a window: the
+    /* One sample: at most one splitter, an open bucket past a window: the
      * fallback, still sorted. */
     for (uint64_t i = 0; i < 100003u; ++i)
         keys[i] = test_random_u64(&seed);
@@ -114,11 +125,12 @@ int main(void)
     one_sample.sample_count = 1;
     one_sample.samples_per_splitter = 1;
     TEST_CHECK(&t, sorts_like_qsort(keys, 100003u, &one_sample, &report) && report.fell_back &&
-                       report.longest_open_bucket > plan.window_keys / 2u,
+                       report.longest_open_bucket > plan.window_keys,
                "one sample: the fallback, sorted");
-    /* Windows of 2: only buckets of one key skip the fallback. */
+    /* Windows of 2: only buckets of up to two keys skip the fallback. */
     bitonic_partition_plan narrow = plan;
     narrow.window_keys = 2;
+    narrow.chunk_keys = 1;
     TEST_CHECK(&t, sorts_like_qsort(keys, 4097u, &narrow, &report), "windows of 2 keys, sorted");
     free(keys);
     return test_finish(&t);

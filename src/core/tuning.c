@@ -123,8 +123,8 @@
 #define PARTITION_MIN_KEYS_32 (1u << 22)
 #define PARTITION_MIN_KEYS_64 (1u << 21)
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
-#define PARTITION_LEVELS 2u
-#define PARTITION_BUCKETS_PER_WINDOW 4u
+#define PARTITION_LEVELS 1u
+#define PARTITION_BUCKETS_PER_WINDOW 2u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
 #define PARTITION_MAX_SPLITTERS 511u
 /* Splitters enough for windows of the tile times 4 up to 2^23 keys: the

@@ -69,16 +69,67 @@ static void merge_halves(uint64_t *keys, uint64_t first, uint64_t middle, uint64
     memcpy(keys + first, scratch, (end - first) * sizeof *keys);
 }
 
-bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys,
+/* The merge path's split: how many keys of A = keys[a_first ..] (a_count of
+ * them) the first `diagonal` outputs of its merge with B (b_count keys right
+ * after A) hold, ties to A. */
+static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_count, uint64_t b_count,
+                            uint64_t diagonal)
+{
+    uint64_t low = diagonal > b_count ? diagonal - b_count : 0, high = diagonal < a_count ? diagonal : a_count;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2u;
+        if (!(keys[a_first + a_count + diagonal - 1u - mid] < keys[a_first + mid]))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+/* Where the window merge's output position q (in run r, or the end of the
+ * keys) has got to in runs r - 1, r and r + 1: the first key of each not yet
+ * output (see bitonic_partition_window_cursor in the header). straddle_first
+ * and straddle_end: for each boundary k (position kW, k = 0 .. runs), the open
+ * bucket around it, or kW twice (the last one, past the keys, the count). */
+typedef struct window_cursor {
+    uint64_t x, y, z;
+} window_cursor;
+
+static window_cursor window_cursor_at(const uint64_t *keys, uint64_t q, uint64_t r, uint64_t window,
+                                      const uint64_t *straddle_first, const uint64_t *straddle_end)
+{
+    uint64_t run_first = r * window, next_run = run_first + window;
+    window_cursor cursor = {run_first, q, next_run};
+    if (q < straddle_end[r]) {
+        /* Inside the bucket around the run's start: its two pieces merged. */
+        uint64_t s = straddle_first[r], d = q - s;
+        uint64_t i = merge_split(keys, s, run_first - s, straddle_end[r] - run_first, d);
+        cursor.x = s + i;
+        cursor.y = run_first + (d - i);
+    } else if (q > straddle_first[r + 1u]) {
+        /* Inside the bucket around the run's end. */
+        uint64_t s = straddle_first[r + 1u], d = q - s;
+        uint64_t i = merge_split(keys, s, next_run - s, straddle_end[r + 1u] - next_run, d);
+        cursor.y = s + i;
+        cursor.z = next_run + (d - i);
+    }
+    return cursor;
+}
+
+bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys, uint64_t chunk_keys,
                                            const uint64_t *splitters, uint64_t m, bitonic_partition_report *report)
 {
     uint64_t window = window_keys;
-    if (window < 2u || window % 2u != 0)
+    if (window < 2u || window % 2u != 0 || chunk_keys == 0 || window % chunk_keys != 0)
         return false;
     bitonic_partition_report local = {0};
+    uint64_t runs = (count + window - 1u) / window;
     uint64_t *scratch = malloc((count + 1u) * sizeof *scratch);
     uint64_t *bucket_first = malloc((2u * m + 2u) * sizeof *bucket_first);
-    bool ok = scratch && bucket_first;
+    uint64_t *bucket_start = malloc((2u * m + 2u) * sizeof *bucket_start);
+    uint64_t *straddle_first = malloc((runs + 2u) * sizeof *straddle_first);
+    uint64_t *straddle_end = malloc((runs + 2u) * sizeof *straddle_end);
+    bool ok = scratch && bucket_first && bucket_start && straddle_first && straddle_end;
     if (ok) {
         /* Step 2: count, scan, scatter (stable). */
         memset(bucket_first, 0, (2u * m + 2u) * sizeof *bucket_first);
@@ -92,11 +143,27 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
                 local.longest_equal_bucket = keys_in;
             bucket_first[b + 1u] += bucket_first[b];
         }
+        memcpy(bucket_start, bucket_first, (2u * m + 2u) * sizeof *bucket_start);
         for (uint64_t i = 0; i < count; ++i)
             scratch[bucket_first[bitonic_partition_bucket(keys[i], splitters, m)]++] = keys[i];
         memcpy(keys, scratch, count * sizeof *keys);
         local.splitters = m;
-        local.fell_back = local.longest_open_bucket > window / 2u;
+        local.fell_back = local.longest_open_bucket > window;
+
+        /* The scan's table: each boundary kW inside the keys lies in one
+         * bucket, which sets it (its start and end where it is open and
+         * starts before kW, else kW twice); the last, past the keys, is the
+         * count twice. */
+        for (uint64_t b = 0; b < 2u * m + 1u; ++b) {
+            uint64_t start = bucket_start[b], end = bucket_start[b + 1u];
+            for (uint64_t k = (start + window - 1u) / window; k * window < end; ++k) {
+                bool straddles = b % 2u == 0 && !local.fell_back && start < k * window;
+                straddle_first[k] = straddles ? start : k * window;
+                straddle_end[k] = straddles ? end : k * window;
+            }
+        }
+        straddle_first[0] = straddle_end[0] = 0;
+        straddle_first[runs] = straddle_end[runs] = count;
 
         /* Step 3: aligned runs of W sorted; in the fallback the merge levels go
          * on until one run holds every key. */
@@ -106,17 +173,50 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
             for (uint64_t first = 0; first + run < count; first += 2u * run)
                 merge_halves(keys, first, first + run, count - first < 2u * run ? count : first + 2u * run, scratch);
 
-        /* Step 4: the halves of every window that starts half a window past an
-         * aligned run. */
-        for (uint64_t first = window / 2u; first + window / 2u < count; first += window) {
-            uint64_t end = count - first < window ? count : first + window;
-            merge_halves(keys, first, first + window / 2u, end, scratch);
+        /* Step 4: the window merge, chunk by chunk as its workgroups take
+         * them: each merges X ++ Z (pieces of runs r - 1 and r + 1, the
+         * first all before the second) with Y (a piece of run r) into its
+         * chunk. Its start is the split pass's cursor; its end the next
+         * chunk's, or where the run's end leaves it, or the keys' end. */
+        for (uint64_t q0 = 0; q0 < count && ok; q0 += chunk_keys) {
+            uint64_t r = q0 / window, q1 = count - q0 < chunk_keys ? count : q0 + chunk_keys;
+            window_cursor from = window_cursor_at(keys, q0, r, window, straddle_first, straddle_end), to;
+            if (q1 == count) {
+                to = (window_cursor){r * window, count, (r + 1u) * window};
+            } else if (q1 < (r + 1u) * window) {
+                to = window_cursor_at(keys, q1, r, window, straddle_first, straddle_end);
+            } else {
+                window_cursor next = window_cursor_at(keys, q1, r + 1u, window, straddle_first, straddle_end);
+                to = (window_cursor){r * window, next.x, next.y};
+            }
+            ok = from.x <= to.x && from.y <= to.y && from.z <= to.z &&
+                 (to.x - from.x) + (to.y - from.y) + (to.z - from.z) == q1 - q0;
+            uint64_t a = from.x, a_end = to.x, b = from.y, out = q0;
+            bool in_z = a == a_end;
+            if (in_z) {
+                a = from.z;
+                a_end = to.z;
+            }
+            while (ok && out < q1) {
+                bool take_a = a < a_end && (b >= to.y || !(keys[b] < keys[a]));
+                scratch[out++] = take_a ? keys[a++] : keys[b++];
+                if (take_a && a == a_end && !in_z) {
+                    in_z = true;
+                    a = from.z;
+                    a_end = to.z;
+                }
+            }
         }
+        if (ok)
+            memcpy(keys, scratch, count * sizeof *keys);
     }
     if (report)
         *report = local;
     free(scratch);
     free(bucket_first);
+    free(bucket_start);
+    free(straddle_first);
+    free(straddle_end);
     return ok;
 }
 
@@ -129,7 +229,9 @@ bool bitonic_reference_partition_sort(uint64_t *keys, uint64_t count, const bito
     if (!splitters)
         return false;
     uint64_t m = bitonic_reference_partition_splitters(keys, count, plan, splitters);
-    bool ok = bitonic_reference_partition_sort_with(keys, count, plan->window_keys, splitters, m, report);
+    bool ok = bitonic_reference_partition_sort_with(keys, count, plan->window_keys,
+                                                    plan->chunk_keys ? plan->chunk_keys : plan->window_keys, splitters,
+                                                    m, report);
     free(splitters);
     return ok;
 }

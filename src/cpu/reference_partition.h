@@ -17,14 +17,24 @@
  *    and its bucket needs no sorting however long). Stable, as a count, a scan
  *    and a scatter would place them.
  * 3. Sort aligned runs of W keys (the tile sort and the merge levels).
- * 4. Merge the two halves of every window of W keys that starts W / 2 past an
- *    aligned run: an open bucket of at most W / 2 keys that straddles a run's
- *    end lies inside the window around it, and the merge sorts it; every other
- *    bucket is already in place.
- * Where an open bucket is longer than W / 2 the sort falls back: the merge
+ * 4. The window merge. An open bucket of at most W keys crosses at most one
+ *    run boundary kW, and its two pieces (the end of run k - 1, the start of
+ *    run k) are sorted: the scan notes, for each boundary, the open bucket
+ *    around it ([s_k, e_k) with s_k < kW < e_k; else s_k = e_k = kW), and
+ *    this merge merges each such pair of pieces; every other bucket lies
+ *    inside one run and is in place. It runs in output chunks of C keys (C
+ *    divides W), as its workgroups do: the keys of a chunk in run r come
+ *    from a piece X of run r - 1 (the bucket around rW), a piece Y of run r
+ *    and a piece Z of run r + 1 (the bucket around (r + 1)W). X's keys all go
+ *    before Z's (two buckets), so X ++ Z is sorted, and the chunk is the merge
+ *    of X ++ Z with Y. Where each piece starts is a cursor the split pass
+ *    finds for each chunk's first position q by one merge-path search: in the
+ *    pieces around rW where q < e_r, in those around (r + 1)W where q >
+ *    s_{r+1}, and nowhere else (the keys between lie in place).
+ * Where an open bucket is longer than W the sort falls back: the merge
  *    levels go on from W until one run holds every key (on the GPU: the same
  *    passes, recorded as indirect dispatches that get no workgroups when every
- *    bucket is short), and step 4 then finds nothing to move. */
+ *    bucket is short), and step 4, with no bucket noted, copies the keys. */
 #ifndef BITONIC_REFERENCE_PARTITION_H
 #define BITONIC_REFERENCE_PARTITION_H
 
@@ -33,6 +43,7 @@
 
 typedef struct bitonic_partition_plan {
     uint64_t window_keys;           /* W: even, at least 2 */
+    uint64_t chunk_keys;            /* C, the window merge's chunk: divides W (0: W) */
     uint64_t sample_count;          /* at least 1 */
     uint64_t samples_per_splitter;  /* at least 1 */
     uint64_t seed;                  /* where in its stretch each sample is taken */
@@ -42,7 +53,7 @@ typedef struct bitonic_partition_report {
     uint64_t splitters;             /* distinct splitters: 2 x splitters + 1 buckets */
     uint64_t longest_open_bucket;   /* keys */
     uint64_t longest_equal_bucket;  /* keys */
-    bool fell_back;                 /* an open bucket was longer than W / 2 */
+    bool fell_back;                 /* an open bucket was longer than W */
 } bitonic_partition_report;
 
 /* The bucket of `key` among m distinct ascending splitters: 2i + 1 if it equals
@@ -54,9 +65,11 @@ uint64_t bitonic_reference_partition_splitters(const uint64_t *keys, uint64_t co
                                                const bitonic_partition_plan *plan, uint64_t *splitters);
 
 /* Steps 2-4 (or the fallback) on keys in place, with m distinct ascending
- * splitters given. Returns false when memory runs out or the window is not
- * even and at least 2. report may be NULL. */
-bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys,
+ * splitters given and the window merge in chunks of chunk_keys. Returns false
+ * when memory runs out, the window is not even and at least 2, the chunk does
+ * not divide it, or a chunk's cursors do not add up to the chunk. report may
+ * be NULL. */
+bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys, uint64_t chunk_keys,
                                            const uint64_t *splitters, uint64_t m, bitonic_partition_report *report);
 
 /* Steps 1-4 (or the fallback) on keys in place. Returns false when memory runs

@@ -1127,14 +1127,18 @@ typedef struct sort_plan {
      * dispatches), and the window merge. Its words lie at partition_at in the
      * scratch (bytes from scratch_offset), partition_bytes long; in them the
      * samples from byte samples_at, their values from sample_values_at, and
-     * the scratch of the samples' sort from nested_scratch_at. */
+     * the scratch of the samples' sort from nested_scratch_at, and the window
+     * merge's table (its chunks' cursors and the window boundaries' buckets)
+     * from windows_at, window_table_bytes long. */
     bool partition;
     uint32_t window_log;
+    uint32_t window_chunks;
     uint32_t splitter_count, sample_count;
     uint32_t partition_groups, partition_chunk_keys;
     uint32_t level_merges, fallback_merges;
     VkDeviceSize partition_at, partition_bytes;
     VkDeviceSize samples_at, sample_values_at, nested_scratch_at;
+    VkDeviceSize windows_at, window_table_bytes;
 } sort_plan;
 
 /* The split pipeline a plan's merges take (plan->split_pass set). */
@@ -1264,9 +1268,11 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     const bitonic_tuning *tuning = &sorter->variants[plan->variant_number].tuning;
     plan->partition = false;
     uint32_t count_log = bitonic_ceil_log2(info->count);
+    /* The window merge is a shared-memory merge (merge_pass.comp, not the
+     * direct one). */
     if (info->count < tuning->partition_min_keys || tuning->partition_max_splitters == 0 ||
         tuning->partition_buckets_per_window == 0 || tuning->partition_samples_per_bucket == 0 ||
-        count_log >= 31u)
+        count_log >= 31u || tuning->merge_direct)
         return;
     /* Windows of the tile times 2^levels, more levels where the splitters
      * would not fit; at least four windows, or there is little to win. The
@@ -1301,10 +1307,21 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     chunk = (chunk + threads - 1u) / threads * threads;
     plan->partition_chunk_keys = (uint32_t)chunk;
     plan->partition_groups = (uint32_t)((info->count + chunk - 1u) / chunk);
-    /* The words: arguments and verdict (8), the buckets' totals and starts. */
+    /* The words: arguments and verdict (8), the buckets' totals and starts;
+     * the window merge's table, bound on its own (merge_pass.comp,
+     * BUCKET_WINDOWS): 3 words a chunk, then 2 a window boundary (runs + 1 of
+     * them). */
     uint64_t bucket_words = 2u * (uint64_t)plan->splitter_count + 1u;
     VkDeviceSize words_bytes = (8u + 2u * bucket_words) * 4u;
-    plan->samples_at = align_up(words_bytes, sorter->storage_alignment);
+    uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
+    uint64_t window_chunks = (info->count + chunk_keys - 1u) / chunk_keys;
+    uint64_t runs = (info->count + ((uint64_t)1 << window_log) - 1u) >> window_log;
+    if (window_log < tuning->merge_chunk_log)
+        return;  /* a chunk lies inside one run */
+    plan->window_chunks = (uint32_t)window_chunks;
+    plan->windows_at = align_up(words_bytes, sorter->storage_alignment);
+    plan->window_table_bytes = (3u * window_chunks + 2u * (runs + 1u)) * 4u;
+    plan->samples_at = align_up(plan->windows_at + plan->window_table_bytes, sorter->storage_alignment);
     plan->sample_values_at = align_up(plan->samples_at + samples * plan->key_bytes, sorter->storage_alignment);
     plan->nested_scratch_at = align_up(plan->sample_values_at + (info->values != VK_NULL_HANDLE ? samples * 4u : 0u),
                                        sorter->storage_alignment);
@@ -1319,7 +1336,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         return;
     plan->partition_bytes = plan->nested_scratch_at + nested_plan.scratch_bytes;
     /* The passes: the tile sort, the merges to the window, those past it (one
-     * more, a copy, where they are odd), the window merge of runs of W / 2. */
+     * more, a copy, where they are odd), the window merge. */
     plan->level_merges = window_log - tuning->tile_log;
     plan->fallback_merges = count_log - window_log;
     uint32_t pass_count = 1u + plan->level_merges + plan->fallback_merges;
@@ -1337,9 +1354,9 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * pass, but for the fallback's merges where they search their own splits
      * on the samples of the merge before (every merge from the first level on
      * leaves them where the plan has run samples: record_partition_sort); the
-     * window's head. */
-    uint32_t split_passes = !plan->split_pass ? 0u : plan->run_samples ? merges - plan->fallback_merges : merges;
-    plan->dispatch_count = 4u + 1u + merges + split_passes + 1u;
+     * window merge's split pass whatever the plan. */
+    uint32_t level_splits = !plan->split_pass ? 0u : plan->run_samples ? merges - 1u - plan->fallback_merges : merges - 1u;
+    plan->dispatch_count = 4u + 1u + merges + level_splits + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
 }
@@ -1531,6 +1548,9 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
 {
     sorter_variant *variant = &sorter->variants[plan->variant_number];
     VkResult result = plan->partition ? ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0) : VK_SUCCESS;
+    /* The partition's window merge has a split pass whatever the plan. */
+    if (result == VK_SUCCESS && plan->partition && !plan->split_pass)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
     for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
@@ -1863,13 +1883,17 @@ bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, Vk
  * pipeline layout's range. */
 typedef struct partition_push_constants {
     uint32_t count, step, key_xor, key_type;
-    uint32_t sample_count, splitters, chunk_keys, half_window;
+    uint32_t sample_count, splitters, chunk_keys, window;
     uint32_t samples_at, sample_values_at;
     uint32_t merge_groups_x, merge_groups_y, split_groups_x, split_groups_y;
+    uint32_t straddles_at;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
-enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_SCATTER = 3, PARTITION_HEAD = 4 };
+enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_SCATTER = 3 };
+/* How a merge pass gets its splits (params.splits_given in shaders/network.glsl):
+ * the partition sort's window merge and its split pass. */
+#define SPLITS_OF_WINDOWS 2u
 /* Where partition_pass.comp's scan leaves the fallback's dispatch sizes: the
  * merges', then the split passes' (MERGE_ARGS_AT, SPLIT_ARGS_AT there). */
 #define PARTITION_MERGE_ARGS_BYTES 0u
@@ -1937,11 +1961,6 @@ static void record_indirect_barrier(VkCommandBuffer command_buffer)
                          NULL, 0, NULL);
 }
 
-static VkDescriptorBufferInfo shifted(VkDescriptorBufferInfo side, VkDeviceSize bytes)
-{
-    return (VkDescriptorBufferInfo){side.buffer, side.offset + bytes, side.range - bytes};
-}
-
 /* Records a sort planned as a partition sort (plan->partition), with its
  * timestamps, as bitonic_vulkan_record_sort() does for the others:
  * 1. sample the keys and sort the samples (the sort of few keys, recorded
@@ -1950,10 +1969,12 @@ static VkDescriptorBufferInfo shifted(VkDescriptorBufferInfo side, VkDeviceSize 
  *    caller's side to the scratch's);
  * 3. the tile sort and the merges up to windows of W keys;
  * 4. the fallback's merges, indirect dispatches the scan gave workgroups only
- *    where an open bucket is longer than W / 2, each searching its splits on
- *    the samples the merge before it left (where the plan has them);
- * 5. the window merge: runs of W / 2 from key W / 2 on (bindings that start
- *    there), and the first W / 2 keys copied, into the caller's side. */
+ *    where an open bucket is longer than W, each searching its splits on the
+ *    samples the merge before it left (where the plan has them);
+ * 5. the window merge into the caller's side: its split pass finds each
+ *    chunk's cursors in the runs around it from the scan's window boundaries,
+ *    and each chunk merges its pieces of three runs (merge_pass.comp,
+ *    BUCKET_WINDOWS). */
 static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                             const bitonic_vulkan_sort_info *info, const sort_plan *plan)
 {
@@ -1965,15 +1986,12 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t split_x = 0, split_y = 0;
     if (!plan_grids(sorter, plan, group_x, group_y, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
-    /* The window merge's grid: count - W / 2 keys. */
-    uint32_t half_window = 1u << (plan->window_log - 1u);
-    uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
-    uint32_t window_chunks = (uint32_t)((info->count - half_window + chunk_keys - 1u) / chunk_keys);
-    uint32_t window_x, window_y, window_split_x = 0, window_split_y = 0;
+    /* The window merge's grid: a workgroup a chunk, a split thread a chunk. */
+    uint32_t window_chunks = plan->window_chunks;
+    uint32_t window_x, window_y, window_split_x, window_split_y;
     uint32_t split_threads = tuning->merge_split_workgroup_size;
     if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
-        (plan->split_pass &&
-         !split_groups(sorter, (window_chunks + split_threads - 1u) / split_threads, &window_split_x, &window_split_y)))
+        !split_groups(sorter, (window_chunks + split_threads - 1u) / split_threads, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
@@ -1986,7 +2004,6 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t reach = plan->sample_count > 2u * plan->splitter_count + 1u ? plan->sample_count
                                                                           : 2u * plan->splitter_count + 1u;
-    uint32_t head_groups = (half_window + threads - 1u) / threads;
 
     bool timed = info->timestamps != VK_NULL_HANDLE;
     if (timed)
@@ -2004,6 +2021,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                                           plan->splits_bytes};
     VkDeviceSize partition_offset = info->scratch_offset + plan->partition_at;
     VkDescriptorBufferInfo partition = {info->scratch, partition_offset, plan->partition_bytes};
+    VkDescriptorBufferInfo window_table = {info->scratch, partition_offset + plan->windows_at,
+                                           plan->window_table_bytes};
     dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
 
     /* 1. The samples, and their sort. */
@@ -2011,9 +2030,10 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .count = (uint32_t)info->count, .step = PARTITION_SAMPLE,
         .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u, .key_type = (uint32_t)info->key_type,
         .sample_count = plan->sample_count, .splitters = plan->splitter_count,
-        .chunk_keys = plan->partition_chunk_keys, .half_window = half_window,
+        .chunk_keys = plan->partition_chunk_keys, .window = 1u << plan->window_log,
         .samples_at = (uint32_t)(plan->samples_at / 4u), .sample_values_at = (uint32_t)(plan->sample_values_at / 4u),
-        .merge_groups_x = group_x[1], .merge_groups_y = group_y[1], .split_groups_x = split_x, .split_groups_y = split_y};
+        .merge_groups_x = group_x[1], .merge_groups_y = group_y[1], .split_groups_x = split_x, .split_groups_y = split_y,
+        .straddles_at = (uint32_t)((plan->windows_at / 4u) + 3u * (VkDeviceSize)window_chunks)};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
@@ -2053,16 +2073,14 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             read_side = write_side;
             write_side = 1u - read_side;
         }
-        VkDeviceSize skip = window ? half_window : 0u;
-        sort_sides sides = {shifted(side_keys[read_side], skip * key_bytes),
-                            shifted(side_values[read_side], skip * 4u),
-                            shifted(side_keys[write_side], skip * key_bytes),
-                            shifted(side_values[write_side], skip * 4u)};
+        sort_sides sides = {side_keys[read_side], side_values[read_side], side_keys[write_side],
+                            side_values[write_side]};
         if (p == 0)  /* the tile sort: side 1 in place, or into side 0 */
             sides = (sort_sides){side_keys[1], side_values[1], side_keys[write_side], side_values[write_side]};
-        push_sort_bindings(sorter, command_buffer, variant, with_values, sides, count_binding, splits);
+        push_sort_bindings(sorter, command_buffer, variant, with_values, sides, count_binding,
+                           window ? window_table : splits);
         pass_push_constants constants = {
-            .count = (uint32_t)(info->count - skip), .phase = pass->phase, .stride_log = pass->stride_log,
+            .count = (uint32_t)info->count, .phase = pass->phase, .stride_log = pass->stride_log,
             .last_phase = pass->last_phase, .group_count = pass->group_count,
             .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
             .key_type = (uint32_t)info->key_type,
@@ -2080,34 +2098,30 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             record_pass_barrier(command_buffer);
             continue;
         }
-        /* The fallback's sizes are the scan's; the window merge's runs start
-         * half a window past the samples' runs, so it searches the keys. */
-        constants.group_count = window ? window_chunks : plan->chunk_count;
+        if (window) {
+            /* Runs of W (phase: log2 W), a cursor triple a chunk, found by a
+             * split pass whatever the plan (by probes where the plan has
+             * none of its own). */
+            constants.phase = plan->window_log;
+            constants.group_count = window_chunks;
+            constants.splits_given = SPLITS_OF_WINDOWS;
+            VkPipeline window_split = plan->split_pass ? split_pipeline(variant, plan) : variant->merge_split_pipeline;
+            record_dispatch(&recorder, window_split, &constants, sizeof constants, window_split_x, window_split_y);
+            record_pass_barrier(command_buffer);
+            record_dispatch(&recorder, variant->merge_pipeline, &constants, sizeof constants, window_x, window_y);
+            continue;
+        }
+        /* The fallback's sizes are the scan's. */
+        constants.group_count = plan->chunk_count;
         dispatch_size split = fallback ? (dispatch_size){.indirect = info->scratch,
                                                          .offset = partition_offset + PARTITION_SPLIT_ARGS_BYTES}
-                              : window ? (dispatch_size){window_split_x, window_split_y, VK_NULL_HANDLE, 0}
                                        : (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0};
         dispatch_size merge = fallback ? (dispatch_size){.indirect = info->scratch,
                                                          .offset = partition_offset + PARTITION_MERGE_ARGS_BYTES}
-                              : window ? (dispatch_size){window_x, window_y, VK_NULL_HANDLE, 0}
                                        : (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0};
-        samples_left = record_two_run_merge(&recorder, variant, plan, constants, samples_left && !window,
-                                            plan->run_samples && !window && p + 2u < plan->pass_count, fallback,
-                                            split, merge);
-        if (window) {
-            /* The first half window, which no window takes, copied after it:
-             * its bindings cover the merge's (the whole side 0, the count
-             * binding in it). */
-            record_pass_barrier(command_buffer);
-            push_sort_bindings(sorter, command_buffer, variant, with_values,
-                               (sort_sides){side_keys[read_side], side_values[read_side], side_keys[0],
-                                            side_values[0]},
-                               count_binding, partition);
-            steps.step = PARTITION_HEAD;
-            record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, head_groups, 1u);
-        } else {
-            record_pass_barrier(command_buffer);
-        }
+        samples_left = record_two_run_merge(&recorder, variant, plan, constants, samples_left,
+                                            plan->run_samples && p + 2u < plan->pass_count, fallback, split, merge);
+        record_pass_barrier(command_buffer);
     }
     if (timed && !info->profile_passes)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
