@@ -176,10 +176,11 @@ typedef struct bitonic_context_desc {
     bitonic_split_searcher merge_fused_split_searcher;
     /* The partition sort: sorts of at least partition_min_keys keys (0 = the
      * tuning's choice, UINT32_MAX = never) first scatter the keys into
-     * buckets between sampled splitters, then sort windows of the tile times
-     * 2^partition_levels keys and merge the windows shifted by half a window;
-     * where a bucket comes out longer than half a window, the merge levels go
-     * on instead (exact either way). partition_samples_per_bucket: samples
+     * buckets between sampled splitters, then sort windows of at least the
+     * tile times 2^partition_levels keys (UINT32_MAX: the tile alone) and
+     * merge the buckets that cross the windows' boundaries; where a bucket
+     * comes out longer than a window, the merge levels go on instead (exact
+     * either way). partition_samples_per_bucket: samples
      * taken a bucket. partition_scatter_workgroups: workgroups of the
      * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile).
      * 0 = the tuning's choice for each. The scratch buffer must then also

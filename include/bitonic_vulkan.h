@@ -62,7 +62,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t small_sort_max_keys;       /* sorts up to this many keys take the small shapes (0: the tuning's, UINT32_MAX: none) */
     bitonic_split_searcher merge_fused_split_searcher;  /* one thread or a subgroup a search (see bitonic_context_desc) */
     uint32_t partition_min_keys;        /* sorts of this many keys up partition first (0: the tuning's, UINT32_MAX: none; see bitonic_context_desc) */
-    uint32_t partition_levels;          /* the partition sort's windows: the tile times 2^this (0: the tuning's) */
+    uint32_t partition_levels;          /* the partition sort's windows: at least the tile times 2^this (0: the tuning's, UINT32_MAX: 0) */
     uint32_t partition_samples_per_bucket;  /* samples a bucket of the partition sort (0: the tuning's) */
     uint32_t partition_scatter_workgroups;  /* the partition scatter's workgroups at most (0: the tuning's, UINT32_MAX: one a tile) */
     bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */

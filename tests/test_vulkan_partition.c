@@ -4,7 +4,7 @@
  * pattern and both orders, f32 keys with both zeros, infinities and NaNs of
  * both signs, pairs ordered by key then value with many equal keys, u64 keys,
  * and the indirect fallback forced by one sample a bucket (buckets then come
- * out longer than half a window almost surely). Sorts go through the public
+ * out longer than a window almost surely). Sorts go through the public
  * context API, so the context's own scratch (INDIRECT_BUFFER usage) is used.
  *
  * Sizes are written for a 4096-key tile (lavapipe) and scale with the device's
@@ -310,6 +310,28 @@ static void close_suite(suite *s)
     bitonic_context_destroy(s->context);
 }
 
+/* Windows of one tile (partition_levels UINT32_MAX: no merge levels, the
+ * window merge right after the tile sort): from 4 windows, 2^14 keys, up;
+ * pairs, f32 keys and every pattern; 16 windows (four fallback merges). */
+static void run_levels_0(suite *s)
+{
+    const size_t sizes[] = {scaled(s, 1u << 14, 0), scaled(s, 1u << 14, 1), scaled(s, 3u << 13, 7),
+                            scaled(s, 1u << 15, 3)};
+    uint64_t seed = 505;
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0], ++seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0] - 1u, ++seed}, false);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[i], ++seed});
+    for (pattern p = ALL_EQUAL; p <= FEW_KEYS; ++p)
+        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, p, false, 0, sizes[2], ++seed});
+    for (int order = 0; order <= 1; ++order) {
+        check_sort(s, (input){BITONIC_KEY_F32, (bitonic_order)order, RANDOM, false, 0, sizes[1], ++seed});
+        check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, FEW_KEYS, true, 0, sizes[3], ++seed});
+        check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, RANDOM, true, 0, sizes[2], ++seed});
+    }
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 16, 9), ++seed});
+}
+
 /* Windows of two tiles (partition_levels 1): from 4 windows, 2^15 keys, up;
  * the threshold itself (partition_min_keys 2^15) at its edge; below it. */
 static void run_levels_1(suite *s)
@@ -372,8 +394,8 @@ static void run_levels_2(suite *s)
     check_same_as_plain(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, at_17, ++seed});
 }
 
-/* One sample a bucket: buckets past half a window, so the merge levels run
- * from the scratch's indirect arguments. */
+/* One sample a bucket: buckets past a window, so the merge levels run from
+ * the scratch's indirect arguments. */
 static void run_fallback(suite *s)
 {
     uint64_t seed = 303;
@@ -463,6 +485,8 @@ int main(void)
     plain.keys64 = sorts_64bit_keys(&t, plain.context);
 
     bitonic_context_desc desc = base;
+    desc.partition_levels = UINT32_MAX;
+    run_partition_suite(&plain, desc, "partition, no merge levels", 1u << 14, run_levels_0);
     desc.partition_levels = 1;
     run_partition_suite(&plain, desc, "partition, levels 1", 1u << 15, run_levels_1);
     desc.partition_levels = 2;
@@ -476,7 +500,7 @@ int main(void)
                         run_levels_2);
     desc.no_subgroup_arithmetic = false;
     desc.partition_scatter_workgroups = 0;
-    desc.partition_levels = 0;  /* the default, 2 */
+    desc.partition_levels = 0;  /* the default, 1 */
     desc.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);
 

@@ -1,7 +1,8 @@
 /* partition_model.c: bucket statistics of the partition sort planned for the
  * GPU (src/cpu/reference_partition.c) at sizes too large for the tests: for n
  * random keys (or keys of a few values), the splitters a plan draws, the
- * longest open bucket against half a window, and whether the plan falls back.
+ * longest open bucket against the window (the longest the window merge sorts),
+ * and whether the plan falls back.
  * Build and run (from the repository root):
  *   cc -O2 -std=c11 -Isrc/cpu bench/partition/partition_model.c src/cpu/reference_partition.c -o /tmp/partition_model
  *   /tmp/partition_model LOG_N SAMPLES SAMPLES_PER_SPLITTER WINDOW_LOG [VALUES] [SEEDS] */
@@ -47,11 +48,11 @@ int main(int argc, char **argv)
                 return 1;
         fallbacks += report.fell_back;
         printf("n 2^%s samples %llu per splitter %llu window 2^%s seed %d: %llu splitters (mean open bucket %.0f), "
-               "longest open %llu (%.2f of half a window), longest equal %llu%s\n",
+               "longest open %llu (%.2f of a window), longest equal %llu%s\n",
                argv[1], (unsigned long long)plan.sample_count, (unsigned long long)plan.samples_per_splitter,
                argv[4], s, (unsigned long long)report.splitters, (double)n / (double)(report.splitters + 1u),
                (unsigned long long)report.longest_open_bucket,
-               (double)report.longest_open_bucket / (double)(plan.window_keys / 2u),
+               (double)report.longest_open_bucket / (double)plan.window_keys,
                (unsigned long long)report.longest_equal_bucket, report.fell_back ? ", fell back" : "");
     }
     printf("fallbacks: %d of %d\n", fallbacks, seeds);

@@ -113,11 +113,12 @@
  * 2^21, 9% at 2^22, 12% at 2^24; u64 5%, 13% and 16%; both 12-45% slower from
  * 2^18 to 2^20 + 1. 64-bit keys with values (255 splitters) were not measured:
  * they keep 2^23, where the partition first won for the others (entry 55).
- * Windows of at least the tile times 4 (two merge levels), more where the
- * splitters would not fit; open buckets of a quarter window on average, so the
- * longest stays under half a window with 32 samples a bucket: on the H100 16
- * fell back in most sorts of 2^24 keys into 4095 buckets (entry 54), and in
- * one of two batches into 511 (entry 56). At most 511 splitters: the scatter
+ * Windows of at least the tile times 2 (one merge level), more where the
+ * splitters would not fit; open buckets of half a window on average, so the
+ * longest stays under a window (what the window merge sorts, entry 57) with
+ * 32 samples a bucket: on the H100 16 fell back in most sorts of 2^24 keys
+ * into 4095 buckets (entry 54), and in one of two batches into 511 (entry
+ * 56), each against a bucket of twice the average. At most 511 splitters: the scatter
  * stages a tile of 4096 keys in shared memory, and more buckets would leave
  * too few keys a bucket to write whole sectors (entry 55). */
 #define PARTITION_MIN_KEYS_32 (1u << 22)
@@ -127,7 +128,8 @@
 #define PARTITION_BUCKETS_PER_WINDOW 2u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
 #define PARTITION_MAX_SPLITTERS 511u
-/* Splitters enough for windows of the tile times 4 up to 2^23 keys: the
+/* Splitters enough for windows of the tile times 4 up to 2^22 keys (an
+ * 8192-key tile; 2^23 when windows were half-merged, before entry 57): the
  * scatter stages fewer keys a thread where shared memory would hold fewer. */
 #define PARTITION_GOOD_SPLITTERS 255u
 #define PARTITION_WORKGROUP_SIZE 1024u

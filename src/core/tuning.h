@@ -102,9 +102,9 @@ typedef struct bitonic_tuning {
      * src/cpu/reference_partition.c): sorts of at least partition_min_keys
      * keys (UINT64_MAX: none) scatter the keys into buckets between sampled
      * splitters, sort aligned windows of W = tile << partition_levels keys
-     * and merge the windows shifted by half of one, instead of merging on to
-     * one run: about 5 passes over memory where the merge levels take 12 at
-     * 2^24 keys. Open buckets average W / partition_buckets_per_window keys,
+     * (or more) and merge the buckets that cross their boundaries, instead of
+     * merging on to one run: 7 passes over memory (the count's a read alone)
+     * where the merge levels take 12 at 2^24 keys. Open buckets average W / partition_buckets_per_window keys,
      * partition_samples_per_bucket samples each; at most
      * partition_max_splitters splitters fit shared memory. */
     uint64_t partition_min_keys;

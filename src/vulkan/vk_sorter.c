@@ -695,7 +695,7 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
     if (desc->partition_min_keys != 0)
         tuning->partition_min_keys = desc->partition_min_keys == UINT32_MAX ? UINT64_MAX : desc->partition_min_keys;
     if (desc->partition_levels != 0)
-        tuning->partition_levels = desc->partition_levels;
+        tuning->partition_levels = desc->partition_levels == UINT32_MAX ? 0u : desc->partition_levels;
     if (desc->partition_samples_per_bucket != 0)
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
     if (desc->partition_scatter_workgroups != 0)
@@ -1281,7 +1281,9 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * buckets and windows of 2^k, where rounding up made them one more merge
      * level (6% slower at 2^24 + 1 on the H100, docs/PERFORMANCE.md log entry
      * 56). */
-    uint32_t window_log = tuning->tile_log + (tuning->partition_levels > 0 ? tuning->partition_levels : 1u);
+    if (tuning->partition_levels > 30u)
+        return;
+    uint32_t window_log = tuning->tile_log + tuning->partition_levels;
     uint64_t buckets = 0;
     for (; window_log + 2u <= count_log; ++window_log) {
         uint64_t window = (uint64_t)1 << window_log;
@@ -1346,7 +1348,10 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         ++plan->fallback_merges;
         ++pass_count;
     }
-    plan->passes[pass_count] = plan->passes[plan->level_merges];
+    /* The window merge: a merge of runs of W (with no merge levels the pass
+     * after the tile sort, the first fallback merge, as a model). */
+    plan->passes[pass_count] = plan->passes[plan->level_merges > 0 ? plan->level_merges : 1u];
+    plan->passes[pass_count].phase = window_log;
     ++pass_count;
     plan->pass_count = pass_count;
     uint32_t merges = pass_count - 1u;

@@ -42,7 +42,7 @@ static void usage(FILE *out)
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
           "                     [--no-subgroup-arithmetic]\n"
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
-          "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N] [--partition-samples N]\n"
+          "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
@@ -543,9 +543,8 @@ int main(int argc, char **argv)
             unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ||
-                                      target == &bench.partition_scatter_groups
+                                      target == &bench.partition_scatter_groups || target == &bench.partition_levels
                                   ? UINT32_MAX
-                            : target == &bench.partition_levels ? 8
                             : target == &bench.partition_samples ? 1024
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
                                       target == &bench.small_sort_tile_keys ||
