@@ -14,10 +14,11 @@
 //   finds its own split in device memory and merges through the cache.
 // One read and one write of every key: a whole merge phase in one pass over
 // memory, where the network spends one pass per few strides.
-// - The partition sort's window merge (params.splits_given SPLITS_OF_WINDOWS,
-//   bound buffers): the merge and its split pass over the whole keys, runs of
-//   W = 2^phase sorted, where each chunk of the output merges pieces of three
-//   runs (window_cursor_at below; src/cpu/reference_partition.h, step 4).
+// - The partition sort's window merge (WINDOW_MERGE, a specialisation constant
+//   of the merge and of the split pass, bound buffers): runs of W = 2^phase
+//   sorted, each chunk of the output merges pieces of three runs
+//   (window_cursor_at below; src/cpu/reference_partition.h, step 4). Every
+//   other merge's pipeline has it false, so its code is the same as without.
 // Built with LANE_SEARCH (devices with subgroup ballots), the merge's own
 // split searches on run samples take a subgroup a split: every lane tests one
 // position a round and a ballot counts the answers, a (lanes + 1)-ary search
@@ -511,9 +512,12 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 // key from the end of run r - 1 (the bucket around rW), from run r, or from
 // the start of run r + 1 (the bucket around (r + 1)W); the cursor at q is, in
 // each of those three runs, the first key not yet output. The split pass
-// writes each chunk's first cursor; the merge reads its chunk's two.
+// writes each chunk's first cursor; the merge reads its chunk's two. In the
+// merges' own pipelines this code was there but not taken, and merges of
+// 2^20 and 2^21 keys took 2.5-3.5% longer on the H100 (log entry 57): the
+// window merge has pipelines of its own.
 #define BUCKET_WINDOWS
-const uint SPLITS_OF_WINDOWS = 2u;
+layout(constant_id = 5) const bool WINDOW_MERGE = false;
 
 uint straddle_word(uint boundary, uint end)
 {
@@ -577,7 +581,7 @@ void main()
         return;  // no barrier in this kernel: an idle thread may leave
     index_t position = index_t(chunk) << CHUNK_LOG;
 #ifdef BUCKET_WINDOWS
-    if (params.splits_given == SPLITS_OF_WINDOWS) {
+    if (WINDOW_MERGE) {
         uvec3 cursor = window_cursor_at(position, position >> params.phase, SPLIT_GUIDED != 0u);
         splits[3u * chunk] = cursor.x;
         splits[3u * chunk + 1u] = cursor.y;
@@ -925,7 +929,7 @@ void main()
     index_t a_first, a_last;
     bool window_merge = false;
 #ifdef BUCKET_WINDOWS
-    window_merge = params.splits_given == SPLITS_OF_WINDOWS;  // uniform: a push constant
+    window_merge = WINDOW_MERGE;
 #endif
     if (window_merge) {
         a_first = a_last = index_t(0u);  // the cursors, below

@@ -48,8 +48,7 @@ layout(push_constant) uniform PassParams {
     uint count_offset; // ~0u: count is the key count; else the count is read at execution
                        // time from word count_offset of the Count buffer, capped at count
     uint output_buffer; // tile kernels: 0 stores in place, 1 stores to KeysOut (and ValuesOut)
-    uint splits_given;  // merge: 1 reads the splits of a split pass, 0 finds them itself; merge and
-                        // split pass: 2 the partition sort's window merge (merge_pass.comp)
+    uint splits_given;  // merge: 1 reads the splits of a split pass, 0 finds them itself
     uint vector_io;     // merge, tile sort: 1 when both sides start 16-byte aligned (uvec4 views usable)
     // The transposed view (transpose strategy, src/core/schedule.h): 0 for every
     // pass but a transpose and a tile pass run in the view, which read the keys

@@ -141,6 +141,10 @@ typedef struct sorter_variant {
     VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
     VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
     VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
+    /* The partition sort's window merge and its split pass: merge_pass.comp
+     * with WINDOW_MERGE, which every other merge pipeline has false. */
+    VkPipeline window_merge_pipeline;
+    VkPipeline window_split_pipeline;
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -351,7 +355,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 {
     if (!spirv.code)
         return VK_ERROR_FEATURE_NOT_PRESENT;
-    if (constant_count > 5u)
+    if (constant_count > 6u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
@@ -361,7 +365,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[5];
+    VkSpecializationMapEntry entries[6];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -429,6 +433,8 @@ typedef enum pipeline_kind {
     PIPELINE_MERGE4_CUT,
     PIPELINE_MERGE4_SPILL,
     PIPELINE_PARTITION,
+    PIPELINE_WINDOW_MERGE,
+    PIPELINE_WINDOW_SPLIT,
 } pipeline_kind;
 
 static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *variant, pipeline_kind kind,
@@ -439,9 +445,10 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     /* The fourth is the split pass's probes a round (in the shared-memory merge,
      * those of its own searches on run samples); the fifth is SPLIT_GUIDED in
      * the split pass and STORE_FROM_REGISTERS in the shared-memory merge
-     * (create_pipeline passes four elsewhere). */
-    uint32_t merge_constants[5] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   tuning->merge_split_probes, 0u};
+     * (create_pipeline passes four elsewhere); the sixth WINDOW_MERGE, true in
+     * the partition's window merge and its split pass alone. */
+    uint32_t merge_constants[6] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
+                                   tuning->merge_split_probes, 0u, 0u};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -546,6 +553,32 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                partition_constants, 4,
                                &variant->partition_pipeline);
     }
+    case PIPELINE_WINDOW_MERGE:
+        if (wide || tuning->merge_direct)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        if (variant->window_merge_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        merge_constants[3] = tuning->merge_fused_split_probes;
+        merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;
+        merge_constants[5] = VK_TRUE;
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               tuning->merge_fused_split_by_subgroup
+                                   ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
+                                   : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, false),
+                               merge_constants, 6, &variant->window_merge_pipeline);
+    case PIPELINE_WINDOW_SPLIT:
+        if (wide)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        if (variant->window_split_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        /* Searches in the keys of two pieces of up to a window: guided where
+         * the device guides its big merges' searches (tuning.c). */
+        merge_constants[0] = tuning->merge_split_workgroup_size;
+        merge_constants[4] = tuning->merge_split_guided_min_chunks != UINT32_MAX ? 1u : 0u;  /* SPLIT_GUIDED */
+        merge_constants[5] = VK_TRUE;
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 6,
+                               &variant->window_split_pipeline);
     case PIPELINE_TRANSPOSE: {
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -586,9 +619,14 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
     if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
-    if (result == VK_SUCCESS && !variant->wide && variant->tuning.partition_min_keys != UINT64_MAX &&
-        variant->tuning.partition_max_splitters != 0)
+    bool partitions = !variant->wide && variant->tuning.partition_min_keys != UINT64_MAX &&
+                      variant->tuning.partition_max_splitters != 0 && !variant->tuning.merge_direct;
+    if (result == VK_SUCCESS && partitions)
         result = ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0);
+    if (result == VK_SUCCESS && partitions)
+        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, 0);
+    if (result == VK_SUCCESS && partitions)
+        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_SPLIT, 0);
     return result;
 }
 
@@ -881,6 +919,8 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->window_merge_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->window_split_pipeline, sorter->allocator);
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -1001,6 +1041,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
                  variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
                  variant->tuning.partition_scan_by_subgroup ? "by subgroups" : "in shared memory");
         report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "partition window merge%s", kind);
+        report_pipeline(sorter, variant->window_merge_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "partition window merge splits%s", kind);
+        report_pipeline(sorter, variant->window_split_pipeline, name, text, capacity, &used);
     }
     return BITONIC_SUCCESS;
 }
@@ -1553,9 +1597,10 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
 {
     sorter_variant *variant = &sorter->variants[plan->variant_number];
     VkResult result = plan->partition ? ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0) : VK_SUCCESS;
-    /* The partition's window merge has a split pass whatever the plan. */
-    if (result == VK_SUCCESS && plan->partition && !plan->split_pass)
-        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
+    if (result == VK_SUCCESS && plan->partition)
+        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, 0);
+    if (result == VK_SUCCESS && plan->partition)
+        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_SPLIT, 0);
     for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
@@ -1896,9 +1941,7 @@ typedef struct partition_push_constants {
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
 enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_SCATTER = 3 };
-/* How a merge pass gets its splits (params.splits_given in shaders/network.glsl):
- * the partition sort's window merge and its split pass. */
-#define SPLITS_OF_WINDOWS 2u
+
 /* Where partition_pass.comp's scan leaves the fallback's dispatch sizes: the
  * merges', then the split passes' (MERGE_ARGS_AT, SPLIT_ARGS_AT there). */
 #define PARTITION_MERGE_ARGS_BYTES 0u
@@ -2105,15 +2148,14 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         }
         if (window) {
             /* Runs of W (phase: log2 W), a cursor triple a chunk, found by a
-             * split pass whatever the plan (by probes where the plan has
-             * none of its own). */
+             * split pass whatever the plan. */
             constants.phase = plan->window_log;
             constants.group_count = window_chunks;
-            constants.splits_given = SPLITS_OF_WINDOWS;
-            VkPipeline window_split = plan->split_pass ? split_pipeline(variant, plan) : variant->merge_split_pipeline;
-            record_dispatch(&recorder, window_split, &constants, sizeof constants, window_split_x, window_split_y);
+            record_dispatch(&recorder, variant->window_split_pipeline, &constants, sizeof constants, window_split_x,
+                            window_split_y);
             record_pass_barrier(command_buffer);
-            record_dispatch(&recorder, variant->merge_pipeline, &constants, sizeof constants, window_x, window_y);
+            record_dispatch(&recorder, variant->window_merge_pipeline, &constants, sizeof constants, window_x,
+                            window_y);
             continue;
         }
         /* The fallback's sizes are the scan's. */
