@@ -4,6 +4,9 @@
 // its proof; vk_sorter.c, record_partition_sort, records them):
 // - STEP_SAMPLE: sample_count keys from spread positions into the Partition
 //   binding, for the sort of the samples recorded after it; zeroes the totals.
+// - STEP_RANK: after the samples' tile pass left them in sorted runs, each
+//   sample's rank (its place in the runs' merged order), and the sample
+//   written there: the samples in order.
 // - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
 //   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
@@ -47,6 +50,7 @@ const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
 const uint STEP_SCAN = 2u;
 const uint STEP_SCATTER = 3u;
+const uint STEP_RANK = 4u;
 
 // partition_push_constants in vk_sorter.c.
 layout(push_constant) uniform PartitionParams {
@@ -65,6 +69,9 @@ layout(push_constant) uniform PartitionParams {
     uint split_groups_x;
     uint split_groups_y;
     uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
+    uint ranked_at;      // words into Partition: STEP_RANK writes the samples in order here
+    uint ranked_values_at;  // ... and their values
+    uint sample_run_log; // STEP_RANK: the samples lie in sorted runs of 2^this
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -230,6 +237,81 @@ void sample_step()
     }
     if (i < bucket_count())
         words[TOTALS_AT + i] = 0u;
+}
+
+// Sample s as the sort orders it (ordered bits), and its value.
+key_t ordered_sample(uint s)
+{
+    return ordered(sample_key(s));
+}
+
+uint sample_value(uint s)
+{
+#ifdef WITH_VALUES
+    return words[params.sample_values_at + s];
+#else
+    return 0u;
+#endif
+}
+
+// Samples of the sorted run [first, first + count) that go before (key,
+// value), or (at_or_before) that go at or before it: a binary search.
+uint samples_before(uint first, uint count, key_t key, uint value, bool at_or_before)
+{
+    uint low = 0u, high = count;
+    while (low < high) {
+        uint mid = (low + high) >> 1;
+        key_t other = ordered_sample(first + mid);
+#ifdef WITH_VALUES
+        uint other_value = sample_value(first + mid);
+        bool before = other < key || (other == key && other_value < value);
+        bool equal = other == key && other_value == value;
+#else
+        bool before = other < key;
+        bool equal = other == key;
+#endif
+        if (before || (at_or_before && equal))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+// Thread s ranks sample s: its place in its run, and in every other run the
+// samples before it (equal ones too in the runs before its own), so equal
+// samples keep the order of their runs and every rank is taken once. The
+// sample goes to words ranked_at + rank, stored bits, where the splitters are
+// read from (load_splitters, with samples_at set there). One small dispatch
+// of a few binary searches a sample: the merge levels of the samples' own
+// sort, which this replaces, took a dispatch each (docs/PERFORMANCE.md, log
+// entry 58). No barrier in this step.
+void rank_step()
+{
+    uint s = gl_GlobalInvocationID.x;
+    if (s >= params.sample_count)
+        return;
+    uint run_keys = 1u << params.sample_run_log;
+    uint own = s >> params.sample_run_log;
+    key_t key = ordered_sample(s);
+    uint value = sample_value(s);
+    uint rank = s - (own << params.sample_run_log);
+    uint runs = (params.sample_count + run_keys - 1u) >> params.sample_run_log;
+    for (uint run = 0u; run < runs; ++run) {
+        uint first = run << params.sample_run_log;
+        if (run != own)
+            rank += samples_before(first, min(run_keys, params.sample_count - first), key, value, run < own);
+    }
+#ifdef KEY64
+    uvec2 halves = unpackUint2x32(sample_key(s));
+    words[params.ranked_at + 2u * rank] = halves.x;
+    words[params.ranked_at + 2u * rank + 1u] = halves.y;
+#else
+    words[params.ranked_at + rank] = sample_key(s);
+#endif
+#ifdef WITH_VALUES
+    words[params.ranked_values_at + rank] = value;
+#endif
 }
 
 void count_step()
@@ -479,6 +561,8 @@ void main()
         count_step();
     else if (params.step == STEP_SCAN)
         scan_step();
-    else
+    else if (params.step == STEP_SCATTER)
         scatter_step();
+    else
+        rank_step();
 }
