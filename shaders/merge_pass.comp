@@ -582,7 +582,10 @@ void main()
     index_t position = index_t(chunk) << CHUNK_LOG;
 #ifdef BUCKET_WINDOWS
     if (WINDOW_MERGE) {
-        uvec3 cursor = window_cursor_at(position, position >> params.phase, SPLIT_GUIDED != 0u);
+        // Guided searches where the host says (SAMPLES_GUIDED: the plan's
+        // merges' split passes guide theirs).
+        bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
+        uvec3 cursor = window_cursor_at(position, position >> params.phase, guided);
         splits[3u * chunk] = cursor.x;
         splits[3u * chunk + 1u] = cursor.y;
         splits[3u * chunk + 2u] = cursor.z;

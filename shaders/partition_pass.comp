@@ -254,29 +254,22 @@ uint sample_value(uint s)
 #endif
 }
 
-// Samples of the sorted run [first, first + count) that go before (key,
-// value), or (at_or_before) that go at or before it: a binary search.
-uint samples_before(uint first, uint count, key_t key, uint value, bool at_or_before)
+// Whether sample s goes before (key, value), or (at_or_before) at or before it.
+bool sample_goes_first(uint s, key_t key, uint value, bool at_or_before)
 {
-    uint low = 0u, high = count;
-    while (low < high) {
-        uint mid = (low + high) >> 1;
-        key_t other = ordered_sample(first + mid);
+    key_t other = ordered_sample(s);
 #ifdef WITH_VALUES
-        uint other_value = sample_value(first + mid);
-        bool before = other < key || (other == key && other_value < value);
-        bool equal = other == key && other_value == value;
+    uint other_value = sample_value(s);
+    return other < key || (other == key && (other_value < value || (at_or_before && other_value == value)));
 #else
-        bool before = other < key;
-        bool equal = other == key;
+    return other < key || (at_or_before && other == key);
 #endif
-        if (before || (at_or_before && equal))
-            low = mid + 1u;
-        else
-            high = mid;
-    }
-    return low;
 }
+
+// Runs a thread of the rank step searches at once: their binary searches go
+// step by step together, RANK_RUNS loads in flight where one search waits on
+// each of its own in turn.
+const uint RANK_RUNS = 8u;
 
 // Thread s ranks sample s: its place in its run, and in every other run the
 // samples before it (equal ones too in the runs before its own), so equal
@@ -297,10 +290,27 @@ void rank_step()
     uint value = sample_value(s);
     uint rank = s - (own << params.sample_run_log);
     uint runs = (params.sample_count + run_keys - 1u) >> params.sample_run_log;
-    for (uint run = 0u; run < runs; ++run) {
-        uint first = run << params.sample_run_log;
-        if (run != own)
-            rank += samples_before(first, min(run_keys, params.sample_count - first), key, value, run < own);
+    for (uint batch = 0u; batch < runs; batch += RANK_RUNS) {
+        // In each run the samples before this one: [low, high) narrows to it.
+        uint low[RANK_RUNS], high[RANK_RUNS];
+        [[unroll]] for (uint j = 0u; j < RANK_RUNS; ++j) {
+            uint run = batch + j, first = run << params.sample_run_log;
+            low[j] = first;
+            high[j] = run < runs && run != own ? first + min(run_keys, params.sample_count - first) : first;
+        }
+        for (uint step = 0u; step <= params.sample_run_log; ++step) {
+            [[unroll]] for (uint j = 0u; j < RANK_RUNS; ++j) {
+                if (low[j] < high[j]) {
+                    uint mid = (low[j] + high[j]) >> 1;
+                    if (sample_goes_first(mid, key, value, batch + j < own))
+                        low[j] = mid + 1u;
+                    else
+                        high[j] = mid;
+                }
+            }
+        }
+        [[unroll]] for (uint j = 0u; j < RANK_RUNS; ++j)
+            rank += low[j] - ((batch + j) << params.sample_run_log);
     }
 #ifdef KEY64
     uvec2 halves = unpackUint2x32(sample_key(s));

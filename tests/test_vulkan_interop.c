@@ -246,24 +246,25 @@ static int compare_pair(const void *x, const void *y)
 }
 
 /* The partition sort's samples, white box (vk_internal.h says where they lie
- * in the scratch): a sorter that partitions from one key on with 256 samples
- * a bucket, so 2^16 keys give 8192 samples, more than their tile pass sorts
- * in one run, and keys of 3000 values, so equal samples lie in different
- * runs. After the sort the samples in order must hold the runs' samples (the
+ * in the scratch): a sorter that partitions from one key on, windows of one
+ * tile and 256 samples a bucket, so 32 tiles of keys give 64 buckets (128 for
+ * pairs, whose tile is smaller) and 16384 samples (32768), several runs of
+ * them, and keys of 3000 values, so equal samples lie in different runs. After the sort the samples in order must hold the runs' samples (the
  * same multiset) in order: a wrong rank leaves a hole and a double, which the
  * sort itself survives (the splitters only place the buckets) and so would
  * not show. Also checks the sort. */
 static bool partition_samples_in_order(app *a, const bitonic_vulkan_sorter_desc *base, bool with_values,
-                                       bitonic_order order, uint64_t *seed)
+                                       bitonic_order order, uint32_t tile_keys, uint64_t *seed)
 {
     bitonic_vulkan_sorter_desc desc = *base;
     desc.partition_min_keys = 1;
+    desc.partition_levels = UINT32_MAX;
     desc.partition_samples_per_bucket = 256;
     desc.small_sort_max_keys = UINT32_MAX;  /* the small sorts' shapes never partition */
     bitonic_vulkan_sorter *sorter = NULL;
     if (bitonic_vulkan_sorter_create(&desc, &sorter) != BITONIC_SUCCESS)
         return false;
-    uint32_t n = 1u << 16;
+    uint32_t n = 32u * tile_keys;
     host_buffer keys, values, scratch;
     bool ok = create_host_buffer(a, (VkDeviceSize)n * 4u, &keys) && create_host_buffer(a, (VkDeviceSize)n * 4u, &values);
     bitonic_vulkan_sort_info info = {.keys = keys.buffer, .count = n, .order = order,
@@ -435,8 +436,8 @@ int main(void)
         bitonic_vulkan_sorter_destroy(network_sorter);
         for (int with_values = 0; with_values < 2; ++with_values)
             for (int o = 0; o < 2 - with_values; ++o)
-                TEST_CHECK(&t, partition_samples_in_order(&a, &desc, with_values, (bitonic_order)o, &seed),
-                           "partition sort of 2^16 keys of 3000 values%s, %s: its samples ranked into order",
+                TEST_CHECK(&t, partition_samples_in_order(&a, &desc, with_values, (bitonic_order)o, info.tile_keys, &seed),
+                           "partition sort of 32 tiles of keys of 3000 values%s, %s: its samples ranked into order",
                            with_values ? " with values" : "", o ? "descending" : "ascending");
         bitonic_vulkan_sorter_desc unknown = desc;
         unknown.strategy = (bitonic_strategy)9;

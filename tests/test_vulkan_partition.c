@@ -15,8 +15,9 @@
  * should be and not below its thresholds: the count must be that of the same
  * sort in a context that partitions from one key on (a partition sort records
  * a number of dispatches of its own, more than the plain merge's or fewer),
- * and differ from the plain context's. Without that a broken selection would
- * pass unseen. */
+ * where that differs from the plain context's (where the two coincide the
+ * check says so and tells nothing; every suite has sizes where they differ).
+ * Without that a broken selection would pass unseen. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,7 +266,13 @@ static void check_path(suite *s, input in, bool partitioned)
                "%s: resident buffer, %s (%s, plain context %s, partitioning context %s, %" PRIu64
                " validation messages)", s->label, what, exact ? "exact" : "WRONG", plain_exact ? "exact" : "WRONG",
                forced_exact ? "exact" : "WRONG", messages);
-    bool taken = passes == forced_passes && passes != plain_passes;
+    if (plain_passes == forced_passes) {
+        /* Both paths record as many dispatches here: the count cannot tell
+         * them apart (the suites' other sizes do). */
+        printf("  %s: %s, path not told apart (%u dispatches either way)\n", s->label, what, passes);
+        return;
+    }
+    bool taken = passes == forced_passes;
     bool not_taken = passes == plain_passes && passes > 0;
     TEST_CHECK(s->t, partitioned ? taken : not_taken,
                "%s: %s %s partition (%u dispatches; %u partitioned from one key on, %u never)", s->label, what,
