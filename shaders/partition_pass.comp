@@ -4,9 +4,6 @@
 // its proof; vk_sorter.c, record_partition_sort, records them):
 // - STEP_SAMPLE: sample_count keys from spread positions into the Partition
 //   binding, for the sort of the samples recorded after it; zeroes the totals.
-// - STEP_RANK: after the samples' tile pass left them in sorted runs, each
-//   sample's rank (its place in the runs' merged order), and the sample
-//   written there: the samples in order.
 // - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
 //   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
@@ -50,7 +47,6 @@ const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
 const uint STEP_SCAN = 2u;
 const uint STEP_SCATTER = 3u;
-const uint STEP_RANK = 4u;
 
 // partition_push_constants in vk_sorter.c.
 layout(push_constant) uniform PartitionParams {
@@ -69,9 +65,6 @@ layout(push_constant) uniform PartitionParams {
     uint split_groups_x;
     uint split_groups_y;
     uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
-    uint ranked_at;      // words into Partition: STEP_RANK writes the samples in order here
-    uint ranked_values_at;  // ... and their values
-    uint sample_run_log; // STEP_RANK: the samples lie in sorted runs of 2^this
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -237,91 +230,6 @@ void sample_step()
     }
     if (i < bucket_count())
         words[TOTALS_AT + i] = 0u;
-}
-
-// Sample s as the sort orders it (ordered bits), and its value.
-key_t ordered_sample(uint s)
-{
-    return ordered(sample_key(s));
-}
-
-uint sample_value(uint s)
-{
-#ifdef WITH_VALUES
-    return words[params.sample_values_at + s];
-#else
-    return 0u;
-#endif
-}
-
-// Whether sample s goes before (key, value), or (at_or_before) at or before it.
-bool sample_goes_first(uint s, key_t key, uint value, bool at_or_before)
-{
-    key_t other = ordered_sample(s);
-#ifdef WITH_VALUES
-    uint other_value = sample_value(s);
-    return other < key || (other == key && (other_value < value || (at_or_before && other_value == value)));
-#else
-    return other < key || (at_or_before && other == key);
-#endif
-}
-
-// Runs a thread of the rank step searches at once: their binary searches go
-// step by step together, RANK_RUNS loads in flight where one search waits on
-// each of its own in turn.
-const uint RANK_RUNS = 8u;
-
-// Thread s ranks sample s: its place in its run, and in every other run the
-// samples before it (equal ones too in the runs before its own), so equal
-// samples keep the order of their runs and every rank is taken once. The
-// sample goes to words ranked_at + rank, stored bits, where the splitters are
-// read from (load_splitters, with samples_at set there). One small dispatch
-// of a few binary searches a sample: the merge levels of the samples' own
-// sort, which this replaces, took a dispatch each (docs/PERFORMANCE.md, log
-// entry 58). No barrier in this step.
-void rank_step()
-{
-    uint s = gl_GlobalInvocationID.x;
-    if (s >= params.sample_count)
-        return;
-    uint run_keys = 1u << params.sample_run_log;
-    uint own = s >> params.sample_run_log;
-    key_t key = ordered_sample(s);
-    uint value = sample_value(s);
-    uint rank = s - (own << params.sample_run_log);
-    uint runs = (params.sample_count + run_keys - 1u) >> params.sample_run_log;
-    for (uint batch = 0u; batch < runs; batch += RANK_RUNS) {
-        // In each run the samples before this one: [low, high) narrows to it.
-        uint low[RANK_RUNS], high[RANK_RUNS];
-        [[unroll]] for (uint j = 0u; j < RANK_RUNS; ++j) {
-            uint run = batch + j, first = run << params.sample_run_log;
-            low[j] = first;
-            high[j] = run < runs && run != own ? first + min(run_keys, params.sample_count - first) : first;
-        }
-        for (uint step = 0u; step <= params.sample_run_log; ++step) {
-            [[unroll]] for (uint j = 0u; j < RANK_RUNS; ++j) {
-                if (low[j] < high[j]) {
-                    uint mid = (low[j] + high[j]) >> 1;
-                    if (sample_goes_first(mid, key, value, batch + j < own))
-                        low[j] = mid + 1u;
-                    else
-                        high[j] = mid;
-                }
-            }
-        }
-        [[unroll]] for (uint j = 0u; j < RANK_RUNS; ++j)
-            rank += low[j] - ((batch + j) << params.sample_run_log);
-    }
-#ifdef KEY64
-    uvec2 halves = unpackUint2x32(sample_key(s));
-    words[params.ranked_at + 2u * rank] = halves.x;
-    words[params.ranked_at + 2u * rank + 1u] = halves.y;
-#else
-    words[params.ranked_at + rank] = sample_key(s);
-#endif
-#ifdef WITH_VALUES
-    words[params.ranked_values_at + rank] = value;
-#endif
 }
 
 void count_step()
@@ -571,8 +479,6 @@ void main()
         count_step();
     else if (params.step == STEP_SCAN)
         scan_step();
-    else if (params.step == STEP_SCATTER)
-        scatter_step();
     else
-        rank_step();
+        scatter_step();
 }

@@ -10,7 +10,6 @@
 
 #include "bitonic_vulkan.h"
 #include "test_util.h"
-#include "vk_internal.h"
 #include "vulkan_test_device.h"
 
 typedef struct app {
@@ -239,83 +238,6 @@ static bool sort_with_gpu_count(app *a, bitonic_vulkan_sorter *sorter, host_buff
     return ok && sum_in == sum_out;
 }
 
-static int compare_pair(const void *x, const void *y)
-{
-    const uint32_t *a = x, *b = y;
-    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] != b[1] ? (a[1] < b[1] ? -1 : 1) : 0;
-}
-
-/* The partition sort's samples, white box (vk_internal.h says where they lie
- * in the scratch): a sorter that partitions from one key on, windows of one
- * tile and 256 samples a bucket, so 32 tiles of keys give 64 buckets (128 for
- * pairs, whose tile is smaller) and 16384 samples (32768), several runs of
- * them, and keys of 3000 values, so equal samples lie in different runs. After the sort the samples in order must hold the runs' samples (the
- * same multiset) in order: a wrong rank leaves a hole and a double, which the
- * sort itself survives (the splitters only place the buckets) and so would
- * not show. Also checks the sort. */
-static bool partition_samples_in_order(app *a, const bitonic_vulkan_sorter_desc *base, bool with_values,
-                                       bitonic_order order, uint32_t tile_keys, uint64_t *seed)
-{
-    bitonic_vulkan_sorter_desc desc = *base;
-    desc.partition_min_keys = 1;
-    desc.partition_levels = UINT32_MAX;
-    desc.partition_samples_per_bucket = 256;
-    desc.small_sort_max_keys = UINT32_MAX;  /* the small sorts' shapes never partition */
-    bitonic_vulkan_sorter *sorter = NULL;
-    if (bitonic_vulkan_sorter_create(&desc, &sorter) != BITONIC_SUCCESS)
-        return false;
-    uint32_t n = 32u * tile_keys;
-    host_buffer keys, values, scratch;
-    bool ok = create_host_buffer(a, (VkDeviceSize)n * 4u, &keys) && create_host_buffer(a, (VkDeviceSize)n * 4u, &values);
-    bitonic_vulkan_sort_info info = {.keys = keys.buffer, .count = n, .order = order,
-                                     .values = with_values ? values.buffer : VK_NULL_HANDLE};
-    bitonic_vk_partition_samples where = {0};
-    ok = ok && create_host_buffer(a, bitonic_vulkan_sort_scratch_bytes(sorter, &info), &scratch);
-    info.scratch = scratch.buffer;
-    ok = ok && bitonic_vk_partition_samples_of(sorter, &info, &where) && where.count > where.run_keys;
-    uint32_t *runs = malloc((size_t)where.count * 8u + 8u), *ordered = malloc((size_t)where.count * 8u + 8u);
-    ok = ok && runs && ordered;
-    for (uint32_t i = 0; ok && i < n; ++i) {
-        keys.data[i] = (uint32_t)(test_random_u64(seed) % 3000u);
-        values.data[i] = (uint32_t)(test_random_u64(seed) % 7u);
-    }
-    if (ok) {
-        VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        vkBeginCommandBuffer(a->commands, &begin);
-        ok = bitonic_vulkan_record_sort(sorter, a->commands, &info) == BITONIC_SUCCESS;
-        VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                                   .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT, .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-        vkCmdPipelineBarrier(a->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                             &to_host, 0, NULL, 0, NULL);
-        vkEndCommandBuffer(a->commands);
-        ok = ok && submit(a);
-    }
-    bool ascending = order == BITONIC_ORDER_ASCENDING;
-    for (uint32_t i = 1; ok && i < n; ++i)
-        ok = ascending ? keys.data[i - 1] <= keys.data[i] : keys.data[i - 1] >= keys.data[i];
-    for (uint32_t i = 0; ok && i < where.count; ++i) {
-        /* Compared as the sort orders them: keys in its order, then values. */
-        uint32_t flip = ascending ? 0u : UINT32_MAX;
-        runs[2 * i] = scratch.data[where.runs_at / 4u + i] ^ flip;
-        runs[2 * i + 1] = with_values ? scratch.data[where.run_values_at / 4u + i] : 0u;
-        ordered[2 * i] = scratch.data[where.ordered_at / 4u + i] ^ flip;
-        ordered[2 * i + 1] = with_values ? scratch.data[where.ordered_values_at / 4u + i] : 0u;
-    }
-    for (uint32_t i = 1; ok && i < where.count; ++i)
-        ok = compare_pair(&ordered[2 * (i - 1)], &ordered[2 * i]) <= 0;
-    if (ok) {
-        qsort(runs, where.count, 8u, compare_pair);
-        ok = memcmp(runs, ordered, (size_t)where.count * 8u) == 0;
-    }
-    free(runs);
-    free(ordered);
-    destroy_host_buffer(a, &keys);
-    destroy_host_buffer(a, &values);
-    destroy_host_buffer(a, &scratch);
-    bitonic_vulkan_sorter_destroy(sorter);
-    return ok;
-}
-
 int main(void)
 {
     test_counter t = {0};
@@ -434,11 +356,6 @@ int main(void)
         }
         bitonic_vulkan_sorter_destroy(transpose_sorter);
         bitonic_vulkan_sorter_destroy(network_sorter);
-        for (int with_values = 0; with_values < 2; ++with_values)
-            for (int o = 0; o < 2 - with_values; ++o)
-                TEST_CHECK(&t, partition_samples_in_order(&a, &desc, with_values, (bitonic_order)o, info.tile_keys, &seed),
-                           "partition sort of 32 tiles of keys of 3000 values%s, %s: its samples ranked into order",
-                           with_values ? " with values" : "", o ? "descending" : "ascending");
         bitonic_vulkan_sorter_desc unknown = desc;
         unknown.strategy = (bitonic_strategy)9;
         bitonic_vulkan_sorter *refused = NULL;

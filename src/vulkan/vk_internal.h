@@ -91,18 +91,6 @@ bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *so
 bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                                const bitonic_vulkan_sort_info *info, uint32_t run_log);
 
-/* Where a partition sort of `info` keeps its samples in the scratch, in bytes
- * from info->scratch_offset (for the tests, which check the samples' order):
- * the samples in sorted runs of run_keys (the samples' tile pass's output)
- * and their values, then the samples in order (the rank step's) and their
- * values; count samples. False where the sort does not partition. */
-typedef struct bitonic_vk_partition_samples {
-    VkDeviceSize runs_at, run_values_at, ordered_at, ordered_values_at;
-    uint32_t count, run_keys;
-} bitonic_vk_partition_samples;
-bool bitonic_vk_partition_samples_of(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                     bitonic_vk_partition_samples *out);
-
 /* Reads the limits the tuning needs from a physical device. */
 void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_limits *out_limits,
                             uint64_t *out_max_storage_range);

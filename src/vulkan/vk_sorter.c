@@ -1168,9 +1168,8 @@ typedef struct sort_plan {
      * fallback's merges on from there (an even number, recorded as indirect
      * dispatches), and the window merge. Its words lie at partition_at in the
      * scratch (bytes from scratch_offset), partition_bytes long; in them the
-     * samples from byte samples_at, their values from sample_values_at (in
-     * sorted runs after the samples' tile sort), the samples in order from
-     * ranked_at (their values from ranked_values_at), and the window
+     * samples from byte samples_at, their values from sample_values_at, and
+     * the scratch of the samples' sort from nested_scratch_at, and the window
      * merge's table (its chunks' cursors and the window boundaries' buckets)
      * from windows_at, window_table_bytes long. */
     bool partition;
@@ -1180,9 +1179,7 @@ typedef struct sort_plan {
     uint32_t partition_groups, partition_chunk_keys;
     uint32_t level_merges, fallback_merges;
     VkDeviceSize partition_at, partition_bytes;
-    VkDeviceSize samples_at, sample_values_at, ranked_at, ranked_values_at;
-    uint32_t samples_variant_number;  /* the samples' tile pass: its variant and pass */
-    bitonic_pass samples_tile;
+    VkDeviceSize samples_at, sample_values_at, nested_scratch_at;
     VkDeviceSize windows_at, window_table_bytes;
 } sort_plan;
 
@@ -1289,9 +1286,8 @@ static bitonic_status plan_sort(const bitonic_vulkan_sorter *sorter, const biton
     return plan_sort_runs(sorter, info, with_scratch, 0, true, plan);
 }
 
-/* The partition's samples as a sort of their own: keys (and values) in the
- * partition's words. Only its tile pass is recorded (record_partition_sort),
- * in place: it needs no scratch. */
+/* The sort of the partition's samples: keys (and values) in the partition's
+ * words, the scratch after them; never partitioned itself. */
 static bitonic_vulkan_sort_info samples_sort_info(const bitonic_vulkan_sort_info *info, const sort_plan *plan)
 {
     VkDeviceSize at = info->scratch_offset + plan->partition_at;
@@ -1299,30 +1295,9 @@ static bitonic_vulkan_sort_info samples_sort_info(const bitonic_vulkan_sort_info
         .keys = info->scratch, .keys_offset = at + plan->samples_at, .count = plan->sample_count,
         .values = info->values != VK_NULL_HANDLE ? info->scratch : VK_NULL_HANDLE,
         .values_offset = info->values != VK_NULL_HANDLE ? at + plan->sample_values_at : 0,
-        .key_type = info->key_type, .order = info->order};
+        .key_type = info->key_type, .order = info->order,
+        .scratch = info->scratch, .scratch_offset = at + plan->nested_scratch_at};
     return nested;
-}
-
-/* The samples' tile pass sorts runs of at most 2^PARTITION_SAMPLE_RUN_LOG
- * of them: a tile's runs sort sooner the shorter they are, and the rank step
- * then searches more runs, all at once. */
-#define PARTITION_SAMPLE_RUN_LOG 10u
-
-/* The plan of the samples' sort, whose first pass (a tile pass, the one
- * recorded, with last_phase at most PARTITION_SAMPLE_RUN_LOG) leaves them in
- * sorted runs; false where it has none. */
-static bool plan_samples_tile_pass(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                   const sort_plan *plan, sort_plan *samples_plan)
-{
-    bitonic_vulkan_sort_info nested = samples_sort_info(info, plan);
-    nested.keys = info->keys;  /* the scratch is not given yet when its size is asked */
-    nested.values = info->values;
-    bool planned = plan_sort_runs(sorter, &nested, true, 0, false, samples_plan) == BITONIC_SUCCESS &&
-                   samples_plan->pass_count > 0 && samples_plan->passes[0].kind == BITONIC_PASS_TILE &&
-                   !samples_plan->wide && !samples_plan->transpose;
-    if (planned && samples_plan->passes[0].last_phase > PARTITION_SAMPLE_RUN_LOG)
-        samples_plan->passes[0].last_phase = PARTITION_SAMPLE_RUN_LOG;
-    return planned;
 }
 
 /* Makes a planned merge sort of one array (plan->merge, bound buffers, no
@@ -1391,17 +1366,19 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->windows_at = align_up(words_bytes, sorter->storage_alignment);
     plan->window_table_bytes = (3u * window_chunks + 2u * (runs + 1u)) * 4u;
     plan->samples_at = align_up(plan->windows_at + plan->window_table_bytes, sorter->storage_alignment);
-    VkDeviceSize sample_value_bytes = info->values != VK_NULL_HANDLE ? samples * 4u : 0u;
     plan->sample_values_at = align_up(plan->samples_at + samples * plan->key_bytes, sorter->storage_alignment);
-    plan->ranked_at = align_up(plan->sample_values_at + sample_value_bytes, sorter->storage_alignment);
-    plan->ranked_values_at = align_up(plan->ranked_at + samples * plan->key_bytes, sorter->storage_alignment);
-    plan->partition_bytes = plan->ranked_values_at + sample_value_bytes;
+    plan->nested_scratch_at = align_up(plan->sample_values_at + (info->values != VK_NULL_HANDLE ? samples * 4u : 0u),
+                                       sorter->storage_alignment);
     plan->partition_at = align_up(plan->scratch_bytes, sorter->storage_alignment);
-    sort_plan samples_plan;
-    if (!plan_samples_tile_pass(sorter, info, plan, &samples_plan))
+    bitonic_vulkan_sort_info nested = samples_sort_info(info, plan);
+    nested.keys = info->keys;  /* the scratch is not given yet when its size is asked */
+    nested.values = info->values;
+    nested.scratch = VK_NULL_HANDLE;
+    nested.scratch_offset = 0;
+    sort_plan nested_plan;
+    if (plan_sort_runs(sorter, &nested, true, 0, false, &nested_plan) != BITONIC_SUCCESS)
         return;
-    plan->samples_variant_number = samples_plan.variant_number;
-    plan->samples_tile = samples_plan.passes[0];
+    plan->partition_bytes = plan->nested_scratch_at + nested_plan.scratch_bytes;
     /* The passes: the tile sort, the merges to the window, those past it (one
      * more, a copy, where they are odd), the window merge. */
     plan->level_merges = window_log - tuning->tile_log;
@@ -1420,14 +1397,13 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     ++pass_count;
     plan->pass_count = pass_count;
     uint32_t merges = pass_count - 1u;
-    /* Sample, the samples' tile sort, their ranks, count, scan, scatter; the
-     * tile sort; each merge and its split
+    /* Sample, count, scan, scatter; the tile sort; each merge and its split
      * pass, but for the fallback's merges where they search their own splits
      * on the samples of the merge before (every merge from the first level on
      * leaves them where the plan has run samples: record_partition_sort); the
      * window merge's split pass whatever the plan. */
     uint32_t level_splits = !plan->split_pass ? 0u : plan->run_samples ? merges - 1u - plan->fallback_merges : merges - 1u;
-    plan->dispatch_count = 6u + 1u + merges + level_splits + 1u;
+    plan->dispatch_count = 4u + 1u + merges + level_splits + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
 }
@@ -1621,14 +1597,6 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
     VkResult result = plan->partition ? ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0) : VK_SUCCESS;
     if (result == VK_SUCCESS && plan->partition)
         result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, 0);
-    /* The samples' tile pass, in the variant their own sort would take. */
-    if (result == VK_SUCCESS && plan->partition) {
-        sorter_variant *samples_variant = &sorter->variants[plan->samples_variant_number];
-        result = ensure_pipeline(sorter, samples_variant,
-                                 sorts_tile_by_merging(samples_variant, &plan->samples_tile) ? PIPELINE_TILE_SORT
-                                                                                             : PIPELINE_TILE,
-                                 0);
-    }
     if (result == VK_SUCCESS && plan->partition)
         result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_SPLIT, 0);
     for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
@@ -1967,11 +1935,10 @@ typedef struct partition_push_constants {
     uint32_t samples_at, sample_values_at;
     uint32_t merge_groups_x, merge_groups_y, split_groups_x, split_groups_y;
     uint32_t straddles_at;
-    uint32_t ranked_at, ranked_values_at, sample_run_log;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
-enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_SCATTER = 3, PARTITION_RANK = 4 };
+enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_SCATTER = 3 };
 
 /* Where partition_pass.comp's scan leaves the fallback's dispatch sizes: the
  * merges', then the split passes' (MERGE_ARGS_AT, SPLIT_ARGS_AT there). */
@@ -2042,9 +2009,8 @@ static void record_indirect_barrier(VkCommandBuffer command_buffer)
 
 /* Records a sort planned as a partition sort (plan->partition), with its
  * timestamps, as bitonic_vulkan_record_sort() does for the others:
- * 1. sample the keys, sort them in runs of a tile (the tile pass of their
- *    own sort, in place), and write each to its place in order, which its
- *    rank among the runs gives (partition_pass.comp, STEP_RANK);
+ * 1. sample the keys and sort the samples (the sort of few keys, recorded
+ *    here without timestamps of its own);
  * 2. count the keys by bucket, scan the buckets, scatter the keys (from the
  *    caller's side to the scratch's);
  * 3. the tile sort and the merges up to windows of W keys;
@@ -2105,19 +2071,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                                            plan->window_table_bytes};
     dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
 
-    /* 1. The samples, and their sort: in runs by their own sort's tile pass,
-     * then by rank. Their whole sort (a tile pass and two merge levels, for
-     * 2^14 samples of 32-bit keys) took about 0.035 ms on the H100, 12% of
-     * a sort of 2^22 keys (docs/PERFORMANCE.md, log entry 58). */
-    sort_plan samples_plan;
-    bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
-    if (!plan_samples_tile_pass(sorter, info, plan, &samples_plan))
-        return BITONIC_ERROR_INVALID_ARGUMENT;
-    const sorter_variant *samples_variant = &sorter->variants[samples_plan.variant_number];
-    uint32_t samples_x[BITONIC_SCHEDULE_MAX_PASSES], samples_y[BITONIC_SCHEDULE_MAX_PASSES], unused_x, unused_y;
-    if (!plan_grids(sorter, &samples_plan, samples_x, samples_y, &unused_x, &unused_y))
-        return BITONIC_ERROR_TOO_LARGE;
-    const bitonic_pass *samples_tile = &samples_plan.passes[0];
+    /* 1. The samples, and their sort. */
     partition_push_constants steps = {
         .count = (uint32_t)info->count, .step = PARTITION_SAMPLE,
         .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u, .key_type = (uint32_t)info->key_type,
@@ -2125,47 +2079,20 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .chunk_keys = plan->partition_chunk_keys, .window = 1u << plan->window_log,
         .samples_at = (uint32_t)(plan->samples_at / 4u), .sample_values_at = (uint32_t)(plan->sample_values_at / 4u),
         .merge_groups_x = group_x[1], .merge_groups_y = group_y[1], .split_groups_x = split_x, .split_groups_y = split_y,
-        .straddles_at = (uint32_t)((plan->windows_at / 4u) + 3u * (VkDeviceSize)window_chunks),
-        .ranked_at = (uint32_t)(plan->ranked_at / 4u), .ranked_values_at = (uint32_t)(plan->ranked_values_at / 4u),
-        .sample_run_log = samples_tile->last_phase};
+        .straddles_at = (uint32_t)((plan->windows_at / 4u) + 3u * (VkDeviceSize)window_chunks)};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
     record_pass_barrier(command_buffer);
-    {
-        VkDescriptorBufferInfo sample_keys = {samples.keys, samples.keys_offset,
-                                              (VkDeviceSize)plan->sample_count * key_bytes};
-        VkDescriptorBufferInfo sample_values = {samples.values, samples.values_offset,
-                                                (VkDeviceSize)plan->sample_count * 4u};
-        if (!with_values)
-            sample_values = sample_keys;  /* unbound: the variant has no values bindings */
-        push_sort_bindings(sorter, command_buffer, samples_variant, with_values,
-                           (sort_sides){sample_keys, sample_values, sample_keys, sample_values}, count_binding,
-                           count_binding);
-        bool samples_aligned = samples.keys_offset % 16u == 0 && (!with_values || samples.values_offset % 16u == 0);
-        pass_push_constants tile_constants = {
-            .count = plan->sample_count, .phase = samples_tile->phase, .stride_log = samples_tile->stride_log,
-            .last_phase = samples_tile->last_phase, .group_count = samples_tile->group_count,
-            .key_xor = steps.key_xor, .key_type = steps.key_type, .count_offset = NO_COUNT_BUFFER,
-            .output_buffer = 0u,  /* in place */
-            .vector_io = samples_aligned && samples_variant->tuning.tile_vector_io ? 1u : 0u};
-        recorder.layout = samples_variant->pipeline_layout;
-        record_dispatch(&recorder, tile_pipeline_for(samples_variant, samples_tile), &tile_constants,
-                        sizeof tile_constants, samples_x[0], samples_y[0]);
-        recorder.layout = variant->pipeline_layout;
-        recorder.bound = VK_NULL_HANDLE;
-        record_pass_barrier(command_buffer);
-    }
-    push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
-    steps.step = PARTITION_RANK;
-    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps,
-                    (plan->sample_count + threads - 1u) / threads, 1u);
+    bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
+    bitonic_status sorted = record_sort_passes(sorter, command_buffer, &samples, 0, false);
+    if (sorted != BITONIC_SUCCESS)
+        return sorted;
     record_pass_barrier(command_buffer);
-    /* From here on the splitters come from the samples in order. */
-    steps.samples_at = steps.ranked_at;
-    steps.sample_values_at = steps.ranked_values_at;
+    recorder.bound = VK_NULL_HANDLE;  /* the samples' sort bound its own */
 
     /* 2. Count, scan, scatter. */
+    push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     steps.step = PARTITION_COUNT;
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     record_pass_barrier(command_buffer);
@@ -2224,7 +2151,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             constants.group_count = window_chunks;
             /* Its searches guided by the keys' values where the plan's merges'
              * are: at 2^22 keys a guided window split pass took 0.0142 ms on
-             * the H100, a plain one 0.0073 (log entry 57). */
+             * the H100, a plain one 0.0090 (log entry 57). */
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
             record_dispatch(&recorder, variant->window_split_pipeline, &constants, sizeof constants, window_split_x,
                             window_split_y);
@@ -2250,20 +2177,6 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
                             info->first_query + 1u);
     return BITONIC_SUCCESS;
-}
-
-bool bitonic_vk_partition_samples_of(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                     bitonic_vk_partition_samples *out)
-{
-    sort_plan plan;
-    if (!out || plan_sort(sorter, info, true, &plan) != BITONIC_SUCCESS || !plan.partition)
-        return false;
-    *out = (bitonic_vk_partition_samples){
-        .runs_at = plan.partition_at + plan.samples_at, .run_values_at = plan.partition_at + plan.sample_values_at,
-        .ordered_at = plan.partition_at + plan.ranked_at,
-        .ordered_values_at = plan.partition_at + plan.ranked_values_at, .count = plan.sample_count,
-        .run_keys = 1u << plan.samples_tile.last_phase};
-    return true;
 }
 
 /* The sort's passes; with run_log (not 0: the keys are sorted in aligned runs
