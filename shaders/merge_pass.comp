@@ -503,10 +503,10 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 
 #if !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
 // The partition sort's window merge (vk_sorter.c, record_partition_sort).
-// Runs of W = 2^phase keys are sorted, and every open bucket longer than its
-// share of one run crosses one run boundary kW at most, as [s_k, e_k) with
-// s_k < kW < e_k; the partition's scan noted each boundary's bucket (s_k = e_k
-// = kW where none crosses it) after the chunks' cursors in the Splits binding:
+// Runs of W = 2^phase keys are sorted, and every open bucket (at most W keys,
+// or the sort fell back) crosses one run boundary kW at most, as [s_k, e_k)
+// with s_k < kW < e_k; the partition's scan noted each boundary's bucket (s_k
+// = e_k = kW where none crosses it) after the chunks' cursors in the Splits binding:
 // 3 words a chunk, then 2 a boundary from word 3 x group_count on, boundaries
 // 0 .. runs (the last: the count twice). Output position q of run r takes its
 // key from the end of run r - 1 (the bucket around rW), from run r, or from

@@ -1168,10 +1168,10 @@ typedef struct sort_plan {
      * fallback's merges on from there (an even number, recorded as indirect
      * dispatches), and the window merge. Its words lie at partition_at in the
      * scratch (bytes from scratch_offset), partition_bytes long; in them the
-     * samples from byte samples_at, their values from sample_values_at, and
-     * the scratch of the samples' sort from nested_scratch_at, and the window
-     * merge's table (its chunks' cursors and the window boundaries' buckets)
-     * from windows_at, window_table_bytes long. */
+     * samples from byte samples_at, their values from sample_values_at, the
+     * scratch of the samples' sort from nested_scratch_at; the window merge's
+     * table (its chunks' cursors and the window boundaries' buckets) from
+     * windows_at, window_table_bytes long. */
     bool partition;
     uint32_t window_log;
     uint32_t window_chunks;
@@ -1402,7 +1402,9 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * on the samples of the merge before (every merge from the first level on
      * leaves them where the plan has run samples: record_partition_sort); the
      * window merge's split pass whatever the plan. */
-    uint32_t level_splits = !plan->split_pass ? 0u : plan->run_samples ? merges - 1u - plan->fallback_merges : merges - 1u;
+    uint32_t level_splits = !plan->split_pass   ? 0u
+                            : plan->run_samples ? merges - 1u - plan->fallback_merges
+                                                : merges - 1u;
     plan->dispatch_count = 4u + 1u + merges + level_splits + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
