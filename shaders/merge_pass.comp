@@ -535,25 +535,21 @@ uvec3 window_cursor_at(uint q, uint r, bool guided)
 {
     uint run_first = r << params.phase, next_run = run_first + (1u << params.phase);
     uvec3 cursor = uvec3(run_first, q, next_run);
-    uint end_here = straddle_word(r, 1u), first_next = straddle_word(r + 1u, 0u);
-    if (q < end_here) {
+    bool at_start = q < straddle_word(r, 1u);  // in the bucket around rW
+    if (at_start || q > straddle_word(r + 1u, 0u)) {
+        // The bucket's two pieces: A = [s, boundary), B = [boundary, e).
+        uint boundary = at_start ? run_first : next_run, k = at_start ? r : r + 1u;
         merge_runs runs;
-        runs.base = straddle_word(r, 0u);
-        runs.a_count = run_first - runs.base;
-        runs.b_count = end_here - run_first;
+        runs.base = straddle_word(k, 0u);
+        runs.a_count = boundary - runs.base;
+        runs.b_count = straddle_word(k, 1u) - boundary;
         uint diagonal = q - runs.base;
         uint i = search_split(runs, diagonal, false, guided, false);
-        cursor.x = runs.base + i;
-        cursor.y = run_first + (diagonal - i);
-    } else if (q > first_next) {
-        merge_runs runs;
-        runs.base = first_next;
-        runs.a_count = next_run - first_next;
-        runs.b_count = straddle_word(r + 1u, 1u) - next_run;
-        uint diagonal = q - first_next;
-        uint i = search_split(runs, diagonal, false, guided, false);
-        cursor.y = first_next + i;
-        cursor.z = next_run + (diagonal - i);
+        uvec2 heads = uvec2(runs.base + i, boundary + (diagonal - i));
+        if (at_start)
+            cursor.xy = heads;  // runs r - 1 and r
+        else
+            cursor.yz = heads;  // runs r and r + 1
     }
     return cursor;
 }

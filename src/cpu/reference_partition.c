@@ -100,18 +100,19 @@ static window_cursor window_cursor_at(const uint64_t *keys, uint64_t q, uint64_t
 {
     uint64_t run_first = r * window, next_run = run_first + window;
     window_cursor cursor = {run_first, q, next_run};
-    if (q < straddle_end[r]) {
-        /* Inside the bucket around the run's start: its two pieces merged. */
-        uint64_t s = straddle_first[r], d = q - s;
-        uint64_t i = merge_split(keys, s, run_first - s, straddle_end[r] - run_first, d);
-        cursor.x = s + i;
-        cursor.y = run_first + (d - i);
-    } else if (q > straddle_first[r + 1u]) {
-        /* Inside the bucket around the run's end. */
-        uint64_t s = straddle_first[r + 1u], d = q - s;
-        uint64_t i = merge_split(keys, s, next_run - s, straddle_end[r + 1u] - next_run, d);
-        cursor.y = s + i;
-        cursor.z = next_run + (d - i);
+    bool at_start = q < straddle_end[r];  /* in the bucket around the run's start */
+    if (at_start || q > straddle_first[r + 1u]) {
+        /* The bucket's two pieces merged: [s, boundary) and [boundary, e). */
+        uint64_t k = at_start ? r : r + 1u, boundary = at_start ? run_first : next_run;
+        uint64_t s = straddle_first[k], d = q - s;
+        uint64_t i = merge_split(keys, s, boundary - s, straddle_end[k] - boundary, d);
+        if (at_start) {
+            cursor.x = s + i;  /* runs r - 1 and r */
+            cursor.y = boundary + (d - i);
+        } else {
+            cursor.y = s + i;  /* runs r and r + 1 */
+            cursor.z = boundary + (d - i);
+        }
     }
     return cursor;
 }
