@@ -317,6 +317,16 @@ static void close_suite(suite *s)
     bitonic_context_destroy(s->context);
 }
 
+/* A suite's threshold (sizes[0], the least count its windows partition):
+ * the path taken there and not one key below; then a sort of every size. */
+static void check_edge_and_sizes(suite *s, const size_t *sizes, size_t size_count, uint64_t *seed)
+{
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0], ++*seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0] - 1u, ++*seed}, false);
+    for (size_t i = 0; i < size_count; ++i)
+        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[i], ++*seed});
+}
+
 /* Windows of one tile (partition_levels UINT32_MAX: no merge levels, the
  * window merge right after the tile sort): from 4 windows, 2^14 keys, up;
  * pairs, f32 keys and every pattern; 16 windows (four fallback merges). */
@@ -325,10 +335,7 @@ static void run_levels_0(suite *s)
     const size_t sizes[] = {scaled(s, 1u << 14, 0), scaled(s, 1u << 14, 1), scaled(s, 3u << 13, 7),
                             scaled(s, 1u << 15, 3)};
     uint64_t seed = 505;
-    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0], ++seed}, true);
-    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0] - 1u, ++seed}, false);
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[i], ++seed});
+    check_edge_and_sizes(s, sizes, sizeof sizes / sizeof sizes[0], &seed);
     for (pattern p = ALL_EQUAL; p <= FEW_KEYS; ++p)
         check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, p, false, 0, sizes[2], ++seed});
     for (int order = 0; order <= 1; ++order) {
@@ -346,12 +353,9 @@ static void run_levels_1(suite *s)
     const size_t sizes[] = {scaled(s, 1u << 15, 0), scaled(s, 1u << 15, 1), scaled(s, 3u << 14, 7),
                             scaled(s, 1u << 16, 3)};
     uint64_t seed = 101;
-    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0], ++seed}, true);
-    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[0] - 1u, ++seed}, false);
+    check_edge_and_sizes(s, sizes, sizeof sizes / sizeof sizes[0], &seed);
     check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 14, 0), ++seed},
                false);
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, sizes[i], ++seed});
     check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, sizes[3], ++seed});
     for (pattern p = ALL_EQUAL; p <= FEW_KEYS; ++p)
         for (int order = 0; order <= 1; ++order)
