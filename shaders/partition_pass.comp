@@ -37,9 +37,9 @@ layout(local_size_x_id = 0) in;
 // 2^d - 1 for some d).
 layout(constant_id = 1) const uint MAX_SPLITTERS = 1023u;
 const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
-// Nodes of the splitters' search tree, 1-based, with the unused node 0:
-// MAX_SPLITTERS + 1, which the host makes a power of two.
-layout(constant_id = 2) const uint MAX_TREE_NODES = 1024u;
+// Cells of the splitters' lookup table (see find_cells): MAX_SPLITTERS + 1,
+// which the host makes a power of two.
+layout(constant_id = 2) const uint MAX_CELLS = 1024u;
 // Keys a thread of the count loads at once (see count_step).
 const uint KEYS_AT_ONCE = 8u;
 
@@ -107,17 +107,21 @@ shared key_t splitter_keys[MAX_SPLITTERS];
 #ifdef WITH_VALUES
 shared uint splitter_values[MAX_SPLITTERS];
 #endif
-// The splitters again as a search tree in breadth-first order (node i's
-// children are 2i and 2i + 1, node 1 the root), padded with +infinity to
-// 2^depth - 1 nodes: a search is depth steps of one load, one compare and one
-// add, the same for every thread, where a binary search over the sorted array
-// branched at every step; and every thread reads the same few nodes near the
-// root (the third H100 call: the search was 0.22 ms of the count's 0.31 at
-// 2^24; docs/PERFORMANCE.md, log entry 55).
-shared key_t tree_keys[MAX_TREE_NODES];
-#ifdef WITH_VALUES
-shared uint tree_values[MAX_TREE_NODES];
-#endif
+// A key's bucket is found in two steps: its cell, a range of key values, then
+// a binary search among the few splitters in that cell. The cells split the
+// splitters' span [first splitter, last splitter] into equal ranges of
+// 2^cell_shift values (a subtraction and a shift: keys are bits);
+// cell_first[c] counts the splitters in cells before c. Random keys leave a
+// few splitters a cell, so the search takes 2-3 steps where the binary
+// search over all of them (as a breadth-first tree before) took 9, each a
+// load from shared memory at a place that differs from lane to lane (log
+// entry 59). Where the splitters crowd into few cells (keys far from uniform,
+// many equal keys) the steps grow back to what the whole search took: the
+// steps are those the fullest cell needs, the same for every thread.
+shared uint cell_first[MAX_CELLS + 1u];
+shared uint cell_shift;
+shared uint search_steps;
+shared uint fullest_cell;
 shared uint bucket_words[MAX_BUCKETS];
 
 // Sorted sample s, as stored bits.
@@ -131,16 +135,48 @@ key_t sample_key(uint s)
 #endif
 }
 
-// Levels of the search tree: the least with 2^depth - 1 >= m nodes.
-uint tree_depth()
+// Cells of the table: the least power of two above the splitters.
+uint cell_count()
 {
-    return findMSB(params.splitters) + 1u;
+    return 1u << (findMSB(params.splitters) + 1u);
+}
+
+// Bits of x up to its highest set one (0 for 0).
+uint bit_length(key_t x)
+{
+#ifdef KEY64
+    uvec2 halves = unpackUint2x32(x);
+    return halves.y != 0u ? 33u + uint(findMSB(halves.y)) : uint(findMSB(halves.x) + 1);
+#else
+    return uint(findMSB(x) + 1);
+#endif
+}
+
+// The key's cell: keys below the first splitter in cell 0, above the last in
+// the last cell.
+uint cell_of(key_t key)
+{
+    key_t first = splitter_keys[0];
+    if (key <= first)
+        return 0u;
+    key_t offset = (key - first) >> cell_shift;
+    return offset < key_t(cell_count() - 1u) ? uint(offset) : cell_count() - 1u;
+}
+
+// Whether splitter i comes before the key (and value).
+bool splitter_before(uint i, key_t key, uint value)
+{
+#ifdef WITH_VALUES
+    return splitter_keys[i] < key || (splitter_keys[i] == key && splitter_values[i] < value);
+#else
+    return splitter_keys[i] < key;
+#endif
 }
 
 // Splitter i is sorted sample (i + 1) * sample_count / (m + 1): the host keeps
-// the product below 2^32. Then the tree: node i at level d (2^d <= i < 2^(d+1))
-// is splitter (2 (i - 2^d) + 1) 2^(depth - 1 - d) - 1 in sorted order, +infinity
-// past the last.
+// the product below 2^32. Then the cells: the shift that puts the splitters'
+// span in cell_count() cells, each cell's first splitter (a binary search a
+// cell), and the steps that the fullest cell's search takes.
 void load_splitters()
 {
     uint m = params.splitters;
@@ -151,36 +187,50 @@ void load_splitters()
         splitter_values[i] = words[params.sample_values_at + s];
 #endif
     }
+    if (gl_LocalInvocationID.x == 0u)
+        fullest_cell = 0u;
     barrier();
-    uint depth = tree_depth(), nodes = (1u << depth) - 1u;
-    for (uint i = gl_LocalInvocationID.x + 1u; i <= nodes; i += gl_WorkGroupSize.x) {
-        uint level = findMSB(i);
-        uint sorted = (2u * (i - (1u << level)) + 1u) * (1u << (depth - 1u - level)) - 1u;
-        tree_keys[i] = sorted < m ? splitter_keys[sorted] : ~key_t(0);
-#ifdef WITH_VALUES
-        tree_values[i] = sorted < m ? splitter_values[sorted] : 0xffffffffu;
-#endif
+    uint cells = cell_count(), cells_log = findMSB(cells);
+    if (gl_LocalInvocationID.x == 0u) {
+        uint span_bits = bit_length(splitter_keys[m - 1u] - splitter_keys[0]);
+        cell_shift = span_bits > cells_log ? span_bits - cells_log : 0u;
     }
+    barrier();
+    for (uint c = gl_LocalInvocationID.x; c <= cells; c += gl_WorkGroupSize.x) {
+        // The splitters whose cell comes before c.
+        uint low = 0u, high = m;
+        while (low < high) {
+            uint middle = (low + high) / 2u;
+            if (cell_of(splitter_keys[middle]) < c)
+                low = middle + 1u;
+            else
+                high = middle;
+        }
+        cell_first[c] = low;
+    }
+    barrier();
+    for (uint c = gl_LocalInvocationID.x; c < cells; c += gl_WorkGroupSize.x)
+        atomicMax(fullest_cell, cell_first[c + 1u] - cell_first[c]);
+    barrier();
+    if (gl_LocalInvocationID.x == 0u)
+        search_steps = uint(findMSB(fullest_cell) + 1);
 }
 
 // The key's bucket (bitonic_partition_bucket() in reference_partition.c): 2i + 1
-// when it equals splitter i, else 2i where i splitters come before it. The
-// tree's walk goes right where a node comes before the key; the leaf it ends
-// on, less 2^depth, counts the splitters before the key (a +infinity pad never
-// comes before a key: with values a pad is (all ones, all ones), which no
-// real pair passes, PAD_VALUE being above every real value).
+// when it equals splitter i, else 2i where i splitters come before it. Every
+// splitter of an earlier cell comes before the key and none of a later one
+// does; within the key's cell, steps of 2^(search_steps - 1), ..., 1 splitters
+// move past those before it (a cell holds fewer than 2^search_steps).
 uint bucket_of(key_t key, uint value)
 {
-    uint depth = tree_depth(), node = 1u;
-    for (uint level = 0u; level < depth; ++level) {
-#ifdef WITH_VALUES
-        bool before = tree_keys[node] < key || (tree_keys[node] == key && tree_values[node] < value);
-#else
-        bool before = tree_keys[node] < key;
-#endif
-        node = 2u * node + (before ? 1u : 0u);
+    uint cell = cell_of(key);
+    uint low = cell_first[cell], end = cell_first[cell + 1u];
+    for (uint step = search_steps; step > 0u; --step) {
+        uint probe = low + (1u << (step - 1u));
+        bool inside = probe <= end;
+        if (splitter_before(inside ? probe - 1u : 0u, key, value) && inside)
+            low = probe;
     }
-    uint low = node - (1u << depth);
 #ifdef WITH_VALUES
     bool equal = low < params.splitters && splitter_keys[low] == key && splitter_values[low] == value;
 #else
@@ -388,7 +438,7 @@ void scan_step()
 // enough buckets that a tile gives each several keys, which the splitters'
 // limit (tuning.c) sees to. A workgroup takes tiles group, group + groups, ...
 // (the host may launch fewer workgroups than tiles, so that each builds the
-// search tree once for several), loading its next tile's keys before it writes
+// splitters' cells once for several), loading its next tile's keys before it writes
 // the current one's, so that the loads are in flight meanwhile.
 shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
 #ifdef WITH_VALUES

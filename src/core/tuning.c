@@ -133,7 +133,7 @@
 #define PARTITION_GOOD_SPLITTERS 255u
 #define PARTITION_WORKGROUP_SIZE 1024u
 #define PARTITION_WORKGROUPS 256u
-/* The scatter's workgroups at most: each builds the search tree once and then
+/* The scatter's workgroups at most: each builds the splitters' cells once and then
  * takes tiles in turn, the next tile's keys loaded while it writes the last. */
 #define PARTITION_SCATTER_WORKGROUPS 256u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
@@ -198,16 +198,16 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_workgroups = PARTITION_WORKGROUPS;
     tuning->partition_scatter_workgroups = PARTITION_SCATTER_WORKGROUPS;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
-    /* A splitter's key (and value) twice, sorted and in the search tree, and
+    /* A splitter's key (and value), its cell's word in the lookup table, and
      * two words for each of its open and equality buckets (a count, a start);
      * besides them the scatter's staged tile (partition_pass.comp,
      * SCATTER_KEYS keys a thread) with a word a key (its place; the scan's
-     * word a thread before), and a few more. 2^d - 1 of them: the tree is
-     * whole. The most staged keys a thread up to 4 alone, 2 with values or
+     * word a thread before), and a few more. 2^d - 1 of them: the cells are a
+     * power of two. The most staged keys a thread up to 4 alone, 2 with values or
      * 64 bits, that leave room for PARTITION_GOOD_SPLITTERS (on the H100 every
      * key type keeps its preferred tile; a device of 32 KiB, lavapipe, stages
      * half as many keys). */
-    uint64_t per_splitter = 2u * (uint64_t)bytes_per_key + 16u;
+    uint64_t per_splitter = (uint64_t)bytes_per_key + 4u + 16u;
     uint64_t fit = 0;
     for (uint32_t keys = bytes_per_key == 4u ? 4u : 2u; keys >= 1u; keys /= 2u) {
         uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;
