@@ -183,12 +183,15 @@ typedef struct bitonic_context_desc {
      * either way). partition_samples_per_bucket: samples
      * taken a bucket. partition_scatter_workgroups: workgroups of the
      * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile).
-     * 0 = the tuning's choice for each. The scratch buffer must then also
+     * partition_workgroup_size: threads a workgroup of the partition's steps
+     * has, at most the tuning's (fewer threads than buckets give each thread
+     * several buckets: for tests). 0 = the tuning's choice for each. The scratch buffer must then also
      * have INDIRECT_BUFFER usage (bitonic_vulkan_sort_info). */
     uint32_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_samples_per_bucket;
     uint32_t partition_scatter_workgroups;
+    uint32_t partition_workgroup_size;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

@@ -3,19 +3,22 @@
 // sort or a merge (src/cpu/reference_partition.c is the same on the CPU, and
 // its proof; vk_sorter.c, record_partition_sort, records them):
 // - STEP_SAMPLE: sample_count keys from spread positions into the Partition
-//   binding, for the sort of the samples recorded after it; zeroes the totals.
+//   binding, for the sort of the samples recorded after it; zeroes the totals
+//   and the claims.
 // - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
 //   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
 //   totals.
-// - STEP_SCAN: one workgroup turns the buckets' totals into their starts,
-//   judges the partition (where an open bucket is longer than a window, the
-//   window merge cannot sort it, so the merge levels run on: their indirect
-//   dispatches get their workgroups), and notes for the window merge, at each
-//   window boundary kW, the open bucket around it (its start and end where it
-//   starts before kW; else kW twice, and so everywhere when it falls back).
-// - STEP_SCATTER: each workgroup, tile after tile, ranks a small tile of keys by
-//   bucket, claims room in each bucket for them, and moves them there.
+// - STEP_SCATTER: each workgroup sums the buckets' totals into their starts
+//   (each alike: a dispatch of one workgroup for it, the scan, cost about 5
+//   us on the H100, log entry 59), then, tile after tile, ranks a small tile
+//   of keys by bucket, claims room in each bucket for them, and moves them
+//   there. Workgroup 0 also judges the partition (where an open bucket is
+//   longer than a window, the window merge cannot sort it, so the merge
+//   levels run on: their indirect dispatches get their workgroups), and notes
+//   for the window merge, at each window boundary kW, the open bucket around
+//   it (its start and end where it starts before kW; else kW twice, and so
+//   everywhere when it falls back).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample; equal ones leave empty buckets
@@ -45,8 +48,7 @@ const uint KEYS_AT_ONCE = 8u;
 
 const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
-const uint STEP_SCAN = 2u;
-const uint STEP_SCATTER = 3u;
+const uint STEP_SCATTER = 2u;
 
 // partition_push_constants in vk_sorter.c.
 layout(push_constant) uniform PartitionParams {
@@ -74,8 +76,8 @@ layout(std430, binding = 1) readonly buffer Values { uint values[]; };
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
 #endif
 // The partition's words: the fallback's indirect dispatch arguments (merge,
-// then split pass), the verdict, the buckets' totals and their next free
-// places (their starts after the scan), the samples.
+// then split pass), the verdict, the buckets' totals and their claims (keys
+// placed so far), the samples.
 layout(std430, binding = 5) buffer Partition { uint words[]; };
 const uint MERGE_ARGS_AT = 0u;
 const uint SPLIT_ARGS_AT = 3u;
@@ -89,7 +91,7 @@ uint bucket_count()
     return 2u * params.splitters + 1u;
 }
 
-uint starts_at()
+uint claims_at()
 {
     return TOTALS_AT + bucket_count();
 }
@@ -278,8 +280,10 @@ void sample_step()
         words[params.sample_values_at + i] = values[position];
 #endif
     }
-    if (i < bucket_count())
+    if (i < bucket_count()) {
         words[TOTALS_AT + i] = 0u;
+        words[claims_at() + i] = 0u;
+    }
 }
 
 void count_step()
@@ -378,7 +382,10 @@ void bucket_span(out uint first, out uint end)
     end = min(first + span, buckets);
 }
 
-void scan_step()
+// Where the buckets of this thread's span start in the output: the sum of the
+// totals of the buckets before it. Workgroup 0 also writes what a scan step
+// did before: the verdict, the fallback's dispatch sizes and the window table.
+uint span_start()
 {
     uint first, end;
     bucket_span(first, end);
@@ -395,10 +402,12 @@ void scan_step()
     if (long_bucket)
         atomicOr(too_long, 1u);
     uint start = sum_before(sum);  // its barriers put every atomicOr before the reads of too_long
+    uint span_first_start = start;
+    if (gl_WorkGroupID.x != 0u || gl_WorkGroupID.y != 0u)
+        return span_first_start;
     bool fall_back = too_long != 0u;
     for (uint b = first; b < end; ++b) {
         uint total = words[TOTALS_AT + b];
-        words[starts_at() + b] = start;
         // The window boundaries inside this bucket: each lies in exactly one
         // bucket, so each pair of words is written once. An open bucket of at
         // most W keys holds at most one; an equality bucket's keys are all
@@ -424,12 +433,13 @@ void scan_step()
         words[SPLIT_ARGS_AT + 2u] = 1u;
         words[VERDICT_AT] = fall_back ? 1u : 0u;
     }
+    return span_first_start;
 }
 
 // The scatter, in tiles of SCATTER_KEYS keys a thread: each tile's keys ranked
 // by bucket in shared memory, room claimed in each bucket for the tile's keys
-// of it (a global atomic on the bucket's next free place, which the scan set
-// to its start), the keys staged in shared memory in bucket order with their
+// of it (a global atomic on the bucket's claims, keys placed in it so far,
+// from its start), the keys staged in shared memory in bucket order with their
 // places in the output beside them, and written from there, neighbouring
 // threads to neighbouring places: each bucket's keys of the tile in whole
 // sectors. Written in the order the threads held them, every store went to its
@@ -464,6 +474,9 @@ void scatter_step()
 {
     load_splitters();
     uint buckets = bucket_count();
+    uint span_first, span_end;
+    bucket_span(span_first, span_end);
+    uint first_start = span_start();
     uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
     uint tiles = (params.count + tile_keys - 1u) / tile_keys;
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
@@ -483,19 +496,20 @@ void scatter_step()
             placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
         }
         barrier();
-        // Where each bucket's keys start in the tile, and where in the bucket.
-        uint span_first, span_end;
-        bucket_span(span_first, span_end);
+        // Where each bucket's keys start in the tile, and where in the output.
         uint sum = 0u;
         for (uint b = span_first; b < span_end; ++b)
             sum += bucket_words[b];
         uint start = sum_before(sum);
+        uint bucket_start = first_start;
         for (uint b = span_first; b < span_end; ++b) {
             uint keys_here = bucket_words[b];
             tile_starts[b] = start;
             start += keys_here;
             if (keys_here != 0u)
-                bucket_words[b] = atomicAdd(words[starts_at() + b], keys_here);
+                bucket_words[b] = bucket_start + atomicAdd(words[claims_at() + b], keys_here);
+            if (b + 1u < span_end)
+                bucket_start += words[TOTALS_AT + b];
         }
         barrier();
         [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
@@ -527,8 +541,6 @@ void main()
         sample_step();
     else if (params.step == STEP_COUNT)
         count_step();
-    else if (params.step == STEP_SCAN)
-        scan_step();
     else
         scatter_step();
 }

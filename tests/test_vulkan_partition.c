@@ -9,7 +9,7 @@
  *
  * Sizes are written for a 4096-key tile (lavapipe) and scale with the device's
  * tile, so the same sorts partition elsewhere. A partition sort records more
- * dispatches than the plain merge (sample, count, scan, scatter, the window
+ * dispatches than the plain merge (sample, count, scatter, the window
  * merge, fewer merge levels), so each configuration also checks, through a
  * resident buffer's pass count, that the partition path was taken where it
  * should be and not below its thresholds: the count must be that of the same
@@ -513,6 +513,16 @@ int main(void)
                         run_levels_2);
     desc.no_subgroup_arithmetic = false;
     desc.partition_scatter_workgroups = 0;
+    /* Workgroups of fewer threads than buckets: each thread sums, claims and
+     * notes the window boundaries of several buckets. */
+    desc.partition_levels = UINT32_MAX;
+    desc.partition_workgroup_size = 8;
+    run_partition_suite(&plain, desc, "partition, no merge levels, 8 threads a workgroup", 1u << 14, run_levels_0);
+    desc.no_subgroup_arithmetic = true;
+    run_partition_suite(&plain, desc, "partition, no merge levels, 8 threads a workgroup, scans in shared memory",
+                        1u << 14, run_levels_0);
+    desc.no_subgroup_arithmetic = false;
+    desc.partition_workgroup_size = 0;
     desc.partition_levels = 0;  /* the default, 1 */
     desc.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);

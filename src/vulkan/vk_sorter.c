@@ -736,6 +736,9 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
     if (desc->partition_scatter_workgroups != 0)
         tuning->partition_scatter_workgroups = desc->partition_scatter_workgroups;
+    /* Fewer threads stage fewer keys: the splitters fit as they did. */
+    if (desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size)
+        tuning->partition_workgroup_size = desc->partition_workgroup_size;
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -1397,15 +1400,15 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     ++pass_count;
     plan->pass_count = pass_count;
     uint32_t merges = pass_count - 1u;
-    /* Sample, count, scan, scatter; the tile sort; each merge and its split
-     * pass, but for the fallback's merges where they search their own splits
-     * on the samples of the merge before (every merge from the first level on
-     * leaves them where the plan has run samples: record_partition_sort); the
-     * window merge's split pass whatever the plan. */
+    /* Sample, count, scatter; the tile sort; each merge and its split pass,
+     * but for the fallback's merges where they search their own splits on the
+     * samples of the merge before (every merge from the first level on leaves
+     * them where the plan has run samples: record_partition_sort); the window
+     * merge's split pass whatever the plan. */
     uint32_t level_splits = !plan->split_pass   ? 0u
                             : plan->run_samples ? merges - 1u - plan->fallback_merges
                                                 : merges - 1u;
-    plan->dispatch_count = 4u + 1u + merges + level_splits + 1u;
+    plan->dispatch_count = 3u + 1u + merges + level_splits + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
 }
@@ -1940,9 +1943,9 @@ typedef struct partition_push_constants {
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
-enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCAN = 2, PARTITION_SCATTER = 3 };
+enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2 };
 
-/* Where partition_pass.comp's scan leaves the fallback's dispatch sizes: the
+/* Where partition_pass.comp's scatter leaves the fallback's dispatch sizes: the
  * merges', then the split passes' (MERGE_ARGS_AT, SPLIT_ARGS_AT there). */
 #define PARTITION_MERGE_ARGS_BYTES 0u
 #define PARTITION_SPLIT_ARGS_BYTES 12u
@@ -1997,7 +2000,7 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     return write_samples;
 }
 
-/* After the scan: its writes are read as dispatch sizes too. */
+/* After the scatter: its workgroup 0's writes are read as dispatch sizes too. */
 static void record_indirect_barrier(VkCommandBuffer command_buffer)
 {
     VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -2013,14 +2016,15 @@ static void record_indirect_barrier(VkCommandBuffer command_buffer)
  * timestamps, as bitonic_vulkan_record_sort() does for the others:
  * 1. sample the keys and sort the samples (the sort of few keys, recorded
  *    here without timestamps of its own);
- * 2. count the keys by bucket, scan the buckets, scatter the keys (from the
- *    caller's side to the scratch's);
+ * 2. count the keys by bucket, then scatter them from the caller's side to
+ *    the scratch's (each scatter workgroup sums the buckets' totals into
+ *    their starts itself);
  * 3. the tile sort and the merges up to windows of W keys;
- * 4. the fallback's merges, indirect dispatches the scan gave workgroups only
+ * 4. the fallback's merges, indirect dispatches the scatter gave workgroups only
  *    where an open bucket is longer than W, each searching its splits on the
  *    samples the merge before it left (where the plan has them);
  * 5. the window merge into the caller's side: its split pass finds each
- *    chunk's cursors in the runs around it from the scan's window boundaries,
+ *    chunk's cursors in the runs around it from the scatter's window boundaries,
  *    and each chunk merges its pieces of three runs (merge_pass.comp,
  *    BUCKET_WINDOWS). */
 static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -2093,17 +2097,14 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_pass_barrier(command_buffer);
     recorder.bound = VK_NULL_HANDLE;  /* the samples' sort bound its own */
 
-    /* 2. Count, scan, scatter. */
+    /* 2. Count, scatter. */
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     steps.step = PARTITION_COUNT;
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     record_pass_barrier(command_buffer);
-    steps.step = PARTITION_SCAN;
-    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, 1u, 1u);
-    record_indirect_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
-    record_indirect_barrier(command_buffer);  /* it had the arguments' words bound too */
+    record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch sizes */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
      * that leaves the window merge writing side 0. */
@@ -2163,7 +2164,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                             window_y);
             continue;
         }
-        /* The fallback's sizes are the scan's. */
+        /* The fallback's sizes are the scatter's. */
         constants.group_count = plan->chunk_count;
         dispatch_size split = fallback ? (dispatch_size){.indirect = info->scratch,
                                                          .offset = partition_offset + PARTITION_SPLIT_ARGS_BYTES}
