@@ -40,9 +40,9 @@ layout(local_size_x_id = 0) in;
 // 2^d - 1 for some d).
 layout(constant_id = 1) const uint MAX_SPLITTERS = 1023u;
 const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
-// Cells of the splitters' lookup table (see find_cells): MAX_SPLITTERS + 1,
-// which the host makes a power of two.
-layout(constant_id = 2) const uint MAX_CELLS = 1024u;
+// Cells of the splitters' lookup table (see load_splitters): 2 (MAX_SPLITTERS
+// + 1), which the host makes a power of two.
+layout(constant_id = 2) const uint MAX_CELLS = 2048u;
 // Keys a thread of the count loads at once (see count_step).
 const uint KEYS_AT_ONCE = 8u;
 
@@ -112,15 +112,16 @@ shared uint splitter_values[MAX_SPLITTERS];
 // A key's bucket is found in two steps: its cell, a range of key values, then
 // a binary search among the few splitters in that cell. The cells split the
 // splitters' span [first splitter, last splitter] into equal ranges of
-// 2^cell_shift values (a subtraction and a shift: keys are bits);
-// cell_first[c] counts the splitters in cells before c. Random keys leave a
-// few splitters a cell, so the search takes 2-3 steps where the binary
-// search over all of them (as a breadth-first tree before) took 9, each a
-// load from shared memory at a place that differs from lane to lane (log
-// entry 59). Where the splitters crowd into few cells (keys far from uniform,
-// many equal keys) the steps grow back to what the whole search took: the
-// steps are those the fullest cell needs, the same for every thread.
-shared uint cell_first[MAX_CELLS + 1u];
+// 2^cell_shift values (a subtraction and a shift: keys are bits), twice as
+// many cells as buckets; cell_words[c] holds the splitters before cell c and,
+// from bit 16, those in it. Random keys leave at most a few splitters a cell,
+// so the search takes 2 or 3 steps where the binary search over all of them
+// (as a breadth-first tree before) took 9, each a load from shared memory at
+// a place that differs from lane to lane (log entry 59). Where the splitters
+// crowd into few cells (keys far from uniform, many equal keys) the steps
+// grow back to what the whole search took: the steps are those the fullest
+// cell needs, the same for every thread.
+shared uint cell_words[MAX_CELLS];
 shared uint cell_shift;
 shared uint search_steps;
 shared uint fullest_cell;
@@ -137,11 +138,12 @@ key_t sample_key(uint s)
 #endif
 }
 
-// Cells of the table: the least power of two above the splitters.
+// Cells of the table: twice the least power of two above the splitters.
 uint cell_count()
 {
-    return 1u << (findMSB(params.splitters) + 1u);
+    return 2u << (findMSB(params.splitters) + 1u);
 }
+
 
 // Bits of x up to its highest set one (0 for 0).
 uint bit_length(key_t x)
@@ -175,6 +177,20 @@ bool splitter_before(uint i, key_t key, uint value)
 #endif
 }
 
+// The splitters whose cell comes before cell c.
+uint splitters_before_cell(uint c)
+{
+    uint low = 0u, high = params.splitters;
+    while (low < high) {
+        uint middle = (low + high) / 2u;
+        if (cell_of(splitter_keys[middle]) < c)
+            low = middle + 1u;
+        else
+            high = middle;
+    }
+    return low;
+}
+
 // Splitter i is sorted sample (i + 1) * sample_count / (m + 1): the host keeps
 // the product below 2^32. Then the cells: the shift that puts the splitters'
 // span in cell_count() cells, each cell's first splitter (a binary search a
@@ -198,21 +214,11 @@ void load_splitters()
         cell_shift = span_bits > cells_log ? span_bits - cells_log : 0u;
     }
     barrier();
-    for (uint c = gl_LocalInvocationID.x; c <= cells; c += gl_WorkGroupSize.x) {
-        // The splitters whose cell comes before c.
-        uint low = 0u, high = m;
-        while (low < high) {
-            uint middle = (low + high) / 2u;
-            if (cell_of(splitter_keys[middle]) < c)
-                low = middle + 1u;
-            else
-                high = middle;
-        }
-        cell_first[c] = low;
+    for (uint c = gl_LocalInvocationID.x; c < cells; c += gl_WorkGroupSize.x) {
+        uint first = splitters_before_cell(c), in_cell = splitters_before_cell(c + 1u) - first;
+        cell_words[c] = first | (in_cell << 16);
+        atomicMax(fullest_cell, in_cell);
     }
-    barrier();
-    for (uint c = gl_LocalInvocationID.x; c < cells; c += gl_WorkGroupSize.x)
-        atomicMax(fullest_cell, cell_first[c + 1u] - cell_first[c]);
     barrier();
     if (gl_LocalInvocationID.x == 0u)
         search_steps = uint(findMSB(fullest_cell) + 1);
@@ -225,8 +231,8 @@ void load_splitters()
 // move past those before it (a cell holds fewer than 2^search_steps).
 uint bucket_of(key_t key, uint value)
 {
-    uint cell = cell_of(key);
-    uint low = cell_first[cell], end = cell_first[cell + 1u];
+    uint cell_word = cell_words[cell_of(key)];
+    uint low = cell_word & 0xffffu, end = low + (cell_word >> 16);
     for (uint step = search_steps; step > 0u; --step) {
         uint probe = low + (1u << (step - 1u));
         bool inside = probe <= end;

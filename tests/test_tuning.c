@@ -32,14 +32,13 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
 
 /* The partition steps' shared memory as partition_pass.comp declares it, for
  * keys of key_bytes (4 or 8) with or without 32-bit values: the splitters
- * sorted, the lookup table's m + 2 words (m + 1 cells and the end), two words
- * for each of the 2m + 1 buckets, the staged tile with a word a key, four
- * more words. */
+ * sorted, the lookup table's 2 (m + 1) cells of a word, two words for each
+ * of the 2m + 1 buckets, the staged tile with a word a key, four more words. */
 static uint64_t partition_shared_bytes(const bitonic_tuning *tuning, uint32_t key_bytes, bool values)
 {
     uint64_t m = tuning->partition_max_splitters, item = key_bytes + (values ? 4u : 0u);
     uint64_t tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
-    return m * item + (m + 2u) * 4u + 2u * (2u * m + 1u) * 4u + tile * (item + 4u) + 16u;
+    return m * item + 2u * (m + 1u) * 4u + 2u * (2u * m + 1u) * 4u + tile * (item + 4u) + 16u;
 }
 
 /* The partition's sizes fit for every key type: its bytes a key are the key's

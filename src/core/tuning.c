@@ -198,7 +198,7 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_workgroups = PARTITION_WORKGROUPS;
     tuning->partition_scatter_workgroups = PARTITION_SCATTER_WORKGROUPS;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
-    /* A splitter's key (and value), its cell's word in the lookup table, and
+    /* A splitter's key (and value), two cells' words of the lookup table, and
      * two words for each of its open and equality buckets (a count, a start);
      * besides them the scatter's staged tile (partition_pass.comp,
      * SCATTER_KEYS keys a thread) with a word a key (its place; the scan's
@@ -207,7 +207,7 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
      * 64 bits, that leave room for PARTITION_GOOD_SPLITTERS (on the H100 every
      * key type keeps its preferred tile; a device of 32 KiB, lavapipe, stages
      * half as many keys). */
-    uint64_t per_splitter = (uint64_t)bytes_per_key + 4u + 16u;
+    uint64_t per_splitter = (uint64_t)bytes_per_key + 8u + 16u;
     uint64_t fit = 0;
     for (uint32_t keys = bytes_per_key == 4u ? 4u : 2u; keys >= 1u; keys /= 2u) {
         uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;

@@ -550,7 +550,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         if (variant->partition_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         uint32_t partition_constants[4] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
-                                           tuning->partition_max_splitters + 1u,  /* the lookup table's cells */
+                                           2u * (tuning->partition_max_splitters + 1u),  /* the lookup table's cells */
                                            tuning->partition_scatter_keys};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_partition_pass(with_values, key64, tuning->partition_scan_by_subgroup),
