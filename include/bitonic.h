@@ -211,10 +211,6 @@ typedef struct bitonic_context_desc {
     bool tile_scalar_io;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     bool no_subgroup_arithmetic;     /* the partition's scans in shared memory even where subgroup sums exist */
-    /* The partition sort records its fallback's merges as indirect dispatches
-     * of no workgroups where it does not fall back, even where the device has
-     * VK_EXT_conditional_rendering to skip them (for tests and measuring). */
-    bool no_conditional_rendering;
     bool network_tile_sort;          /* sort tiles with the bitonic network, not by merging (measuring) */
     /* Sort with the bitonic network alone, in place: no scratch memory, but more
      * passes over memory above one tile. By default a Vulkan sort of more keys

@@ -76,16 +76,6 @@ typedef struct bitonic_vulkan_sorter_desc {
      * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and
      * its pipelineExecutableInfo feature enabled on the device. */
     bool capture_pipeline_statistics;
-    /* The device was created with VK_EXT_conditional_rendering and its
-     * conditionalRendering feature, and every scratch buffer given to this
-     * sorter also has VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT: the
-     * partition sort then records its fallback's merges inside conditional
-     * rendering on its own verdict, so that a sort that does not fall back
-     * skips them (else they are indirect dispatches of no workgroups, about
-     * 2.5 us each on the H100). Such a sort must not be recorded inside the
-     * caller's own conditional rendering. BITONIC_ERROR_UNSUPPORTED where the
-     * device has no vkCmdBeginConditionalRenderingEXT. */
-    bool scratch_conditional_rendering;
     /* Use the shared-memory tile kernel even where subgroup shuffles exist. */
     bool no_subgroup_shuffle;
     /* The partition steps' scans in shared memory even where subgroup
@@ -206,10 +196,7 @@ typedef struct bitonic_vulkan_sort_info {
      * partition's fallback dispatches
      * take their sizes from the scratch, read at the DRAW_INDIRECT stage,
      * which the caller's barriers before the sort need not cover: the sort
-     * writes those words itself; with the sorter's
-     * scratch_conditional_rendering the buffer also needs
-     * CONDITIONAL_RENDERING usage, the fallback's verdict read at the
-     * CONDITIONAL_RENDERING stage, likewise). With it, a sort of more keys than one tile sorts
+     * writes those words itself). With it, a sort of more keys than one tile sorts
      * the tiles with the bitonic network on chip and then merges sorted runs
      * (merge path): 1 + log2(count / tile) passes over memory instead of the
      * network's (log2(count / tile) + 1) (log2(count / tile) + 2) / 2 or so, at

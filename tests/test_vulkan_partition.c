@@ -526,13 +526,6 @@ int main(void)
     desc.partition_levels = 0;  /* the default, 1 */
     desc.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);
-    /* The fallback's merges as indirect dispatches of no workgroups where the
-     * sort does not fall back, as a caller's scratch without the conditional
-     * rendering usage takes them (the context skips them by it where it can). */
-    desc.no_conditional_rendering = true;
-    run_partition_suite(&plain, desc, "partition, 1 sample a bucket, no conditional rendering", 1u << 16,
-                        run_fallback);
-    desc.no_conditional_rendering = false;
 
     const char *max_log = getenv("BITONIC_TEST_MAX_LOG");
     if (max_log && atoi(max_log) >= 22) {

@@ -79,9 +79,6 @@ struct bitonic_vk_context {
     /* bufferDeviceAddress and shaderInt64 are on: storage buffers get the
      * device-address usage, so sorts past one binding can reach them. */
     bool device_addresses;
-    /* VK_EXT_conditional_rendering is on: the scratch has its usage, and the
-     * partition sort skips its fallback by it. */
-    bool conditional_rendering;
     bitonic_vulkan_sorter *sorter;
     bitonic_vk_pipeline_cache pipeline_cache;  /* on disk between runs; the sorter builds lazily through it */
     bitonic_vk_importer importer;    /* host arrays as buffers (VK_EXT_external_memory_host), if the device can */
@@ -364,7 +361,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                           .queueFamilyIndex = vk->queue_family, .queueCount = 1,
                                           .pQueuePriorities = &priority};
-    const char *extensions[4] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    const char *extensions[3] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
     uint32_t extension_count = 1;
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_features = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
@@ -395,27 +392,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     bool import = vk->import_wanted && bitonic_vk_import_supported(vk->physical_device, &import_alignment);
     if (import)
         extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
-    /* The partition sort skips its fallback's merges by conditional rendering
-     * where the device has it (its scratch then has the usage: attach_scratch). */
-    VkPhysicalDeviceConditionalRenderingFeaturesEXT conditional_features = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
-    if (!desc->no_conditional_rendering && vk->properties.apiVersion >= VK_API_VERSION_1_1 &&
-        has_device_extension(vk->physical_device, VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME)) {
-        VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                               .pNext = &conditional_features};
-        vkGetPhysicalDeviceFeatures2(vk->physical_device, &features2);
-    }
-    vk->conditional_rendering = conditional_features.conditionalRendering == VK_TRUE;
-    conditional_features = (VkPhysicalDeviceConditionalRenderingFeaturesEXT){
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT, .conditionalRendering = VK_TRUE};
-    if (vk->conditional_rendering)
-        extensions[extension_count++] = VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME;
     address_features.pNext = statistics ? &executable_features : NULL;
     void *features_chain = vk->device_addresses ? (void *)&address_features : address_features.pNext;
-    if (vk->conditional_rendering) {
-        conditional_features.pNext = features_chain;
-        features_chain = &conditional_features;
-    }
     VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                       .pNext = features_chain,
                                       .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
@@ -472,7 +450,6 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
                                               .no_subgroup_arithmetic = desc->no_subgroup_arithmetic,
                                               .network_tile_sort = desc->network_tile_sort,
-                                              .scratch_conditional_rendering = vk->conditional_rendering,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
                                               .enable_device_addresses = vk->device_addresses &&
                                                                          (desc->force_device_addresses ||
@@ -1092,9 +1069,7 @@ static void attach_scratch(bitonic_vk_context *vk, bitonic_vulkan_sort_info *inf
         return;
     if (wanted > vk->scratch_bytes) {
         release_scratch(vk);
-        VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
-                                   (vk->conditional_rendering ? VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT : 0u);
-        if (create_buffer(vk, wanted, usage,
+        if (create_buffer(vk, wanted, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
                           &vk->scratch, &vk->scratch_memory) != BITONIC_SUCCESS) {
             release_scratch(vk);  /* a half-made buffer too */

@@ -170,10 +170,6 @@ struct bitonic_vulkan_sorter {
     bool device_addresses;            /* the wide variants exist (enable_device_addresses) */
     bool force_device_addresses;      /* every sort they can take uses them (tests) */
     PFN_vkGetBufferDeviceAddress get_buffer_address;
-    /* Where scratch_conditional_rendering: the partition's fallback is skipped
-     * by conditional rendering (record_partition_sort). */
-    PFN_vkCmdBeginConditionalRenderingEXT begin_conditional_rendering;
-    PFN_vkCmdEndConditionalRenderingEXT end_conditional_rendering;
     VkDeviceSize storage_alignment;   /* minStorageBufferOffsetAlignment: scratch sections start on it */
     bitonic_strategy strategy;        /* what the scratch is for: merging, transposing, or nothing */
     sorter_variant variants[VARIANT_COUNT];
@@ -813,16 +809,6 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (!sorter->push_descriptor_set) {
         free(sorter);
         return BITONIC_ERROR_UNSUPPORTED;
-    }
-    if (desc->scratch_conditional_rendering) {
-        sorter->begin_conditional_rendering = (PFN_vkCmdBeginConditionalRenderingEXT)vkGetDeviceProcAddr(
-            desc->device, "vkCmdBeginConditionalRenderingEXT");
-        sorter->end_conditional_rendering =
-            (PFN_vkCmdEndConditionalRenderingEXT)vkGetDeviceProcAddr(desc->device, "vkCmdEndConditionalRenderingEXT");
-        if (!sorter->begin_conditional_rendering || !sorter->end_conditional_rendering) {
-            free(sorter);
-            return BITONIC_ERROR_UNSUPPORTED;
-        }
     }
 
     uint64_t max_storage_range;
@@ -1963,8 +1949,6 @@ enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2 };
  * merges', then the split passes' (MERGE_ARGS_AT, SPLIT_ARGS_AT there). */
 #define PARTITION_MERGE_ARGS_BYTES 0u
 #define PARTITION_SPLIT_ARGS_BYTES 12u
-/* ... and its verdict, 1 where the sort falls back (VERDICT_AT). */
-#define PARTITION_VERDICT_BYTES 24u
 
 /* A dispatch whose size the GPU wrote at buffer + offset (the partition's fallback). */
 static void record_dispatch_indirect(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
@@ -2016,19 +2000,16 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     return write_samples;
 }
 
-/* After the scatter: its workgroup 0's writes are read as dispatch sizes too,
- * and with conditional rendering as the fallback's predicate. */
-static void record_indirect_barrier(VkCommandBuffer command_buffer, bool conditional)
+/* After the scatter: its workgroup 0's writes are read as dispatch sizes too. */
+static void record_indirect_barrier(VkCommandBuffer command_buffer)
 {
     VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                                .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                                VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
-                                                (conditional ? VK_ACCESS_CONDITIONAL_RENDERING_READ_BIT_EXT : 0u)};
+                                                VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
     vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
-                             (conditional ? VK_PIPELINE_STAGE_CONDITIONAL_RENDERING_BIT_EXT : 0u),
-                         0, 1, &barrier, 0, NULL, 0, NULL);
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &barrier, 0,
+                         NULL, 0, NULL);
 }
 
 /* Records a sort planned as a partition sort (plan->partition), with its
@@ -2123,8 +2104,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_pass_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
-    bool conditional = sorter->begin_conditional_rendering != NULL;
-    record_indirect_barrier(command_buffer, conditional);  /* its workgroup 0 wrote the fallback's dispatch sizes */
+    record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch sizes */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
      * that leaves the window merge writing side 0. */
@@ -2184,14 +2164,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                             window_y);
             continue;
         }
-        /* The fallback's sizes are the scatter's; with conditional rendering
-         * its merges are skipped where the verdict is 0. */
-        if (conditional && p == plan->level_merges + 1u) {
-            VkConditionalRenderingBeginInfoEXT verdict = {
-                .sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT,
-                .buffer = info->scratch, .offset = partition_offset + PARTITION_VERDICT_BYTES};
-            sorter->begin_conditional_rendering(command_buffer, &verdict);
-        }
+        /* The fallback's sizes are the scatter's. */
         constants.group_count = plan->chunk_count;
         dispatch_size split = fallback ? (dispatch_size){.indirect = info->scratch,
                                                          .offset = partition_offset + PARTITION_SPLIT_ARGS_BYTES}
@@ -2202,8 +2175,6 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         samples_left = record_two_run_merge(&recorder, variant, plan, constants, samples_left,
                                             plan->run_samples && p + 2u < plan->pass_count, fallback, split, merge);
         record_pass_barrier(command_buffer);
-        if (conditional && p + 2u == plan->pass_count)
-            sorter->end_conditional_rendering(command_buffer);
     }
     if (timed && !info->profile_passes)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,

@@ -522,7 +522,6 @@ int bench_run(const bench_options *options)
                                  .network_tile_sort = options->network_tile_sort,
                                  .no_subgroup_shuffle = options->no_subgroup_shuffle,
                                  .no_subgroup_arithmetic = options->no_subgroup_arithmetic,
-                                 .no_conditional_rendering = options->no_conditional_rendering,
                                  .cpu_threads = options->cpu_threads,
                                  /* every host sort on the device: the CPU path has its own rows */
                                  .crossover_keys = 1};

@@ -45,7 +45,6 @@ typedef struct bench_options {
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
     bool no_subgroup_shuffle;      /* no subgroup shuffles in the tile kernels (measuring) */
     bool no_subgroup_arithmetic;   /* the partition's scans in shared memory (measuring) */
-    bool no_conditional_rendering; /* the partition's fallback as empty dispatches (measuring) */
     unsigned cpu_threads;          /* threads of the CPU path (its rows and --device cpu), 0: all cores */
     bool pure_network;             /* the bitonic network alone (impl "bitonic_network"), no merge passes */
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so

@@ -40,7 +40,7 @@ static void usage(FILE *out)
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
           "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
-          "                     [--no-subgroup-arithmetic] [--no-conditional-rendering]\n"
+          "                     [--no-subgroup-arithmetic]\n"
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
@@ -493,8 +493,6 @@ int main(int argc, char **argv)
             bench.no_subgroup_shuffle = true;
         } else if (strcmp(arg, "--no-subgroup-arithmetic") == 0) {
             bench.no_subgroup_arithmetic = true;
-        } else if (strcmp(arg, "--no-conditional-rendering") == 0) {
-            bench.no_conditional_rendering = true;
         } else if (strcmp(arg, "--batch-log") == 0 && value) {
             bench.batch_log_path = value;
             ++i;
