@@ -177,13 +177,14 @@ bool splitter_before(uint i, key_t key, uint value)
 #endif
 }
 
-// The splitters whose cell comes before cell c.
+// The splitters whose cell comes before cell c, from their cells, which
+// load_splitters leaves in bucket_words meanwhile.
 uint splitters_before_cell(uint c)
 {
     uint low = 0u, high = params.splitters;
     while (low < high) {
         uint middle = (low + high) / 2u;
-        if (cell_of(splitter_keys[middle]) < c)
+        if (bucket_words[middle] < c)
             low = middle + 1u;
         else
             high = middle;
@@ -193,8 +194,13 @@ uint splitters_before_cell(uint c)
 
 // Splitter i is sorted sample (i + 1) * sample_count / (m + 1): the host keeps
 // the product below 2^32. Then the cells: the shift that puts the splitters'
-// span in cell_count() cells, each cell's first splitter (a binary search a
-// cell), and the steps that the fullest cell's search takes.
+// span in cell_count() cells, each splitter's cell, each cell's first
+// splitter and count (binary searches over the splitters' cells), and the
+// steps that the fullest cell's search takes. A workgroup of the count and of
+// the scatter does this once; at 2^21 keys each counts 8192 keys, so it must
+// be cheap: 64-bit cells computed in every search step and an atomic a cell
+// on one word made the count about 7% slower for 64-bit keys there (log
+// entry 59).
 void load_splitters()
 {
     uint m = params.splitters;
@@ -214,11 +220,22 @@ void load_splitters()
         cell_shift = span_bits > cells_log ? span_bits - cells_log : 0u;
     }
     barrier();
+    for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x)
+        bucket_words[i] = cell_of(splitter_keys[i]);
+    barrier();
+    uint fullest_here = 0u;
     for (uint c = gl_LocalInvocationID.x; c < cells; c += gl_WorkGroupSize.x) {
         uint first = splitters_before_cell(c), in_cell = splitters_before_cell(c + 1u) - first;
         cell_words[c] = first | (in_cell << 16);
-        atomicMax(fullest_cell, in_cell);
+        fullest_here = max(fullest_here, in_cell);
     }
+#ifdef SUBGROUP_SCAN
+    fullest_here = subgroupMax(fullest_here);  // an atomic a subgroup, not a thread
+    if (subgroupElect())
+        atomicMax(fullest_cell, fullest_here);
+#else
+    atomicMax(fullest_cell, fullest_here);
+#endif
     barrier();
     if (gl_LocalInvocationID.x == 0u)
         search_steps = uint(findMSB(fullest_cell) + 1);
