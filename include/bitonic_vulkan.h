@@ -191,8 +191,9 @@ typedef struct bitonic_vulkan_sort_info {
     bool profile_passes;
     /* Optional: scratch memory of bitonic_vulkan_sort_scratch_bytes() bytes at
      * scratch_offset (a multiple of minStorageBufferOffsetAlignment) in a buffer
-     * with STORAGE_BUFFER and INDIRECT_BUFFER usage (sorts of 2^21 keys and
-     * more, 2^23 64-bit keys with values, partition first, by default: the
+     * with STORAGE_BUFFER and INDIRECT_BUFFER usage (sorts of 1.5 x 2^20
+     * 32-bit keys and more, 2^20 + 1 pairs and 64-bit keys, 2^23 64-bit keys
+     * with values, partition first, by default: the
      * partition's fallback dispatches
      * take their sizes from the scratch, read at the DRAW_INDIRECT stage,
      * which the caller's barriers before the sort need not cover: the sort

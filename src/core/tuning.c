@@ -106,11 +106,12 @@
  * crossing lay between 2^18 + 1 and 3 x 2^17, and a limit at 2^17 made
  * 2^17 + 1 a 1.3x step.) */
 #define SMALL_SORT_MAX_KEYS (1u << 18)
-/* The partition sort (bitonic_tuning, partition_*), from 2^21 keys: on the
- * H100, against the merge levels (docs/PERFORMANCE.md, log entries 56 and
- * 57), u32 sorts 2.2% faster at 2^21 with windows of the tile (entry 57; 8%
- * slower before, entry 56), pairs 2.3% and u64 5% (entry 56, before the
- * window merge took a level off); at 2^20 all 7-24% slower (entry 57). 64-bit keys
+/* The partition sort (bitonic_tuning, partition_*), from 1.5 x 2^20 32-bit
+ * keys and 2^20 + 1 pairs and 64-bit keys: on the H100, against the merge
+ * levels (docs/PERFORMANCE.md, log entry 59), u32 sorts 4.6% faster at 1.5 x
+ * 2^20 and 12% slower at 2^20 + 1; pairs 4.8% faster at 2^20 + 1 and 11% at
+ * 1.5 x 2^20; u64 0.6% slower at 2^20 + 1 and 4.5% faster at 1.5 x 2^20; at
+ * 2^20 u32 20% and u64 4% slower, pairs level. 64-bit keys
  * with values (255 splitters) were not measured: they keep 2^23, where the
  * partition first won for the others (entry 55). Windows of at least the
  * tile (no merge level), more where the splitters would not fit; open buckets of half a window on average, so the
@@ -120,8 +121,8 @@
  * 56), each against a bucket of twice the average. At most 511 splitters: the scatter
  * stages a tile of 4096 keys in shared memory, and more buckets would leave
  * too few keys a bucket to write whole sectors (entry 55). */
-#define PARTITION_MIN_KEYS_32 (1u << 21)
-#define PARTITION_MIN_KEYS_64 (1u << 21)
+#define PARTITION_MIN_KEYS_32 (3u << 19)
+#define PARTITION_MIN_KEYS_64 ((1u << 20) + 1u)
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
