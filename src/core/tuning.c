@@ -111,7 +111,7 @@
  * levels (docs/PERFORMANCE.md, log entry 59), u32 sorts 4.6% faster at 1.5 x
  * 2^20 and 12% slower at 2^20 + 1; pairs 4.8% faster at 2^20 + 1 and 11% at
  * 1.5 x 2^20; u64 0.6% slower at 2^20 + 1 and 4.5% faster at 1.5 x 2^20; at
- * 2^20 u32 20% and u64 4% slower, pairs level. 64-bit keys
+ * 2^20 u32 20-34% and u64 4% slower, pairs level. 64-bit keys
  * with values (255 splitters) were not measured: they keep 2^23, where the
  * partition first won for the others (entry 55). Windows of at least the
  * tile (no merge level), more where the splitters would not fit; open buckets of half a window on average, so the
