@@ -185,8 +185,9 @@ typedef struct bitonic_context_desc {
      * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile).
      * partition_workgroup_size: threads a workgroup of the partition's steps
      * has, at most the tuning's (fewer threads than buckets give each thread
-     * several buckets: for tests). 0 = the tuning's choice for each. The scratch buffer must then also
-     * have INDIRECT_BUFFER usage (bitonic_vulkan_sort_info). */
+     * several buckets: for tests). 0 = the tuning's choice for each. The
+     * scratch buffer must then also have INDIRECT_BUFFER usage
+     * (bitonic_vulkan_sort_info). */
     uint32_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_samples_per_bucket;

@@ -144,7 +144,6 @@ uint cell_count()
     return 2u << (findMSB(params.splitters) + 1u);
 }
 
-
 // Bits of x up to its highest set one (0 for 0).
 uint bit_length(key_t x)
 {
@@ -471,8 +470,9 @@ uint span_start()
 // enough buckets that a tile gives each several keys, which the splitters'
 // limit (tuning.c) sees to. A workgroup takes tiles group, group + groups, ...
 // (the host may launch fewer workgroups than tiles, so that each builds the
-// splitters' cells once for several), loading its next tile's keys before it writes
-// the current one's, so that the loads are in flight meanwhile.
+// splitters' cells and sums the totals once for several), loading its next
+// tile's keys before it writes the current one's, so that the loads are in
+// flight meanwhile.
 shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
 #ifdef WITH_VALUES
 shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];

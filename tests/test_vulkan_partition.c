@@ -457,9 +457,10 @@ static void run_partition_suite(const suite *plain, bitonic_context_desc desc, c
 }
 
 /* The default thresholds (1.5 x 2^20 32-bit keys alone, 2^20 + 1 pairs and
- * 64-bit keys; tuning.c, PARTITION_MIN_KEYS_*), only where BITONIC_TEST_MAX_LOG asks for
- * sizes that large (the GPU runs; lavapipe would take minutes): s->context is
- * a default context, s->plain one that never partitions. */
+ * 64-bit keys; tuning.c, PARTITION_MIN_KEYS_*), only where
+ * BITONIC_TEST_MAX_LOG asks for sizes that large (the GPU runs; lavapipe
+ * would take minutes): s->context is a default context, s->plain one that
+ * never partitions. */
 static void run_default_threshold(suite *s)
 {
     size_t n = ((size_t)3 << 19) + 5, n_wide = ((size_t)1 << 20) + 5;
