@@ -108,9 +108,9 @@
 #define SMALL_SORT_MAX_KEYS (1u << 18)
 /* The partition sort (bitonic_tuning, partition_*), from 1.5 x 2^20 32-bit
  * keys and 2^20 + 1 pairs and 64-bit keys: on the H100, against the merge
- * levels (docs/PERFORMANCE.md, log entry 59), u32 sorts 4.6% faster at 1.5 x
+ * levels (docs/PERFORMANCE.md, log entry 59), u32 sorts 4.5% faster at 1.5 x
  * 2^20 and 12% slower at 2^20 + 1; pairs 4.8% faster at 2^20 + 1 and 11% at
- * 1.5 x 2^20; u64 0.6% slower at 2^20 + 1 and 4.5% faster at 1.5 x 2^20; at
+ * 1.5 x 2^20; u64 0.6% slower at 2^20 + 1 and 4.4% faster at 1.5 x 2^20; at
  * 2^20 u32 20-34% and u64 4% slower, pairs level. 64-bit keys
  * with values (255 splitters) were not measured: they keep 2^23, where the
  * partition first won for the others (entry 55). Windows of at least the
