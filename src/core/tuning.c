@@ -133,6 +133,10 @@
  * scatter stages fewer keys a thread where shared memory would hold fewer. */
 #define PARTITION_GOOD_SPLITTERS 255u
 #define PARTITION_WORKGROUP_SIZE 1024u
+/* The scatter's staged tile (4-byte keys; half for the others), and the most
+ * keys a thread stages (they are held in registers). */
+#define PARTITION_SCATTER_TILE_KEYS 4096u
+#define PARTITION_MAX_SCATTER_KEYS 16u
 #define PARTITION_WORKGROUPS 256u
 /* The scatter's workgroups at most: each builds the splitters' cells once and then
  * takes tiles in turn, the next tile's keys loaded while it writes the last. */
@@ -195,22 +199,32 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_levels = PARTITION_LEVELS;
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
-    tuning->partition_workgroup_size = min_u32(PARTITION_WORKGROUP_SIZE, max_threads);
     tuning->partition_workgroups = PARTITION_WORKGROUPS;
     tuning->partition_scatter_workgroups = PARTITION_SCATTER_WORKGROUPS;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
+    bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads),
+                                           tuning);
+}
+
+void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
+                                            uint32_t threads, bitonic_tuning *tuning)
+{
+    uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
+    tuning->partition_workgroup_size = threads < 1u ? 1u : min_u32(threads, max_threads);
     /* A splitter's key (and value), two cells' words of the lookup table, and
      * two words for each of its open and equality buckets (a count, a start);
      * besides them the scatter's staged tile (partition_pass.comp,
      * SCATTER_KEYS keys a thread) with a word a key (its place; the scan's
      * word a thread before), and a few more. 2^d - 1 of them: the cells are a
-     * power of two. The most staged keys a thread up to 4 alone, 2 with values or
-     * 64 bits, that leave room for PARTITION_GOOD_SPLITTERS (on the H100 every
-     * key type keeps its preferred tile; a device of 32 KiB, lavapipe, stages
-     * half as many keys). */
+     * power of two. The staged tile is PARTITION_SCATTER_TILE_KEYS keys where
+     * that leaves room for PARTITION_GOOD_SPLITTERS (on the H100 every key
+     * type keeps it; a device of 32 KiB, lavapipe, stages half as many keys),
+     * whatever the workgroup's size, up to PARTITION_MAX_SCATTER_KEYS a thread. */
     uint64_t per_splitter = (uint64_t)bytes_per_key + 8u + 16u;
     uint64_t fit = 0;
-    for (uint32_t keys = bytes_per_key == 4u ? 4u : 2u; keys >= 1u; keys /= 2u) {
+    uint32_t wanted = (bytes_per_key == 4u ? PARTITION_SCATTER_TILE_KEYS : PARTITION_SCATTER_TILE_KEYS / 2u) /
+                      tuning->partition_workgroup_size;
+    for (uint32_t keys = wanted < 1u ? 1u : min_u32(wanted, PARTITION_MAX_SCATTER_KEYS); keys >= 1u; keys /= 2u) {
         uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;
         uint64_t fixed = 64u + bytes_per_key + tile_keys * (bytes_per_key + 4u);
         fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;

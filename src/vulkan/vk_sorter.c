@@ -704,7 +704,7 @@ static uint32_t split_workgroup_size(const bitonic_vulkan_sorter *sorter, const 
 /* The split-pass choices the caller made, over a derived tuning (every
  * bound variant, the small sorts' included, takes them alike). */
 static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
-                                  bitonic_tuning *tuning)
+                                  uint32_t bytes_per_key, bitonic_tuning *tuning)
 {
     if (desc->merge_split_pass_min_chunks != 0)
         tuning->merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
@@ -736,9 +736,10 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
     if (desc->partition_scatter_workgroups != 0)
         tuning->partition_scatter_workgroups = desc->partition_scatter_workgroups;
-    /* Fewer threads stage fewer keys: the splitters fit as they did. */
+    /* Fewer threads stage as many keys, more a thread, where shared memory
+     * and the registers allow (tuning.c). */
     if (desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size)
-        tuning->partition_workgroup_size = desc->partition_workgroup_size;
+        bitonic_tuning_set_partition_workgroup(&sorter->limits, bytes_per_key, desc->partition_workgroup_size, tuning);
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -845,7 +846,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }
-        apply_split_overrides(sorter, desc, &sorter->variants[variant].tuning);
+        apply_split_overrides(sorter, desc, bytes_per_key, &sorter->variants[variant].tuning);
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (desc->merge_scalar_io)
@@ -873,7 +874,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (result == VK_SUCCESS && !shapes_chosen && desc->small_sort_max_keys != UINT32_MAX &&
         bitonic_tuning_derive_small(&sorter->limits, 4u, desc->small_sort_tile_keys, desc->small_sort_max_keys,
                                     &sorter->variants[KEYS32_SMALL].tuning, &sorter->small_sort_max_keys)) {
-        apply_split_overrides(sorter, desc, &sorter->variants[KEYS32_SMALL].tuning);
+        apply_split_overrides(sorter, desc, 4u, &sorter->variants[KEYS32_SMALL].tuning);
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);

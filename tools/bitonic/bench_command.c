@@ -512,6 +512,7 @@ int bench_run(const bench_options *options)
                                  .partition_levels = options->partition_levels,
                                  .partition_samples_per_bucket = options->partition_samples,
                                  .partition_scatter_workgroups = options->partition_scatter_groups,
+                                 .partition_workgroup_size = options->partition_threads,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,

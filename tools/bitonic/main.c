@@ -44,6 +44,7 @@ static void usage(FILE *out)
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
+          "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -514,7 +515,8 @@ int main(int argc, char **argv)
                     strcmp(arg, "--merge-fused-split-probes") == 0 || strcmp(arg, "--small-tile-keys") == 0 ||
                     strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0 ||
                     strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
-                    strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0) &&
+                    strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
+                    strcmp(arg, "--partition-threads") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -535,6 +537,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
                                : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
                                : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
+                               : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -554,7 +557,7 @@ int main(int argc, char **argv)
                             : target == &bench.max_steps ? 5
                             : target == &bench.merge_split_probes ||
                                       target == &bench.merge_fused_split_probes ? 7
-                            : target == &bench.merge_split_workgroup_size ? 1024
+                            : target == &bench.merge_split_workgroup_size || target == &bench.partition_threads ? 1024
                             : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ? 32
                             : target == &bench.run_buffers ? 12
                             : target == &bench.cpu_threads ? 1024
