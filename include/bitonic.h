@@ -182,7 +182,9 @@ typedef struct bitonic_context_desc {
      * comes out longer than a window, the merge levels go on instead (exact
      * either way). partition_samples_per_bucket: samples
      * taken a bucket. partition_scatter_workgroups: workgroups of the
-     * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile).
+     * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile);
+     * partition_count_workgroups: the count's, at most, each counting one
+     * stretch of the keys.
      * partition_workgroup_size: threads a workgroup of the partition's steps
      * has, at most the tuning's (fewer threads than buckets give each thread
      * several buckets: for tests). 0 = the tuning's choice for each. The
@@ -193,6 +195,7 @@ typedef struct bitonic_context_desc {
     uint32_t partition_samples_per_bucket;
     uint32_t partition_scatter_workgroups;
     uint32_t partition_workgroup_size;
+    uint32_t partition_count_workgroups;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

@@ -736,6 +736,8 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
     if (desc->partition_scatter_workgroups != 0)
         tuning->partition_scatter_workgroups = desc->partition_scatter_workgroups;
+    if (desc->partition_count_workgroups != 0)
+        tuning->partition_workgroups = desc->partition_count_workgroups;
     /* Fewer threads stage as many keys, more a thread, where shared memory
      * and the registers allow (tuning.c). */
     if (desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size)
