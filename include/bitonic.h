@@ -486,6 +486,7 @@ typedef struct bitonic_device_info {
     uint32_t max_workgroup_invocations;
     uint32_t max_shared_memory_bytes;
     uint64_t max_storage_buffer_range;
+    uint32_t multiprocessors;        /* SMs or compute units where the driver tells, else 0 */
     bool suitable;                   /* has what the sort needs (a compute queue, push descriptors) */
 } bitonic_device_info;
 

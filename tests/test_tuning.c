@@ -56,10 +56,10 @@ int main(void)
 {
     test_counter t = {0};
     bitonic_tuning tuning = {0};
-    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false, false, false};
-    const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false, false, false};
-    const bitonic_device_limits small = {128, 128, 16384, 4, false, false, false};
-    const bitonic_device_limits tiny = {64, 64, 1024, 1, false, false, false};
+    const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false, false, false, 0};
+    const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false, false, false, 0};
+    const bitonic_device_limits small = {128, 128, 16384, 4, false, false, false, 0};
+    const bitonic_device_limits tiny = {64, 64, 1024, 1, false, false, false, 0};
 
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
                        tuning.tile_log == 12, "lavapipe keys: 4096-key tile (got 2^%u)", tuning.tile_log);
@@ -90,8 +90,8 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 32, 0, &tuning) && tuning.tile_register_log == 5 &&
                        tuning.tile_log == 13 && tuning.tile_workgroup_size == 256 && fits(&h100, 4, &tuning),
                "32 keys per thread: 256 threads hold the 8192-key tile");
-    const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true, false, false};
-    const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true, false, false};
+    const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true, false, false, 0};
+    const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true, false, false, 0};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
                        tuning.tile_log == 13 && tuning.tile_register_log == 4 && fits(&h100_shuffle, 4, &tuning),
                "H100 with shuffles: 8192-key tile, 16 keys a thread, shuffle kernel");
@@ -106,13 +106,13 @@ int main(void)
                "a 32-key tile takes the shuffle kernel with 2 keys a thread (16 threads, two subgroups of 8)");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
                        tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
-    const bitonic_device_limits h100_ballot = {1024, 1024, 49152, 32, true, true, false};
+    const bitonic_device_limits h100_ballot = {1024, 1024, 49152, 32, true, true, false, 0};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 8, 0, 0, 0, &tuning) && tuning.merge_fused_split_by_subgroup &&
                        bitonic_tuning_derive(&h100_shuffle, 8, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
                "merges of pairs and 64-bit keys search their own splits by subgroups where ballots exist");
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_ballot, 4, 0, 0, 0, &tuning) && !tuning.merge_fused_split_by_subgroup,
                "merges of 32-bit keys alone search their own splits a thread a split");
-    const bitonic_device_limits none = {0, 0, 0, 0, false, false, false};
+    const bitonic_device_limits none = {0, 0, 0, 0, false, false, false, 0};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.merge_chunk_log == 10 &&
                        tuning.merge_workgroup_size == 128,
                "H100 keys: merge chunks of 1024 keys, 128 threads");
@@ -168,7 +168,7 @@ int main(void)
                        tuning.partition_scatter_keys == 4 && !tuning.partition_scan_by_subgroup,
                    "H100 u32 partition: 511 splitters, tiles of 4 keys a thread, the scan in shared memory without "
                    "subgroup arithmetic");
-    const bitonic_device_limits h100_arithmetic = {1024, 1024, 49152, 32, true, true, true};
+    const bitonic_device_limits h100_arithmetic = {1024, 1024, 49152, 32, true, true, true, 132};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 8, 0, 0, 0, &tuning) &&
                        tuning.partition_max_splitters == 511 && tuning.partition_scatter_keys == 2 &&
                        tuning.partition_scan_by_subgroup,
@@ -176,5 +176,25 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && tuning.partition_max_splitters == 511 &&
                        tuning.partition_scatter_keys == 2,
                "lavapipe u32 partition (32 KiB): 511 splitters, tiles of 2 keys a thread");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 4, 0, 0, 0, &tuning) && tuning.partition_workgroups == 132 &&
+                       tuning.partition_scatter_workgroups == 132,
+               "132 multiprocessors: the count and the scatter a workgroup each (got %u, %u)",
+               tuning.partition_workgroups, tuning.partition_scatter_workgroups);
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.partition_workgroups == 128 &&
+                       tuning.partition_scatter_workgroups == 128,
+               "multiprocessors unknown: 128 workgroups of the count and the scatter (got %u, %u)",
+               tuning.partition_workgroups, tuning.partition_scatter_workgroups);
+    bitonic_tuning_set_partition_workgroup(&h100, 4, 256, &tuning);
+    TEST_CHECK(&t, tuning.partition_workgroup_size == 256 && tuning.partition_scatter_keys == 16 &&
+                       tuning.partition_max_splitters == 511 && partition_fits(&h100, &tuning, 4, false),
+               "H100 u32, 256-thread partition workgroups: the same 4096-key staged tile, 16 keys a thread");
+    bitonic_tuning_set_partition_workgroup(&h100, 4, 8, &tuning);
+    TEST_CHECK(&t, tuning.partition_workgroup_size == 8 && tuning.partition_scatter_keys == 16 &&
+                       partition_fits(&h100, &tuning, 4, false),
+               "8-thread partition workgroups stage at most 16 keys a thread (got %u)", tuning.partition_scatter_keys);
+    bitonic_tuning_set_partition_workgroup(&lavapipe, 4, 4096, &tuning);
+    TEST_CHECK(&t, tuning.partition_workgroup_size == 1024 && tuning.partition_scatter_keys == 2 &&
+                       partition_fits(&lavapipe, &tuning, 4, false),
+               "a partition workgroup is cut to the device's (got %u threads)", tuning.partition_workgroup_size);
     return test_finish(&t);
 }

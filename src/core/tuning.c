@@ -137,10 +137,16 @@
  * keys a thread stages (they are held in registers). */
 #define PARTITION_SCATTER_TILE_KEYS 4096u
 #define PARTITION_MAX_SCATTER_KEYS 16u
-#define PARTITION_WORKGROUPS 256u
-/* The scatter's workgroups at most: each builds the splitters' cells once and then
- * takes tiles in turn, the next tile's keys loaded while it writes the last. */
-#define PARTITION_SCATTER_WORKGROUPS 256u
+/* The count's and the scatter's workgroups at most: each builds the
+ * splitters' cells once, then the count counts one stretch of the keys and
+ * the scatter takes tiles in turn, the next tile's keys loaded while it writes
+ * the last. Their 1024-thread workgroups run one a multiprocessor on the
+ * H100 (44 registers a thread), and each is a chain of waits (the table's
+ * barriers, the claims' atomics): one workgroup a multiprocessor, 132 there
+ * where the driver tells it (bitonic_device_limits.multiprocessors), sorted
+ * 2^21 u32 keys 4.7% faster than 256 (two rounds of workgroups), 2^22 2.4%,
+ * 2^24 1.2%; 128 as fast as 132 (docs/PERFORMANCE.md, log entry 60). */
+#define PARTITION_WORKGROUPS 128u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
 #define PREFERRED_TRANSPOSE_LINES_LOG 3u
 
@@ -199,8 +205,10 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_levels = PARTITION_LEVELS;
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
-    tuning->partition_workgroups = PARTITION_WORKGROUPS;
-    tuning->partition_scatter_workgroups = PARTITION_SCATTER_WORKGROUPS;
+    /* A workgroup a multiprocessor where the device tells how many. */
+    uint32_t workgroups = limits->multiprocessors != 0 ? limits->multiprocessors : PARTITION_WORKGROUPS;
+    tuning->partition_workgroups = workgroups;
+    tuning->partition_scatter_workgroups = workgroups;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
     bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads),
                                            tuning);

@@ -15,6 +15,9 @@ typedef struct bitonic_device_limits {
     bool subgroup_shuffle;          /* compute shaders have subgroupShuffleXor */
     bool subgroup_ballot;           /* compute shaders have subgroupBallot */
     bool subgroup_arithmetic;       /* compute shaders have subgroupInclusiveAdd and the like */
+    /* Multiprocessors (NVIDIA's SMs, AMD's compute units, Arm's shader
+     * cores) where the driver tells through an extension, else 0. */
+    uint32_t multiprocessors;
 } bitonic_device_limits;
 
 typedef struct bitonic_tuning {

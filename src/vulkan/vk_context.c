@@ -231,20 +231,6 @@ static bitonic_status create_instance(bitonic_vk_context *vk, bool validation)
     return BITONIC_SUCCESS;
 }
 
-static bool has_device_extension(VkPhysicalDevice physical_device, const char *name)
-{
-    uint32_t count = 0;
-    if (vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, NULL) != VK_SUCCESS)
-        return false;
-    VkExtensionProperties *extensions = malloc((count ? count : 1) * sizeof *extensions);
-    bool found = false;
-    if (extensions && vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, extensions) == VK_SUCCESS)
-        for (uint32_t i = 0; i < count && !found; ++i)
-            found = strcmp(extensions[i].extensionName, name) == 0;
-    free(extensions);
-    return found;
-}
-
 /* A queue family with compute, preferring one that also has timestamps. */
 static bool find_compute_queue(VkPhysicalDevice physical_device, uint32_t *out_family, uint32_t *out_timestamp_bits)
 {
@@ -275,7 +261,7 @@ static bool device_suitable(VkPhysicalDevice physical_device)
     uint32_t family, timestamp_bits = 0;
     return properties.apiVersion >= VK_API_VERSION_1_1 &&
            find_compute_queue(physical_device, &family, &timestamp_bits) &&
-           has_device_extension(physical_device, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+           bitonic_vk_has_device_extension(physical_device, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 }
 
 static bool name_contains(const char *name, const char *wanted)
@@ -383,7 +369,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES,
         .bufferDeviceAddress = VK_TRUE};
     bool statistics = desc->capture_pipeline_statistics &&
-                      has_device_extension(vk->physical_device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+                      bitonic_vk_has_device_extension(vk->physical_device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     if (statistics)
         extensions[extension_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
     /* Host sorts import the caller's arrays where the device can
@@ -1719,6 +1705,7 @@ bitonic_status bitonic_list_devices(bitonic_device_info *out_devices, uint32_t c
         info->max_workgroup_invocations = limits.max_workgroup_invocations;
         info->max_shared_memory_bytes = limits.max_shared_memory_bytes;
         info->max_storage_buffer_range = max_range;
+        info->multiprocessors = limits.multiprocessors;
         info->suitable = device_suitable(devices[i]);
     }
     *out_count = count;

@@ -91,6 +91,9 @@ bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *so
 bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                                const bitonic_vulkan_sort_info *info, uint32_t run_log);
 
+/* Whether the physical device offers the named device extension. */
+bool bitonic_vk_has_device_extension(VkPhysicalDevice physical_device, const char *name);
+
 /* Reads the limits the tuning needs from a physical device. */
 void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_limits *out_limits,
                             uint64_t *out_max_storage_range);

@@ -196,13 +196,55 @@ bitonic_status bitonic_status_from_vk(VkResult result)
     }
 }
 
+bool bitonic_vk_has_device_extension(VkPhysicalDevice physical_device, const char *name)
+{
+    uint32_t count = 0;
+    if (vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, NULL) != VK_SUCCESS || count == 0)
+        return false;
+    VkExtensionProperties *extensions = malloc(count * sizeof *extensions);
+    bool found = false;
+    if (extensions && vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, extensions) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; ++i)
+            found = strcmp(extensions[i].extensionName, name) == 0;
+    free(extensions);
+    return found;
+}
+
 void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_limits *out_limits,
                             uint64_t *out_max_storage_range)
 {
     VkPhysicalDeviceSubgroupProperties subgroup = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
                                               .pNext = &subgroup};
+    /* The multiprocessors, where an extension tells them (each structure
+     * chained only where the device has its extension, as the spec asks):
+     * the partition's steps launch a workgroup each (tuning.c). */
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nvidia = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+    VkPhysicalDeviceShaderCorePropertiesAMD amd = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+    VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
+    bool has_nvidia = bitonic_vk_has_device_extension(physical_device, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    bool has_amd = bitonic_vk_has_device_extension(physical_device, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+    bool has_arm = bitonic_vk_has_device_extension(physical_device, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
+    if (has_nvidia) {
+        nvidia.pNext = properties.pNext;
+        properties.pNext = &nvidia;
+    }
+    if (has_amd) {
+        amd.pNext = properties.pNext;
+        properties.pNext = &amd;
+    }
+    if (has_arm) {
+        arm.pNext = properties.pNext;
+        properties.pNext = &arm;
+    }
     vkGetPhysicalDeviceProperties2(physical_device, &properties);
+    out_limits->multiprocessors =
+        has_nvidia ? nvidia.shaderSMCount
+        : has_amd  ? amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray
+        : has_arm  ? arm.shaderCoreCount
+                   : 0u;
     const VkPhysicalDeviceLimits *limits = &properties.properties.limits;
     out_limits->max_workgroup_invocations = limits->maxComputeWorkGroupInvocations;
     out_limits->max_workgroup_size_x = limits->maxComputeWorkGroupSize[0];

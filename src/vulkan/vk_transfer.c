@@ -9,6 +9,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "vk_transfer.h"
 
+#include "vk_internal.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -66,19 +68,7 @@ static void parallel_copy(void *to, const void *from, size_t bytes)
 
 bool bitonic_vk_import_supported(VkPhysicalDevice physical_device, VkDeviceSize *out_alignment)
 {
-    uint32_t count = 0;
-    if (vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, NULL) != VK_SUCCESS || count == 0)
-        return false;
-    VkExtensionProperties extensions[512];
-    if (count > 512)
-        count = 512;
-    VkResult result = vkEnumerateDeviceExtensionProperties(physical_device, NULL, &count, extensions);
-    if (result != VK_SUCCESS && result != VK_INCOMPLETE)
-        return false;
-    bool found = false;
-    for (uint32_t i = 0; i < count && !found; ++i)
-        found = strcmp(extensions[i].extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0;
-    if (!found)
+    if (!bitonic_vk_has_device_extension(physical_device, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME))
         return false;
     VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};

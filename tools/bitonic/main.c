@@ -114,9 +114,12 @@ static int command_info(const char *device, bool pipelines)
                    d->api_version >> 22, (d->api_version >> 12) & 0x3ffu, d->api_version & 0xfffu,
                    d->suitable ? "" : "  -- unsuitable: lacks compute or VK_KHR_push_descriptor");
             printf("      subgroup %u, %u invocations per workgroup, %u bytes shared memory, %" PRIu64
-                   " bytes per storage buffer\n",
+                   " bytes per storage buffer",
                    d->subgroup_size, d->max_workgroup_invocations, d->max_shared_memory_bytes,
                    d->max_storage_buffer_range);
+            if (d->multiprocessors != 0)
+                printf(", %u multiprocessors", d->multiprocessors);
+            printf("\n");
         }
     }
     print_gles_info();
