@@ -181,9 +181,10 @@ typedef struct bitonic_context_desc {
      * merge the buckets that cross the windows' boundaries; where a bucket
      * comes out longer than a window, the merge levels go on instead (exact
      * either way). partition_samples_per_bucket: samples
-     * taken a bucket. partition_workgroups: workgroups of the count and
-     * of the scatter at most, each counting, then scattering tile after tile,
-     * one stretch of the keys.
+     * taken a bucket. partition_scatter_workgroups: workgroups of the
+     * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile);
+     * partition_count_workgroups: the count's, at most, each counting one
+     * stretch of the keys.
      * partition_workgroup_size: threads a workgroup of the partition's steps
      * has, at most the tuning's (fewer threads than buckets give each thread
      * several buckets: for tests). 0 = the tuning's choice for each. The
@@ -192,8 +193,9 @@ typedef struct bitonic_context_desc {
     uint32_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_samples_per_bucket;
+    uint32_t partition_scatter_workgroups;
     uint32_t partition_workgroup_size;
-    uint32_t partition_workgroups;
+    uint32_t partition_count_workgroups;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

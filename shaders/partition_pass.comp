@@ -3,17 +3,17 @@
 // sort or a merge (src/cpu/reference_partition.c is the same on the CPU, and
 // its proof; vk_sorter.c, record_partition_sort, records them):
 // - STEP_SAMPLE: sample_count keys from spread positions into the Partition
-//   binding, for the sort of the samples recorded after it; zeroes the totals.
+//   binding, for the sort of the samples recorded after it; zeroes the totals
+//   and the claims.
 // - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
 //   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
-//   totals; what each addition returns, the keys of the bucket before w's,
-//   is w's offset in the bucket, noted for the scatter.
+//   totals.
 // - STEP_SCATTER: each workgroup sums the buckets' totals into their starts
 //   (each alike: a dispatch of one workgroup for it, the scan, cost about 5
-//   us on the H100, log entry 59); then workgroup w, tile after tile of the
-//   count's chunk w, ranks a small tile of keys by bucket and moves them to
-//   their buckets, from w's offsets on. Workgroup 0 also judges the partition (where an open bucket is
+//   us on the H100, log entry 59), then, tile after tile, ranks a small tile
+//   of keys by bucket, claims room in each bucket for them, and moves them
+//   there. Workgroup 0 also judges the partition (where an open bucket is
 //   longer than a window, the window merge cannot sort it, so the merge
 //   levels run on: their indirect dispatches get their workgroups), and notes
 //   for the window merge, at each window boundary kW, the open bucket around
@@ -76,8 +76,8 @@ layout(std430, binding = 1) readonly buffer Values { uint values[]; };
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
 #endif
 // The partition's words: the fallback's indirect dispatch arguments (merge,
-// then split pass), the verdict, the buckets' totals, each count workgroup's
-// offsets in the buckets (a word a bucket), the samples.
+// then split pass), the verdict, the buckets' totals and their claims (keys
+// placed so far), the samples.
 layout(std430, binding = 5) buffer Partition { uint words[]; };
 const uint MERGE_ARGS_AT = 0u;
 const uint SPLIT_ARGS_AT = 3u;
@@ -91,11 +91,9 @@ uint bucket_count()
     return 2u * params.splitters + 1u;
 }
 
-// Where count workgroup `group`'s offsets lie: the keys of each bucket that
-// the workgroups before it in the totals' order counted.
-uint offsets_at(uint group)
+uint claims_at()
 {
-    return TOTALS_AT + (group + 1u) * bucket_count();
+    return TOTALS_AT + bucket_count();
 }
 
 key_t ordered(key_t stored)
@@ -304,8 +302,10 @@ void sample_step()
         words[params.sample_values_at + i] = values[position];
 #endif
     }
-    if (i < bucket_count())
+    if (i < bucket_count()) {
         words[TOTALS_AT + i] = 0u;
+        words[claims_at() + i] = 0u;
+    }
 }
 
 void count_step()
@@ -332,14 +332,12 @@ void count_step()
                 atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
     }
     barrier();
-    // The buckets' totals, and this workgroup's offsets in the buckets: the
-    // scatter's workgroup of the same chunk places its keys from them on,
-    // with no atomic of its own (before, it claimed room in each of a tile's
-    // buckets by an atomic, and waited on them each tile; log entry 60).
-    uint offsets = offsets_at(gl_WorkGroupID.x);
+    // The buckets' totals; where each scatter workgroup's keys go is claimed
+    // by the scatter itself.
     for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
         uint keys_here = bucket_words[b];
-        words[offsets + b] = keys_here != 0u ? atomicAdd(words[TOTALS_AT + b], keys_here) : 0u;
+        if (keys_here != 0u)
+            atomicAdd(words[TOTALS_AT + b], keys_here);
     }
 }
 
@@ -460,18 +458,19 @@ uint span_start()
     return span_first_start;
 }
 
-// The scatter, in tiles of SCATTER_KEYS keys a thread: workgroup w takes the
-// count's chunk w tile after tile (each workgroup builds the splitters' cells
-// and sums the totals once for all its tiles); each tile's keys ranked by
-// bucket in shared memory, given their places from w's offsets in the buckets
-// on (the thread that owns a bucket keeps its running place), staged in
-// shared memory in bucket order with their places beside them, and written
-// from there, neighbouring threads to neighbouring places: each bucket's keys
-// of the tile in whole sectors. Written in the order the threads held them,
-// every store went to its own sector, and the scatter of 2^24 keys into 4095
-// buckets took 0.48-0.51 ms, ten times a copy (docs/PERFORMANCE.md, log entry
-// 55); staging needs few enough buckets that a tile gives each several keys,
-// which the splitters' limit (tuning.c) sees to. A workgroup loads its next
+// The scatter, in tiles of SCATTER_KEYS keys a thread: each tile's keys ranked
+// by bucket in shared memory, room claimed in each bucket for the tile's keys
+// of it (a global atomic on the bucket's claims, keys placed in it so far,
+// from its start), the keys staged in shared memory in bucket order with their
+// places in the output beside them, and written from there, neighbouring
+// threads to neighbouring places: each bucket's keys of the tile in whole
+// sectors. Written in the order the threads held them, every store went to its
+// own sector, and the scatter of 2^24 keys into 4095 buckets took 0.48-0.51
+// ms, ten times a copy (docs/PERFORMANCE.md, log entry 55); staging needs few
+// enough buckets that a tile gives each several keys, which the splitters'
+// limit (tuning.c) sees to. A workgroup takes tiles group, group + groups, ...
+// (the host may launch fewer workgroups than tiles, so that each builds the
+// splitters' cells and sums the totals once for several), loading its next
 // tile's keys before it writes the current one's, so that the loads are in
 // flight meanwhile.
 shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
@@ -480,12 +479,13 @@ shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
 #endif
 shared uint tile_starts[MAX_BUCKETS];
 
-// This thread's keys of the tile of keys first .. end - 1 that starts at
-// first (a key of 0 past them).
-void load_tile(uint first, uint end, out key_t batch[SCATTER_KEYS], out uint batch_values[SCATTER_KEYS])
+// Tile `tile`'s keys of this thread (a key of 0 past the end; none past the
+// last of `tiles`).
+void load_tile(uint tile, uint tiles, out key_t batch[SCATTER_KEYS], out uint batch_values[SCATTER_KEYS])
 {
     uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
-    uint in_tile = first < end ? min(tile_keys, end - first) : 0u;
+    uint first = tile * tile_keys;
+    uint in_tile = tile < tiles ? min(tile_keys, params.count - first) : 0u;
     [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
         uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         batch[j] = k < in_tile ? keys[first + k] : key_t(0);
@@ -500,22 +500,18 @@ void scatter_step()
     uint span_first, span_end;
     bucket_span(span_first, span_end);
     uint first_start = span_start();
-    uint first, end;
-    chunk_of(first, end);  // uniform: every thread takes every tile and barrier below
-    uint offsets = offsets_at(gl_WorkGroupID.x);
-    // The place of this workgroup's next key of the span's first bucket, in a
-    // register; a thread with several buckets keeps the others' in their
-    // offsets' words.
-    uint first_next = span_first < span_end ? first_start + words[offsets + span_first] : 0u;
     uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
+    uint tiles = (params.count + tile_keys - 1u) / tile_keys;
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the grid may be 2D (many tiles)
     key_t batch[SCATTER_KEYS];
     uint batch_values[SCATTER_KEYS];
-    load_tile(first, end, batch, batch_values);
-    for (uint base = first; base < end; base += tile_keys) {
+    load_tile(tile, tiles, batch, batch_values);
+    for (; tile < tiles; tile += groups) {
         for (uint b = gl_LocalInvocationID.x; b < buckets; b += gl_WorkGroupSize.x)
             bucket_words[b] = 0u;
         barrier();  // also: the last tile's keys are written, its stage free
-        uint in_tile = min(tile_keys, end - base);
+        uint in_tile = min(tile_keys, params.count - tile * tile_keys);
         uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
         [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
             uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
@@ -533,16 +529,8 @@ void scatter_step()
             uint keys_here = bucket_words[b];
             tile_starts[b] = start;
             start += keys_here;
-            uint place;
-            if (b == span_first) {
-                place = first_next;
-                first_next += keys_here;
-            } else {
-                place = bucket_start + words[offsets + b];
-                if (keys_here != 0u)
-                    words[offsets + b] += keys_here;
-            }
-            bucket_words[b] = place;
+            if (keys_here != 0u)
+                bucket_words[b] = bucket_start + atomicAdd(words[claims_at() + b], keys_here);
             if (b + 1u < span_end)
                 bucket_start += words[TOTALS_AT + b];
         }
@@ -559,7 +547,7 @@ void scatter_step()
             }
         }
         barrier();
-        load_tile(base + tile_keys, end, batch, batch_values);
+        load_tile(tile + groups, tiles, batch, batch_values);
         for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
             uint place = workgroup_words[slot];
             keys_out[place] = stage_keys[slot];

@@ -176,11 +176,14 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && tuning.partition_max_splitters == 511 &&
                        tuning.partition_scatter_keys == 2,
                "lavapipe u32 partition (32 KiB): 511 splitters, tiles of 2 keys a thread");
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 4, 0, 0, 0, &tuning) && tuning.partition_workgroups == 132,
-               "132 multiprocessors: the count and the scatter a workgroup each (got %u)", tuning.partition_workgroups);
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.partition_workgroups == 128,
-               "multiprocessors unknown: 128 workgroups of the count and the scatter (got %u)",
-               tuning.partition_workgroups);
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 4, 0, 0, 0, &tuning) && tuning.partition_workgroups == 132 &&
+                       tuning.partition_scatter_workgroups == 132,
+               "132 multiprocessors: the count and the scatter a workgroup each (got %u, %u)",
+               tuning.partition_workgroups, tuning.partition_scatter_workgroups);
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.partition_workgroups == 128 &&
+                       tuning.partition_scatter_workgroups == 128,
+               "multiprocessors unknown: 128 workgroups of the count and the scatter (got %u, %u)",
+               tuning.partition_workgroups, tuning.partition_scatter_workgroups);
     bitonic_tuning_set_partition_workgroup(&h100, 4, 256, &tuning);
     TEST_CHECK(&t, tuning.partition_workgroup_size == 256 && tuning.partition_scatter_keys == 16 &&
                        tuning.partition_max_splitters == 511 && partition_fits(&h100, &tuning, 4, false),

@@ -506,14 +506,15 @@ int main(void)
     desc.partition_levels = 2;
     run_partition_suite(&plain, desc, "partition, levels 2", 1u << 16, run_levels_2);
     /* The other build of the steps (scans in shared memory, where the device
-     * has subgroup arithmetic) with 3 count and scatter workgroups: each
-     * scatters several tiles of its chunk, the last one fewer. */
+     * has subgroup arithmetic) with 3 scatter workgroups: each takes several
+     * tiles in turn, the last ones fewer. */
     desc.no_subgroup_arithmetic = true;
-    desc.partition_workgroups = 3;
-    run_partition_suite(&plain, desc, "partition, scans in shared memory, 3 workgroups", 1u << 16, run_levels_2);
+    desc.partition_scatter_workgroups = 3;
+    run_partition_suite(&plain, desc, "partition, scans in shared memory, 3 scatter workgroups", 1u << 16,
+                        run_levels_2);
     desc.no_subgroup_arithmetic = false;
-    desc.partition_workgroups = 0;
-    /* Workgroups of fewer threads than buckets: each thread sums, places and
+    desc.partition_scatter_workgroups = 0;
+    /* Workgroups of fewer threads than buckets: each thread sums, claims and
      * notes the window boundaries of several buckets. */
     desc.partition_levels = UINT32_MAX;
     desc.partition_workgroup_size = 8;

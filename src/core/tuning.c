@@ -206,7 +206,9 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
     /* A workgroup a multiprocessor where the device tells how many. */
-    tuning->partition_workgroups = limits->multiprocessors != 0 ? limits->multiprocessors : PARTITION_WORKGROUPS;
+    uint32_t workgroups = limits->multiprocessors != 0 ? limits->multiprocessors : PARTITION_WORKGROUPS;
+    tuning->partition_workgroups = workgroups;
+    tuning->partition_scatter_workgroups = workgroups;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
     bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads),
                                            tuning);

@@ -116,8 +116,9 @@ typedef struct bitonic_tuning {
     uint32_t partition_samples_per_bucket;
     uint32_t partition_max_splitters;
     uint32_t partition_workgroup_size;
-    uint32_t partition_workgroups;   /* count and scatter workgroups at most, one a chunk of the keys */
+    uint32_t partition_workgroups;   /* count workgroups, at most */
     uint32_t partition_scatter_keys; /* keys a thread of the scatter's tiles stages */
+    uint32_t partition_scatter_workgroups;  /* scatter workgroups at most, each taking tiles in turn */
     bool partition_scan_by_subgroup; /* the steps' scans by subgroup arithmetic (partition_lanes_pass) */
 } bitonic_tuning;
 

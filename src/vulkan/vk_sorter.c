@@ -776,8 +776,10 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->partition_levels = desc->partition_levels == UINT32_MAX ? 0u : desc->partition_levels;
     if (desc->partition_samples_per_bucket != 0)
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
-    if (desc->partition_workgroups != 0)
-        tuning->partition_workgroups = desc->partition_workgroups;
+    if (desc->partition_scatter_workgroups != 0)
+        tuning->partition_scatter_workgroups = desc->partition_scatter_workgroups;
+    if (desc->partition_count_workgroups != 0)
+        tuning->partition_workgroups = desc->partition_count_workgroups;
     /* Fewer threads stage as many keys, more a thread, where shared memory
      * and the registers allow (tuning.c). */
     if (desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size)
@@ -1387,25 +1389,22 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->window_log = window_log;
     plan->splitter_count = (uint32_t)(buckets - 1u);
     plan->sample_count = (uint32_t)samples;
-    /* Count and scatter workgroups, one a chunk: at least 4 keys a thread, at
-     * most partition_workgroups of them, and no more than a dispatch's x
-     * dimension surely holds. */
+    /* Count workgroups: at least 4 keys a thread, at most partition_workgroups
+     * of them (each adds its counts to the totals). */
     uint32_t threads = tuning->partition_workgroup_size;
     uint64_t groups = (info->count + (uint64_t)threads * 4u - 1u) / ((uint64_t)threads * 4u);
     if (groups > tuning->partition_workgroups)
         groups = tuning->partition_workgroups;
-    if (groups > 65535u)
-        groups = 65535u;
     uint64_t chunk = (info->count + groups - 1u) / groups;
     chunk = (chunk + threads - 1u) / threads * threads;
     plan->partition_chunk_keys = (uint32_t)chunk;
     plan->partition_groups = (uint32_t)((info->count + chunk - 1u) / chunk);
-    /* The words: arguments and verdict (8), the buckets' totals, each count
-     * workgroup's offsets in the buckets; the window merge's table, bound on
-     * its own (merge_pass.comp, BUCKET_WINDOWS): 3 words a chunk, then 2 a
-     * window boundary (runs + 1 of them). */
+    /* The words: arguments and verdict (8), the buckets' totals and starts;
+     * the window merge's table, bound on its own (merge_pass.comp,
+     * BUCKET_WINDOWS): 3 words a chunk, then 2 a window boundary (runs + 1 of
+     * them). */
     uint64_t bucket_words = 2u * (uint64_t)plan->splitter_count + 1u;
-    VkDeviceSize words_bytes = (8u + (1u + plan->partition_groups) * bucket_words) * 4u;
+    VkDeviceSize words_bytes = (8u + 2u * bucket_words) * 4u;
     uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
     uint64_t window_chunks = (info->count + chunk_keys - 1u) / chunk_keys;
     uint64_t runs = (info->count + ((uint64_t)1 << window_log) - 1u) >> window_log;
@@ -2092,6 +2091,14 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         !split_groups(sorter, (window_chunks + split_threads - 1u) / split_threads, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
+    /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
+    uint64_t scatter_tile = (uint64_t)threads * tuning->partition_scatter_keys;
+    uint64_t scatter_groups = (info->count + scatter_tile - 1u) / scatter_tile;
+    if (scatter_groups > tuning->partition_scatter_workgroups)
+        scatter_groups = tuning->partition_scatter_workgroups;
+    uint32_t scatter_x, scatter_y;
+    if (!split_groups(sorter, scatter_groups, &scatter_x, &scatter_y))
+        return BITONIC_ERROR_TOO_LARGE;
     uint32_t reach = plan->sample_count > 2u * plan->splitter_count + 1u ? plan->sample_count
                                                                           : 2u * plan->splitter_count + 1u;
 
@@ -2141,7 +2148,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     record_pass_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
-    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
     record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch sizes */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side

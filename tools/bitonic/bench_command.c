@@ -511,8 +511,9 @@ int bench_run(const bench_options *options)
                                  .partition_min_keys = options->partition_min_keys,
                                  .partition_levels = options->partition_levels,
                                  .partition_samples_per_bucket = options->partition_samples,
+                                 .partition_scatter_workgroups = options->partition_scatter_groups,
                                  .partition_workgroup_size = options->partition_threads,
-                                 .partition_workgroups = options->partition_groups,
+                                 .partition_count_workgroups = options->partition_count_groups,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,

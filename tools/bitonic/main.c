@@ -43,8 +43,9 @@ static void usage(FILE *out)
           "                     [--no-subgroup-arithmetic]\n"
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
-          "                     [--partition-groups N (the partition count's and scatter's workgroups at most)]\n"
+          "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
+          "                     [--partition-count-groups N (the partition count's workgroups at most)]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -518,8 +519,8 @@ int main(int argc, char **argv)
                     strcmp(arg, "--merge-fused-split-probes") == 0 || strcmp(arg, "--small-tile-keys") == 0 ||
                     strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0 ||
                     strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
-                    strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-groups") == 0 ||
-                    strcmp(arg, "--partition-threads") == 0) &&
+                    strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
+                    strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -539,8 +540,9 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-min-keys") == 0 ? &bench.partition_min_keys
                                : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
                                : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
-                               : strcmp(arg, "--partition-groups") == 0 ? &bench.partition_groups
+                               : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
                                : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
+                               : strcmp(arg, "--partition-count-groups") == 0 ? &bench.partition_count_groups
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -549,7 +551,8 @@ int main(int argc, char **argv)
             unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ||
-                                      target == &bench.partition_groups || target == &bench.partition_levels
+                                      target == &bench.partition_scatter_groups || target == &bench.partition_levels ||
+                                      target == &bench.partition_count_groups
                                   ? UINT32_MAX
                             : target == &bench.partition_samples ? 1024
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
