@@ -308,40 +308,28 @@ void sample_step()
     }
 }
 
-// This thread's keys of a count batch, base, base + threads, ... (a key of 0
-// past end).
-void load_batch(uint base, uint end, out key_t batch[KEYS_AT_ONCE], out uint batch_values[KEYS_AT_ONCE])
-{
-    [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
-        uint i = base + j * gl_WorkGroupSize.x;
-        batch[j] = i < end ? keys[i] : key_t(0);
-        batch_values[j] = i < end ? value_at(i) : 0u;
-    }
-}
-
 void count_step()
 {
-    uint first, end;
-    chunk_of(first, end);
-    // KEYS_AT_ONCE keys a thread are loaded before any is searched, so the
-    // loads are in flight together, and a batch ahead: the first before the
-    // splitters' table is built, each next one before the last is searched,
-    // so the loads are in flight while the thread searches.
-    uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
-    key_t batch[KEYS_AT_ONCE];
-    uint batch_values[KEYS_AT_ONCE];
-    load_batch(first + gl_LocalInvocationID.x, end, batch, batch_values);
     load_splitters();
     for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x)
         bucket_words[b] = 0u;
     barrier();
+    uint first, end;
+    chunk_of(first, end);
+    // KEYS_AT_ONCE keys a thread are loaded before any is searched, so the
+    // loads are in flight together.
+    uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
     for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
-        key_t searched[KEYS_AT_ONCE] = batch;
-        uint searched_values[KEYS_AT_ONCE] = batch_values;
-        load_batch(base + stride, end, batch, batch_values);
+        key_t batch[KEYS_AT_ONCE];
+        uint batch_values[KEYS_AT_ONCE];
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
+            uint i = base + j * gl_WorkGroupSize.x;
+            batch[j] = i < end ? keys[i] : key_t(0);
+            batch_values[j] = i < end ? value_at(i) : 0u;
+        }
         [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j)
             if (base + j * gl_WorkGroupSize.x < end)
-                atomicAdd(bucket_words[bucket_of(ordered(searched[j]), searched_values[j])], 1u);
+                atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
     }
     barrier();
     // The buckets' totals; where each scatter workgroup's keys go is claimed
