@@ -184,10 +184,11 @@ typedef struct bitonic_context_desc {
      * taken a bucket. partition_scatter_workgroups: workgroups of the
      * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile);
      * partition_count_workgroups: the count's, at most, each counting one
-     * stretch of the keys.
+     * stretch of the keys (both by default a workgroup a multiprocessor where
+     * the driver tells their number, else 128).
      * partition_workgroup_size: threads a workgroup of the partition's steps
      * has, at most the tuning's (fewer threads than buckets give each thread
-     * several buckets: for tests). 0 = the tuning's choice for each. The
+     * several buckets: for tests and measuring). 0 = the tuning's choice for each. The
      * scratch buffer must then also have INDIRECT_BUFFER usage
      * (bitonic_vulkan_sort_info). */
     uint32_t partition_min_keys;

@@ -1390,11 +1390,14 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->splitter_count = (uint32_t)(buckets - 1u);
     plan->sample_count = (uint32_t)samples;
     /* Count workgroups: at least 4 keys a thread, at most partition_workgroups
-     * of them (each adds its counts to the totals). */
+     * of them (each adds its counts to the totals), and no more than a
+     * dispatch's x dimension surely holds (the count is one row). */
     uint32_t threads = tuning->partition_workgroup_size;
     uint64_t groups = (info->count + (uint64_t)threads * 4u - 1u) / ((uint64_t)threads * 4u);
     if (groups > tuning->partition_workgroups)
         groups = tuning->partition_workgroups;
+    if (groups > 65535u)
+        groups = 65535u;
     uint64_t chunk = (info->count + groups - 1u) / groups;
     chunk = (chunk + threads - 1u) / threads * threads;
     plan->partition_chunk_keys = (uint32_t)chunk;
