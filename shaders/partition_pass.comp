@@ -14,11 +14,21 @@
 //   us on the H100, log entry 59), then, tile after tile, ranks a small tile
 //   of keys by bucket, claims room in each bucket for them, and moves them
 //   there. Workgroup 0 also judges the partition (where an open bucket is
-//   longer than a window, the window merge cannot sort it, so the merge
-//   levels run on: their indirect dispatches get their workgroups), and notes
-//   for the window merge, at each window boundary kW, the open bucket around
-//   it (its start and end where it starts before kW; else kW twice, and so
-//   everywhere when it falls back).
+//   longer than a window, the window merge cannot sort it: the fallback's
+//   indirect dispatch gets its workgroups), and notes for the window merge,
+//   at each window boundary kW, the open bucket around it (its start and end
+//   where it starts before kW and is at most W long; else kW twice).
+// - STEP_FALLBACK, after the window merge, where an open bucket is longer
+//   than W: workgroup c remakes output chunk c (the scatter's tile of keys)
+//   where the chunk touches such a bucket, and leaves the others to the
+//   window merge, which put every key outside those buckets in place. The
+//   chunk's keys are those ranked [cC, (c + 1)C) among the runs of W that its
+//   buckets span (every key of an earlier run ranks below them, every key of
+//   a later one above): a selection in each of those runs, bit by bit of the
+//   ordered key (and value), finds the cuts, and the pieces between them are
+//   sorted in shared memory. One dispatch where the merge levels used to run
+//   on to the whole array: 8 dispatches at 2^21 keys, which cost 0.011 ms
+//   when empty on the H100 (docs/PERFORMANCE.md, log entry 60).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample; equal ones leave empty buckets
@@ -49,6 +59,7 @@ const uint KEYS_AT_ONCE = 8u;
 const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
 const uint STEP_SCATTER = 2u;
+const uint STEP_FALLBACK = 3u;
 
 // partition_push_constants in vk_sorter.c.
 layout(push_constant) uniform PartitionParams {
@@ -62,10 +73,8 @@ layout(push_constant) uniform PartitionParams {
     uint window;         // W: the longest open bucket the window merge sorts
     uint samples_at;     // words into Partition: the sample keys (sorted from STEP_COUNT on)
     uint sample_values_at;  // ... and their values
-    uint merge_groups_x; // the workgroups of the fallback's merges and split passes
-    uint merge_groups_y;
-    uint split_groups_x;
-    uint split_groups_y;
+    uint fallback_groups_x; // the fallback's workgroups, a chunk each
+    uint fallback_groups_y;
     uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
 } params;
 
@@ -75,12 +84,11 @@ layout(std430, binding = 3) writeonly buffer KeysOut { key_t keys_out[]; };
 layout(std430, binding = 1) readonly buffer Values { uint values[]; };
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
 #endif
-// The partition's words: the fallback's indirect dispatch arguments (merge,
-// then split pass), the verdict, the buckets' totals and their claims (keys
-// placed so far), the samples.
+// The partition's words: the fallback's indirect dispatch arguments, the
+// verdict, the buckets' totals and their claims (keys placed so far), the
+// samples.
 layout(std430, binding = 5) buffer Partition { uint words[]; };
-const uint MERGE_ARGS_AT = 0u;
-const uint SPLIT_ARGS_AT = 3u;
+const uint FALLBACK_ARGS_AT = 0u;
 const uint VERDICT_AT = 6u;
 const uint TOTALS_AT = 8u;
 
@@ -406,7 +414,7 @@ void bucket_span(out uint first, out uint end)
 
 // Where the buckets of this thread's span start in the output: the sum of the
 // totals of the buckets before it. Workgroup 0 also writes what a scan step
-// did before: the verdict, the fallback's dispatch sizes and the window table.
+// did before: the verdict, the fallback's dispatch size and the window table.
 uint span_start()
 {
     uint first, end;
@@ -433,10 +441,12 @@ uint span_start()
         // The window boundaries inside this bucket: each lies in exactly one
         // bucket, so each pair of words is written once. An open bucket of at
         // most W keys holds at most one; an equality bucket's keys are all
-        // alike and in place already, wherever the boundaries cut it.
+        // alike and in place already, wherever the boundaries cut it. A longer
+        // open bucket is the fallback's: none of its boundaries is noted, so
+        // the window merge leaves its runs' pieces of it where they are.
         uint bucket_end = start + total;
         for (uint k = (start + params.window - 1u) / params.window; k * params.window < bucket_end; ++k) {
-            bool straddles = (b & 1u) == 0u && !fall_back && start < k * params.window;
+            bool straddles = (b & 1u) == 0u && total <= params.window && start < k * params.window;
             words[params.straddles_at + 2u * k] = straddles ? start : k * params.window;
             words[params.straddles_at + 2u * k + 1u] = straddles ? bucket_end : k * params.window;
         }
@@ -447,12 +457,9 @@ uint span_start()
         uint runs = (params.count + params.window - 1u) / params.window;
         words[params.straddles_at + 2u * runs] = params.count;
         words[params.straddles_at + 2u * runs + 1u] = params.count;
-        words[MERGE_ARGS_AT] = fall_back ? params.merge_groups_x : 0u;
-        words[MERGE_ARGS_AT + 1u] = fall_back ? params.merge_groups_y : 1u;
-        words[MERGE_ARGS_AT + 2u] = 1u;
-        words[SPLIT_ARGS_AT] = fall_back ? params.split_groups_x : 0u;
-        words[SPLIT_ARGS_AT + 1u] = fall_back ? params.split_groups_y : 1u;
-        words[SPLIT_ARGS_AT + 2u] = 1u;
+        words[FALLBACK_ARGS_AT] = fall_back ? params.fallback_groups_x : 0u;
+        words[FALLBACK_ARGS_AT + 1u] = fall_back ? params.fallback_groups_y : 1u;
+        words[FALLBACK_ARGS_AT + 2u] = 1u;
         words[VERDICT_AT] = fall_back ? 1u : 0u;
     }
     return span_first_start;
@@ -558,12 +565,256 @@ void scatter_step()
     }
 }
 
+// The fallback (STEP_FALLBACK). Its chunk is the largest power of two within
+// the scatter's tile, staged in the same shared memory; the selection keeps a
+// pair of bounds for each (target, run) in bucket_words and tile_starts, the
+// probes and then the pieces' places in cell_words (the host keeps the runs
+// at most MAX_SPLITTERS: 2 x runs fit MAX_BUCKETS, runs + 1 fit MAX_CELLS).
+shared uint fallback_span[3];  // the start of the chunk's first bucket, the end of its last, a long one
+shared uint fallback_less[6];  // keys before a target's candidate, a pair a round, three rounds in turn
+
+uint fallback_chunk_keys()
+{
+    return 1u << findMSB(gl_WorkGroupSize.x * SCATTER_KEYS);
+}
+
+// Whether (key x, value vx) comes before (y, vy): ordered keys, then values.
+bool composite_before(key_t x, uint vx, key_t y, uint vy)
+{
+#ifdef WITH_VALUES
+    return x < y || (x == y && vx < vy);
+#else
+    return x < y;
+#endif
+}
+
+// The first index in [low, high) of sorted keys whose key (and value) comes
+// after (key, value) (after) or does not come before it (!after).
+uint search_run(uint low, uint high, key_t key, uint value, bool after)
+{
+    while (low < high) {
+        uint middle = (low + high) / 2u;
+        key_t here = ordered(keys[middle]);
+        uint here_value = value_at(middle);
+        bool below = after ? !composite_before(key, value, here, here_value)
+                           : composite_before(here, here_value, key, value);
+        if (below)
+            low = middle + 1u;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+#ifdef KEY64
+const uint KEY_BITS = 64u;
+#else
+const uint KEY_BITS = 32u;
+#endif
+#ifdef WITH_VALUES
+const uint ORDER_BITS = KEY_BITS + 32u;
+#else
+const uint ORDER_BITS = KEY_BITS;
+#endif
+
+// Round `round` of the selection tries the prefix found so far with its next
+// bit set: the key's bits from the top, then the value's.
+void candidate_of(uint round, key_t prefix_key, uint prefix_value, out key_t key, out uint value)
+{
+    key = prefix_key;
+    value = prefix_value;
+    if (round < KEY_BITS)
+        key |= key_t(1u) << (KEY_BITS - 1u - round);
+    else
+        value |= 1u << (ORDER_BITS - 1u - round);
+}
+
+void fallback_step()
+{
+    uint threads = gl_WorkGroupSize.x, thread = gl_LocalInvocationID.x;
+    uint chunk_keys = fallback_chunk_keys();
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chunk >= (params.count + chunk_keys - 1u) / chunk_keys)
+        return;  // uniform: past the keys (the grid may be 2D)
+    uint first_key = chunk * chunk_keys, end_key = min(first_key + chunk_keys, params.count);
+    uint last_key = end_key - 1u;
+
+    // The buckets of the chunk's first and last keys, and whether an open
+    // bucket longer than W holds any of its keys.
+    if (thread == 0u)
+        fallback_span[2] = 0u;
+    uint span_first, span_end;
+    bucket_span(span_first, span_end);
+    uint sum = 0u;
+    for (uint b = span_first; b < span_end; ++b)
+        sum += words[TOTALS_AT + b];
+    uint start = sum_before(sum);  // its barriers put the write above before the atomicOr below
+    bool long_here = false;
+    for (uint b = span_first; b < span_end; ++b) {
+        uint total = words[TOTALS_AT + b], bucket_end = start + total;
+        if (start <= first_key && first_key < bucket_end)
+            fallback_span[0] = start;
+        if (start <= last_key && last_key < bucket_end)
+            fallback_span[1] = bucket_end;
+        long_here = long_here || ((b & 1u) == 0u && total > params.window && start <= last_key && first_key < bucket_end);
+        start = bucket_end;
+    }
+    if (long_here)
+        atomicOr(fallback_span[2], 1u);
+    for (uint i = thread; i < 6u; i += threads)
+        fallback_less[i] = 0u;
+    barrier();
+    if (fallback_span[2] == 0u)
+        return;  // uniform: the window merge put this chunk in place
+
+    // The runs those buckets span, and the chunk's first and end ranks among
+    // their keys: target 0 and 1. Pair j < runs is run j's for target 0,
+    // runs + j its for target 1.
+    uint window = params.window;
+    uint first_run = fallback_span[0] / window;
+    uint runs = (fallback_span[1] - 1u) / window + 1u - first_run;
+    uint span_base = first_run * window;
+    uint targets[2] = uint[2](first_key - span_base, end_key - span_base);
+    uint pairs = 2u * runs;
+    for (uint j = thread; j < pairs; j += threads) {
+        uint run = first_run + j % runs;
+        bucket_words[j] = run * window;                        // the keys before the prefix: at least these
+        tile_starts[j] = min((run + 1u) * window, params.count);  // at most these
+    }
+    // The selection: v_t is the greatest (key, value) with at most targets[t]
+    // keys before it, built bit by bit; each round every pair searches the
+    // candidate inside its bounds, and the counts narrow the bounds. A pair
+    // is always the same thread's, so its words need no barrier.
+    key_t prefix_key[2] = key_t[2](key_t(0u), key_t(0u));
+    uint prefix_value[2] = uint[2](0u, 0u);
+    for (uint round = 0u; round < ORDER_BITS; ++round) {
+        uint counts = 2u * (round % 3u);
+        for (uint j = thread; j < pairs; j += threads) {
+            uint t = j < runs ? 0u : 1u;
+            key_t key;
+            uint value;
+            candidate_of(round, prefix_key[t], prefix_value[t], key, value);
+            uint at = search_run(bucket_words[j], tile_starts[j], key, value, false);
+            cell_words[j] = at;
+            atomicAdd(fallback_less[counts + t], at - (first_run + j % runs) * window);
+        }
+        barrier();
+        uint less[2] = uint[2](fallback_less[counts], fallback_less[counts + 1u]);
+        if (thread < 2u)
+            fallback_less[2u * ((round + 2u) % 3u) + thread] = 0u;  // read two rounds ago, added to next round
+        for (uint j = thread; j < pairs; j += threads) {
+            uint t = j < runs ? 0u : 1u;
+            if (less[t] <= targets[t])
+                bucket_words[j] = cell_words[j];
+            else
+                tile_starts[j] = cell_words[j];
+        }
+        for (uint t = 0u; t < 2u; ++t) {
+            if (less[t] <= targets[t])
+                candidate_of(round, prefix_key[t], prefix_value[t], prefix_key[t], prefix_value[t]);
+        }
+    }
+    // Each run's keys before v_t and up to those equal to it; the ties go to
+    // the target in run order, so that the chunk before this one, which
+    // ends where this starts, cuts every run where this one does.
+    for (uint j = thread; j < pairs; j += threads) {
+        uint t = j < runs ? 0u : 1u;
+        uint before = search_run(bucket_words[j], tile_starts[j], prefix_key[t], prefix_value[t], false);
+        tile_starts[j] = search_run(before, tile_starts[j], prefix_key[t], prefix_value[t], true);
+        bucket_words[j] = before;
+    }
+    barrier();
+    if (thread < 2u) {
+        uint t = thread, taken = 0u;
+        for (uint i = 0u; i < runs; ++i)
+            taken += bucket_words[t * runs + i] - (first_run + i) * window;
+        uint ties = targets[t] - taken;
+        for (uint i = 0u; i < runs; ++i) {
+            uint j = t * runs + i, take = min(ties, tile_starts[j] - bucket_words[j]);
+            bucket_words[j] += take;
+            ties -= take;
+        }
+    }
+    barrier();
+    // The pieces: run i's keys from its cut for target 0 to its cut for
+    // target 1, at slot cell_words[i] of the chunk on.
+    if (thread == 0u) {
+        uint place = 0u;
+        for (uint i = 0u; i < runs; ++i) {
+            cell_words[i] = place;
+            place += bucket_words[runs + i] - bucket_words[i];
+        }
+        cell_words[runs] = place;
+    }
+    barrier();
+    uint chunk_count = end_key - first_key;
+    for (uint slot = thread; slot < chunk_keys; slot += threads) {
+        key_t key = ~key_t(0u);  // pads after every key
+        uint value = 0xffffffffu;
+        if (slot < chunk_count) {
+            uint low = 0u, high = runs;  // the last piece that starts at or before the slot
+            while (high - low > 1u) {
+                uint middle = (low + high) / 2u;
+                if (cell_words[middle] <= slot)
+                    low = middle;
+                else
+                    high = middle;
+            }
+            uint index = bucket_words[low] + (slot - cell_words[low]);
+            key = ordered(keys[index]);
+            value = value_at(index);
+        }
+        stage_keys[slot] = key;
+#ifdef WITH_VALUES
+        stage_values[slot] = value;
+#endif
+    }
+    // The pieces sorted by the bitonic network in shared memory.
+    for (uint size = 2u; size <= chunk_keys; size <<= 1) {
+        for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
+            barrier();
+            for (uint i = thread; i < chunk_keys / 2u; i += threads) {
+                uint a = ((i & ~(stride - 1u)) << 1) | (i & (stride - 1u)), b = a | stride;
+                key_t key_a = stage_keys[a], key_b = stage_keys[b];
+#ifdef WITH_VALUES
+                uint value_a = stage_values[a], value_b = stage_values[b];
+#else
+                uint value_a = 0u, value_b = 0u;
+#endif
+                bool ascending = (a & size) == 0u;
+                if (ascending ? composite_before(key_b, value_b, key_a, value_a)
+                              : composite_before(key_a, value_a, key_b, value_b)) {
+                    stage_keys[a] = key_b;
+                    stage_keys[b] = key_a;
+#ifdef WITH_VALUES
+                    stage_values[a] = value_b;
+                    stage_values[b] = value_a;
+#endif
+                }
+            }
+        }
+    }
+    barrier();
+    for (uint slot = thread; slot < chunk_count; slot += threads) {
+#ifdef KEY64
+        keys_out[first_key + slot] = stored_key64(stage_keys[slot], params.key_type, params.key_xor);
+#else
+        keys_out[first_key + slot] = stored_key(stage_keys[slot], params.key_type, params.key_xor);
+#endif
+#ifdef WITH_VALUES
+        values_out[first_key + slot] = stage_values[slot];
+#endif
+    }
+}
+
 void main()
 {
     if (params.step == STEP_SAMPLE)
         sample_step();
     else if (params.step == STEP_COUNT)
         count_step();
-    else
+    else if (params.step == STEP_SCATTER)
         scatter_step();
+    else
+        fallback_step();
 }

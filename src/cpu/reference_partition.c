@@ -55,20 +55,6 @@ uint64_t bitonic_reference_partition_splitters(const uint64_t *keys, uint64_t co
     return m;
 }
 
-/* Merges sorted keys[first .. middle-1] and keys[middle .. end-1] in place
- * through scratch. */
-static void merge_halves(uint64_t *keys, uint64_t first, uint64_t middle, uint64_t end, uint64_t *scratch)
-{
-    uint64_t a = first, b = middle, out = 0;
-    while (a < middle && b < end)
-        scratch[out++] = keys[b] < keys[a] ? keys[b++] : keys[a++];
-    while (a < middle)
-        scratch[out++] = keys[a++];
-    while (b < end)
-        scratch[out++] = keys[b++];
-    memcpy(keys + first, scratch, (end - first) * sizeof *keys);
-}
-
 /* The merge path's split: how many keys of A = keys[a_first ..] (a_count of
  * them) the first `diagonal` outputs of its merge with B (b_count keys right
  * after A) hold, ties to A. */
@@ -117,6 +103,22 @@ static window_cursor window_cursor_at(const uint64_t *keys, uint64_t q, uint64_t
     return cursor;
 }
 
+/* The bucket that output position q (below the count) lies in: the last of
+ * the 2m + 1 buckets to start at or before it (an empty one starts where the
+ * next does). */
+static uint64_t bucket_at(const uint64_t *bucket_start, uint64_t m, uint64_t q)
+{
+    uint64_t low = 0, high = 2u * m + 1u;  /* bucket_start[low] <= q < bucket_start[high] */
+    while (high - low > 1u) {
+        uint64_t middle = low + (high - low) / 2u;
+        if (bucket_start[middle] <= q)
+            low = middle;
+        else
+            high = middle;
+    }
+    return low;
+}
+
 bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys, uint64_t chunk_keys,
                                            const uint64_t *splitters, uint64_t m, bitonic_partition_report *report)
 {
@@ -130,7 +132,8 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
     uint64_t *bucket_start = malloc((2u * m + 2u) * sizeof *bucket_start);
     uint64_t *straddle_first = malloc((runs + 2u) * sizeof *straddle_first);
     uint64_t *straddle_end = malloc((runs + 2u) * sizeof *straddle_end);
-    bool ok = scratch && bucket_first && bucket_start && straddle_first && straddle_end;
+    uint64_t *span = malloc((count + 1u) * sizeof *span);
+    bool ok = scratch && bucket_first && bucket_start && straddle_first && straddle_end && span;
     if (ok) {
         /* Step 2: count, scan, scatter (stable). */
         memset(bucket_first, 0, (2u * m + 2u) * sizeof *bucket_first);
@@ -152,13 +155,13 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
         local.fell_back = local.longest_open_bucket > window;
 
         /* The scan's table: each boundary kW inside the keys lies in one
-         * bucket, which sets it (its start and end where it is open and
-         * starts before kW, else kW twice); the last, past the keys, is the
-         * count twice. */
+         * bucket, which sets it (its start and end where it is open, at most
+         * W long and starts before kW, else kW twice); the last, past the
+         * keys, is the count twice. */
         for (uint64_t b = 0; b < 2u * m + 1u; ++b) {
             uint64_t start = bucket_start[b], end = bucket_start[b + 1u];
             for (uint64_t k = (start + window - 1u) / window; k * window < end; ++k) {
-                bool straddles = b % 2u == 0 && !local.fell_back && start < k * window;
+                bool straddles = b % 2u == 0 && end - start <= window && start < k * window;
                 straddle_first[k] = straddles ? start : k * window;
                 straddle_end[k] = straddles ? end : k * window;
             }
@@ -166,13 +169,9 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
         straddle_first[0] = straddle_end[0] = 0;
         straddle_first[runs] = straddle_end[runs] = count;
 
-        /* Step 3: aligned runs of W sorted; in the fallback the merge levels go
-         * on until one run holds every key. */
+        /* Step 3: aligned runs of W sorted. */
         for (uint64_t r = 0; r < count; r += window)
             qsort(keys + r, count - r < window ? count - r : window, sizeof *keys, compare_u64);
-        for (uint64_t run = window; local.fell_back && run < count; run *= 2u)
-            for (uint64_t first = 0; first + run < count; first += 2u * run)
-                merge_halves(keys, first, first + run, count - first < 2u * run ? count : first + 2u * run, scratch);
 
         /* Step 4: the window merge, chunk by chunk as its workgroups take
          * them: each merges X ++ Z (pieces of runs r - 1 and r + 1, the
@@ -208,6 +207,32 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
                 }
             }
         }
+
+        /* Step 5, the fallback, where an open bucket is longer than W: each
+         * chunk that such a bucket touches takes the keys ranked [q0, q1)
+         * among the runs its buckets span (every key of an earlier run ranks
+         * below them, every key of a later one above), which the GPU's
+         * selection cuts from each run; here the span sorted whole. */
+        uint64_t span_first = 0, span_end = 0;  /* the span that `span` holds sorted */
+        for (uint64_t q0 = 0; q0 < count && ok && local.fell_back; q0 += chunk_keys) {
+            uint64_t q1 = count - q0 < chunk_keys ? count : q0 + chunk_keys;
+            uint64_t b0 = bucket_at(bucket_start, m, q0), b1 = bucket_at(bucket_start, m, q1 - 1u);
+            bool touched = false;
+            for (uint64_t b = b0; b <= b1; ++b)
+                touched = touched || (b % 2u == 0 && bucket_start[b + 1u] - bucket_start[b] > window);
+            if (!touched)
+                continue;
+            uint64_t first = bucket_start[b0] / window * window;
+            uint64_t end = ((bucket_start[b1 + 1u] - 1u) / window + 1u) * window;
+            end = end < count ? end : count;
+            if (first != span_first || end != span_end) {
+                memcpy(span, keys + first, (end - first) * sizeof *keys);
+                qsort(span, end - first, sizeof *span, compare_u64);
+                span_first = first;
+                span_end = end;
+            }
+            memcpy(scratch + q0, span + (q0 - first), (q1 - q0) * sizeof *keys);
+        }
         if (ok)
             memcpy(keys, scratch, count * sizeof *keys);
     }
@@ -218,6 +243,7 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
     free(bucket_start);
     free(straddle_first);
     free(straddle_end);
+    free(span);
     return ok;
 }
 

@@ -31,10 +31,16 @@
  *    finds for each chunk's first position q by one merge-path search: in the
  *    pieces around rW where q < e_r, in those around (r + 1)W where q >
  *    s_{r+1}, and nowhere else (the keys between lie in place).
- * Where an open bucket is longer than W the sort falls back: the merge
- *    levels go on from W until one run holds every key (on the GPU: the same
- *    passes, recorded as indirect dispatches that get no workgroups when every
- *    bucket is short), and step 4, with no bucket noted, copies the keys. */
+ *    An open bucket longer than W is noted at none of its boundaries, so
+ *    step 4 leaves its pieces in the runs where they are; every other key it
+ *    puts in place all the same.
+ * 5. The fallback, where an open bucket is longer than W (on the GPU one
+ *    indirect dispatch, which gets no workgroups when every bucket is short):
+ *    each chunk that such a bucket touches takes the keys ranked [q0, q1)
+ *    among the runs that the chunk's buckets span. A key of an earlier run
+ *    lies in an earlier bucket and ranks below them, a key of a later run
+ *    above, so those runs alone hold the chunk; the GPU cuts each of them by
+ *    a selection on the keys' bits, this model sorts the span whole. */
 #ifndef BITONIC_REFERENCE_PARTITION_H
 #define BITONIC_REFERENCE_PARTITION_H
 
@@ -64,7 +70,7 @@ uint64_t bitonic_partition_bucket(uint64_t key, const uint64_t *splitters, uint6
 uint64_t bitonic_reference_partition_splitters(const uint64_t *keys, uint64_t count,
                                                const bitonic_partition_plan *plan, uint64_t *splitters);
 
-/* Steps 2-4 (or the fallback) on keys in place, with m distinct ascending
+/* Steps 2-5 on keys in place, with m distinct ascending
  * splitters given and the window merge in chunks of chunk_keys. Returns false
  * when memory runs out, the window is not even and at least 2, the chunk does
  * not divide it, or a chunk's cursors do not add up to the chunk. report may
@@ -72,7 +78,7 @@ uint64_t bitonic_reference_partition_splitters(const uint64_t *keys, uint64_t co
 bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys, uint64_t chunk_keys,
                                            const uint64_t *splitters, uint64_t m, bitonic_partition_report *report);
 
-/* Steps 1-4 (or the fallback) on keys in place. Returns false when memory runs
+/* Steps 1-5 on keys in place. Returns false when memory runs
  * out or the plan is not one the steps can run. report may be NULL. */
 bool bitonic_reference_partition_sort(uint64_t *keys, uint64_t count, const bitonic_partition_plan *plan,
                                       bitonic_partition_report *report);

@@ -1212,9 +1212,8 @@ typedef struct sort_plan {
     bool four_way_possible;
     bool four_way[BITONIC_SCHEDULE_MAX_PASSES];
     /* The partition sort (plan_partition, record_partition_sort): the passes
-     * are the tile sort, the merges up to windows of 2^window_log keys, the
-     * fallback's merges on from there (an even number, recorded as indirect
-     * dispatches), and the window merge. Its words lie at partition_at in the
+     * are the tile sort, the merges up to windows of 2^window_log keys and the
+     * window merge; the fallback, one indirect dispatch, comes after them. Its words lie at partition_at in the
      * scratch (bytes from scratch_offset), partition_bytes long; in them the
      * samples from byte samples_at, their values from sample_values_at, the
      * scratch of the samples' sort from nested_scratch_at; the window merge's
@@ -1225,7 +1224,7 @@ typedef struct sort_plan {
     uint32_t window_chunks;
     uint32_t splitter_count, sample_count;
     uint32_t partition_groups, partition_chunk_keys;
-    uint32_t level_merges, fallback_merges;
+    uint32_t level_merges;
     VkDeviceSize partition_at, partition_bytes;
     VkDeviceSize samples_at, sample_values_at, nested_scratch_at;
     VkDeviceSize windows_at, window_table_bytes;
@@ -1413,6 +1412,10 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     uint64_t runs = (info->count + ((uint64_t)1 << window_log) - 1u) >> window_log;
     if (window_log < tuning->merge_chunk_log)
         return;  /* a chunk lies inside one run */
+    /* The fallback selects in up to every run at once, two bounds a run in
+     * the splitters' shared arrays (partition_pass.comp, fallback_step). */
+    if (runs > tuning->partition_max_splitters)
+        return;
     plan->window_chunks = (uint32_t)window_chunks;
     plan->windows_at = align_up(words_bytes, sorter->storage_alignment);
     plan->window_table_bytes = (3u * window_chunks + 2u * (runs + 1u)) * 4u;
@@ -1430,33 +1433,19 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     if (plan_sort_runs(sorter, &nested, true, 0, false, &nested_plan) != BITONIC_SUCCESS)
         return;
     plan->partition_bytes = plan->nested_scratch_at + nested_plan.scratch_bytes;
-    /* The passes: the tile sort, the merges to the window, those past it (one
-     * more, a copy, where they are odd), the window merge. */
+    /* The passes: the tile sort, the merges to the window, the window merge
+     * (a merge of runs of W; with no merge levels the schedule's first merge,
+     * the one after the tile sort, as a model). */
     plan->level_merges = window_log - tuning->tile_log;
-    plan->fallback_merges = count_log - window_log;
-    uint32_t pass_count = 1u + plan->level_merges + plan->fallback_merges;
-    if (plan->fallback_merges % 2u != 0) {
-        plan->passes[pass_count] = plan->passes[pass_count - 1u];
-        ++plan->passes[pass_count].phase;
-        ++plan->fallback_merges;
-        ++pass_count;
-    }
-    /* The window merge: a merge of runs of W (with no merge levels the pass
-     * after the tile sort, the first fallback merge, as a model). */
+    uint32_t pass_count = 1u + plan->level_merges;
     plan->passes[pass_count] = plan->passes[plan->level_merges > 0 ? plan->level_merges : 1u];
     plan->passes[pass_count].phase = window_log;
     ++pass_count;
     plan->pass_count = pass_count;
-    uint32_t merges = pass_count - 1u;
-    /* Sample, count, scatter; the tile sort; each merge and its split pass,
-     * but for the fallback's merges where they search their own splits on the
-     * samples of the merge before (every merge from the first level on leaves
-     * them where the plan has run samples: record_partition_sort); the window
-     * merge's split pass whatever the plan. */
-    uint32_t level_splits = !plan->split_pass   ? 0u
-                            : plan->run_samples ? merges - 1u - plan->fallback_merges
-                                                : merges - 1u;
-    plan->dispatch_count = 3u + 1u + merges + level_splits + 1u;
+    /* Sample, count, scatter; the tile sort; each merge level and its split
+     * pass; the window merge and its split pass; the fallback. */
+    uint32_t level_splits = plan->split_pass ? plan->level_merges : 0u;
+    plan->dispatch_count = 3u + 1u + plan->level_merges + level_splits + 2u + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
 }
@@ -1986,17 +1975,16 @@ typedef struct partition_push_constants {
     uint32_t count, step, key_xor, key_type;
     uint32_t sample_count, splitters, chunk_keys, window;
     uint32_t samples_at, sample_values_at;
-    uint32_t merge_groups_x, merge_groups_y, split_groups_x, split_groups_y;
+    uint32_t fallback_groups_x, fallback_groups_y;
     uint32_t straddles_at;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
-enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2 };
+enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITION_FALLBACK = 3 };
 
-/* Where partition_pass.comp's scatter leaves the fallback's dispatch sizes: the
- * merges', then the split passes' (MERGE_ARGS_AT, SPLIT_ARGS_AT there). */
-#define PARTITION_MERGE_ARGS_BYTES 0u
-#define PARTITION_SPLIT_ARGS_BYTES 12u
+/* Where partition_pass.comp's scatter leaves the fallback's dispatch size
+ * (FALLBACK_ARGS_AT there). */
+#define PARTITION_FALLBACK_ARGS_BYTES 0u
 
 /* A dispatch whose size the GPU wrote at buffer + offset (the partition's fallback). */
 static void record_dispatch_indirect(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
@@ -2068,13 +2056,13 @@ static void record_indirect_barrier(VkCommandBuffer command_buffer)
  *    the scratch's (each scatter workgroup sums the buckets' totals into
  *    their starts itself);
  * 3. the tile sort and the merges up to windows of W keys;
- * 4. the fallback's merges, indirect dispatches the scatter gave workgroups only
- *    where an open bucket is longer than W, each searching its splits on the
- *    samples the merge before it left (where the plan has them);
- * 5. the window merge into the caller's side: its split pass finds each
+ * 4. the window merge into the caller's side: its split pass finds each
  *    chunk's cursors in the runs around it from the scatter's window boundaries,
  *    and each chunk merges its pieces of three runs (merge_pass.comp,
- *    BUCKET_WINDOWS). */
+ *    BUCKET_WINDOWS);
+ * 5. the fallback, an indirect dispatch that the scatter gives workgroups only
+ *    where an open bucket is longer than W: they remake the chunks of the
+ *    caller's side that such buckets touch from the runs of W. */
 static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                             const bitonic_vulkan_sort_info *info, const sort_plan *plan)
 {
@@ -2101,6 +2089,12 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         scatter_groups = tuning->partition_scatter_workgroups;
     uint32_t scatter_x, scatter_y;
     if (!split_groups(sorter, scatter_groups, &scatter_x, &scatter_y))
+        return BITONIC_ERROR_TOO_LARGE;
+    /* The fallback's chunks: the largest power of two within the scatter's
+     * tile (fallback_chunk_keys() in partition_pass.comp). */
+    uint64_t fallback_chunk = (uint64_t)1 << (bitonic_ceil_log2(scatter_tile + 1u) - 1u);
+    uint32_t fallback_x, fallback_y;
+    if (!split_groups(sorter, (info->count + fallback_chunk - 1u) / fallback_chunk, &fallback_x, &fallback_y))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t reach = plan->sample_count > 2u * plan->splitter_count + 1u ? plan->sample_count
                                                                           : 2u * plan->splitter_count + 1u;
@@ -2132,7 +2126,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .sample_count = plan->sample_count, .splitters = plan->splitter_count,
         .chunk_keys = plan->partition_chunk_keys, .window = 1u << plan->window_log,
         .samples_at = (uint32_t)(plan->samples_at / 4u), .sample_values_at = (uint32_t)(plan->sample_values_at / 4u),
-        .merge_groups_x = group_x[1], .merge_groups_y = group_y[1], .split_groups_x = split_x, .split_groups_y = split_y,
+        .fallback_groups_x = fallback_x, .fallback_groups_y = fallback_y,
         .straddles_at = (uint32_t)((plan->windows_at / 4u) + 3u * (VkDeviceSize)window_chunks)};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
@@ -2152,7 +2146,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_pass_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
-    record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch sizes */
+    record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch size */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
      * that leaves the window merge writing side 0. */
@@ -2165,7 +2159,6 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     for (uint32_t p = 0; p < plan->pass_count; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         bool window = p + 1u == plan->pass_count;
-        bool fallback = p > plan->level_merges && !window;
         if (pass->kind == BITONIC_PASS_MERGE) {
             read_side = write_side;
             write_side = 1u - read_side;
@@ -2212,18 +2205,21 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                             window_y);
             continue;
         }
-        /* The fallback's sizes are the scatter's. */
         constants.group_count = plan->chunk_count;
-        dispatch_size split = fallback ? (dispatch_size){.indirect = info->scratch,
-                                                         .offset = partition_offset + PARTITION_SPLIT_ARGS_BYTES}
-                                       : (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0};
-        dispatch_size merge = fallback ? (dispatch_size){.indirect = info->scratch,
-                                                         .offset = partition_offset + PARTITION_MERGE_ARGS_BYTES}
-                                       : (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0};
+        dispatch_size split = {split_x, split_y, VK_NULL_HANDLE, 0};
+        dispatch_size merge = {group_x[p], group_y[p], VK_NULL_HANDLE, 0};
         samples_left = record_two_run_merge(&recorder, variant, plan, constants, samples_left,
-                                            plan->run_samples && p + 2u < plan->pass_count, fallback, split, merge);
+                                            plan->run_samples && p + 2u < plan->pass_count, false, split, merge);
         record_pass_barrier(command_buffer);
     }
+    /* 5. The fallback: from the runs of W (side 1) into the caller's side,
+     * where the window merge has written. */
+    record_pass_barrier(command_buffer);
+    push_sort_bindings(sorter, command_buffer, variant, with_values, (sort_sides){side_keys[1], side_values[1],
+                       side_keys[0], side_values[0]}, count_binding, partition);
+    steps.step = PARTITION_FALLBACK;
+    record_dispatch_indirect(&recorder, variant->partition_pipeline, &steps, sizeof steps, info->scratch,
+                             partition_offset + PARTITION_FALLBACK_ARGS_BYTES);
     if (timed && !info->profile_passes)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
                             info->first_query + 1u);
