@@ -51,8 +51,8 @@ static int compare_items(const void *p, const void *q)
     return reference_order_then_tie(compare_keys(x->key, y->key), sort_descending, x->value, y->value);
 }
 
-typedef enum pattern { RANDOM, ALL_EQUAL, THREE_DISTINCT, SORTED, REVERSE, FEW_KEYS } pattern;
-static const char *pattern_names[] = {"random", "all-equal", "3-distinct", "sorted", "reverse", "few-keys"};
+typedef enum pattern { RANDOM, ALL_EQUAL, THREE_DISTINCT, SORTED, REVERSE, FEW_KEYS, REPEATS } pattern;
+static const char *pattern_names[] = {"random", "all-equal", "3-distinct", "sorted", "reverse", "few-keys", "repeats"};
 static const char *type_names[] = {"u32", "i32", "f32", "u64"};
 
 /* Key i of a pattern, as bits of the type (the low 32 of them for 32-bit types). */
@@ -75,6 +75,7 @@ static uint64_t make_key(bitonic_key_type type, pattern p, size_t i, size_t n, u
     case SORTED: return (uint32_t)i * 3u;
     case REVERSE: return (uint32_t)(n - i) * 5u;
     case FEW_KEYS: return (uint32_t)(r % 64u);  /* long runs of equal keys */
+    case REPEATS: return (uint32_t)(r % 2039u) * 0x20000u;  /* tens of each: ties inside open buckets */
     default: return (uint32_t)r;
     }
 }
@@ -329,7 +330,7 @@ static void check_edge_and_sizes(suite *s, const size_t *sizes, size_t size_coun
 
 /* Windows of one tile (partition_levels UINT32_MAX: no merge levels, the
  * window merge right after the tile sort): from 4 windows, 2^14 keys, up;
- * pairs, f32 keys and every pattern; 16 windows (four fallback merges). */
+ * pairs, f32 keys and every pattern; 16 windows. */
 static void run_levels_0(suite *s)
 {
     const size_t sizes[] = {scaled(s, 1u << 14, 0), scaled(s, 1u << 14, 1), scaled(s, 3u << 13, 7),
@@ -366,7 +367,7 @@ static void run_levels_1(suite *s)
         check_sort(s, (input){BITONIC_KEY_F32, (bitonic_order)order, RANDOM, false, 0, sizes[2], ++seed});
         check_sort(s, (input){BITONIC_KEY_U32, (bitonic_order)order, FEW_KEYS, true, 0, sizes[1], ++seed});
     }
-    /* 32 windows: more buckets and six fallback merge levels. */
+    /* 32 windows: more buckets. */
     check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 18, 17), ++seed});
 }
 
@@ -405,8 +406,10 @@ static void run_levels_2(suite *s)
     check_same_as_plain(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, at_17, ++seed});
 }
 
-/* One sample a bucket: buckets past a window, so the merge levels run from
- * the scratch's indirect arguments. */
+/* One sample a bucket: buckets past a window, so the fallback runs from the
+ * scratch's indirect arguments and selects the keys of the chunks they touch:
+ * 32- and 64-bit keys, both orders, values, and repeated keys, whose ties the
+ * selection shares out among the runs. */
 static void run_fallback(suite *s)
 {
     uint64_t seed = 303;
@@ -417,6 +420,13 @@ static void run_fallback(suite *s)
     check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, scaled(s, 1u << 17, 0), ++seed});
     check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, true, 0, scaled(s, 1u << 17, 0), ++seed});
     check_sort(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 16, 3), ++seed});
+    check_sort(s, (input){BITONIC_KEY_F32, BITONIC_ORDER_DESCENDING, RANDOM, true, 0, scaled(s, 1u << 16, 5), ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, REPEATS, false, 0, scaled(s, 1u << 17, 0), ++seed});
+    check_sort(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, REPEATS, true, 3, scaled(s, 1u << 17, 1), ++seed});
+    if (s->keys64) {
+        check_sort(s, (input){BITONIC_KEY_U64, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(s, 1u << 17, 0), ++seed});
+        check_sort(s, (input){BITONIC_KEY_U64, BITONIC_ORDER_DESCENDING, RANDOM, true, 5, scaled(s, 1u << 16, 1), ++seed});
+    }
 }
 
 /* Whether the context sorts 64-bit keys (shaderInt64): one tiny sort tells;
