@@ -228,8 +228,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
 
 /* Number of passes (dispatches) bitonic_vulkan_record_sort() records for this
  * sort (key type, values, rows and scratch change it; a big merge is two
- * dispatches, its splits and the merge); 0 if it would record none or the info
- * is refused. With profile_passes, a timestamp follows each of them. */
+ * dispatches, its splits and the merge; a partition sort's sort of its samples
+ * counts as one); 0 if it would record none or the info is refused. With
+ * profile_passes, a timestamp follows each of them. */
 uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info);
 
 /* Records the sort into command_buffer, which must be in the recording state,

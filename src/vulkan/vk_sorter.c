@@ -1442,10 +1442,11 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->passes[pass_count].phase = window_log;
     ++pass_count;
     plan->pass_count = pass_count;
-    /* Sample, count, scatter; the tile sort; each merge level and its split
+    /* Sample, the samples' sort (one pass for the profile, whatever it
+     * records), count, scatter; the tile sort; each merge level and its split
      * pass; the window merge and its split pass; the fallback. */
     uint32_t level_splits = plan->split_pass ? plan->level_merges : 0u;
-    plan->dispatch_count = 3u + 1u + plan->level_merges + level_splits + 2u + 1u;
+    plan->dispatch_count = 4u + 1u + plan->level_merges + level_splits + 2u + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
 }
@@ -2136,6 +2137,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     bitonic_status sorted = record_sort_passes(sorter, command_buffer, &samples, 0, false);
     if (sorted != BITONIC_SUCCESS)
         return sorted;
+    finish_dispatch(&recorder);  /* the samples' sort as one pass of the profile */
     record_pass_barrier(command_buffer);
     recorder.bound = VK_NULL_HANDLE;  /* the samples' sort bound its own */
 
