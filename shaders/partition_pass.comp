@@ -76,6 +76,7 @@ layout(push_constant) uniform PartitionParams {
     uint fallback_groups_x; // the fallback's workgroups, a chunk each
     uint fallback_groups_y;
     uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
+    uint sample_runs_log;  // the samples are sorted in 2^this runs (0: whole)
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -199,8 +200,59 @@ uint splitters_before_cell(uint c)
     return low;
 }
 
-// Splitter i is sorted sample (i + 1) * sample_count / (m + 1): the host keeps
-// the product below 2^32. Then the cells: the shift that puts the splitters'
+// Splitter i, from the samples sorted in R = 2^sample_runs_log runs of L keys:
+// the mean of the R keys (i + 1) * L / (m + 1) into each run, as numbers of
+// the order (the ordered key, then the value, as one integer), so the
+// splitters ascend as each run's keys do; with one run, that key itself. The
+// mean of R estimates of a quantile splits the keys as evenly as the
+// quantile of the whole sorted sample does, and sorting the runs alone took
+// one pass where the whole sort took three (docs/PERFORMANCE.md, log entry
+// 62). The host keeps (i + 1) * L below 2^32.
+void splitter_from_runs(uint i, out key_t key, out uint value)
+{
+    uint runs_log = params.sample_runs_log;
+    uint run_keys = params.sample_count >> runs_log;
+    uint at = (i + 1u) * run_keys / (params.splitters + 1u);
+    // The sum of the runs' keys, in 32-bit limbs from the lowest: the value,
+    // the key's low word, its high word, the carries.
+    uint limbs[4] = uint[4](0u, 0u, 0u, 0u);
+    for (uint r = 0u; r < (1u << runs_log); ++r) {
+        uint s = r * run_keys + at;
+        key_t run_key = ordered(sample_key(s));
+#ifdef WITH_VALUES
+        uint addend[3] = uint[3](words[params.sample_values_at + s], 0u, 0u);
+#else
+        uint addend[3] = uint[3](0u, 0u, 0u);
+#endif
+#ifdef KEY64
+        uvec2 halves = unpackUint2x32(run_key);
+        addend[1] = halves.x;
+        addend[2] = halves.y;
+#else
+        addend[1] = run_key;
+#endif
+        uint carry = 0u;
+        for (uint l = 0u; l < 3u; ++l) {
+            uint low_carry, high_carry;
+            uint sum = uaddCarry(limbs[l], addend[l], low_carry);
+            limbs[l] = uaddCarry(sum, carry, high_carry);
+            carry = low_carry + high_carry;
+        }
+        limbs[3] += carry;
+    }
+    if (runs_log > 0u) {
+        for (uint l = 0u; l < 3u; ++l)
+            limbs[l] = (limbs[l] >> runs_log) | (limbs[l + 1u] << (32u - runs_log));
+    }
+    value = limbs[0];
+#ifdef KEY64
+    key = packUint2x32(uvec2(limbs[1], limbs[2]));
+#else
+    key = limbs[1];
+#endif
+}
+
+// The splitters (splitter_from_runs). Then the cells: the shift that puts the splitters'
 // span in cell_count() cells, each splitter's cell, each cell's first
 // splitter and count (binary searches over the splitters' cells), and the
 // steps that the fullest cell's search takes. A workgroup of the count and of
@@ -212,10 +264,12 @@ void load_splitters()
 {
     uint m = params.splitters;
     for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x) {
-        uint s = (i + 1u) * params.sample_count / (m + 1u);
-        splitter_keys[i] = ordered(sample_key(s));
+        key_t key;
+        uint value;
+        splitter_from_runs(i, key, value);
+        splitter_keys[i] = key;
 #ifdef WITH_VALUES
-        splitter_values[i] = words[params.sample_values_at + s];
+        splitter_values[i] = value;
 #endif
     }
     if (gl_LocalInvocationID.x == 0u)

@@ -534,6 +534,16 @@ int main(void)
                         1u << 14, run_levels_0);
     desc.no_subgroup_arithmetic = false;
     desc.partition_workgroup_size = 0;
+    /* More samples than one tile of their sort holds: they are sorted in runs
+     * of the tile alone and the splitters are the runs' means (2 and 4 runs
+     * from 2^16 keys on a 4096-key tile); and the same sorted whole. */
+    desc.partition_samples_per_bucket = 256;
+    run_partition_suite(&plain, desc, "partition, no merge levels, 256 samples a bucket (sorted in runs)", 1u << 14,
+                        run_levels_0);
+    desc.partition_whole_samples = true;
+    run_partition_suite(&plain, desc, "partition, no merge levels, 256 samples a bucket sorted whole", 1u << 14,
+                        run_levels_0);
+    desc.partition_whole_samples = false;
     desc.partition_levels = 0;  /* the default, 1 */
     desc.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);

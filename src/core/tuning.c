@@ -205,6 +205,7 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_levels = PARTITION_LEVELS;
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
+    tuning->partition_sample_runs = true;
     /* A workgroup a multiprocessor where the device tells how many. */
     uint32_t workgroups = limits->multiprocessors != 0 ? limits->multiprocessors : PARTITION_WORKGROUPS;
     tuning->partition_workgroups = workgroups;

@@ -114,6 +114,7 @@ typedef struct bitonic_tuning {
     uint32_t partition_levels;
     uint32_t partition_buckets_per_window;
     uint32_t partition_samples_per_bucket;
+    bool partition_sample_runs;      /* the samples sorted in runs of their sort's tile (vk_sorter.c, plan_partition) */
     uint32_t partition_max_splitters;
     uint32_t partition_workgroup_size;
     uint32_t partition_workgroups;   /* count workgroups, at most */
