@@ -106,12 +106,15 @@
  * crossing lay between 2^18 + 1 and 3 x 2^17, and a limit at 2^17 made
  * 2^17 + 1 a 1.3x step.) */
 #define SMALL_SORT_MAX_KEYS (1u << 18)
-/* The partition sort (bitonic_tuning, partition_*), from 1.5 x 2^20 32-bit
- * keys and 2^20 + 1 pairs and 64-bit keys: on the H100, against the merge
- * levels (docs/PERFORMANCE.md, log entry 59), u32 sorts 4.5% faster at 1.5 x
- * 2^20 and 12% slower at 2^20 + 1; pairs 4.8% faster at 2^20 + 1 and 11% at
- * 1.5 x 2^20; u64 0.6% slower at 2^20 + 1 and 4.4% faster at 1.5 x 2^20; at
- * 2^20 u32 20-34% and u64 4% slower, pairs level. 64-bit keys
+/* The partition sort (bitonic_tuning, partition_*), from 2^20 32-bit keys
+ * and 2^19 + 1 pairs and 64-bit keys: on the H100, since the fallback became
+ * one dispatch and the samples are sorted in runs (docs/PERFORMANCE.md, log
+ * entry 63), against the merge levels u32 sorts 4.1% faster at 2^20 and 10.5%
+ * at 2^20 + 1, as fast at 2^19 + 1 and 1.5 x 2^19, 9.1% slower at 2^19;
+ * pairs 5.9% faster at 2^19 + 1, 19% at 1.5 x 2^19 and 18% at 2^20, 1.4%
+ * slower at 2^19; u64 0.8% slower at 2^19 + 1, 13.5% faster at 1.5 x 2^19 and
+ * 14.6% at 2^20, 8% slower at 2^19. (Before, entry 59: from 1.5 x 2^20 and
+ * 2^20 + 1.) 64-bit keys
  * with values (255 splitters) were not measured: they keep 2^23, where the
  * partition first won for the others (entry 55). Windows of at least the
  * tile (no merge level), more where the splitters would not fit; open buckets of half a window on average, so the
@@ -121,8 +124,8 @@
  * 56), each against a bucket of twice the average. At most 511 splitters: the scatter
  * stages a tile of 4096 keys in shared memory, and more buckets would leave
  * too few keys a bucket to write whole sectors (entry 55). */
-#define PARTITION_MIN_KEYS_32 (3u << 19)
-#define PARTITION_MIN_KEYS_64 ((1u << 20) + 1u)
+#define PARTITION_MIN_KEYS_32 (1u << 20)
+#define PARTITION_MIN_KEYS_64 ((1u << 19) + 1u)
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
