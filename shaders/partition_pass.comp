@@ -31,8 +31,10 @@
 //   when empty on the H100 (docs/PERFORMANCE.md, log entry 60).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
-// (sample_count / (m + 1))-th sorted sample; equal ones leave empty buckets
-// between them, so no pass needs to drop repeats.
+// (sample_count / (m + 1))-th sorted sample, or where the samples are sorted
+// in runs the means of the runs' keys at those places (splitter_from_runs);
+// equal ones leave empty buckets between them, so no pass needs to drop
+// repeats.
 #extension GL_EXT_control_flow_attributes : require
 #ifdef SUBGROUP_SCAN
 #extension GL_KHR_shader_subgroup_basic : require

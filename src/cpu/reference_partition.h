@@ -5,7 +5,10 @@
  * leaves every input sorted. The GPU's scatter places a bucket's keys in any
  * order (the windows are sorted after it, so the proof does not need the
  * stable order used here), and the GPU keeps equal splitters (they leave
- * empty buckets) where this drops them.
+ * empty buckets) where this drops them; where its samples fill more than one
+ * tile, it takes each splitter as the mean of the quantiles of runs sorted
+ * alone. Any ascending splitters sort exactly: only the buckets' balance, and
+ * so how often the fallback runs, depends on them.
  *
  * The steps, for keys[0 .. count-1] and a window of W keys (the tile's keys
  * times 2^levels, even):

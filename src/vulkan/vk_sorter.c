@@ -1215,8 +1215,9 @@ typedef struct sort_plan {
     bool four_way[BITONIC_SCHEDULE_MAX_PASSES];
     /* The partition sort (plan_partition, record_partition_sort): the passes
      * are the tile sort, the merges up to windows of 2^window_log keys and the
-     * window merge; the fallback, one indirect dispatch, comes after them. Its words lie at partition_at in the
-     * scratch (bytes from scratch_offset), partition_bytes long; in them the
+     * window merge; the fallback, one indirect dispatch, comes after them. Its
+     * words lie at partition_at in the scratch (bytes from scratch_offset),
+     * partition_bytes long; in them the
      * samples from byte samples_at, their values from sample_values_at, the
      * scratch of the samples' sort from nested_scratch_at; the window merge's
      * table (its chunks' cursors and the window boundaries' buckets) from
