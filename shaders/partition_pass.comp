@@ -177,13 +177,23 @@ uint cell_of(key_t key)
     return offset < key_t(cell_count() - 1u) ? uint(offset) : cell_count() - 1u;
 }
 
+// Whether (key x, value vx) comes before (y, vy): ordered keys, then values.
+bool composite_before(key_t x, uint vx, key_t y, uint vy)
+{
+#ifdef WITH_VALUES
+    return x < y || (x == y && vx < vy);
+#else
+    return x < y;
+#endif
+}
+
 // Whether splitter i comes before the key (and value).
 bool splitter_before(uint i, key_t key, uint value)
 {
 #ifdef WITH_VALUES
-    return splitter_keys[i] < key || (splitter_keys[i] == key && splitter_values[i] < value);
+    return composite_before(splitter_keys[i], splitter_values[i], key, value);
 #else
-    return splitter_keys[i] < key;
+    return composite_before(splitter_keys[i], 0u, key, value);
 #endif
 }
 
@@ -632,16 +642,6 @@ shared uint fallback_less[6];  // keys before a target's candidate, a pair a rou
 uint fallback_chunk_keys()
 {
     return 1u << findMSB(gl_WorkGroupSize.x * SCATTER_KEYS);
-}
-
-// Whether (key x, value vx) comes before (y, vy): ordered keys, then values.
-bool composite_before(key_t x, uint vx, key_t y, uint vy)
-{
-#ifdef WITH_VALUES
-    return x < y || (x == y && vx < vy);
-#else
-    return x < y;
-#endif
 }
 
 // The first index in [low, high) of sorted keys whose key (and value) comes
