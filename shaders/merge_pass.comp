@@ -503,55 +503,145 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 
 #if !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
 // The partition sort's window merge (vk_sorter.c, record_partition_sort).
-// Runs of W = 2^phase keys are sorted, and every open bucket (at most W keys,
-// or the sort fell back) crosses one run boundary kW at most, as [s_k, e_k)
-// with s_k < kW < e_k; the partition's scan noted each boundary's bucket (s_k
-// = e_k = kW where none crosses it) after the chunks' cursors in the Splits binding:
-// 3 words a chunk, then 2 a boundary from word 3 x group_count on, boundaries
-// 0 .. runs (the last: the count twice). Output position q of run r takes its
-// key from the end of run r - 1 (the bucket around rW), from run r, or from
-// the start of run r + 1 (the bucket around (r + 1)W); the cursor at q is, in
-// each of those three runs, the first key not yet output. The split pass
-// writes each chunk's first cursor; the merge reads its chunk's two. In the
-// merges' own pipelines this code was there but not taken, and merges of
-// 2^20 and 2^21 keys took 2.5-3.5% longer on the H100 (log entry 57): the
-// window merge has pipelines of its own.
+// Runs of W = 2^phase keys are sorted, and every open bucket (at most 2W keys,
+// or the sort fell back) crosses one or two run boundaries at most, as [s_k,
+// e_k) with s_k < kW < e_k; the partition's scan noted each boundary's bucket
+// (s_k = e_k = kW where none crosses it) after the chunks' cursors in the
+// Splits binding: 5 words a chunk, then 2 a boundary from word 5 x group_count
+// on, boundaries 0 .. runs (the last: the count twice). Output position q of
+// run r takes its key from one of runs r - 2 .. r + 2: keys of the runs
+// before r lie in the bucket around rW, of those after it in the bucket
+// around (r + 1)W. The cursor at q is, in each of those five runs, the first
+// key not yet output. The split pass writes each chunk's first cursor; the
+// merge reads its chunk's two. In the merges' own pipelines this code was
+// there but not taken, and merges of 2^20 and 2^21 keys took 2.5-3.5% longer
+// on the H100 (log entry 57): the window merge has pipelines of its own.
 #define BUCKET_WINDOWS
 layout(constant_id = 5) const bool WINDOW_MERGE = false;
 
 uint straddle_word(uint boundary, uint end)
 {
-    return splits[3u * params.group_count + 2u * boundary + end];
+    return splits[5u * params.group_count + 2u * boundary + end];
+}
+
+// The first key of run j (none before run 0) and where its keys end.
+uint run_first_key(int j)
+{
+    return j < 0 ? 0u : min(uint(j) << params.phase, live_count);
+}
+
+uint run_end_key(int j)
+{
+    return run_first_key(j + 1);
 }
 #endif
 
 #if defined(BUCKET_WINDOWS) && defined(SPLITS_ONLY)
-// The cursor at output position q of run r (q inside it; q = (r + 1)W, the
-// run's end, as run r's): one merge-path search, in the two pieces of the
-// bucket around rW where q lies in it (q < e_r), in those around (r + 1)W
-// where q lies past its start (q > s_{r+1}); between the two the keys are in
-// place.
-uvec3 window_cursor_at(uint q, uint r, bool guided)
+uint value_or_zero(uint i)
 {
-    uint run_first = r << params.phase, next_run = run_first + (1u << params.phase);
-    uvec3 cursor = uvec3(run_first, q, next_run);
-    bool at_start = q < straddle_word(r, 1u);  // in the bucket around rW
-    if (at_start || q > straddle_word(r + 1u, 0u)) {
-        // The bucket's two pieces: A = [s, boundary), B = [boundary, e).
-        uint boundary = at_start ? run_first : next_run, k = at_start ? r : r + 1u;
-        merge_runs runs;
-        runs.base = straddle_word(k, 0u);
-        runs.a_count = boundary - runs.base;
-        runs.b_count = straddle_word(k, 1u) - boundary;
-        uint diagonal = q - runs.base;
-        uint i = search_split(runs, diagonal, false, guided, false);
-        uvec2 heads = uvec2(runs.base + i, boundary + (diagonal - i));
-        if (at_start)
-            cursor.xy = heads;  // runs r - 1 and r
+#ifdef WITH_VALUES
+    return read_value(i);
+#else
+    return 0u;
+#endif
+}
+
+// The first index in [low, high) of sorted keys whose key does not go before
+// (key, value), or with or_equal whose key goes after it (a run whose equal
+// keys go first).
+uint first_not_before(uint low, uint high, key_t key, uint value, bool or_equal)
+{
+    while (low < high) {
+        uint middle = (low + high) >> 1;
+        key_t here = load_key(read_key(middle));
+        uint here_value = value_or_zero(middle);
+        bool before = or_equal ? !KEY_BEFORE(key, value, here, here_value) : KEY_BEFORE(here, here_value, key, value);
+        if (before)
+            low = middle + 1u;
         else
-            cursor.yz = heads;  // runs r and r + 1
+            high = middle;
     }
-    return cursor;
+    return low;
+}
+
+// The first `diagonal` outputs of the merge of three sorted pieces P = [s,
+// b1), Q = [b1, b2) and R = [b2, e) of one bucket (a run whole in the
+// middle), ties in that order: how many of each. Q's key i goes out at rank i
+// + (keys of P not after it) + (keys of R before it), which grows with i, so
+// Q's count is the first i whose rank reaches the diagonal: a binary search,
+// each step two searches whose ranges the steps before narrow (the counts
+// grow with i). The rest of the diagonal is P's and R's merge-path split.
+// (src/cpu/reference_partition.c, three_piece_split.)
+uvec3 three_piece_split(uint s, uint b1, uint b2, uint e, uint diagonal)
+{
+    uint others = (b1 - s) + (e - b2);
+    uint low = diagonal > others ? diagonal - others : 0u, high = min(diagonal, b2 - b1);
+    uint p_low = s, p_high = b1, z_low = b2, z_high = e;
+    while (low < high) {
+        uint middle = (low + high) >> 1;
+        key_t key = load_key(read_key(b1 + middle));
+        uint value = value_or_zero(b1 + middle);
+        uint p = first_not_before(p_low, p_high, key, value, true);
+        uint z = first_not_before(z_low, z_high, key, value, false);
+        if (middle + (p - s) + (z - b2) < diagonal) {
+            low = middle + 1u;
+            p_low = p;
+            z_low = z;
+        } else {
+            high = middle;
+            p_high = p;
+            z_high = z;
+        }
+    }
+    uint rest = diagonal - low, p_count = b1 - s, z_count = e - b2;
+    uint i_low = rest > z_count ? rest - z_count : 0u, i_high = min(rest, p_count);
+    while (i_low < i_high) {
+        uint middle = (i_low + i_high) >> 1;
+        if (a_first_at(s + middle, b2 + rest - 1u - middle))
+            i_low = middle + 1u;
+        else
+            i_high = middle;
+    }
+    return uvec3(i_low, low, rest - i_low);
+}
+
+// The cursor at output position q of run r (q inside it; q = (r + 1)W, the
+// run's end, as run r's): the first key not yet output of each of runs r - 2
+// .. r + 2. Where q lies in the bucket around rW (q < e_r) or past the start
+// of the one around (r + 1)W (q > s_{r+1}; the same bucket where it spans run
+// r), the bucket's two pieces (one merge-path search) or three
+// (three_piece_split) give its runs' cursors, the runs before it are used up
+// and those after it untouched; between the two buckets the keys are in place.
+void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
+{
+    bool at_start = q < straddle_word(r, 1u);
+    bool at_end = !at_start && q > straddle_word(r + 1u, 0u);
+    uint k = at_start ? r : r + 1u;
+    uint s = straddle_word(k, 0u), e = straddle_word(k, 1u);
+    int j0 = int(r), j1 = int(r);  // the runs the bucket spans (one: q in place)
+    uvec3 taken = uvec3(0u);
+    if (at_start || at_end) {
+        j0 = int(s >> params.phase);
+        j1 = int((e - 1u) >> params.phase);
+        uint b1 = uint(j0 + 1) << params.phase, d = q - s;
+        if (j1 - j0 == 1) {
+            merge_runs runs;
+            runs.base = s;
+            runs.a_count = b1 - s;
+            runs.b_count = e - b1;
+            taken.x = search_split(runs, d, false, guided, false);
+            taken.y = d - taken.x;
+        } else {
+            taken = three_piece_split(s, b1, b1 + (1u << params.phase), e, d);
+        }
+    }
+    for (int i = 0; i < 5; ++i) {
+        int j = int(r) - 2 + i;
+        cursor[i] = j < j0   ? run_end_key(j)
+                    : j > j1 ? run_first_key(j)
+                    : j0 == j1 ? q
+                               : (j == j0 ? s : run_first_key(j)) + taken[j - j0];
+    }
 }
 #endif
 
@@ -581,10 +671,10 @@ void main()
         // Guided searches where the host says (SAMPLES_GUIDED: the plan's
         // merges' split passes guide theirs).
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
-        uvec3 cursor = window_cursor_at(position, position >> params.phase, guided);
-        splits[3u * chunk] = cursor.x;
-        splits[3u * chunk + 1u] = cursor.y;
-        splits[3u * chunk + 2u] = cursor.z;
+        uint cursor[5];
+        window_cursor_at(position, position >> params.phase, guided, cursor);
+        for (uint i = 0u; i < 5u; ++i)
+            splits[5u * chunk + i] = cursor[i];
         return;
     }
 #endif
@@ -703,6 +793,18 @@ void load_slices_vector(index_t a_start, uint a_count, index_t z_start, uint z_c
     load_slice_vector(z_start, z_count, a_count);
     load_slice_vector(b_start, b_count, a_count + z_count);
 }
+
+#ifdef BUCKET_WINDOWS
+// The window merge's five pieces, one after another in the slots.
+void load_pieces_vector(uint starts[5], uint counts[5])
+{
+    uint slot = 0u;
+    for (uint p = 0u; p < 5u; ++p) {
+        load_slice_vector(starts[p], counts[p], slot);
+        slot += counts[p];
+    }
+}
+#endif
 #else
 // Vectors a thread loads for its chunk's two slices at most: the chunk's keys
 // are threads x REGISTERS and the slices' ragged ends add up to three groups,
@@ -796,6 +898,29 @@ void load_slices_vector(index_t a_start, uint a_count, index_t z_start, uint z_c
         load_two_slices_vector(b_start, b_count, b_start, 0u, a_count + z_count, a_count + z_count);
     }
 }
+
+#ifdef BUCKET_WINDOWS
+// The window merge's five pieces, one after another in the slots, two in each
+// round of loads (empty ones skipped: most chunks have two or three).
+void load_pieces_vector(uint starts[5], uint counts[5])
+{
+    uint slot = 0u, waiting = 5u, waiting_slot = 0u;  // a piece waiting for a partner
+    for (uint p = 0u; p < 5u; ++p) {
+        if (counts[p] == 0u)
+            continue;
+        if (waiting == 5u) {
+            waiting = p;
+            waiting_slot = slot;
+        } else {
+            load_two_slices_vector(starts[waiting], counts[waiting], starts[p], counts[p], waiting_slot, slot);
+            waiting = 5u;
+        }
+        slot += counts[p];
+    }
+    if (waiting != 5u)
+        load_two_slices_vector(starts[waiting], counts[waiting], starts[waiting], 0u, waiting_slot, waiting_slot);
+}
+#endif
 #endif
 
 // Slots [0, slot_count) to KeysOut (and ValuesOut) from out_base on (a
@@ -982,39 +1107,64 @@ void main()
     uint z_count = 0u;
     index_t out_base = runs.base + first;         // the chunk's first output
 #ifdef BUCKET_WINDOWS
+    // The window merge's pieces in slot order (window_pieces), and the keys of
+    // the first two (A's first part; B's, after it, are merged with them
+    // first where there are any).
+    uint piece_starts[5] = uint[5](0u, 0u, 0u, 0u, 0u), piece_counts[5] = uint[5](0u, 0u, 0u, 0u, 0u);
+    uint first_part = 0u;
     if (window_merge) {
         // The chunk's cursors: its own, from the split pass; where it ends,
         // the next chunk's, which where that chunk starts run r + 1 are in
-        // that run's terms (its X and Y are run r's Y and Z, and run r - 1
-        // is used up), or at the end of the keys every piece used up. A is
-        // X ++ Z (X's keys all go before Z's), B is Y.
+        // that run's terms (shifted by a run, and run r - 2 is used up), or
+        // at the end of the keys every run used up. Keys of runs before r
+        // lie in the bucket around rW, of runs after r in the one around (r
+        // + 1)W: where those are two buckets, A's first part is run r - 1's
+        // piece and run r + 1's (one bucket's keys before the other's), its
+        // second part runs r - 2's and r + 2's (keys only where a bucket
+        // spans three runs); where one bucket spans run r, the first part is
+        // run r - 1's piece and the second run r + 1's. B is run r's piece.
         uint q0 = chunk << CHUNK_LOG, r = q0 >> params.phase;
         uint q1 = min(q0 + CHUNK_KEYS, live_count);
-        uint run_first = r << params.phase, next_run = run_first + (1u << params.phase);
-        uvec3 from = uvec3(0u), to = uvec3(0u);
+        uint next_run = (r + 1u) << params.phase;
+        uint from[5] = uint[5](0u, 0u, 0u, 0u, 0u), to[5] = uint[5](0u, 0u, 0u, 0u, 0u);
         if (active_chunk && q0 < live_count) {
-            from = uvec3(splits[3u * chunk], splits[3u * chunk + 1u], splits[3u * chunk + 2u]);
-            if (q1 == live_count)
-                to = uvec3(run_first, live_count, next_run);
-            else if (q1 < next_run)
-                to = uvec3(splits[3u * chunk + 3u], splits[3u * chunk + 4u], splits[3u * chunk + 5u]);
-            else
-                to = uvec3(run_first, splits[3u * chunk + 3u], splits[3u * chunk + 4u]);
+            for (uint i = 0u; i < 5u; ++i) {
+                int j = int(r) - 2 + int(i);
+                from[i] = splits[5u * chunk + i];
+                to[i] = q1 == live_count ? run_end_key(j)
+                        : q1 < next_run  ? splits[5u * chunk + 5u + i]
+                        : i == 0u        ? run_end_key(j)
+                                         : splits[5u * chunk + 5u + i - 1u];
+            }
         }
-        a_start = from.x;
-        a_count = to.x - from.x;
-        b_start = from.y;
-        b_count = to.y - from.y;
-        z_start = from.z;
-        z_count = to.z - from.z;
-        slot_count = a_count + b_count + z_count;  // q1 - q0
+        uint s_r = straddle_word(r, 0u);
+        bool spans_run = s_r == straddle_word(r + 1u, 0u) && s_r < (r << params.phase);
+        uint order[5] = uint[5](1u, 3u, 0u, 4u, 2u);  // pieces of runs r - 2 + order[i]
+        if (spans_run)
+            order = uint[5](1u, 0u, 3u, 4u, 2u);  // runs r - 2 and r + 2 give none
+        for (uint i = 0u; i < 5u; ++i) {
+            piece_starts[i] = from[order[i]];
+            piece_counts[i] = to[order[i]] - from[order[i]];
+        }
+        first_part = piece_counts[0] + piece_counts[1];
+        a_start = piece_starts[0];
+        a_count = first_part + piece_counts[2] + piece_counts[3];  // A: both parts
+        z_count = 0u;
+        b_start = piece_starts[4];
+        b_count = piece_counts[4];
+        slot_count = a_count + b_count;  // q1 - q0
         out_base = q0;
     }
 #endif
 
 #ifdef VECTOR_IO
     if (params.vector_io != 0u) {
-        load_slices_vector(a_start, a_count, z_start, z_count, b_start, b_count);
+#ifdef BUCKET_WINDOWS
+        if (window_merge)
+            load_pieces_vector(piece_starts, piece_counts);
+        else
+#endif
+            load_slices_vector(a_start, a_count, z_start, z_count, b_start, b_count);
     } else
 #endif
     {
@@ -1024,6 +1174,16 @@ void main()
                 index_t index = i < a_count             ? a_start + i
                                 : i < a_count + z_count ? z_start + (i - a_count)
                                                         : b_start + (i - a_count - z_count);
+#ifdef BUCKET_WINDOWS
+                if (window_merge) {
+                    uint piece_first = 0u;
+                    for (uint p = 0u; p < 5u; ++p) {
+                        if (i >= piece_first && i < piece_first + piece_counts[p])
+                            index = piece_starts[p] + (i - piece_first);
+                        piece_first += piece_counts[p];
+                    }
+                }
+#endif
                 chunk_keys[padded(i)] = load_key(read_key(index));
 #ifdef WITH_VALUES
                 chunk_values[padded(i)] = read_value(index);
@@ -1031,6 +1191,23 @@ void main()
             }
         }
     }
+#ifdef BUCKET_WINDOWS
+    if (window_merge && first_part < a_count) {
+        // Uniform: A's two parts merged into one run first.
+        barrier();
+        slot_merge_to_registers(0u, first_part, first_part, a_count - first_part, min(thread * REGISTERS, a_count));
+        barrier();  // every thread is done reading them
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            uint slot = thread * REGISTERS + r;
+            if (slot < a_count) {
+                chunk_keys[padded(slot)] = reg_keys[r];
+#ifdef WITH_VALUES
+                chunk_values[padded(slot)] = reg_values[r];
+#endif
+            }
+        }
+    }
+#endif
     barrier();
 
     // This thread's outputs: diagonal thread * REGISTERS of the two slices

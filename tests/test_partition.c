@@ -2,9 +2,9 @@
  * (src/cpu/reference_partition.c). First the proof of its last step: for every
  * input of up to 8 keys of 4 values, every set of splitters, windows of 2, 4
  * and 8 keys and window-merge chunks of 1, 2 and W keys, the sort leaves the
- * keys sorted, and where no open bucket is longer than a window it did so
+ * keys sorted, and where no open bucket is longer than two windows it did so
  * without the fallback (the aligned runs and the window merge alone, whose
- * chunks' cursors add up). Then sampled splitters on larger
+ * chunks' cursors add up), buckets that span three runs included. Then sampled splitters on larger
  * inputs: random keys, few values (equality buckets), one value, sorted,
  * reversed and periodic ones, and a plan that must fall back. */
 #include <stdlib.h>
@@ -42,7 +42,7 @@ int main(void)
 
     /* Every input of n <= 8 keys below 4, every subset of {0, 1, 2, 3} as the
      * splitters, windows of 2, 4 and 8 keys, chunks of 1, 2 and W keys. */
-    uint64_t failures = 0, without_fallback = 0, straddled = 0, runs = 0;
+    uint64_t failures = 0, without_fallback = 0, straddled = 0, three_runs = 0, runs = 0;
     for (uint64_t window = 2; window <= 8; window *= 2)
         for (uint64_t chunk = 1; chunk <= window; chunk = chunk < 2u ? 2u : window == chunk ? window + 1u : window)
         for (uint64_t subset = 0; subset < 16; ++subset) {
@@ -60,12 +60,15 @@ int main(void)
                     bitonic_partition_report report;
                     bool ok = bitonic_reference_partition_sort_with(keys, n, window, chunk, splitters, m, &report) &&
                               memcmp(keys, sorted, n * sizeof *keys) == 0 &&
-                              report.fell_back == (report.longest_open_bucket > window);
+                              report.fell_back == (report.longest_open_bucket > 2u * window);
                     failures += ok ? 0 : 1;
                     without_fallback += report.fell_back ? 0 : 1;
-                    /* Inputs whose window merge had a bucket to merge: one
-                     * longer than half a window sorts only now. */
-                    straddled += !report.fell_back && report.longest_open_bucket > window / 2u ? 1 : 0;
+                    /* Inputs whose window merge had a bucket longer than a
+                     * window to merge (it may span three runs), and one
+                     * longer than one window and a half (it may span
+                     * three, or two of the runs' pieces). */
+                    straddled += !report.fell_back && report.longest_open_bucket > window ? 1 : 0;
+                    three_runs += !report.fell_back && 2u * report.longest_open_bucket > 3u * window ? 1 : 0;
                     ++runs;
                 }
         }
@@ -75,8 +78,10 @@ int main(void)
     /* The proof covers the inputs that take no fallback: not a few of them. */
     TEST_CHECK(&t, without_fallback > runs / 4u, "a good part of them sorted without the fallback (%llu of %llu)",
                (unsigned long long)without_fallback, (unsigned long long)runs);
-    TEST_CHECK(&t, straddled > runs / 16u, "many with an open bucket of more than half a window (%llu)",
+    TEST_CHECK(&t, straddled > runs / 16u, "many with an open bucket of more than a window (%llu)",
                (unsigned long long)straddled);
+    TEST_CHECK(&t, three_runs > runs / 64u, "many with an open bucket of more than 1.5 windows (%llu)",
+               (unsigned long long)three_runs);
     TEST_CHECK(&t, !bitonic_reference_partition_sort_with(NULL, 0, 3, 1, NULL, 0, NULL), "an odd window is refused");
     TEST_CHECK(&t, !bitonic_reference_partition_sort_with(NULL, 0, 8, 3, NULL, 0, NULL),
                "a chunk that does not divide the window is refused");

@@ -117,18 +117,23 @@
  * 2^20 + 1.) 64-bit keys
  * with values (255 splitters) were not measured: they keep 2^23, where the
  * partition first won for the others (entry 55). Windows of at least the
- * tile (no merge level), more where the splitters would not fit; open buckets of half a window on average, so the
- * longest stays under a window (what the window merge sorts, entry 57) with
- * 32 samples a bucket: on the H100 16 fell back in most sorts of 2^24 keys
- * into 4095 buckets (entry 54), and in one of two batches into 511 (entry
- * 56), each against a bucket of twice the average. At most 511 splitters: the scatter
+ * tile (no merge level), more where the splitters would not fit; open buckets
+ * of a window on average, so the longest stays under two windows (what the
+ * window merge sorts since entry 65; a bucket of more than a window may span
+ * three runs) with 32 samples a bucket: in a simulation of 200 sorts of 2^22
+ * random keys into 512 buckets of 8192 keys on average, the longest was 1.89
+ * windows, and about 36 buckets a sort spanned three runs. (16 samples fell
+ * back in most sorts of 2^24 keys into 4095 buckets on the H100, entry 54, and
+ * in one of two batches into 511, entry 56, each against a bucket of twice
+ * the average.) Half a window on average, as before entry 65, took one merge
+ * level more from 2^22 keys up. At most 511 splitters: the scatter
  * stages a tile of 4096 keys in shared memory, and more buckets would leave
  * too few keys a bucket to write whole sectors (entry 55). */
 #define PARTITION_MIN_KEYS_32 (1u << 20)
 #define PARTITION_MIN_KEYS_64 ((1u << 19) + 1u)
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
-#define PARTITION_BUCKETS_PER_WINDOW 2u
+#define PARTITION_BUCKETS_PER_WINDOW 1u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
 #define PARTITION_MAX_SPLITTERS 511u
 /* Splitters enough for windows of the tile times 4 up to 2^22 keys (an

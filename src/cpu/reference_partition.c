@@ -56,15 +56,15 @@ uint64_t bitonic_reference_partition_splitters(const uint64_t *keys, uint64_t co
 }
 
 /* The merge path's split: how many keys of A = keys[a_first ..] (a_count of
- * them) the first `diagonal` outputs of its merge with B (b_count keys right
- * after A) hold, ties to A. */
-static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_count, uint64_t b_count,
-                            uint64_t diagonal)
+ * them) the first `diagonal` outputs of its merge with B = keys[b_first ..]
+ * (b_count keys) hold, ties to A. */
+static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_count, uint64_t b_first,
+                            uint64_t b_count, uint64_t diagonal)
 {
     uint64_t low = diagonal > b_count ? diagonal - b_count : 0, high = diagonal < a_count ? diagonal : a_count;
     while (low < high) {
         uint64_t mid = low + (high - low) / 2u;
-        if (!(keys[a_first + a_count + diagonal - 1u - mid] < keys[a_first + mid]))
+        if (!(keys[b_first + diagonal - 1u - mid] < keys[a_first + mid]))
             low = mid + 1u;
         else
             high = mid;
@@ -72,35 +72,117 @@ static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_c
     return low;
 }
 
-/* Where the window merge's output position q (in run r, or the end of the
- * keys) has got to in runs r - 1, r and r + 1: the first key of each not yet
- * output (see bitonic_partition_window_cursor in the header). straddle_first
- * and straddle_end: for each boundary k (position kW, k = 0 .. runs), the open
- * bucket around it, or kW twice (the last one, past the keys, the count). */
+/* Keys of the sorted keys[first .. end - 1] that go before `key`: those below
+ * it, or with or_equal those not above it (a run before the key's, whose
+ * equal keys go first). */
+static uint64_t keys_before(const uint64_t *keys, uint64_t first, uint64_t end, uint64_t key, bool or_equal)
+{
+    uint64_t low = first, high = end;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2u;
+        if (keys[mid] < key || (or_equal && keys[mid] == key))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low - first;
+}
+
+/* The first `diagonal` outputs of the merge of three sorted pieces P =
+ * keys[s .. b1 - 1], Q = keys[b1 .. b2 - 1] and R = keys[b2 .. e - 1], ties
+ * in that order: how many of each (p, x, z). Q's key i goes out at rank i +
+ * (keys of P not above it) + (keys of R below it), which grows with i, so x
+ * is the first i whose rank reaches the diagonal (a binary search, each step
+ * two searches); the rest of the diagonal is the merge path's split of P and
+ * R. */
+static void three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
+                              uint64_t diagonal, uint64_t taken[3])
+{
+    uint64_t others = (b1 - s) + (e - b2);
+    uint64_t low = diagonal > others ? diagonal - others : 0;
+    uint64_t high = diagonal < b2 - b1 ? diagonal : b2 - b1;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2u, key = keys[b1 + mid];
+        uint64_t rank = mid + keys_before(keys, s, b1, key, true) + keys_before(keys, b2, e, key, false);
+        if (rank < diagonal)
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    uint64_t rest = diagonal - low;
+    taken[1] = low;
+    taken[0] = merge_split(keys, s, b1 - s, b2, e - b2, rest);
+    taken[2] = rest - taken[0];
+}
+
+/* Where the window merge's output position q (in run r, or at its end as
+ * run r's) has got to in runs r - 2 .. r + 2: at[i] is the first key of run
+ * r - 2 + i not yet output (a run before the first or past the keys is empty).
+ * q lies in the open bucket around rW (q < e_r), in the one around (r + 1)W
+ * (q > s_{r+1}; the same bucket where it spans run r), or between them,
+ * where the keys are in place. A bucket of at most 2W keys spans two or three
+ * runs: the first `diagonal` keys of its merged pieces are found by the merge
+ * path's split or three_piece_split; the runs before the bucket's are used
+ * up, those after it untouched. straddle_first and straddle_end: for each
+ * boundary k (position kW, k = 0 .. runs), the open bucket around it, or kW
+ * twice (the last one, past the keys, the count). */
 typedef struct window_cursor {
-    uint64_t x, y, z;
+    uint64_t at[5];
 } window_cursor;
 
-static window_cursor window_cursor_at(const uint64_t *keys, uint64_t q, uint64_t r, uint64_t window,
+static uint64_t run_first_key(int64_t j, uint64_t window, uint64_t count)
+{
+    return j < 0 ? 0 : (uint64_t)j * window < count ? (uint64_t)j * window : count;
+}
+
+static uint64_t run_end_key(int64_t j, uint64_t window, uint64_t count)
+{
+    return run_first_key(j + 1, window, count);
+}
+
+static window_cursor window_cursor_at(const uint64_t *keys, uint64_t count, uint64_t q, uint64_t r, uint64_t window,
                                       const uint64_t *straddle_first, const uint64_t *straddle_end)
 {
-    uint64_t run_first = r * window, next_run = run_first + window;
-    window_cursor cursor = {run_first, q, next_run};
-    bool at_start = q < straddle_end[r];  /* in the bucket around the run's start */
-    if (at_start || q > straddle_first[r + 1u]) {
-        /* The bucket's two pieces merged: [s, boundary) and [boundary, e). */
-        uint64_t k = at_start ? r : r + 1u, boundary = at_start ? run_first : next_run;
-        uint64_t s = straddle_first[k], d = q - s;
-        uint64_t i = merge_split(keys, s, boundary - s, straddle_end[k] - boundary, d);
-        if (at_start) {
-            cursor.x = s + i;  /* runs r - 1 and r */
-            cursor.y = boundary + (d - i);
+    window_cursor cursor;
+    bool at_start = q < straddle_end[r], at_end = !at_start && q > straddle_first[r + 1u];
+    uint64_t k = at_start ? r : r + 1u;
+    uint64_t s = straddle_first[k], e = straddle_end[k];
+    /* The runs the bucket spans, [j0, j1] (j0 = j1: none, q in place). */
+    int64_t j0 = (int64_t)r, j1 = (int64_t)r;
+    uint64_t taken[3] = {0, 0, 0};
+    if (at_start || at_end) {
+        j0 = (int64_t)(s / window);
+        j1 = (int64_t)((e - 1u) / window);
+        uint64_t b1 = (uint64_t)(j0 + 1) * window, d = q - s;
+        if (j1 - j0 == 1) {
+            taken[0] = merge_split(keys, s, b1 - s, b1, e - b1, d);
+            taken[1] = d - taken[0];
         } else {
-            cursor.y = s + i;  /* runs r and r + 1 */
-            cursor.z = boundary + (d - i);
+            three_piece_split(keys, s, b1, b1 + window, e, d, taken);
         }
     }
+    for (int i = 0; i < 5; ++i) {
+        int64_t j = (int64_t)r - 2 + i;
+        if (j < j0)
+            cursor.at[i] = run_end_key(j, window, count);
+        else if (j > j1)
+            cursor.at[i] = run_first_key(j, window, count);
+        else if (j0 == j1)
+            cursor.at[i] = q;
+        else
+            cursor.at[i] = (j == j0 ? s : run_first_key(j, window, count)) + taken[j - j0];
+    }
     return cursor;
+}
+
+/* Keys a..a_end - 1 merged with b..b_end - 1 into out, ties to the first. */
+static void merge_into(const uint64_t *a, uint64_t a_count, const uint64_t *b, uint64_t b_count, uint64_t *out)
+{
+    uint64_t i = 0, j = 0;
+    while (i < a_count || j < b_count) {
+        bool take_a = i < a_count && (j >= b_count || !(b[j] < a[i]));
+        *out++ = take_a ? a[i++] : b[j++];
+    }
 }
 
 /* The bucket that output position q (below the count) lies in: the last of
@@ -152,16 +234,17 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
             scratch[bucket_first[bitonic_partition_bucket(keys[i], splitters, m)]++] = keys[i];
         memcpy(keys, scratch, count * sizeof *keys);
         local.splitters = m;
-        local.fell_back = local.longest_open_bucket > window;
+        local.fell_back = local.longest_open_bucket > 2u * window;
 
         /* The scan's table: each boundary kW inside the keys lies in one
          * bucket, which sets it (its start and end where it is open, at most
-         * W long and starts before kW, else kW twice); the last, past the
-         * keys, is the count twice. */
+         * 2W long and starts before kW, else kW twice); the last, past the
+         * keys, is the count twice. A bucket of more than W keys may span
+         * run k whole and be noted at kW and (k + 1)W both. */
         for (uint64_t b = 0; b < 2u * m + 1u; ++b) {
             uint64_t start = bucket_start[b], end = bucket_start[b + 1u];
             for (uint64_t k = (start + window - 1u) / window; k * window < end; ++k) {
-                bool straddles = b % 2u == 0 && end - start <= window && start < k * window;
+                bool straddles = b % 2u == 0 && end - start <= 2u * window && start < k * window;
                 straddle_first[k] = straddles ? start : k * window;
                 straddle_end[k] = straddles ? end : k * window;
             }
@@ -174,41 +257,66 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
             qsort(keys + r, count - r < window ? count - r : window, sizeof *keys, compare_u64);
 
         /* Step 4: the window merge, chunk by chunk as its workgroups take
-         * them: each merges X ++ Z (pieces of runs r - 1 and r + 1, the
-         * first all before the second) with Y (a piece of run r) into its
-         * chunk. Its start is the split pass's cursor; its end the next
-         * chunk's, or where the run's end leaves it, or the keys' end. */
+         * them. A chunk in run r takes a piece of each of runs r - 2 .. r + 2
+         * (from its cursor to the next chunk's; where that one starts run r +
+         * 1, its cursors shifted by a run, run r - 2 used up; at the keys'
+         * end, every run used up). Keys of runs before r lie in the bucket
+         * around rW, of runs after r in the one around (r + 1)W: where those
+         * are two buckets, A = the pieces of runs r - 1 and r + 1 (one
+         * bucket's keys before the other's), and B = those of runs r - 2 and
+         * r + 2 (non-empty only where a bucket spans three runs); where one
+         * bucket spans run r, A = run r - 1's piece and B = run r + 1's. The
+         * chunk is A merged with B (where B has keys), merged with run r's
+         * piece. */
+        uint64_t *merged = span;  /* free until step 5 */
         for (uint64_t q0 = 0; q0 < count && ok; q0 += chunk_keys) {
             uint64_t r = q0 / window, q1 = count - q0 < chunk_keys ? count : q0 + chunk_keys;
-            window_cursor from = window_cursor_at(keys, q0, r, window, straddle_first, straddle_end), to;
+            window_cursor from = window_cursor_at(keys, count, q0, r, window, straddle_first, straddle_end), to;
             if (q1 == count) {
-                to = (window_cursor){r * window, count, (r + 1u) * window};
+                for (int i = 0; i < 5; ++i)
+                    to.at[i] = run_end_key((int64_t)r - 2 + i, window, count);
             } else if (q1 < (r + 1u) * window) {
-                to = window_cursor_at(keys, q1, r, window, straddle_first, straddle_end);
+                to = window_cursor_at(keys, count, q1, r, window, straddle_first, straddle_end);
             } else {
-                window_cursor next = window_cursor_at(keys, q1, r + 1u, window, straddle_first, straddle_end);
-                to = (window_cursor){r * window, next.x, next.y};
+                window_cursor next = window_cursor_at(keys, count, q1, r + 1u, window, straddle_first, straddle_end);
+                to.at[0] = run_end_key((int64_t)r - 2, window, count);
+                for (int i = 1; i < 5; ++i)
+                    to.at[i] = next.at[i - 1];
             }
-            ok = from.x <= to.x && from.y <= to.y && from.z <= to.z &&
-                 (to.x - from.x) + (to.y - from.y) + (to.z - from.z) == q1 - q0;
-            uint64_t a = from.x, a_end = to.x, b = from.y, out = q0;
-            bool in_z = a == a_end;
-            if (in_z) {
-                a = from.z;
-                a_end = to.z;
+            uint64_t total = 0;
+            for (int i = 0; i < 5; ++i) {
+                ok = ok && from.at[i] <= to.at[i];
+                total += to.at[i] - from.at[i];
             }
-            while (ok && out < q1) {
-                bool take_a = a < a_end && (b >= to.y || !(keys[b] < keys[a]));
-                scratch[out++] = take_a ? keys[a++] : keys[b++];
-                if (take_a && a == a_end && !in_z) {
-                    in_z = true;
-                    a = from.z;
-                    a_end = to.z;
-                }
+            ok = ok && total == q1 - q0;
+            if (!ok)
+                break;
+            bool spans_run = straddle_first[r] == straddle_first[r + 1u] && straddle_first[r] < r * window;
+            /* The pieces in slot order: A's (run r - 1's, then r + 1's or
+             * none), B's (r - 2's or r + 1's, then r + 2's), run r's. */
+            int order[5] = {1, 3, 0, 4, 2};
+            if (spans_run) {
+                order[1] = 0;  /* empty, as is run r + 2's */
+                order[2] = 3;
+                order[3] = 4;
             }
+            uint64_t slot = 0, counts[5];
+            for (int i = 0; i < 5; ++i) {
+                int piece = order[i];
+                counts[i] = to.at[piece] - from.at[piece];
+                memcpy(merged + slot, keys + from.at[piece], counts[i] * sizeof *keys);
+                slot += counts[i];
+            }
+            uint64_t a_count = counts[0] + counts[1], b_count = counts[2] + counts[3];
+            uint64_t *chunk = scratch + q0;
+            if (b_count != 0) {
+                merge_into(merged, a_count, merged + a_count, b_count, chunk);
+                memcpy(merged, chunk, (a_count + b_count) * sizeof *keys);
+            }
+            merge_into(merged, a_count + b_count, merged + a_count + b_count, counts[4], chunk);
         }
 
-        /* Step 5, the fallback, where an open bucket is longer than W: each
+        /* Step 5, the fallback, where an open bucket is longer than 2W: each
          * chunk that such a bucket touches takes the keys ranked [q0, q1)
          * among the runs its buckets span (every key of an earlier run ranks
          * below them, every key of a later one above), which the GPU's
@@ -219,7 +327,7 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
             uint64_t b0 = bucket_at(bucket_start, m, q0), b1 = bucket_at(bucket_start, m, q1 - 1u);
             bool touched = false;
             for (uint64_t b = b0; b <= b1; ++b)
-                touched = touched || (b % 2u == 0 && bucket_start[b + 1u] - bucket_start[b] > window);
+                touched = touched || (b % 2u == 0 && bucket_start[b + 1u] - bucket_start[b] > 2u * window);
             if (!touched)
                 continue;
             uint64_t first = bucket_start[b0] / window * window;

@@ -1439,7 +1439,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->partition_groups = (uint32_t)((info->count + chunk - 1u) / chunk);
     /* The words: arguments and verdict (8), the buckets' totals and starts;
      * the window merge's table, bound on its own (merge_pass.comp,
-     * BUCKET_WINDOWS): 3 words a chunk, then 2 a window boundary (runs + 1 of
+     * BUCKET_WINDOWS): 5 words a chunk, then 2 a window boundary (runs + 1 of
      * them). */
     uint64_t bucket_words = 2u * (uint64_t)plan->splitter_count + 1u;
     VkDeviceSize words_bytes = (8u + 2u * bucket_words) * 4u;
@@ -1454,7 +1454,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         return;
     plan->window_chunks = (uint32_t)window_chunks;
     plan->windows_at = align_up(words_bytes, sorter->storage_alignment);
-    plan->window_table_bytes = (3u * window_chunks + 2u * (runs + 1u)) * 4u;
+    plan->window_table_bytes = (5u * window_chunks + 2u * (runs + 1u)) * 4u;
     plan->samples_at = align_up(plan->windows_at + plan->window_table_bytes, sorter->storage_alignment);
     plan->sample_values_at = align_up(plan->samples_at + samples * plan->key_bytes, sorter->storage_alignment);
     plan->nested_scratch_at = align_up(plan->sample_values_at + (info->values != VK_NULL_HANDLE ? samples * 4u : 0u),
@@ -2166,7 +2166,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .chunk_keys = plan->partition_chunk_keys, .window = 1u << plan->window_log,
         .samples_at = (uint32_t)(plan->samples_at / 4u), .sample_values_at = (uint32_t)(plan->sample_values_at / 4u),
         .fallback_groups_x = fallback_x, .fallback_groups_y = fallback_y,
-        .straddles_at = (uint32_t)((plan->windows_at / 4u) + 3u * (VkDeviceSize)window_chunks),
+        .straddles_at = (uint32_t)((plan->windows_at / 4u) + 5u * (VkDeviceSize)window_chunks),
         .sample_runs_log = plan->sample_runs_log};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
@@ -2230,8 +2230,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             continue;
         }
         if (window) {
-            /* Runs of W (phase: log2 W), a cursor triple a chunk, found by a
-             * split pass whatever the plan. */
+            /* Runs of W (phase: log2 W), a cursor of five runs a chunk,
+             * found by a split pass whatever the plan. */
             constants.phase = plan->window_log;
             constants.group_count = window_chunks;
             /* Its searches guided by the keys' values where the plan's merges'
