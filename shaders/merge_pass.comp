@@ -16,8 +16,8 @@
 // memory, where the network spends one pass per few strides.
 // - The partition sort's window merge (WINDOW_MERGE, a specialisation constant
 //   of the merge and of the split pass, bound buffers): runs of W = 2^phase
-//   sorted, each chunk of the output merges pieces of three runs
-//   (window_cursor_at below; src/cpu/reference_partition.h, step 4). Every
+//   sorted, each chunk of the output merges pieces of up to five runs as
+//   three (window_cursor_at below; src/cpu/reference_partition.h, step 4). Every
 //   other merge's pipeline has it false, so its code is the same as without.
 // Built with LANE_SEARCH (devices with subgroup ballots), the merge's own
 // split searches on run samples take a subgroup a split: every lane tests one

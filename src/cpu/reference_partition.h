@@ -20,24 +20,29 @@
  *    and its bucket needs no sorting however long). Stable, as a count, a scan
  *    and a scatter would place them.
  * 3. Sort aligned runs of W keys (the tile sort and the merge levels).
- * 4. The window merge. An open bucket of at most W keys crosses at most one
- *    run boundary kW, and its two pieces (the end of run k - 1, the start of
- *    run k) are sorted: the scan notes, for each boundary, the open bucket
- *    around it ([s_k, e_k) with s_k < kW < e_k; else s_k = e_k = kW), and
- *    this merge merges each such pair of pieces; every other bucket lies
- *    inside one run and is in place. It runs in output chunks of C keys (C
- *    divides W), as its workgroups do: the keys of a chunk in run r come
- *    from a piece X of run r - 1 (the bucket around rW), a piece Y of run r
- *    and a piece Z of run r + 1 (the bucket around (r + 1)W). X's keys all go
- *    before Z's (two buckets), so X ++ Z is sorted, and the chunk is the merge
- *    of X ++ Z with Y. Where each piece starts is a cursor the split pass
- *    finds for each chunk's first position q by one merge-path search: in the
- *    pieces around rW where q < e_r, in those around (r + 1)W where q >
- *    s_{r+1}, and nowhere else (the keys between lie in place).
- *    An open bucket longer than W is noted at none of its boundaries, so
+ * 4. The window merge. An open bucket of at most 2W keys crosses one or two
+ *    run boundaries, and its pieces (the end of run k - 1, the start of run
+ *    k, and where it spans run k whole the start of run k + 1) are sorted:
+ *    the scan notes, for each boundary, the open bucket around it ([s_k,
+ *    e_k) with s_k < kW < e_k; else s_k = e_k = kW), and this merge merges
+ *    each such bucket's pieces; every other bucket lies inside one run and is
+ *    in place. It runs in output chunks of C keys (C divides W), as its
+ *    workgroups do: the keys of a chunk in run r come from pieces of runs r -
+ *    2 .. r + 2, those of runs before r from the bucket around rW, of runs
+ *    after r from the bucket around (r + 1)W. Where those are two buckets,
+ *    the pieces of runs r - 1 and r + 1 make one sorted run A (one bucket's
+ *    keys before the other's) and those of runs r - 2 and r + 2 another, B
+ *    (keys only where a bucket spans three runs); where one bucket spans run
+ *    r, A is its piece of run r - 1 and B of run r + 1. The chunk is A merged
+ *    with B, merged with run r's piece. Where each piece starts is a cursor
+ *    the split pass finds for each chunk's first position q: in the bucket
+ *    around rW where q < e_r, in the one around (r + 1)W where q > s_{r+1},
+ *    by one merge-path search in two pieces or three_piece_split in three,
+ *    and nowhere else (the keys between lie in place).
+ *    An open bucket longer than 2W is noted at none of its boundaries, so
  *    step 4 leaves its pieces in the runs where they are; every other key it
  *    puts in place all the same.
- * 5. The fallback, where an open bucket is longer than W (on the GPU one
+ * 5. The fallback, where an open bucket is longer than 2W (on the GPU one
  *    indirect dispatch, which gets no workgroups when every bucket is short):
  *    each chunk that such a bucket touches takes the keys ranked [q0, q1)
  *    among the runs that the chunk's buckets span. A key of an earlier run
@@ -62,7 +67,7 @@ typedef struct bitonic_partition_report {
     uint64_t splitters;             /* distinct splitters: 2 x splitters + 1 buckets */
     uint64_t longest_open_bucket;   /* keys */
     uint64_t longest_equal_bucket;  /* keys */
-    bool fell_back;                 /* an open bucket was longer than W */
+    bool fell_back;                 /* an open bucket was longer than 2W */
 } bitonic_partition_report;
 
 /* The bucket of `key` among m distinct ascending splitters: 2i + 1 if it equals
