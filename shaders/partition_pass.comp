@@ -633,16 +633,43 @@ void scatter_step()
 }
 
 // The fallback (STEP_FALLBACK). Its chunk is the largest power of two within
-// the scatter's tile, staged in the same shared memory; the selection keeps a
-// pair of bounds for each (target, run) in bucket_words and tile_starts, the
-// probes and then the pieces' places in cell_words (the host keeps the runs
-// at most MAX_SPLITTERS: 2 x runs fit MAX_BUCKETS, runs + 1 fit MAX_CELLS).
+// the scatter's tile, staged in the same shared memory; the selection keeps,
+// for each run, a pair of bounds and a probe: target 0's in bucket_words,
+// tile_starts and cell_words, target 1's three in a row in workgroup_words
+// (free once the span's scan is done); then the pieces' places in
+// cell_words. The host keeps the runs at most MAX_BUCKETS and a third of
+// the scatter's tile (fallback_run_limit in vk_sorter.c): buckets of a
+// window on average make about as many runs as buckets.
 shared uint fallback_span[3];  // the start of the chunk's first bucket, the end of its last, a long one
 shared uint fallback_less[6];  // keys before a target's candidate, a pair a round, three rounds in turn
 
 uint fallback_chunk_keys()
 {
     return 1u << findMSB(gl_WorkGroupSize.x * SCATTER_KEYS);
+}
+
+// The selection's words of pair j (of 2 x runs): its bounds and its probe.
+const uint FALLBACK_LOW = 0u;
+const uint FALLBACK_HIGH = 1u;
+const uint FALLBACK_PROBE = 2u;
+
+uint fallback_word(uint j, uint runs, uint kind)
+{
+    if (j >= runs)
+        return workgroup_words[3u * (j - runs) + kind];
+    return kind == FALLBACK_LOW ? bucket_words[j] : kind == FALLBACK_HIGH ? tile_starts[j] : cell_words[j];
+}
+
+void set_fallback_word(uint j, uint runs, uint kind, uint word)
+{
+    if (j >= runs)
+        workgroup_words[3u * (j - runs) + kind] = word;
+    else if (kind == FALLBACK_LOW)
+        bucket_words[j] = word;
+    else if (kind == FALLBACK_HIGH)
+        tile_starts[j] = word;
+    else
+        cell_words[j] = word;
 }
 
 // The first index in [low, high) of sorted keys whose key (and value) comes
@@ -736,8 +763,8 @@ void fallback_step()
     uint pairs = 2u * runs;
     for (uint j = thread; j < pairs; j += threads) {
         uint run = first_run + j % runs;
-        bucket_words[j] = run * window;                        // the keys before the prefix: at least these
-        tile_starts[j] = min((run + 1u) * window, params.count);  // at most these
+        set_fallback_word(j, runs, FALLBACK_LOW, run * window);  // the keys before the prefix: at least these
+        set_fallback_word(j, runs, FALLBACK_HIGH, min((run + 1u) * window, params.count));  // at most these
     }
     // The selection: v_t is the greatest (key, value) with at most targets[t]
     // keys before it, built bit by bit; each round every pair searches the
@@ -752,8 +779,9 @@ void fallback_step()
             key_t key;
             uint value;
             candidate_of(round, prefix_key[t], prefix_value[t], key, value);
-            uint at = search_run(bucket_words[j], tile_starts[j], key, value, false);
-            cell_words[j] = at;
+            uint at = search_run(fallback_word(j, runs, FALLBACK_LOW), fallback_word(j, runs, FALLBACK_HIGH), key,
+                                 value, false);
+            set_fallback_word(j, runs, FALLBACK_PROBE, at);
             atomicAdd(fallback_less[counts + t], at - (first_run + j % runs) * window);
         }
         barrier();
@@ -762,10 +790,8 @@ void fallback_step()
             fallback_less[2u * ((round + 2u) % 3u) + thread] = 0u;  // read two rounds ago, added to next round
         for (uint j = thread; j < pairs; j += threads) {
             uint t = j < runs ? 0u : 1u;
-            if (less[t] <= targets[t])
-                bucket_words[j] = cell_words[j];
-            else
-                tile_starts[j] = cell_words[j];
+            set_fallback_word(j, runs, less[t] <= targets[t] ? FALLBACK_LOW : FALLBACK_HIGH,
+                              fallback_word(j, runs, FALLBACK_PROBE));
         }
         for (uint t = 0u; t < 2u; ++t) {
             if (less[t] <= targets[t])
@@ -777,19 +803,21 @@ void fallback_step()
     // ends where this starts, cuts every run where this one does.
     for (uint j = thread; j < pairs; j += threads) {
         uint t = j < runs ? 0u : 1u;
-        uint before = search_run(bucket_words[j], tile_starts[j], prefix_key[t], prefix_value[t], false);
-        tile_starts[j] = search_run(before, tile_starts[j], prefix_key[t], prefix_value[t], true);
-        bucket_words[j] = before;
+        uint high = fallback_word(j, runs, FALLBACK_HIGH);
+        uint before = search_run(fallback_word(j, runs, FALLBACK_LOW), high, prefix_key[t], prefix_value[t], false);
+        set_fallback_word(j, runs, FALLBACK_HIGH, search_run(before, high, prefix_key[t], prefix_value[t], true));
+        set_fallback_word(j, runs, FALLBACK_LOW, before);
     }
     barrier();
     if (thread < 2u) {
         uint t = thread, taken = 0u;
         for (uint i = 0u; i < runs; ++i)
-            taken += bucket_words[t * runs + i] - (first_run + i) * window;
+            taken += fallback_word(t * runs + i, runs, FALLBACK_LOW) - (first_run + i) * window;
         uint ties = targets[t] - taken;
         for (uint i = 0u; i < runs; ++i) {
-            uint j = t * runs + i, take = min(ties, tile_starts[j] - bucket_words[j]);
-            bucket_words[j] += take;
+            uint j = t * runs + i, low = fallback_word(j, runs, FALLBACK_LOW);
+            uint take = min(ties, fallback_word(j, runs, FALLBACK_HIGH) - low);
+            set_fallback_word(j, runs, FALLBACK_LOW, low + take);
             ties -= take;
         }
     }
@@ -800,7 +828,7 @@ void fallback_step()
         uint place = 0u;
         for (uint i = 0u; i < runs; ++i) {
             cell_words[i] = place;
-            place += bucket_words[runs + i] - bucket_words[i];
+            place += fallback_word(runs + i, runs, FALLBACK_LOW) - bucket_words[i];
         }
         cell_words[runs] = place;
     }

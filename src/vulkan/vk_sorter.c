@@ -104,6 +104,10 @@ enum {
 #define MERGE_SAMPLES_WRITE 1u
 #define MERGE_SAMPLES_SEARCH 2u
 #define MERGE_SAMPLES_GUIDED 4u
+/* Threads of the window split pass's workgroups, a chunk each, at most: each
+ * tests a position a round of their searches (merge_pass.comp,
+ * window_split_three). */
+#define WINDOW_SPLIT_THREADS 32u
 /* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
 #define RUN_SAMPLE_LOG 5u
 #define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
@@ -613,8 +617,10 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->window_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        /* Guided or not as the plan says (params.sample_runs). */
-        merge_constants[0] = tuning->merge_split_workgroup_size;
+        /* A workgroup a chunk, whose threads search together (merge_pass.comp,
+         * window_split_two and window_split_three). */
+        merge_constants[0] = tuning->merge_split_workgroup_size < WINDOW_SPLIT_THREADS ? tuning->merge_split_workgroup_size
+                                                                                       : WINDOW_SPLIT_THREADS;
         merge_constants[5] = VK_TRUE;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 6,
@@ -1448,9 +1454,14 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     uint64_t runs = (info->count + ((uint64_t)1 << window_log) - 1u) >> window_log;
     if (window_log < tuning->merge_chunk_log)
         return;  /* a chunk lies inside one run */
-    /* The fallback selects in up to every run at once, two bounds a run in
-     * the splitters' shared arrays (partition_pass.comp, fallback_step). */
-    if (runs > tuning->partition_max_splitters)
+    /* The fallback selects in up to every run at once: for its first target
+     * two bounds and a probe a run in the buckets' and cells' shared arrays,
+     * for its second three words a run in the scatter's tile of words
+     * (partition_pass.comp, fallback_step). Buckets of a window on average
+     * make about as many runs as buckets: 513 at 2^22 + 1 keys. */
+    uint64_t fallback_runs = 2u * (uint64_t)tuning->partition_max_splitters + 1u;
+    uint64_t tile_words = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
+    if (runs > fallback_runs || 3u * runs > tile_words)
         return;
     plan->window_chunks = (uint32_t)window_chunks;
     plan->windows_at = align_up(words_bytes, sorter->storage_alignment);
@@ -2113,12 +2124,10 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t split_x = 0, split_y = 0;
     if (!plan_grids(sorter, plan, group_x, group_y, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
-    /* The window merge's grid: a workgroup a chunk, a split thread a chunk. */
+    /* The window merge's grid, and its split pass's: a workgroup a chunk. */
     uint32_t window_chunks = plan->window_chunks;
-    uint32_t window_x, window_y, window_split_x, window_split_y;
-    uint32_t split_threads = tuning->merge_split_workgroup_size;
-    if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
-        !split_groups(sorter, (window_chunks + split_threads - 1u) / split_threads, &window_split_x, &window_split_y))
+    uint32_t window_x, window_y;
+    if (!split_groups(sorter, window_chunks, &window_x, &window_y))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
@@ -2234,14 +2243,10 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
              * found by a split pass whatever the plan. */
             constants.phase = plan->window_log;
             constants.group_count = window_chunks;
-            /* Its searches guided by the keys' values where the plan's merges'
-             * are: at 2^22 keys a guided window split pass took 0.0142 ms on
-             * the H100, a plain one 0.0090 (log entry 57). */
-            constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
-            record_dispatch(&recorder, variant->window_split_pipeline, &constants, sizeof constants, window_split_x,
-                            window_split_y);
-            record_pass_barrier(command_buffer);
             constants.sample_runs = 0u;
+            record_dispatch(&recorder, variant->window_split_pipeline, &constants, sizeof constants, window_x,
+                            window_y);
+            record_pass_barrier(command_buffer);
             record_dispatch(&recorder, variant->window_merge_pipeline, &constants, sizeof constants, window_x,
                             window_y);
             continue;
