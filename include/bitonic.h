@@ -194,6 +194,11 @@ typedef struct bitonic_context_desc {
     uint32_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_samples_per_bucket;
+    /* The partition's buckets a window at most (0 = the tuning's, 2): 2
+     * takes buckets of half a window on average where the splitters allow,
+     * 1 buckets of a window (which may span three runs) wherever there are
+     * windows; more is clamped to 2. For tests and measuring. */
+    uint32_t partition_buckets_per_window;
     uint32_t partition_scatter_workgroups;
     uint32_t partition_workgroup_size;
     uint32_t partition_count_workgroups;

@@ -564,12 +564,15 @@ uint first_not_before(uint low, uint high, key_t key, uint value, bool or_equal)
     return low;
 }
 
-// The window split pass takes a workgroup a chunk, and its threads search
-// together: each tests one position a round, and the count of those found
-// true narrows the range, a (threads + 1)-ary search. One thread a chunk, a
-// binary search in three pieces (log entry 65) made the pass 6 times longer
-// at 2^21 keys on the H100 (0.036 ms against 0.006): every step of the
-// middle piece's search waits on two searches of the others. window_votes
+// The window split pass takes a workgroup a chunk. In a bucket of three
+// pieces its threads search together: each tests one position a round, and
+// the count of those found true narrows the range, a (threads + 1)-ary
+// search. One thread a chunk, a binary search in three pieces made the pass 6
+// times longer at 2^21 keys on the H100 (0.036 ms against 0.006; log entry
+// 65): every step of the middle piece's search waits on two searches of the
+// others. Two pieces take one thread's search all the same: the workgroup's
+// k-ary searches made the pass twice as long at 2^24 keys (0.040 ms against
+// 0.020), reading 32 scattered keys a round where one thread reads one. window_votes
 // holds the counts, three rounds deep (a round adds to its own while the
 // one two rounds ahead is cleared, so one barrier a round keeps them apart);
 // window_lane_words the probes' counts in the other two pieces.
@@ -661,11 +664,12 @@ uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
 // run's end, as run r's): the first key not yet output of each of runs r - 2
 // .. r + 2. Where q lies in the bucket around rW (q < e_r) or past the start
 // of the one around (r + 1)W (q > s_{r+1}; the same bucket where it spans run
-// r), the bucket's two pieces (one merge-path search) or three
-// (window_split_three) give its runs' cursors, the runs before it are used
-// up and those after it untouched; between the two buckets the keys are in
-// place. Every thread of the workgroup calls it, for the same q.
-void window_cursor_at(uint q, uint r, out uint cursor[5])
+// r), the bucket's two pieces (one merge-path search by thread 0) or three
+// (window_split_three, by every thread) give its runs' cursors, the runs
+// before it are used up and those after it untouched; between the two
+// buckets the keys are in place. Every thread of the workgroup calls it, for
+// the same q; thread 0's cursor is the answer.
+void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
 {
     bool at_start = q < straddle_word(r, 1u);
     bool at_end = !at_start && q > straddle_word(r + 1u, 0u);
@@ -678,8 +682,16 @@ void window_cursor_at(uint q, uint r, out uint cursor[5])
         j1 = int((e - 1u) >> params.phase);
         uint b1 = uint(j0 + 1) << params.phase, d = q - s;
         if (j1 - j0 == 1) {
-            taken.x = window_split_two(s, b1 - s, b1, e - b1, d);
-            taken.y = d - taken.x;
+            // Two pieces: one thread, a merge-path search as the merges'
+            // split passes search (the other threads' results are not used).
+            if (gl_LocalInvocationID.x == 0u) {
+                merge_runs runs;
+                runs.base = s;
+                runs.a_count = b1 - s;
+                runs.b_count = e - b1;
+                taken.x = search_split(runs, d, false, guided, false);
+                taken.y = d - taken.x;
+            }
         } else {
             taken = window_split_three(s, b1, b1 + (1u << params.phase), e, d);
         }
@@ -719,8 +731,11 @@ void main()
         if (gl_LocalInvocationID.x < 3u)
             window_votes[gl_LocalInvocationID.x] = 0u;
         barrier();
+        // Two pieces' searches guided where the host says (SAMPLES_GUIDED:
+        // the plan's merges' split passes guide theirs).
+        bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
         uint position = workgroup << CHUNK_LOG, cursor[5];
-        window_cursor_at(position, position >> params.phase, cursor);
+        window_cursor_at(position, position >> params.phase, guided, cursor);
         if (gl_LocalInvocationID.x == 0u) {
             [[unroll]] for (uint i = 0u; i < 5u; ++i)
                 splits[5u * workgroup + i] = cursor[i];

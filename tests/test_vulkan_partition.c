@@ -515,6 +515,15 @@ int main(void)
     run_partition_suite(&plain, desc, "partition, levels 1", 1u << 15, run_levels_1);
     desc.partition_levels = 2;
     run_partition_suite(&plain, desc, "partition, levels 2", 1u << 16, run_levels_2);
+    /* Buckets of a window on average (the default from 2^22 keys on the
+     * H100, where the splitters run out): some span three runs, and the
+     * window merge merges their pieces as three. */
+    desc.partition_buckets_per_window = 1;
+    desc.partition_levels = UINT32_MAX;
+    run_partition_suite(&plain, desc, "partition, no merge levels, buckets of a window", 1u << 14, run_levels_0);
+    desc.partition_levels = 1;
+    run_partition_suite(&plain, desc, "partition, levels 1, buckets of a window", 1u << 15, run_levels_1);
+    desc.partition_buckets_per_window = 0;
     /* The other build of the steps (scans in shared memory, where the device
      * has subgroup arithmetic) with 3 scatter workgroups: each takes several
      * tiles in turn, the last ones fewer. */

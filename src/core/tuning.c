@@ -118,7 +118,8 @@
  * with values (255 splitters) were not measured: they keep 2^23, where the
  * partition first won for the others (entry 55). Windows of at least the
  * tile (no merge level), more where the splitters would not fit; open buckets
- * of a window on average, so the longest stays under two windows (what the
+ * of half a window on average where the splitters allow, else up to a
+ * window (from 2^22 keys), so the longest stays under two windows (what the
  * window merge sorts since entry 65; a bucket of more than a window may span
  * three runs) with 32 samples a bucket: in a simulation of 200 sorts of 2^22
  * random keys into 512 buckets of 8192 keys on average, the longest was 1.89
@@ -133,7 +134,7 @@
 #define PARTITION_MIN_KEYS_64 ((1u << 19) + 1u)
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
-#define PARTITION_BUCKETS_PER_WINDOW 1u
+#define PARTITION_BUCKETS_PER_WINDOW 2u
 #define PARTITION_SAMPLES_PER_BUCKET 32u
 #define PARTITION_MAX_SPLITTERS 511u
 /* Splitters enough for windows of the tile times 4 up to 2^22 keys (an

@@ -107,7 +107,7 @@ typedef struct bitonic_tuning {
      * splitters, sort aligned windows of W = tile << partition_levels keys
      * (or more) and merge the buckets that cross their boundaries, instead of
      * merging on to one run: 7 passes over memory (the count's a read alone)
-     * where the merge levels take 12 at 2^24 keys. Open buckets average W / partition_buckets_per_window keys,
+     * where the merge levels take 12 at 2^24 keys. Open buckets average W / partition_buckets_per_window keys where the splitters allow, else up to W,
      * partition_samples_per_bucket samples each; at most
      * partition_max_splitters splitters fit shared memory. */
     uint64_t partition_min_keys;

@@ -43,7 +43,7 @@ static void usage(FILE *out)
           "                     [--no-subgroup-arithmetic]\n"
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
-          "                     [--partition-whole-samples]\n"
+          "                     [--partition-whole-samples] [--partition-buckets-per-window 1|2]\n"
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
           "                     [--partition-count-groups N (the partition count's workgroups at most)]\n"
@@ -523,6 +523,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0 ||
                     strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
                     strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
+                    strcmp(arg, "--partition-buckets-per-window") == 0 ||
                     strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
@@ -543,6 +544,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-min-keys") == 0 ? &bench.partition_min_keys
                                : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
                                : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
+                               : strcmp(arg, "--partition-buckets-per-window") == 0 ? &bench.partition_buckets_per_window
                                : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
                                : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
                                : strcmp(arg, "--partition-count-groups") == 0 ? &bench.partition_count_groups
@@ -558,6 +560,7 @@ int main(int argc, char **argv)
                                       target == &bench.partition_count_groups
                                   ? UINT32_MAX
                             : target == &bench.partition_samples ? 1024
+                            : target == &bench.partition_buckets_per_window ? 2
                             : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
                                       target == &bench.small_sort_tile_keys ||
                                       target == &bench.merge_split_min_chunks ||
