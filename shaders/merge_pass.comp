@@ -548,18 +548,24 @@ uint value_or_zero(uint i)
 
 // The first index in [low, high) of sorted keys whose key does not go before
 // (key, value), or with or_equal whose key goes after it (a run whose equal
-// keys go first).
+// keys go first): three probes a round, cutting the range in four, their
+// loads in flight together (half the rounds of a binary search, each a trip
+// to memory).
 uint first_not_before(uint low, uint high, key_t key, uint value, bool or_equal)
 {
     while (low < high) {
-        uint middle = (low + high) >> 1;
-        key_t here = load_key(read_key(middle));
-        uint here_value = value_or_zero(middle);
-        bool before = or_equal ? !KEY_BEFORE(key, value, here, here_value) : KEY_BEFORE(here, here_value, key, value);
-        if (before)
-            low = middle + 1u;
-        else
-            high = middle;
+        uint found = 0u;
+        [[unroll]] for (uint probe = 0u; probe < 3u; ++probe) {
+            uint m = sample_position(low, high, 3u, probe);
+            key_t here = load_key(read_key(m));
+            uint here_value = value_or_zero(m);
+            bool before = or_equal ? !KEY_BEFORE(key, value, here, here_value) : KEY_BEFORE(here, here_value, key, value);
+            found += before ? 1u : 0u;
+        }
+        uint new_high = found == 3u ? high : sample_position(low, high, 3u, found);
+        if (found > 0u)
+            low = sample_position(low, high, 3u, found - 1u) + 1u;
+        high = new_high;
     }
     return low;
 }
@@ -1253,28 +1259,34 @@ void main()
             }
         }
     }
+    // This thread's outputs: diagonal thread * REGISTERS of the two slices
+    // (A, with Z after it where there is one, in slots 0 .., B right after).
+    // Where the window merge's A has two parts, they are merged first, by the
+    // same code (uniform: a merge round more for the whole workgroup), so
+    // that the merge is not written out twice.
+    uint merges = 1u;
 #ifdef BUCKET_WINDOWS
-    if (window_merge && first_part < a_count) {
-        // Uniform: A's two parts merged into one run first.
-        barrier();
-        slot_merge_to_registers(0u, first_part, first_part, a_count - first_part, min(thread * REGISTERS, a_count));
-        barrier();  // every thread is done reading them
-        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-            uint slot = thread * REGISTERS + r;
-            if (slot < a_count) {
-                chunk_keys[padded(slot)] = reg_keys[r];
-#ifdef WITH_VALUES
-                chunk_values[padded(slot)] = reg_values[r];
+    merges = window_merge && first_part < a_count ? 2u : 1u;
 #endif
+    for (uint merge = 0u; merge < merges; ++merge) {
+        bool parts = merge + 1u < merges;
+        uint first_count = parts ? first_part : a_count + z_count;
+        uint merged = parts ? a_count : slot_count;
+        barrier();  // the slices are in place (and, after A's parts, every thread is done reading them)
+        slot_merge_to_registers(0u, first_count, first_count, merged - first_count, min(thread * REGISTERS, merged));
+        if (parts) {
+            barrier();  // every thread is done reading A's parts
+            [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+                uint slot = thread * REGISTERS + r;
+                if (slot < merged) {
+                    chunk_keys[padded(slot)] = reg_keys[r];
+#ifdef WITH_VALUES
+                    chunk_values[padded(slot)] = reg_values[r];
+#endif
+                }
             }
         }
     }
-#endif
-    barrier();
-
-    // This thread's outputs: diagonal thread * REGISTERS of the two slices
-    // (A, with Z after it where there is one, in slots 0 .., B right after).
-    slot_merge_to_registers(0u, a_count + z_count, a_count + z_count, b_count, min(thread * REGISTERS, slot_count));
 #ifdef VECTOR_IO
     if (STORE_FROM_REGISTERS && params.vector_io != 0u) {
         // Uniform: no thread meets another barrier, so none waits on this one.
