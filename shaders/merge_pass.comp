@@ -518,6 +518,10 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 // on the H100 (log entry 57): the window merge has pipelines of its own.
 #define BUCKET_WINDOWS
 layout(constant_id = 5) const bool WINDOW_MERGE = false;
+// Open buckets of up to 2W, which may span three runs (true), or of up to W
+// (false: buckets of half a window on average; the pieces of runs r - 2 and
+// r + 2 are always empty, and the kernels are lighter).
+layout(constant_id = 6) const bool THREE_PIECES = true;
 
 uint straddle_word(uint boundary, uint end)
 {
@@ -687,7 +691,7 @@ void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
         j0 = int(s >> params.phase);
         j1 = int((e - 1u) >> params.phase);
         uint b1 = uint(j0 + 1) << params.phase, d = q - s;
-        if (j1 - j0 == 1) {
+        if (!THREE_PIECES || j1 - j0 == 1) {
             // Two pieces: one thread, a merge-path search as the merges'
             // split passes search (the other threads' results are not used).
             if (gl_LocalInvocationID.x == 0u) {
@@ -1207,13 +1211,14 @@ void main()
             }
         }
         uint s_r = straddle_word(r, 0u);
-        bool spans_run = s_r == straddle_word(r + 1u, 0u) && s_r < (r << params.phase);
+        bool spans_run = THREE_PIECES && s_r == straddle_word(r + 1u, 0u) && s_r < (r << params.phase);
         // In slot order: runs r - 1, r + 1 (none where one bucket spans run
         // r), r - 2 (r + 1 there), r + 2 and r. Constant indices all: an
         // array indexed at run time would live in local memory.
         piece_starts = uint[5](from[1], spans_run ? from[0] : from[3], spans_run ? from[3] : from[0], from[4], from[2]);
         piece_counts = uint[5](to[1] - from[1], spans_run ? to[0] - from[0] : to[3] - from[3],
-                               spans_run ? to[3] - from[3] : to[0] - from[0], to[4] - from[4], to[2] - from[2]);
+                               !THREE_PIECES ? 0u : spans_run ? to[3] - from[3] : to[0] - from[0],
+                               THREE_PIECES ? to[4] - from[4] : 0u, to[2] - from[2]);
         first_part = piece_counts[0] + piece_counts[1];
         a_start = piece_starts[0];
         a_count = first_part + piece_counts[2] + piece_counts[3];  // A: both parts
@@ -1266,7 +1271,7 @@ void main()
     // that the merge is not written out twice.
     uint merges = 1u;
 #ifdef BUCKET_WINDOWS
-    merges = window_merge && first_part < a_count ? 2u : 1u;
+    merges = window_merge && THREE_PIECES && first_part < a_count ? 2u : 1u;
 #endif
     for (uint merge = 0u; merge < merges; ++merge) {
         bool parts = merge + 1u < merges;

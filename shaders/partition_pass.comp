@@ -14,12 +14,13 @@
 //   us on the H100, log entry 59), then, tile after tile, ranks a small tile
 //   of keys by bucket, claims room in each bucket for them, and moves them
 //   there. Workgroup 0 also judges the partition (where an open bucket is
-//   longer than two windows, the window merge cannot sort it: the fallback's
+//   longer than `longest` (two windows, or one where the buckets average
+//   half a window), the window merge cannot sort it: the fallback's
 //   indirect dispatch gets its workgroups), and notes for the window merge,
 //   at each window boundary kW, the open bucket around it (its start and end
-//   where it starts before kW and is at most 2W long; else kW twice).
+//   where it starts before kW and is at most `longest`; else kW twice).
 // - STEP_FALLBACK, after the window merge, where an open bucket is longer
-//   than 2W: workgroup c remakes output chunk c (the scatter's tile of keys)
+//   than that: workgroup c remakes output chunk c (the scatter's tile of keys)
 //   where the chunk touches such a bucket, and leaves the others to the
 //   window merge, which put every key outside those buckets in place. The
 //   chunk's keys are those ranked [cC, (c + 1)C) among the runs of W that its
@@ -72,13 +73,14 @@ layout(push_constant) uniform PartitionParams {
     uint sample_count;   // keys sampled, at least splitters + 1
     uint splitters;      // m, at most MAX_SPLITTERS
     uint chunk_keys;     // keys a count workgroup takes
-    uint window;         // W: the runs' keys; the window merge sorts open buckets of up to 2W
+    uint window;         // W: the runs' keys
     uint samples_at;     // words into Partition: the sample keys (sorted from STEP_COUNT on)
     uint sample_values_at;  // ... and their values
     uint fallback_groups_x; // the fallback's workgroups, a chunk each
     uint fallback_groups_y;
     uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
     uint sample_runs_log;  // the samples are sorted in 2^this runs (0: whole)
+    uint longest;        // the longest open bucket the window merge sorts: W, or 2W (three pieces)
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -490,7 +492,7 @@ uint span_start()
     for (uint b = first; b < end; ++b) {
         uint total = words[TOTALS_AT + b];
         sum += total;
-        long_bucket = long_bucket || ((b & 1u) == 0u && total > 2u * params.window);
+        long_bucket = long_bucket || ((b & 1u) == 0u && total > params.longest);
     }
     if (gl_LocalInvocationID.x == 0u)
         too_long = 0u;
@@ -506,14 +508,15 @@ uint span_start()
         uint total = words[TOTALS_AT + b];
         // The window boundaries inside this bucket: each lies in exactly one
         // bucket, so each pair of words is written once. An open bucket of at
-        // most 2W keys holds one or two (then it spans a run whole); an
+        // most `longest` keys (W, or 2W) holds one or two (then it spans a
+        // run whole); an
         // equality bucket's keys are all alike and in place already, wherever
         // the boundaries cut it. A longer open bucket is the fallback's: none
         // of its boundaries is noted, so the window merge leaves its runs'
         // pieces of it where they are.
         uint bucket_end = start + total;
         for (uint k = (start + params.window - 1u) / params.window; k * params.window < bucket_end; ++k) {
-            bool straddles = (b & 1u) == 0u && total <= 2u * params.window && start < k * params.window;
+            bool straddles = (b & 1u) == 0u && total <= params.longest && start < k * params.window;
             words[params.straddles_at + 2u * k] = straddles ? start : k * params.window;
             words[params.straddles_at + 2u * k + 1u] = straddles ? bucket_end : k * params.window;
         }
@@ -724,7 +727,7 @@ void fallback_step()
     uint last_key = end_key - 1u;
 
     // The buckets of the chunk's first and last keys, and whether an open
-    // bucket longer than 2W holds any of its keys.
+    // bucket longer than the window merge sorts holds any of its keys.
     if (thread == 0u)
         fallback_span[2] = 0u;
     uint span_first, span_end;
@@ -740,7 +743,7 @@ void fallback_step()
             fallback_span[0] = start;
         if (start <= last_key && last_key < bucket_end)
             fallback_span[1] = bucket_end;
-        long_here = long_here || ((b & 1u) == 0u && total > 2u * params.window && start <= last_key &&
+        long_here = long_here || ((b & 1u) == 0u && total > params.longest && start <= last_key &&
                                   first_key < bucket_end);
         start = bucket_end;
     }

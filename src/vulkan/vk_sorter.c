@@ -147,8 +147,11 @@ typedef struct sorter_variant {
     VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
     /* The partition sort's window merge and its split pass: merge_pass.comp
      * with WINDOW_MERGE, which every other merge pipeline has false. */
-    VkPipeline window_merge_pipeline;
-    VkPipeline window_split_pipeline;
+    /* The window merge and its split pass, for buckets of up to a window [0]
+     * and of up to two windows, which may span three runs [1]
+     * (sort_plan.window_three_pieces). */
+    VkPipeline window_merge_pipeline[2];
+    VkPipeline window_split_pipeline[2];
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -401,7 +404,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 {
     if (!spirv.code)
         return VK_ERROR_FEATURE_NOT_PRESENT;
-    if (constant_count > 6u)
+    if (constant_count > 7u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
@@ -411,7 +414,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[6];
+    VkSpecializationMapEntry entries[7];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -492,9 +495,10 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
      * those of its own searches on run samples); the fifth is SPLIT_GUIDED in
      * the split pass and STORE_FROM_REGISTERS in the shared-memory merge
      * (create_pipeline passes four elsewhere); the sixth WINDOW_MERGE, true in
-     * the partition's window merge and its split pass alone. */
-    uint32_t merge_constants[6] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   tuning->merge_split_probes, 0u, 0u};
+     * the partition's window merge and its split pass alone, and the seventh
+     * THREE_PIECES there (steps: 1 for buckets of up to two windows). */
+    uint32_t merge_constants[7] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
+                                   tuning->merge_split_probes, 0u, 0u, steps != 0 ? VK_TRUE : VK_FALSE};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -602,7 +606,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_WINDOW_MERGE:
         if (wide || tuning->merge_direct)
             return VK_ERROR_FEATURE_NOT_PRESENT;
-        if (variant->window_merge_pipeline != VK_NULL_HANDLE)
+        if (variant->window_merge_pipeline[steps != 0] != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[3] = tuning->merge_fused_split_probes;
         merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;
@@ -611,11 +615,11 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                tuning->merge_fused_split_by_subgroup
                                    ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
                                    : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, false),
-                               merge_constants, 6, &variant->window_merge_pipeline);
+                               merge_constants, 7, &variant->window_merge_pipeline[steps != 0]);
     case PIPELINE_WINDOW_SPLIT:
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
-        if (variant->window_split_pipeline != VK_NULL_HANDLE)
+        if (variant->window_split_pipeline[steps != 0] != VK_NULL_HANDLE)
             return VK_SUCCESS;
         /* A workgroup a chunk, whose threads search together (merge_pass.comp,
          * window_split_two and window_split_three). */
@@ -623,8 +627,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                                                                        : WINDOW_SPLIT_THREADS;
         merge_constants[5] = VK_TRUE;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 6,
-                               &variant->window_split_pipeline);
+                               bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 7,
+                               &variant->window_split_pipeline[steps != 0]);
     case PIPELINE_TRANSPOSE: {
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -669,10 +673,12 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
                       variant->tuning.partition_max_splitters != 0 && !variant->tuning.merge_direct;
     if (result == VK_SUCCESS && partitions)
         result = ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0);
-    if (result == VK_SUCCESS && partitions)
-        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, 0);
-    if (result == VK_SUCCESS && partitions)
-        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_SPLIT, 0);
+    for (uint32_t three_pieces = 0; three_pieces < 2u; ++three_pieces) {
+        if (result == VK_SUCCESS && partitions)
+            result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, three_pieces);
+        if (result == VK_SUCCESS && partitions)
+            result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_SPLIT, three_pieces);
+    }
     return result;
 }
 
@@ -975,8 +981,10 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->window_merge_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->window_split_pipeline, sorter->allocator);
+        for (int i = 0; i < 2; ++i) {
+            vkDestroyPipeline(sorter->device, variant->window_merge_pipeline[i], sorter->allocator);
+            vkDestroyPipeline(sorter->device, variant->window_split_pipeline[i], sorter->allocator);
+        }
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
     }
@@ -1097,10 +1105,13 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
                  variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
                  variant->tuning.partition_scan_by_subgroup ? "by subgroups" : "in shared memory");
         report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "partition window merge%s", kind);
-        report_pipeline(sorter, variant->window_merge_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "partition window merge splits%s", kind);
-        report_pipeline(sorter, variant->window_split_pipeline, name, text, capacity, &used);
+        for (int i = 0; i < 2; ++i) {
+            const char *pieces = i ? ", three pieces" : "";
+            snprintf(name, sizeof name, "partition window merge%s%s", kind, pieces);
+            report_pipeline(sorter, variant->window_merge_pipeline[i], name, text, capacity, &used);
+            snprintf(name, sizeof name, "partition window merge splits%s%s", kind, pieces);
+            report_pipeline(sorter, variant->window_split_pipeline[i], name, text, capacity, &used);
+        }
     }
     return BITONIC_SUCCESS;
 }
@@ -1233,6 +1244,11 @@ typedef struct sort_plan {
     bool partition;
     uint32_t window_log;
     uint32_t window_chunks;
+    /* Buckets of more than half a window on average: the window merge sorts
+     * buckets of up to two windows, which may span three runs, where it
+     * sorts those of up to a window else (a lighter kernel; the fallback
+     * takes longer buckets). */
+    bool window_three_pieces;
     uint32_t splitter_count, sample_count;
     uint32_t sample_runs_log;        /* the samples sorted in 2^this runs of the tile alone (0: whole) */
     uint32_t partition_groups, partition_chunk_keys;
@@ -1438,6 +1454,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     if (samples > info->count / 2u || samples * buckets >= ((uint64_t)1 << 32))
         return;
     plan->window_log = window_log;
+    plan->window_three_pieces = buckets * ((uint64_t)1 << window_log) < 2u * info->count;
     plan->splitter_count = (uint32_t)(buckets - 1u);
     plan->sample_count = (uint32_t)samples;
     /* Count workgroups: at least 4 keys a thread, at most partition_workgroups
@@ -1696,9 +1713,9 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
     sorter_variant *variant = &sorter->variants[plan->variant_number];
     VkResult result = plan->partition ? ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0) : VK_SUCCESS;
     if (result == VK_SUCCESS && plan->partition)
-        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, 0);
+        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, plan->window_three_pieces ? 1u : 0u);
     if (result == VK_SUCCESS && plan->partition)
-        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_SPLIT, 0);
+        result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_SPLIT, plan->window_three_pieces ? 1u : 0u);
     for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
@@ -2037,6 +2054,7 @@ typedef struct partition_push_constants {
     uint32_t fallback_groups_x, fallback_groups_y;
     uint32_t straddles_at;
     uint32_t sample_runs_log;
+    uint32_t longest;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
@@ -2186,7 +2204,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .samples_at = (uint32_t)(plan->samples_at / 4u), .sample_values_at = (uint32_t)(plan->sample_values_at / 4u),
         .fallback_groups_x = fallback_x, .fallback_groups_y = fallback_y,
         .straddles_at = (uint32_t)((plan->windows_at / 4u) + 5u * (VkDeviceSize)window_chunks),
-        .sample_runs_log = plan->sample_runs_log};
+        .sample_runs_log = plan->sample_runs_log,
+        .longest = plan->window_three_pieces ? 2u << plan->window_log : 1u << plan->window_log};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
@@ -2257,11 +2276,13 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
              * plan's merges' are: at 2^22 keys a guided window split pass took
              * 0.0142 ms on the H100, a plain one 0.0090 (log entry 57). */
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
-            record_dispatch(&recorder, variant->window_split_pipeline, &constants, sizeof constants, window_x,
+            record_dispatch(&recorder, variant->window_split_pipeline[plan->window_three_pieces], &constants,
+                            sizeof constants, window_x,
                             window_y);
             record_pass_barrier(command_buffer);
             constants.sample_runs = 0u;
-            record_dispatch(&recorder, variant->window_merge_pipeline, &constants, sizeof constants, window_x,
+            record_dispatch(&recorder, variant->window_merge_pipeline[plan->window_three_pieces], &constants,
+                            sizeof constants, window_x,
                             window_y);
             continue;
         }
