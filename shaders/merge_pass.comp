@@ -693,8 +693,9 @@ void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
         uint b1 = uint(j0 + 1) << params.phase, d = q - s;
         if (!THREE_PIECES || j1 - j0 == 1) {
             // Two pieces: one thread, a merge-path search as the merges'
-            // split passes search (the other threads' results are not used).
-            if (gl_LocalInvocationID.x == 0u) {
+            // split passes search (the other threads' results are not used;
+            // without THREE_PIECES each thread has a chunk of its own).
+            if (!THREE_PIECES || gl_LocalInvocationID.x == 0u) {
                 merge_runs runs;
                 runs.base = s;
                 runs.a_count = b1 - s;
@@ -734,6 +735,19 @@ void main()
     live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 #ifdef BUCKET_WINDOWS
+    if (WINDOW_MERGE && !THREE_PIECES) {
+        // Buckets of up to a window: a thread a chunk, as the merges' split
+        // passes take them (no barrier: an idle thread may leave).
+        uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        if (chunk >= params.group_count)
+            return;
+        bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
+        uint position = chunk << CHUNK_LOG, cursor[5];
+        window_cursor_at(position, position >> params.phase, guided, cursor);
+        [[unroll]] for (uint i = 0u; i < 5u; ++i)
+            splits[5u * chunk + i] = cursor[i];
+        return;
+    }
     if (WINDOW_MERGE) {
         // A workgroup a chunk, its threads searching together.
         if (workgroup >= params.group_count)

@@ -621,10 +621,11 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->window_split_pipeline[steps != 0] != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        /* A workgroup a chunk, whose threads search together (merge_pass.comp,
-         * window_split_two and window_split_three). */
-        merge_constants[0] = tuning->merge_split_workgroup_size < WINDOW_SPLIT_THREADS ? tuning->merge_split_workgroup_size
-                                                                                       : WINDOW_SPLIT_THREADS;
+        /* Three pieces: a workgroup a chunk, whose threads search together
+         * (merge_pass.comp, window_split_three); else a thread a chunk. */
+        merge_constants[0] = steps == 0 || tuning->merge_split_workgroup_size < WINDOW_SPLIT_THREADS
+                                 ? tuning->merge_split_workgroup_size
+                                 : WINDOW_SPLIT_THREADS;
         merge_constants[5] = VK_TRUE;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 7,
@@ -2152,10 +2153,15 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t split_x = 0, split_y = 0;
     if (!plan_grids(sorter, plan, group_x, group_y, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
-    /* The window merge's grid, and its split pass's: a workgroup a chunk. */
+    /* The window merge's grid, and its split pass's: a workgroup a chunk (a
+     * thread a chunk where buckets span two runs at most). */
     uint32_t window_chunks = plan->window_chunks;
-    uint32_t window_x, window_y;
-    if (!split_groups(sorter, window_chunks, &window_x, &window_y))
+    uint32_t window_x, window_y, window_split_x, window_split_y;
+    uint32_t split_threads = tuning->merge_split_workgroup_size;
+    uint32_t split_groups_wanted =
+        plan->window_three_pieces ? window_chunks : (window_chunks + split_threads - 1u) / split_threads;
+    if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
+        !split_groups(sorter, split_groups_wanted, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
@@ -2277,13 +2283,11 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
              * 0.0142 ms on the H100, a plain one 0.0090 (log entry 57). */
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
             record_dispatch(&recorder, variant->window_split_pipeline[plan->window_three_pieces], &constants,
-                            sizeof constants, window_x,
-                            window_y);
+                            sizeof constants, window_split_x, window_split_y);
             record_pass_barrier(command_buffer);
             constants.sample_runs = 0u;
             record_dispatch(&recorder, variant->window_merge_pipeline[plan->window_three_pieces], &constants,
-                            sizeof constants, window_x,
-                            window_y);
+                            sizeof constants, window_x, window_y);
             continue;
         }
         constants.group_count = plan->chunk_count;
