@@ -179,7 +179,7 @@ typedef struct bitonic_context_desc {
      * buckets between sampled splitters, then sort windows of at least the
      * tile times 2^partition_levels keys (UINT32_MAX: the tile alone) and
      * merge the buckets that cross the windows' boundaries; where a bucket
-     * comes out longer than two windows, a fallback pass remakes the output
+     * comes out longer than the window merge sorts, a fallback pass remakes the output
      * around it (exact either way). partition_samples_per_bucket: samples
      * taken a bucket. partition_scatter_workgroups: workgroups of the
      * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile);
