@@ -42,7 +42,10 @@
  *    An open bucket longer than 2W is noted at none of its boundaries, so
  *    step 4 leaves its pieces in the runs where they are; every other key it
  *    puts in place all the same.
- * 5. The fallback, where an open bucket is longer than 2W (on the GPU one
+ *    (Where the buckets average half a window, the GPU builds its window
+ *    merge without the three-piece code and takes W as the limit: the same
+ *    merge wherever no bucket is longer than W, which the proof covers.)
+ * 5. The fallback, where an open bucket is longer than 2W (W in that build) (on the GPU one
  *    indirect dispatch, which gets no workgroups when every bucket is short):
  *    each chunk that such a bucket touches takes the keys ranked [q0, q1)
  *    among the runs that the chunk's buckets span. A key of an earlier run
