@@ -6,7 +6,9 @@
  * without the fallback (the aligned runs and the window merge alone, whose
  * chunks' cursors add up), buckets that span three runs included. Then sampled splitters on larger
  * inputs: random keys, few values (equality buckets), one value, sorted,
- * reversed and periodic ones, and a plan that must fall back. */
+ * reversed and periodic ones, and a plan that must fall back. Before them,
+ * the window split's selection in three pieces against a stable merge, on
+ * pieces longer than the proof's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +38,49 @@ static bool sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_par
     return ok;
 }
 
+/* The three-piece split against a stable three-way merge taken one key at a
+ * time: for pieces of 1 to 40 keys drawn from 3, 10 or 2^32 values (ties
+ * within and across pieces), every diagonal. Returns the cases that differ. */
+static uint64_t three_piece_split_failures(uint64_t *seed)
+{
+    uint64_t failures = 0, keys[120];
+    for (int trial = 0; trial < 3000; ++trial) {
+        uint64_t values = trial % 3 == 0 ? 3u : trial % 3 == 1 ? 10u : (uint64_t)1 << 32;
+        uint64_t first[3], end[3], n = 0;
+        for (int piece = 0; piece < 3; ++piece) {
+            uint64_t count = 1u + test_random_u64(seed) % 40u;
+            first[piece] = n;
+            for (uint64_t i = 0; i < count; ++i)
+                keys[n + i] = test_random_u64(seed) % values;
+            qsort(keys + n, count, sizeof *keys, compare_u64);
+            n += count;
+            end[piece] = n;
+        }
+        uint64_t at[3] = {first[0], first[1], first[2]};
+        for (uint64_t diagonal = 0; diagonal <= n; ++diagonal) {
+            uint64_t taken[3];
+            bitonic_reference_three_piece_split(keys, first[0], first[1], first[2], n, diagonal, taken);
+            for (int piece = 0; piece < 3; ++piece)
+                failures += taken[piece] != at[piece] - first[piece];
+            /* The merge's next key: the least head, ties to the earlier piece. */
+            int next = -1;
+            for (int piece = 0; piece < 3; ++piece)
+                if (at[piece] < end[piece] && (next < 0 || keys[at[piece]] < keys[at[next]]))
+                    next = piece;
+            if (next >= 0)
+                ++at[next];
+        }
+    }
+    return failures;
+}
+
 int main(void)
 {
     test_counter t = {0};
+    uint64_t split_seed = 99;
+    uint64_t split_failures = three_piece_split_failures(&split_seed);
+    TEST_CHECK(&t, split_failures == 0, "the three-piece split equals a stable merge's counts (%llu differ)",
+               (unsigned long long)split_failures);
 
     /* Every input of n <= 8 keys below 4, every subset of {0, 1, 2, 3} as the
      * splitters, windows of 2, 4 and 8 keys, chunks of 1, 2 and W keys. */

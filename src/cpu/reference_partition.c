@@ -72,47 +72,43 @@ static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_c
     return low;
 }
 
-/* Keys of the sorted keys[first .. end - 1] that go before `key`: those below
- * it, or with or_equal those not above it (a run before the key's, whose
- * equal keys go first). */
-static uint64_t keys_before(const uint64_t *keys, uint64_t first, uint64_t end, uint64_t key, bool or_equal)
-{
-    uint64_t low = first, high = end;
-    while (low < high) {
-        uint64_t mid = low + (high - low) / 2u;
-        if (keys[mid] < key || (or_equal && keys[mid] == key))
-            low = mid + 1u;
-        else
-            high = mid;
-    }
-    return low - first;
-}
-
 /* The first `diagonal` outputs of the merge of three sorted pieces P =
  * keys[s .. b1 - 1], Q = keys[b1 .. b2 - 1] and R = keys[b2 .. e - 1], ties
- * in that order: how many of each (p, x, z). Q's key i goes out at rank i +
- * (keys of P not above it) + (keys of R below it), which grows with i, so x
- * is the first i whose rank reaches the diagonal (a binary search, each step
- * two searches); the rest of the diagonal is the merge path's split of P and
- * R. */
-static void three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
-                              uint64_t diagonal, uint64_t taken[3])
+ * in that order: how many of each (taken). A selection that discards: with
+ * `rest` outputs still to place and `open` pieces not used up, each step
+ * reads the key `step` = ceil(rest / open) into each open piece (or its last)
+ * and takes those keys of the piece whose key goes first (ties to the earlier
+ * piece). At most step - 1 keys of each other piece go before that key, so
+ * it is among the rest (open x (step - 1) < rest), and so is every key taken
+ * with it. The rest shrinks by a third a step: about log_1.5 of the diagonal
+ * steps of three independent reads, in one thread and with no search inside
+ * a search (the GPU's window split pass does the same, merge_pass.comp). */
+void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
+                                         uint64_t diagonal, uint64_t taken[3])
 {
-    uint64_t others = (b1 - s) + (e - b2);
-    uint64_t low = diagonal > others ? diagonal - others : 0;
-    uint64_t high = diagonal < b2 - b1 ? diagonal : b2 - b1;
-    while (low < high) {
-        uint64_t mid = low + (high - low) / 2u, key = keys[b1 + mid];
-        uint64_t rank = mid + keys_before(keys, s, b1, key, true) + keys_before(keys, b2, e, key, false);
-        if (rank < diagonal)
-            low = mid + 1u;
-        else
-            high = mid;
+    const uint64_t first[3] = {s, b1, b2}, end[3] = {b1, b2, e};
+    uint64_t at[3] = {s, b1, b2}, rest = diagonal;
+    while (rest > 0) {
+        uint64_t open = (uint64_t)(at[0] < end[0]) + (at[1] < end[1]) + (at[2] < end[2]);
+        uint64_t step = (rest + open - 1u) / open;
+        int best = -1;
+        uint64_t best_key = 0, best_count = 0;
+        for (int i = 0; i < 3; ++i) {
+            if (at[i] == end[i])
+                continue;
+            uint64_t count = end[i] - at[i] < step ? end[i] - at[i] : step;
+            uint64_t key = keys[at[i] + count - 1u];
+            if (best < 0 || key < best_key) {
+                best = i;
+                best_key = key;
+                best_count = count;
+            }
+        }
+        at[best] += best_count;
+        rest -= best_count;
     }
-    uint64_t rest = diagonal - low;
-    taken[1] = low;
-    taken[0] = merge_split(keys, s, b1 - s, b2, e - b2, rest);
-    taken[2] = rest - taken[0];
+    for (int i = 0; i < 3; ++i)
+        taken[i] = at[i] - first[i];
 }
 
 /* Where the window merge's output position q (in run r, or at its end as
@@ -122,7 +118,7 @@ static void three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uin
  * (q > s_{r+1}; the same bucket where it spans run r), or between them,
  * where the keys are in place. A bucket of at most 2W keys spans two or three
  * runs: the first `diagonal` keys of its merged pieces are found by the merge
- * path's split or three_piece_split; the runs before the bucket's are used
+ * path's split or bitonic_reference_three_piece_split; the runs before the bucket's are used
  * up, those after it untouched. straddle_first and straddle_end: for each
  * boundary k (position kW, k = 0 .. runs), the open bucket around it, or kW
  * twice (the last one, past the keys, the count). */
@@ -158,7 +154,7 @@ static window_cursor window_cursor_at(const uint64_t *keys, uint64_t count, uint
             taken[0] = merge_split(keys, s, b1 - s, b1, e - b1, d);
             taken[1] = d - taken[0];
         } else {
-            three_piece_split(keys, s, b1, b1 + window, e, d, taken);
+            bitonic_reference_three_piece_split(keys, s, b1, b1 + window, e, d, taken);
         }
     }
     for (int i = 0; i < 5; ++i) {

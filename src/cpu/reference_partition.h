@@ -37,7 +37,7 @@
  *    with B, merged with run r's piece. Where each piece starts is a cursor
  *    the split pass finds for each chunk's first position q: in the bucket
  *    around rW where q < e_r, in the one around (r + 1)W where q > s_{r+1},
- *    by one merge-path search in two pieces or three_piece_split in three,
+ *    by one merge-path search in two pieces or bitonic_reference_three_piece_split in three,
  *    and nowhere else (the keys between lie in place).
  *    An open bucket longer than 2W is noted at none of its boundaries, so
  *    step 4 leaves its pieces in the runs where they are; every other key it
@@ -88,6 +88,13 @@ uint64_t bitonic_reference_partition_splitters(const uint64_t *keys, uint64_t co
  * be NULL. */
 bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys, uint64_t chunk_keys,
                                            const uint64_t *splitters, uint64_t m, bitonic_partition_report *report);
+
+/* The first `diagonal` outputs of the stable merge of three sorted pieces
+ * keys[s .. b1 - 1], keys[b1 .. b2 - 1] and keys[b2 .. e - 1] (ties in that
+ * order): how many of each, into taken. The window split's selection, as the
+ * GPU's split pass runs it (merge_pass.comp, window_split_three). */
+void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
+                                         uint64_t diagonal, uint64_t taken[3]);
 
 /* Steps 1-5 on keys in place. Returns false when memory runs
  * out or the plan is not one the steps can run. report may be NULL. */
