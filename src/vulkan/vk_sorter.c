@@ -104,10 +104,6 @@ enum {
 #define MERGE_SAMPLES_WRITE 1u
 #define MERGE_SAMPLES_SEARCH 2u
 #define MERGE_SAMPLES_GUIDED 4u
-/* Threads of the window split pass's workgroups, a chunk each, at most: each
- * tests a position a round of their searches (merge_pass.comp,
- * window_split_three). */
-#define WINDOW_SPLIT_THREADS 32u
 /* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
 #define RUN_SAMPLE_LOG 5u
 #define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
@@ -621,11 +617,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->window_split_pipeline[steps != 0] != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        /* Three pieces: a workgroup a chunk, whose threads search together
-         * (merge_pass.comp, window_split_three); else a thread a chunk. */
-        merge_constants[0] = steps == 0 || tuning->merge_split_workgroup_size < WINDOW_SPLIT_THREADS
-                                 ? tuning->merge_split_workgroup_size
-                                 : WINDOW_SPLIT_THREADS;
+        /* A thread a chunk, as the merges' split passes. */
+        merge_constants[0] = tuning->merge_split_workgroup_size;
         merge_constants[5] = VK_TRUE;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 7,
@@ -2153,13 +2146,11 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t split_x = 0, split_y = 0;
     if (!plan_grids(sorter, plan, group_x, group_y, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
-    /* The window merge's grid, and its split pass's: a workgroup a chunk (a
-     * thread a chunk where buckets span two runs at most). */
+    /* The window merge's grid, and its split pass's: a thread a chunk. */
     uint32_t window_chunks = plan->window_chunks;
     uint32_t window_x, window_y, window_split_x, window_split_y;
     uint32_t split_threads = tuning->merge_split_workgroup_size;
-    uint32_t split_groups_wanted =
-        plan->window_three_pieces ? window_chunks : (window_chunks + split_threads - 1u) / split_threads;
+    uint32_t split_groups_wanted = (window_chunks + split_threads - 1u) / split_threads;
     if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
         !split_groups(sorter, split_groups_wanted, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
