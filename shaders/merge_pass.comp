@@ -751,6 +751,24 @@ void main()
     }
 }
 #else
+#ifdef BUCKET_WINDOWS
+// The window merge's five pieces in slot order, their starts then their
+// counts, written by thread 0: each load reads its piece's words where it
+// needs them. Held in registers across the loads, the pieces of runs r - 2
+// and r + 2 took the u32 kernel from 31 registers (the build without them)
+// to 35, 48 warps a multiprocessor on the H100 where 64 fit (log entry 66).
+shared uint window_piece_words[10];
+
+uint piece_start(uint p)
+{
+    return window_piece_words[p];
+}
+
+uint piece_count(uint p)
+{
+    return window_piece_words[5u + p];
+}
+#endif
 #ifdef VECTOR_IO
 #if !defined(KEY64) && !defined(WITH_VALUES)
 // 32-bit keys alone: each slice in a loop of its own, the aligned 16-byte
@@ -776,22 +794,22 @@ void load_slice_vector(index_t start, uint count, uint slot_base)
     }
 }
 
-// A's slice, then Z's (the window merge's second piece of A), then B's.
-void load_slices_vector(index_t a_start, uint a_count, index_t z_start, uint z_count, index_t b_start, uint b_count)
+// A's slice, then B's.
+void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
 {
     load_slice_vector(a_start, a_count, 0u);
-    load_slice_vector(z_start, z_count, a_count);
-    load_slice_vector(b_start, b_count, a_count + z_count);
+    load_slice_vector(b_start, b_count, a_count);
 }
 
 #ifdef BUCKET_WINDOWS
 // The window merge's five pieces, one after another in the slots.
-void load_pieces_vector(uint starts[5], uint counts[5])
+void load_pieces_vector()
 {
     uint slot = 0u;
     [[unroll]] for (uint p = 0u; p < 5u; ++p) {
-        load_slice_vector(starts[p], counts[p], slot);
-        slot += counts[p];
+        uint count = piece_count(p);
+        load_slice_vector(piece_start(p), count, slot);
+        slot += count;
     }
 }
 #endif
@@ -877,32 +895,27 @@ void load_two_slices_vector(index_t a_start, uint a_count, index_t b_start, uint
 #endif
 }
 
-// A's slice, then Z's (the window merge's second piece of A), then B's: in one
-// round of loads where there is no Z (every merge but the window merge).
-void load_slices_vector(index_t a_start, uint a_count, index_t z_start, uint z_count, index_t b_start, uint b_count)
+// A's slice, then B's, in one round of loads.
+void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count)
 {
-    if (z_count == 0u) {
-        load_two_slices_vector(a_start, a_count, b_start, b_count, 0u, a_count);
-    } else {
-        load_two_slices_vector(a_start, a_count, z_start, z_count, 0u, a_count);
-        load_two_slices_vector(b_start, b_count, b_start, 0u, a_count + z_count, a_count + z_count);
-    }
+    load_two_slices_vector(a_start, a_count, b_start, b_count, 0u, a_count);
 }
 
 #ifdef BUCKET_WINDOWS
 // The window merge's five pieces, one after another in the slots, two in each
 // round of loads: most chunks have run r's piece and one or two others.
-void load_pieces_vector(uint starts[5], uint counts[5])
+void load_pieces_vector()
 {
-    uint first_two = counts[0] + counts[1], next_two = counts[2] + counts[3];
-    if (counts[1] == 0u && next_two == 0u) {
-        load_two_slices_vector(starts[0], counts[0], starts[4], counts[4], 0u, counts[0]);
+    uint first_two = piece_count(0u) + piece_count(1u), next_two = piece_count(2u) + piece_count(3u);
+    if (piece_count(1u) == 0u && next_two == 0u) {
+        load_two_slices_vector(piece_start(0u), piece_count(0u), piece_start(4u), piece_count(4u), 0u, piece_count(0u));
         return;
     }
-    load_two_slices_vector(starts[0], counts[0], starts[1], counts[1], 0u, counts[0]);
+    load_two_slices_vector(piece_start(0u), piece_count(0u), piece_start(1u), piece_count(1u), 0u, piece_count(0u));
     if (next_two != 0u)
-        load_two_slices_vector(starts[2], counts[2], starts[3], counts[3], first_two, first_two + counts[2]);
-    load_two_slices_vector(starts[4], counts[4], starts[4], 0u, first_two + next_two, first_two + next_two);
+        load_two_slices_vector(piece_start(2u), piece_count(2u), piece_start(3u), piece_count(3u), first_two,
+                               first_two + piece_count(2u));
+    load_two_slices_vector(piece_start(4u), piece_count(4u), 0u, 0u, first_two + next_two, first_two + next_two);
 }
 #endif
 #endif
@@ -1087,8 +1100,6 @@ void main()
     index_t a_start = runs.base + a_first;
     index_t b_start = runs.base + runs.a_count + (first - a_first);
     uint b_count = slot_count - a_count;
-    index_t z_start = index_t(0u);                // A's second piece (the window merge's Z)
-    uint z_count = 0u;
     index_t out_base = runs.base + first;         // the chunk's first output
 #ifdef BUCKET_WINDOWS
     // The window merge's pieces in slot order (window_pieces), and the keys of
@@ -1133,9 +1144,15 @@ void main()
         first_part = piece_counts[0] + piece_counts[1];
         a_start = piece_starts[0];
         a_count = first_part + piece_counts[2] + piece_counts[3];  // A: both parts
-        z_count = 0u;
         b_start = piece_starts[4];
         b_count = piece_counts[4];
+        if (thread == 0u) {
+            [[unroll]] for (uint p = 0u; p < 5u; ++p) {
+                window_piece_words[p] = piece_starts[p];
+                window_piece_words[5u + p] = piece_counts[p];
+            }
+        }
+        barrier();  // the pieces' words are in place (window_merge is uniform)
         slot_count = a_count + b_count;  // q1 - q0
         out_base = q0;
     }
@@ -1145,26 +1162,25 @@ void main()
     if (params.vector_io != 0u) {
 #ifdef BUCKET_WINDOWS
         if (window_merge)
-            load_pieces_vector(piece_starts, piece_counts);
+            load_pieces_vector();
         else
 #endif
-            load_slices_vector(a_start, a_count, z_start, z_count, b_start, b_count);
+            load_slices_vector(a_start, a_count, b_start, b_count);
     } else
 #endif
     {
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint i = r * threads + thread;
             if (i < slot_count) {
-                index_t index = i < a_count             ? a_start + i
-                                : i < a_count + z_count ? z_start + (i - a_count)
-                                                        : b_start + (i - a_count - z_count);
+                index_t index = i < a_count ? a_start + i : b_start + (i - a_count);
 #ifdef BUCKET_WINDOWS
                 if (window_merge) {
                     uint piece_first = 0u;
                     [[unroll]] for (uint p = 0u; p < 5u; ++p) {
-                        if (i >= piece_first && i < piece_first + piece_counts[p])
-                            index = piece_starts[p] + (i - piece_first);
-                        piece_first += piece_counts[p];
+                        uint count = piece_count(p);
+                        if (i >= piece_first && i < piece_first + count)
+                            index = piece_start(p) + (i - piece_first);
+                        piece_first += count;
                     }
                 }
 #endif
@@ -1176,7 +1192,7 @@ void main()
         }
     }
     // This thread's outputs: diagonal thread * REGISTERS of the two slices
-    // (A, with Z after it where there is one, in slots 0 .., B right after).
+    // (A in slots 0 .., B right after).
     // Where the window merge's A has two parts, they are merged first, by the
     // same code (uniform: a merge round more for the whole workgroup), so
     // that the merge is not written out twice.
@@ -1186,7 +1202,7 @@ void main()
 #endif
     for (uint merge = 0u; merge < merges; ++merge) {
         bool parts = merge + 1u < merges;
-        uint first_count = parts ? first_part : a_count + z_count;
+        uint first_count = parts ? first_part : a_count;
         uint merged = parts ? a_count : slot_count;
         barrier();  // the slices are in place (and, after A's parts, every thread is done reading them)
         slot_merge_to_registers(0u, first_count, first_count, merged - first_count, min(thread * REGISTERS, merged));
