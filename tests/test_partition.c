@@ -38,12 +38,54 @@ static bool sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_par
     return ok;
 }
 
-/* The three-piece split against a stable three-way merge taken one key at a
- * time: for pieces of 1 to 40 keys drawn from 3, 10 or 2^32 values (ties
- * within and across pieces), every diagonal. Returns the cases that differ. */
+/* Keys of three sorted pieces, first[i] .. end[i] - 1 in keys[], split at
+ * every diagonal, against a stable three-way merge taken a key at a time.
+ * Returns the counts that differ. */
+static uint64_t split_mismatches(const uint64_t *keys, const uint64_t first[3], const uint64_t end[3])
+{
+    uint64_t failures = 0, at[3] = {first[0], first[1], first[2]};
+    for (uint64_t diagonal = 0; diagonal <= end[2] - first[0]; ++diagonal) {
+        uint64_t taken[3];
+        bitonic_reference_three_piece_split(keys, first[0], first[1], first[2], end[2], diagonal, taken);
+        for (int piece = 0; piece < 3; ++piece)
+            failures += taken[piece] != at[piece] - first[piece];
+        /* The merge's next key: the least head, ties to the earlier piece. */
+        int next = -1;
+        for (int piece = 0; piece < 3; ++piece)
+            if (at[piece] < end[piece] && (next < 0 || keys[at[piece]] < keys[at[next]]))
+                next = piece;
+        if (next >= 0)
+            ++at[next];
+    }
+    return failures;
+}
+
+/* The three-piece split: every three pieces of 1 to 3 keys below 3 (each
+ * bound of the selection tight somewhere), then pieces of 1 to 40 keys drawn
+ * from 3, 10 or 2^32 values. Returns the counts that differ. */
 static uint64_t three_piece_split_failures(uint64_t *seed)
 {
     uint64_t failures = 0, keys[120];
+    for (uint64_t lengths = 0; lengths < 27; ++lengths) {
+        uint64_t first[3], end[3], n = 0;
+        for (uint64_t piece = 0, rest = lengths; piece < 3; ++piece, rest /= 3) {
+            first[piece] = n;
+            n += 1u + rest % 3u;
+            end[piece] = n;
+        }
+        uint64_t inputs = 1;
+        for (uint64_t i = 0; i < n; ++i)
+            inputs *= 3u;
+        for (uint64_t digits = 0; digits < inputs; ++digits) {
+            bool sorted = true;
+            for (uint64_t i = 0, rest = digits; i < n; ++i, rest /= 3u) {
+                keys[i] = rest % 3u;
+                sorted = sorted && (i == first[0] || i == first[1] || i == first[2] || keys[i - 1u] <= keys[i]);
+            }
+            if (sorted)
+                failures += split_mismatches(keys, first, end);
+        }
+    }
     for (int trial = 0; trial < 3000; ++trial) {
         uint64_t values = trial % 3 == 0 ? 3u : trial % 3 == 1 ? 10u : (uint64_t)1 << 32;
         uint64_t first[3], end[3], n = 0;
@@ -56,20 +98,7 @@ static uint64_t three_piece_split_failures(uint64_t *seed)
             n += count;
             end[piece] = n;
         }
-        uint64_t at[3] = {first[0], first[1], first[2]};
-        for (uint64_t diagonal = 0; diagonal <= n; ++diagonal) {
-            uint64_t taken[3];
-            bitonic_reference_three_piece_split(keys, first[0], first[1], first[2], n, diagonal, taken);
-            for (int piece = 0; piece < 3; ++piece)
-                failures += taken[piece] != at[piece] - first[piece];
-            /* The merge's next key: the least head, ties to the earlier piece. */
-            int next = -1;
-            for (int piece = 0; piece < 3; ++piece)
-                if (at[piece] < end[piece] && (next < 0 || keys[at[piece]] < keys[at[next]]))
-                    next = piece;
-            if (next >= 0)
-                ++at[next];
-        }
+        failures += split_mismatches(keys, first, end);
     }
     return failures;
 }
