@@ -550,39 +550,82 @@ uint value_or_zero(uint i)
 #endif
 }
 
+// Whether key x of piece i goes before key y of piece j in the merge of a
+// bucket's pieces (ties in piece order).
+bool goes_before(key_t x, uint x_value, uint i, key_t y, uint y_value, uint j)
+{
+    return i < j ? !KEY_BEFORE(y, y_value, x, x_value) : KEY_BEFORE(x, x_value, y, y_value);
+}
+
 // The first `diagonal` outputs of the merge of three sorted pieces P = [s,
 // b1), Q = [b1, b2) and R = [b2, e) of one bucket (a run whole in the
 // middle), ties in that order: how many of each. A selection that discards,
-// in one thread: with `rest` outputs still to place and `open` pieces not
-// used up, each step reads the key step = ceil(rest / open) into each open
-// piece and takes those keys of the piece whose key goes first. At most step
-// - 1 keys of each other piece go before that key, so every key taken is
-// among the rest; the rest shrinks by a third a step (about log_1.5 of the
-// diagonal steps), and a step's three reads are in flight together. The
-// workgroup's search of Q (33 keys a round, each ranked by two searches of
-// the others) took 0.039 ms at 2^24 keys on the H100 where buckets of half a
-// window took 0.020, and 0.129 at 2^26 against 0.036 (log entry 65).
-// (src/cpu/reference_partition.c, bitonic_reference_three_piece_split.)
+// in one thread: with `rest` outputs still to place among `open` pieces not
+// used up, each step reads THREE_PIECE_PROBES keys of each open piece, h, 2h
+// and 3h into it (h = ceil(rest / (2 open)); its last key where it is
+// shorter), all in flight together. For each key x read, the keys before it
+// are at most its offset less one in its own piece, and in each other piece
+// the offset of the first key read there that goes after x, less one (the
+// whole piece where its last key was read; where neither, no bound). Where
+// its offset and the bounds add up to at most rest, x and the keys before it
+// in its piece are among the rest: each piece gives up to its last such key,
+// and the least key read always qualifies. About 9.5 steps for random pieces
+// of 2^14 to 2^15 keys. The workgroup's search of Q (33 keys a round, each
+// ranked by two searches of the others) took the pass to 0.039 ms at 2^24
+// keys on the H100 where buckets of half a window took 0.020, and 0.129 at
+// 2^26 against 0.036; this selection with one read a piece a step (about 22
+// steps) to 0.033 and 0.060, but 0.015 at 2^22 against 0.012 (log entries 65,
+// 66). (src/cpu/reference_partition.c, bitonic_reference_three_piece_split.)
+const uint THREE_PIECE_PROBES = 3u;
 uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
 {
     uvec3 at = uvec3(s, b1, b2);
     const uvec3 end = uvec3(b1, b2, e);
     uint rest = diagonal;
     while (rest > 0u) {
-        bvec3 open = lessThan(at, end);
-        uint opens = (open.x ? 1u : 0u) + (open.y ? 1u : 0u) + (open.z ? 1u : 0u);
-        uint step = (rest + opens - 1u) / opens;
-        uvec3 count = min(uvec3(step), end - at);
-        // A used-up piece reads its last key (every piece has one), unused.
-        uvec3 probe = at + max(count, uvec3(1u)) - 1u;
-        key_t p_key = load_key(read_key(probe.x)), q_key = load_key(read_key(probe.y)),
-              r_key = load_key(read_key(probe.z));
-        uint p_value = value_or_zero(probe.x), q_value = value_or_zero(probe.y), r_value = value_or_zero(probe.z);
-        bool take_p = open.x && (!open.y || !KEY_BEFORE(q_key, q_value, p_key, p_value)) &&
-                      (!open.z || !KEY_BEFORE(r_key, r_value, p_key, p_value));
-        bool take_q = !take_p && open.y && (!open.z || !KEY_BEFORE(r_key, r_value, q_key, q_value));
-        uint taken = take_p ? count.x : take_q ? count.y : count.z;
-        at += uvec3(take_p ? taken : 0u, take_q ? taken : 0u, take_p || take_q ? 0u : taken);
+        uvec3 left = end - at;
+        uint opens = (left.x > 0u ? 1u : 0u) + (left.y > 0u ? 1u : 0u) + (left.z > 0u ? 1u : 0u);
+        uint h = (rest + 2u * opens - 1u) / (2u * opens);
+        uint offset[3 * THREE_PIECE_PROBES];
+        key_t key[3 * THREE_PIECE_PROBES];
+        uint value[3 * THREE_PIECE_PROBES];
+        [[unroll]] for (uint i = 0u; i < 3u; ++i) {
+            [[unroll]] for (uint j = 0u; j < THREE_PIECE_PROBES; ++j) {
+                uint p = i * THREE_PIECE_PROBES + j;
+                offset[p] = min((j + 1u) * h, left[i]);
+                // A used-up piece reads its last key (every piece has one), unused.
+                uint index = at[i] + max(offset[p], 1u) - 1u;
+                key[p] = load_key(read_key(index));
+                value[p] = value_or_zero(index);
+            }
+        }
+        uvec3 take = uvec3(0u);
+        [[unroll]] for (uint x = 0u; x < 3u; ++x) {
+            [[unroll]] for (uint j = 0u; j < THREE_PIECE_PROBES; ++j) {
+                uint p = x * THREE_PIECE_PROBES + j;
+                uint keys_to = offset[p];
+                bool bounded = left[x] > 0u;
+                [[unroll]] for (uint y = 0u; y < 3u; ++y) {
+                    if (y == x || left[y] == 0u)
+                        continue;
+                    // The first key read in y that goes after x (the reads are in order).
+                    uint after = offset[y * THREE_PIECE_PROBES + THREE_PIECE_PROBES - 1u] == left[y] ? left[y] + 1u : ~0u;
+                    [[unroll]] for (uint a = THREE_PIECE_PROBES; a > 0u; --a) {
+                        uint q = y * THREE_PIECE_PROBES + a - 1u;
+                        if (goes_before(key[p], value[p], x, key[q], value[q], y))
+                            after = offset[q];
+                    }
+                    bounded = bounded && after != ~0u;
+                    keys_to += after - 1u;
+                }
+                if (bounded && keys_to <= rest)
+                    take[x] = max(take[x], offset[p]);
+            }
+        }
+        uint taken = take.x + take.y + take.z;
+        if (taken == 0u || taken > rest)
+            break;  // never (the least key read qualifies): no endless loop on the GPU if it did
+        at += take;
         rest -= taken;
     }
     return at - uvec3(s, b1, b2);
@@ -751,24 +794,6 @@ void main()
     }
 }
 #else
-#ifdef BUCKET_WINDOWS
-// The window merge's five pieces in slot order, their starts then their
-// counts, written by thread 0: each load reads its piece's words where it
-// needs them. Held in registers across the loads, the pieces of runs r - 2
-// and r + 2 took the u32 kernel from 31 registers (the build without them)
-// to 35, 48 warps a multiprocessor on the H100 where 64 fit (log entry 66).
-shared uint window_piece_words[10];
-
-uint piece_start(uint p)
-{
-    return window_piece_words[p];
-}
-
-uint piece_count(uint p)
-{
-    return window_piece_words[5u + p];
-}
-#endif
 #ifdef VECTOR_IO
 #if !defined(KEY64) && !defined(WITH_VALUES)
 // 32-bit keys alone: each slice in a loop of its own, the aligned 16-byte
@@ -803,13 +828,12 @@ void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_c
 
 #ifdef BUCKET_WINDOWS
 // The window merge's five pieces, one after another in the slots.
-void load_pieces_vector()
+void load_pieces_vector(uint starts[5], uint counts[5])
 {
     uint slot = 0u;
     [[unroll]] for (uint p = 0u; p < 5u; ++p) {
-        uint count = piece_count(p);
-        load_slice_vector(piece_start(p), count, slot);
-        slot += count;
+        load_slice_vector(starts[p], counts[p], slot);
+        slot += counts[p];
     }
 }
 #endif
@@ -904,18 +928,17 @@ void load_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_c
 #ifdef BUCKET_WINDOWS
 // The window merge's five pieces, one after another in the slots, two in each
 // round of loads: most chunks have run r's piece and one or two others.
-void load_pieces_vector()
+void load_pieces_vector(uint starts[5], uint counts[5])
 {
-    uint first_two = piece_count(0u) + piece_count(1u), next_two = piece_count(2u) + piece_count(3u);
-    if (piece_count(1u) == 0u && next_two == 0u) {
-        load_two_slices_vector(piece_start(0u), piece_count(0u), piece_start(4u), piece_count(4u), 0u, piece_count(0u));
+    uint first_two = counts[0] + counts[1], next_two = counts[2] + counts[3];
+    if (counts[1] == 0u && next_two == 0u) {
+        load_two_slices_vector(starts[0], counts[0], starts[4], counts[4], 0u, counts[0]);
         return;
     }
-    load_two_slices_vector(piece_start(0u), piece_count(0u), piece_start(1u), piece_count(1u), 0u, piece_count(0u));
+    load_two_slices_vector(starts[0], counts[0], starts[1], counts[1], 0u, counts[0]);
     if (next_two != 0u)
-        load_two_slices_vector(piece_start(2u), piece_count(2u), piece_start(3u), piece_count(3u), first_two,
-                               first_two + piece_count(2u));
-    load_two_slices_vector(piece_start(4u), piece_count(4u), 0u, 0u, first_two + next_two, first_two + next_two);
+        load_two_slices_vector(starts[2], counts[2], starts[3], counts[3], first_two, first_two + counts[2]);
+    load_two_slices_vector(starts[4], counts[4], starts[4], 0u, first_two + next_two, first_two + next_two);
 }
 #endif
 #endif
@@ -1146,13 +1169,6 @@ void main()
         a_count = first_part + piece_counts[2] + piece_counts[3];  // A: both parts
         b_start = piece_starts[4];
         b_count = piece_counts[4];
-        if (thread == 0u) {
-            [[unroll]] for (uint p = 0u; p < 5u; ++p) {
-                window_piece_words[p] = piece_starts[p];
-                window_piece_words[5u + p] = piece_counts[p];
-            }
-        }
-        barrier();  // the pieces' words are in place (window_merge is uniform)
         slot_count = a_count + b_count;  // q1 - q0
         out_base = q0;
     }
@@ -1162,7 +1178,7 @@ void main()
     if (params.vector_io != 0u) {
 #ifdef BUCKET_WINDOWS
         if (window_merge)
-            load_pieces_vector();
+            load_pieces_vector(piece_starts, piece_counts);
         else
 #endif
             load_slices_vector(a_start, a_count, b_start, b_count);
@@ -1177,10 +1193,9 @@ void main()
                 if (window_merge) {
                     uint piece_first = 0u;
                     [[unroll]] for (uint p = 0u; p < 5u; ++p) {
-                        uint count = piece_count(p);
-                        if (i >= piece_first && i < piece_first + count)
-                            index = piece_start(p) + (i - piece_first);
-                        piece_first += count;
+                        if (i >= piece_first && i < piece_first + piece_counts[p])
+                            index = piece_starts[p] + (i - piece_first);
+                        piece_first += piece_counts[p];
                     }
                 }
 #endif
