@@ -695,8 +695,15 @@ void main()
         // A thread a chunk, as the merges' split passes take them (no
         // barrier: an idle thread may leave). Two pieces' searches guided
         // where the host says (SAMPLES_GUIDED: the plan's merges' split
-        // passes guide theirs).
-        uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        // passes guide theirs). With THREE_PIECES the chunks are dealt out
+        // across the workgroups (thread t of workgroup w takes chunk t x
+        // workgroups + w), and the workgroups are small (vk_sorter.c): a
+        // bucket's chunks, which its long selections take, lie next to each
+        // other, and in one subgroup and one multiprocessor they queued on
+        // its loads (log entry 66).
+        uint workgroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+        uint chunk = THREE_PIECES ? gl_LocalInvocationID.x * workgroups + workgroup
+                                  : workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         if (chunk >= params.group_count)
             return;
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
