@@ -550,95 +550,135 @@ uint value_or_zero(uint i)
 #endif
 }
 
-// Whether key x of piece i goes before key y of piece j in the merge of a
-// bucket's pieces (ties in piece order).
-bool goes_before(key_t x, uint x_value, uint i, key_t y, uint y_value, uint j)
+// The first index in [low, high) of sorted keys whose key does not go before
+// (key, value), or with or_equal whose key goes after it (a run whose equal
+// keys go first): three probes a round, cutting the range in four, their
+// loads in flight together (half the rounds of a binary search, each a trip
+// to memory).
+uint first_not_before(uint low, uint high, key_t key, uint value, bool or_equal)
 {
-    return i < j ? !KEY_BEFORE(y, y_value, x, x_value) : KEY_BEFORE(x, x_value, y, y_value);
+    while (low < high) {
+        uint found = 0u;
+        [[unroll]] for (uint probe = 0u; probe < 3u; ++probe) {
+            uint m = sample_position(low, high, 3u, probe);
+            key_t here = load_key(read_key(m));
+            uint here_value = value_or_zero(m);
+            bool before = or_equal ? !KEY_BEFORE(key, value, here, here_value) : KEY_BEFORE(here, here_value, key, value);
+            found += before ? 1u : 0u;
+        }
+        uint new_high = found == 3u ? high : sample_position(low, high, 3u, found);
+        if (found > 0u)
+            low = sample_position(low, high, 3u, found - 1u) + 1u;
+        high = new_high;
+    }
+    return low;
+}
+
+// The window split pass takes a workgroup a chunk. In a bucket of three
+// pieces its threads search together: each tests one position a round, and
+// the count of those found true narrows the range, a (threads + 1)-ary
+// search. One thread a chunk, a binary search in three pieces made the pass 6
+// times longer at 2^21 keys on the H100 (0.036 ms against 0.006; log entry
+// 65): every step of the middle piece's search waits on two searches of the
+// others. Two pieces take one thread's search all the same: the workgroup's
+// k-ary searches made the pass twice as long at 2^24 keys (0.040 ms against
+// 0.020), reading 32 scattered keys a round where one thread reads one. window_votes
+// holds the counts, three rounds deep (a round adds to its own while the
+// one two rounds ahead is cleared, so one barrier a round keeps them apart);
+// window_lane_words the probes' counts in the other two pieces.
+shared uint window_votes[3];
+shared uint window_lane_words[2u * gl_WorkGroupSize.x];
+uint window_round = 0u;
+
+// How many threads vote true. Every thread calls it (a barrier).
+uint votes_for(bool vote)
+{
+    uint slot = window_round % 3u;
+    if (vote)
+        atomicAdd(window_votes[slot], 1u);
+    barrier();
+    uint count = window_votes[slot];
+    if (gl_LocalInvocationID.x == 0u)
+        window_votes[(window_round + 2u) % 3u] = 0u;  // read a round ago, added to a round ahead
+    ++window_round;
+    return count;
+}
+
+// The merge-path split of `diagonal` between sorted A = [a, a + a_count) and
+// B = [b, b + b_count), ties to A: how many keys of A the first diagonal
+// outputs hold. Uniform: every thread keeps the same range.
+uint window_split_two(uint a, uint a_count, uint b, uint b_count, uint diagonal)
+{
+    uint lanes = gl_WorkGroupSize.x;
+    uint low = diagonal > b_count ? diagonal - b_count : 0u, high = min(diagonal, a_count);
+    while (low < high) {
+        uint m = sample_position(low, high, lanes, gl_LocalInvocationID.x);
+        uint found = votes_for(a_first_at(a + m, b + diagonal - 1u - m));
+        // The split lies after the last position found true and at or
+        // before the first found false (the positions are in order, and so
+        // are their answers).
+        uint new_high = found == lanes ? high : sample_position(low, high, lanes, found);
+        if (found > 0u)
+            low = sample_position(low, high, lanes, found - 1u) + 1u;
+        high = new_high;
+    }
+    return low;
 }
 
 // The first `diagonal` outputs of the merge of three sorted pieces P = [s,
 // b1), Q = [b1, b2) and R = [b2, e) of one bucket (a run whole in the
-// middle), ties in that order: how many of each. A selection that discards,
-// in one thread: with `rest` outputs still to place among `open` pieces not
-// used up, each step reads THREE_PIECE_PROBES keys of each open piece, h, 2h
-// and 3h into it (h = ceil(rest / (2 open)); its last key where it is
-// shorter), all in flight together. For each key x read, the keys before it
-// are at most its offset less one in its own piece, and in each other piece
-// the offset of the first key read there that goes after x, less one (the
-// whole piece where its last key was read; where neither, no bound). Where
-// its offset and the bounds add up to at most rest, x and the keys before it
-// in its piece are among the rest: each piece gives up to its last such key,
-// and the least key read always qualifies. About 9.5 steps for random pieces
-// of 2^14 to 2^15 keys. The workgroup's search of Q (33 keys a round, each
-// ranked by two searches of the others) took the pass to 0.039 ms at 2^24
-// keys on the H100 where buckets of half a window took 0.020, and 0.129 at
-// 2^26 against 0.036; this selection with one read a piece a step (about 22
-// steps) to 0.033 and 0.060, but 0.015 at 2^22 against 0.012 (log entries 65,
-// 66). (src/cpu/reference_partition.c, bitonic_reference_three_piece_split.)
-const uint THREE_PIECE_PROBES = 3u;
+// middle), ties in that order: how many of each. Q's key i goes out at rank i
+// + (keys of P not after it) + (keys of R before it), which grows with i, so
+// Q's count is the first i whose rank reaches the diagonal: each thread
+// ranks one of Q's keys a round by two searches, in ranges that the rounds
+// before narrow (the counts grow with i). The rest of the diagonal is P's
+// and R's merge-path split. (src/cpu/reference_partition.c, three_piece_split.)
 uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
 {
-    uvec3 at = uvec3(s, b1, b2);
-    const uvec3 end = uvec3(b1, b2, e);
-    uint rest = diagonal;
-    while (rest > 0u) {
-        uvec3 left = end - at;
-        uint opens = (left.x > 0u ? 1u : 0u) + (left.y > 0u ? 1u : 0u) + (left.z > 0u ? 1u : 0u);
-        uint h = (rest + 2u * opens - 1u) / (2u * opens);
-        uint offset[3 * THREE_PIECE_PROBES];
-        key_t key[3 * THREE_PIECE_PROBES];
-        uint value[3 * THREE_PIECE_PROBES];
-        [[unroll]] for (uint i = 0u; i < 3u; ++i) {
-            [[unroll]] for (uint j = 0u; j < THREE_PIECE_PROBES; ++j) {
-                uint p = i * THREE_PIECE_PROBES + j;
-                offset[p] = min((j + 1u) * h, left[i]);
-                // A used-up piece reads its last key (every piece has one), unused.
-                uint index = at[i] + max(offset[p], 1u) - 1u;
-                key[p] = load_key(read_key(index));
-                value[p] = value_or_zero(index);
+    uint lanes = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
+    uint others = (b1 - s) + (e - b2);
+    uint low = diagonal > others ? diagonal - others : 0u, high = min(diagonal, b2 - b1);
+    uint p_low = s, p_high = b1, z_low = b2, z_high = e;
+    while (low < high) {
+        uint m = sample_position(low, high, lanes, t);
+        key_t key = load_key(read_key(b1 + m));
+        uint value = value_or_zero(b1 + m);
+        uint p = first_not_before(p_low, p_high, key, value, true);
+        uint z = first_not_before(z_low, z_high, key, value, false);
+        window_lane_words[2u * t] = p;
+        window_lane_words[2u * t + 1u] = z;
+        uint found = votes_for(m + (p - s) + (z - b2) < diagonal);  // its barrier puts the words above first
+        if (found < lanes) {
+            uint new_high = sample_position(low, high, lanes, found);
+            p_high = window_lane_words[2u * found];
+            z_high = window_lane_words[2u * found + 1u];
+            if (found > 0u) {
+                low = sample_position(low, high, lanes, found - 1u) + 1u;
+                p_low = window_lane_words[2u * found - 2u];
+                z_low = window_lane_words[2u * found - 1u];
             }
+            high = new_high;
+        } else {
+            low = sample_position(low, high, lanes, found - 1u) + 1u;
+            p_low = window_lane_words[2u * found - 2u];
+            z_low = window_lane_words[2u * found - 1u];
         }
-        uvec3 take = uvec3(0u);
-        [[unroll]] for (uint x = 0u; x < 3u; ++x) {
-            [[unroll]] for (uint j = 0u; j < THREE_PIECE_PROBES; ++j) {
-                uint p = x * THREE_PIECE_PROBES + j;
-                uint keys_to = offset[p];
-                bool bounded = left[x] > 0u;
-                [[unroll]] for (uint y = 0u; y < 3u; ++y) {
-                    if (y == x || left[y] == 0u)
-                        continue;
-                    // The first key read in y that goes after x (the reads are in order).
-                    uint after = offset[y * THREE_PIECE_PROBES + THREE_PIECE_PROBES - 1u] == left[y] ? left[y] + 1u : ~0u;
-                    [[unroll]] for (uint a = THREE_PIECE_PROBES; a > 0u; --a) {
-                        uint q = y * THREE_PIECE_PROBES + a - 1u;
-                        if (goes_before(key[p], value[p], x, key[q], value[q], y))
-                            after = offset[q];
-                    }
-                    bounded = bounded && after != ~0u;
-                    keys_to += after - 1u;
-                }
-                if (bounded && keys_to <= rest)
-                    take[x] = max(take[x], offset[p]);
-            }
-        }
-        uint taken = take.x + take.y + take.z;
-        if (taken == 0u || taken > rest)
-            break;  // never (the least key read qualifies): no endless loop on the GPU if it did
-        at += take;
-        rest -= taken;
+        barrier();  // every thread has read the words before the next round writes them
     }
-    return at - uvec3(s, b1, b2);
+    uint rest = diagonal - low;
+    uint taken_p = window_split_two(s, b1 - s, b2, e - b2, rest);
+    return uvec3(taken_p, low, rest - taken_p);
 }
 
 // The cursor at output position q of run r (q inside it; q = (r + 1)W, the
 // run's end, as run r's): the first key not yet output of each of runs r - 2
 // .. r + 2. Where q lies in the bucket around rW (q < e_r) or past the start
 // of the one around (r + 1)W (q > s_{r+1}; the same bucket where it spans run
-// r), the bucket's two pieces (a merge-path search) or three
-// (window_split_three) give its runs' cursors, the runs before it are used
-// up and those after it untouched; between the two buckets the keys are in
-// place. One thread's work.
+// r), the bucket's two pieces (one merge-path search by thread 0) or three
+// (window_split_three, by every thread) give its runs' cursors, the runs
+// before it are used up and those after it untouched; between the two
+// buckets the keys are in place. Every thread of the workgroup calls it, for
+// the same q; thread 0's cursor is the answer.
 void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
 {
     bool at_start = q < straddle_word(r, 1u);
@@ -652,13 +692,17 @@ void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
         j1 = int((e - 1u) >> params.phase);
         uint b1 = uint(j0 + 1) << params.phase, d = q - s;
         if (!THREE_PIECES || j1 - j0 == 1) {
-            // Two pieces: a merge-path search as the merges' split passes search.
-            merge_runs runs;
-            runs.base = s;
-            runs.a_count = b1 - s;
-            runs.b_count = e - b1;
-            taken.x = search_split(runs, d, false, guided, false);
-            taken.y = d - taken.x;
+            // Two pieces: one thread, a merge-path search as the merges'
+            // split passes search (the other threads' results are not used;
+            // without THREE_PIECES each thread has a chunk of its own).
+            if (!THREE_PIECES || gl_LocalInvocationID.x == 0u) {
+                merge_runs runs;
+                runs.base = s;
+                runs.a_count = b1 - s;
+                runs.b_count = e - b1;
+                taken.x = search_split(runs, d, false, guided, false);
+                taken.y = d - taken.x;
+            }
         } else {
             taken = window_split_three(s, b1, b1 + (1u << params.phase), e, d);
         }
@@ -691,19 +735,10 @@ void main()
     live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 #ifdef BUCKET_WINDOWS
-    if (WINDOW_MERGE) {
-        // A thread a chunk, as the merges' split passes take them (no
-        // barrier: an idle thread may leave). Two pieces' searches guided
-        // where the host says (SAMPLES_GUIDED: the plan's merges' split
-        // passes guide theirs). With THREE_PIECES the chunks are dealt out
-        // across the workgroups (thread t of workgroup w takes chunk t x
-        // workgroups + w), and the workgroups are small (vk_sorter.c): a
-        // bucket's chunks, which its long selections take, lie next to each
-        // other, and in one subgroup and one multiprocessor they queued on
-        // its loads (log entry 66).
-        uint workgroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-        uint chunk = THREE_PIECES ? gl_LocalInvocationID.x * workgroups + workgroup
-                                  : workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (WINDOW_MERGE && !THREE_PIECES) {
+        // Buckets of up to a window: a thread a chunk, as the merges' split
+        // passes take them (no barrier: an idle thread may leave).
+        uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         if (chunk >= params.group_count)
             return;
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
@@ -711,6 +746,24 @@ void main()
         window_cursor_at(position, position >> params.phase, guided, cursor);
         [[unroll]] for (uint i = 0u; i < 5u; ++i)
             splits[5u * chunk + i] = cursor[i];
+        return;
+    }
+    if (WINDOW_MERGE) {
+        // A workgroup a chunk, its threads searching together.
+        if (workgroup >= params.group_count)
+            return;  // uniform: the whole workgroup, past the chunks
+        if (gl_LocalInvocationID.x < 3u)
+            window_votes[gl_LocalInvocationID.x] = 0u;
+        barrier();
+        // Two pieces' searches guided where the host says (SAMPLES_GUIDED:
+        // the plan's merges' split passes guide theirs).
+        bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
+        uint position = workgroup << CHUNK_LOG, cursor[5];
+        window_cursor_at(position, position >> params.phase, guided, cursor);
+        if (gl_LocalInvocationID.x == 0u) {
+            [[unroll]] for (uint i = 0u; i < 5u; ++i)
+                splits[5u * workgroup + i] = cursor[i];
+        }
         return;
     }
 #endif

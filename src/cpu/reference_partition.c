@@ -94,8 +94,11 @@ static bool goes_before(uint64_t x, int i, uint64_t y, int j)
  * (open - 1) <= rest, so every step takes keys. About 9.5 steps of nine reads,
  * all in flight together, for random pieces of 2^14 to 2^15 keys where one
  * read a piece (offsets ceil(rest / open), the least taken) took 22 (a
- * simulation of 300 diagonals). The GPU's window split pass runs the same
- * steps (merge_pass.comp, window_split_three). */
+ * simulation of 300 diagonals). The split is one answer however it is
+ * found: the GPU's window split pass finds it by the workgroup's search of
+ * the middle piece (merge_pass.comp, window_split_three), which was faster
+ * there up to 2^23 keys; this selection run in one thread was faster from
+ * 2^24 (docs/PERFORMANCE.md, log entry 66). */
 #define THREE_PIECE_PROBES 3
 void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
                                          uint64_t diagonal, uint64_t taken[3])

@@ -91,8 +91,9 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
 
 /* The first `diagonal` outputs of the stable merge of three sorted pieces
  * keys[s .. b1 - 1], keys[b1 .. b2 - 1] and keys[b2 .. e - 1] (ties in that
- * order): how many of each, into taken. The window split's selection, as the
- * GPU's split pass runs it (merge_pass.comp, window_split_three). */
+ * order): how many of each, into taken, by a selection that discards (the
+ * GPU's window split pass finds the same counts by another search,
+ * merge_pass.comp, window_split_three). */
 void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
                                          uint64_t diagonal, uint64_t taken[3]);
 

@@ -104,20 +104,10 @@ enum {
 #define MERGE_SAMPLES_WRITE 1u
 #define MERGE_SAMPLES_SEARCH 2u
 #define MERGE_SAMPLES_GUIDED 4u
-/* Threads of the window split pass's workgroups where buckets may span three
- * runs: their selections are chains of scattered loads tens of steps long,
- * and the chunks of one bucket lie side by side. The pass deals the chunks
- * out across its workgroups (merge_pass.comp), and workgroups this small put
- * them on every multiprocessor: with the merges' 128 threads, sorts of 2^22
- * keys ran the pass on 32 of the H100's 132 (log entry 66). */
-#define WINDOW_SPLIT_THREE_PIECE_THREADS 32u
-
-static uint32_t window_split_threads(const bitonic_tuning *tuning, bool three_pieces)
-{
-    uint32_t threads = tuning->merge_split_workgroup_size;
-    return three_pieces && threads > WINDOW_SPLIT_THREE_PIECE_THREADS ? WINDOW_SPLIT_THREE_PIECE_THREADS : threads;
-}
-
+/* Threads of the window split pass's workgroups, a chunk each, at most: each
+ * tests a position a round of their searches (merge_pass.comp,
+ * window_split_three). */
+#define WINDOW_SPLIT_THREADS 32u
 /* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
 #define RUN_SAMPLE_LOG 5u
 #define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
@@ -631,9 +621,11 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->window_split_pipeline[steps != 0] != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        /* A thread a chunk, as the merges' split passes; small workgroups
-         * where buckets may span three runs (window_split_threads). */
-        merge_constants[0] = window_split_threads(tuning, steps != 0);
+        /* Three pieces: a workgroup a chunk, whose threads search together
+         * (merge_pass.comp, window_split_three); else a thread a chunk. */
+        merge_constants[0] = steps == 0 || tuning->merge_split_workgroup_size < WINDOW_SPLIT_THREADS
+                                 ? tuning->merge_split_workgroup_size
+                                 : WINDOW_SPLIT_THREADS;
         merge_constants[5] = VK_TRUE;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 7,
@@ -2161,11 +2153,13 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t split_x = 0, split_y = 0;
     if (!plan_grids(sorter, plan, group_x, group_y, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
-    /* The window merge's grid, and its split pass's: a thread a chunk. */
+    /* The window merge's grid, and its split pass's: a workgroup a chunk (a
+     * thread a chunk where buckets span two runs at most). */
     uint32_t window_chunks = plan->window_chunks;
     uint32_t window_x, window_y, window_split_x, window_split_y;
-    uint32_t split_threads = window_split_threads(tuning, plan->window_three_pieces);
-    uint32_t split_groups_wanted = (window_chunks + split_threads - 1u) / split_threads;
+    uint32_t split_threads = tuning->merge_split_workgroup_size;
+    uint32_t split_groups_wanted =
+        plan->window_three_pieces ? window_chunks : (window_chunks + split_threads - 1u) / split_threads;
     if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
         !split_groups(sorter, split_groups_wanted, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
