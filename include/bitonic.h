@@ -199,6 +199,12 @@ typedef struct bitonic_context_desc {
      * 1 buckets of a window (which may span three runs) wherever there are
      * windows; more is clamped to 2. For tests and measuring. */
     uint32_t partition_buckets_per_window;
+    /* Sorts of at least this many keys find the window merge's cursors in
+     * buckets that span three runs by a thread each, smaller ones by a
+     * workgroup's search (0 = the tuning's, 2^24 32-bit keys and 2^25 pairs
+     * and 64-bit keys; UINT32_MAX = never). The same cursors either way; for
+     * tests and measuring. */
+    uint32_t partition_split_by_thread_min_keys;
     uint32_t partition_scatter_workgroups;
     uint32_t partition_workgroup_size;
     uint32_t partition_count_workgroups;

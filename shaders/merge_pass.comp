@@ -522,6 +522,10 @@ layout(constant_id = 5) const bool WINDOW_MERGE = false;
 // (false: buckets of half a window on average; the pieces of runs r - 2 and
 // r + 2 are always empty, and the kernels are lighter).
 layout(constant_id = 6) const bool THREE_PIECES = true;
+// params.sample_runs of the window split pass: three pieces' cursors by a
+// thread each (window_split_by_selection), not by the workgroup's search
+// (vk_sorter.c, MERGE_SPLIT_BY_THREAD).
+const uint SPLIT_BY_THREAD = 8u;
 
 uint straddle_word(uint boundary, uint end)
 {
@@ -670,6 +674,47 @@ uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
     return uvec3(taken_p, low, rest - taken_p);
 }
 
+// The first `diagonal` outputs of the merge of three sorted pieces P = [s,
+// b1), Q = [b1, b2) and R = [b2, e) of one bucket (a run whole in the
+// middle), ties in that order: how many of each. A selection that discards,
+// in one thread: with `rest` outputs still to place and `open` pieces not
+// used up, each step reads the key step = ceil(rest / open) into each open
+// piece and takes those keys of the piece whose key goes first. At most step
+// - 1 keys of each other piece go before that key, so every key taken is
+// among the rest; the rest shrinks by a third a step (about log_1.5 of the
+// diagonal steps), and a step's three reads are in flight together. From
+// partition_split_by_thread_min_keys keys (SPLIT_BY_THREAD), where its chain
+// is shorter than window_split_three's rounds of searches once the keys no
+// longer sit in the L2 cache (0.031 ms against 0.037 at 2^24 keys on the
+// H100, 0.059 against 0.126 at 2^26; 0.015 against 0.013 at 2^22, log entry
+// 66). Three reads a piece a step, as the reference does, took fewer steps
+// but 50 registers and was slower at every size. The same counts as
+// src/cpu/reference_partition.c, bitonic_reference_three_piece_split.
+uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal)
+{
+    uvec3 at = uvec3(s, b1, b2);
+    const uvec3 end = uvec3(b1, b2, e);
+    uint rest = diagonal;
+    while (rest > 0u) {
+        bvec3 open = lessThan(at, end);
+        uint opens = (open.x ? 1u : 0u) + (open.y ? 1u : 0u) + (open.z ? 1u : 0u);
+        uint step = (rest + opens - 1u) / opens;
+        uvec3 count = min(uvec3(step), end - at);
+        // A used-up piece reads its last key (every piece has one), unused.
+        uvec3 probe = at + max(count, uvec3(1u)) - 1u;
+        key_t p_key = load_key(read_key(probe.x)), q_key = load_key(read_key(probe.y)),
+              r_key = load_key(read_key(probe.z));
+        uint p_value = value_or_zero(probe.x), q_value = value_or_zero(probe.y), r_value = value_or_zero(probe.z);
+        bool take_p = open.x && (!open.y || !KEY_BEFORE(q_key, q_value, p_key, p_value)) &&
+                      (!open.z || !KEY_BEFORE(r_key, r_value, p_key, p_value));
+        bool take_q = !take_p && open.y && (!open.z || !KEY_BEFORE(r_key, r_value, q_key, q_value));
+        uint taken = take_p ? count.x : take_q ? count.y : count.z;
+        at += uvec3(take_p ? taken : 0u, take_q ? taken : 0u, take_p || take_q ? 0u : taken);
+        rest -= taken;
+    }
+    return at - uvec3(s, b1, b2);
+}
+
 // The cursor at output position q of run r (q inside it; q = (r + 1)W, the
 // run's end, as run r's): the first key not yet output of each of runs r - 2
 // .. r + 2. Where q lies in the bucket around rW (q < e_r) or past the start
@@ -678,8 +723,10 @@ uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
 // (window_split_three, by every thread) give its runs' cursors, the runs
 // before it are used up and those after it untouched; between the two
 // buckets the keys are in place. Every thread of the workgroup calls it, for
-// the same q; thread 0's cursor is the answer.
-void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
+// the same q; thread 0's cursor is the answer. With by_thread (or without
+// THREE_PIECES) each thread calls it for its own q, and three pieces are
+// window_split_by_selection's.
+void window_cursor_at(uint q, uint r, bool guided, bool by_thread, out uint cursor[5])
 {
     bool at_start = q < straddle_word(r, 1u);
     bool at_end = !at_start && q > straddle_word(r + 1u, 0u);
@@ -694,8 +741,9 @@ void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
         if (!THREE_PIECES || j1 - j0 == 1) {
             // Two pieces: one thread, a merge-path search as the merges'
             // split passes search (the other threads' results are not used;
-            // without THREE_PIECES each thread has a chunk of its own).
-            if (!THREE_PIECES || gl_LocalInvocationID.x == 0u) {
+            // without THREE_PIECES or by_thread each thread has a chunk of
+            // its own).
+            if (!THREE_PIECES || by_thread || gl_LocalInvocationID.x == 0u) {
                 merge_runs runs;
                 runs.base = s;
                 runs.a_count = b1 - s;
@@ -703,6 +751,8 @@ void window_cursor_at(uint q, uint r, bool guided, out uint cursor[5])
                 taken.x = search_split(runs, d, false, guided, false);
                 taken.y = d - taken.x;
             }
+        } else if (by_thread) {
+            taken = window_split_by_selection(s, b1, b1 + (1u << params.phase), e, d);
         } else {
             taken = window_split_three(s, b1, b1 + (1u << params.phase), e, d);
         }
@@ -735,15 +785,18 @@ void main()
     live_count = key_count();
     uint workgroup = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 #ifdef BUCKET_WINDOWS
-    if (WINDOW_MERGE && !THREE_PIECES) {
-        // Buckets of up to a window: a thread a chunk, as the merges' split
-        // passes take them (no barrier: an idle thread may leave).
+    // Uniform: the host's choice for the whole pass.
+    bool by_thread = (params.sample_runs & SPLIT_BY_THREAD) != 0u;
+    if (WINDOW_MERGE && (!THREE_PIECES || by_thread)) {
+        // Buckets of up to a window, or three pieces by one thread's
+        // selection: a thread a chunk, as the merges' split passes take
+        // them (no barrier: an idle thread may leave).
         uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         if (chunk >= params.group_count)
             return;
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
         uint position = chunk << CHUNK_LOG, cursor[5];
-        window_cursor_at(position, position >> params.phase, guided, cursor);
+        window_cursor_at(position, position >> params.phase, guided, true, cursor);
         [[unroll]] for (uint i = 0u; i < 5u; ++i)
             splits[5u * chunk + i] = cursor[i];
         return;
@@ -759,7 +812,7 @@ void main()
         // the plan's merges' split passes guide theirs).
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
         uint position = workgroup << CHUNK_LOG, cursor[5];
-        window_cursor_at(position, position >> params.phase, guided, cursor);
+        window_cursor_at(position, position >> params.phase, guided, false, cursor);
         if (gl_LocalInvocationID.x == 0u) {
             [[unroll]] for (uint i = 0u; i < 5u; ++i)
                 splits[5u * workgroup + i] = cursor[i];

@@ -523,6 +523,16 @@ int main(void)
     run_partition_suite(&plain, desc, "partition, no merge levels, buckets of a window", 1u << 14, run_levels_0);
     desc.partition_levels = 1;
     run_partition_suite(&plain, desc, "partition, levels 1, buckets of a window", 1u << 15, run_levels_1);
+    /* The same with three pieces' cursors by a thread's selection (the
+     * default from 2^24 keys on the H100), not the workgroup's search. */
+    desc.partition_split_by_thread_min_keys = 1;
+    desc.partition_levels = UINT32_MAX;
+    run_partition_suite(&plain, desc, "partition, no merge levels, buckets of a window, split by thread", 1u << 14,
+                        run_levels_0);
+    desc.partition_levels = 1;
+    run_partition_suite(&plain, desc, "partition, levels 1, buckets of a window, split by thread", 1u << 15,
+                        run_levels_1);
+    desc.partition_split_by_thread_min_keys = 0;
     desc.partition_buckets_per_window = 0;
     /* The other build of the steps (scans in shared memory, where the device
      * has subgroup arithmetic) with 3 scatter workgroups: each takes several

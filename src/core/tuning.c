@@ -135,6 +135,16 @@
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
+/* The window split pass's cursors in three pieces by one thread's selection
+ * from 2^24 32-bit keys and 2^25 pairs and 64-bit keys, by the workgroup's
+ * search below. On the H100 the selection's chain of about 22 steps made the
+ * pass 0.0310 ms at 2^24 u32 keys and 0.0587 at 2^26 where the workgroup's
+ * took 0.0371 and 0.1259 (sorts 1.0% and 1.9% faster), but 0.0149 at 2^22
+ * against 0.0132 (1.1% slower) and up to 2.5% slower from 1.5 x 2^21 to 2^23;
+ * u64 sorts 0.3-1.5% faster from 2^23, pairs 0.6% slower at 2^24 and 0.8%
+ * faster at 2^26 (2^25 not measured; docs/PERFORMANCE.md, log entry 66). */
+#define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32 (1u << 24)
+#define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64 (1u << 25)
 #define PARTITION_SAMPLES_PER_BUCKET 32u
 #define PARTITION_MAX_SPLITTERS 511u
 /* Splitters enough for windows of the tile times 4 up to 2^22 keys (an
@@ -213,6 +223,9 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
                                                        : PARTITION_MIN_KEYS_WIDE;
     tuning->partition_levels = PARTITION_LEVELS;
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
+    tuning->partition_split_by_thread_min_keys = bytes_per_key == 4u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32
+                                                 : bytes_per_key == 8u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64
+                                                                       : UINT64_MAX;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
     tuning->partition_sample_runs = true;
     /* A workgroup a multiprocessor where the device tells how many. */

@@ -113,6 +113,10 @@ typedef struct bitonic_tuning {
     uint64_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_buckets_per_window;
+    /* Sorts of at least this many keys find the window merge's cursors in
+     * buckets that span three runs by one thread's selection each, smaller
+     * ones by a workgroup's search (UINT64_MAX: never). */
+    uint64_t partition_split_by_thread_min_keys;
     uint32_t partition_samples_per_bucket;
     bool partition_sample_runs;      /* the samples sorted in runs of their sort's tile (vk_sorter.c, plan_partition) */
     uint32_t partition_max_splitters;

@@ -104,6 +104,9 @@ enum {
 #define MERGE_SAMPLES_WRITE 1u
 #define MERGE_SAMPLES_SEARCH 2u
 #define MERGE_SAMPLES_GUIDED 4u
+/* The window split pass's cursors in three pieces by a thread each
+ * (SPLIT_BY_THREAD in merge_pass.comp). */
+#define MERGE_SPLIT_BY_THREAD 8u
 /* Threads of the window split pass's workgroups, a chunk each, at most: each
  * tests a position a round of their searches (merge_pass.comp,
  * window_split_three). */
@@ -791,6 +794,10 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
     if (desc->partition_buckets_per_window != 0)
         tuning->partition_buckets_per_window = desc->partition_buckets_per_window < 2u ? 1u : 2u;
+    if (desc->partition_split_by_thread_min_keys != 0)
+        tuning->partition_split_by_thread_min_keys = desc->partition_split_by_thread_min_keys == UINT32_MAX
+                                                         ? UINT64_MAX
+                                                         : desc->partition_split_by_thread_min_keys;
     if (desc->partition_scatter_workgroups != 0)
         tuning->partition_scatter_workgroups = desc->partition_scatter_workgroups;
     if (desc->partition_count_workgroups != 0)
@@ -1250,6 +1257,10 @@ typedef struct sort_plan {
      * sorts those of up to a window else (a lighter kernel; the fallback
      * takes longer buckets). */
     bool window_three_pieces;
+    /* Those cursors by one thread's selection each (merge_pass.comp,
+     * window_split_by_selection), not by a workgroup's search: from
+     * partition_split_by_thread_min_keys keys. */
+    bool window_split_by_thread;
     uint32_t splitter_count, sample_count;
     uint32_t sample_runs_log;        /* the samples sorted in 2^this runs of the tile alone (0: whole) */
     uint32_t partition_groups, partition_chunk_keys;
@@ -1456,6 +1467,8 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         return;
     plan->window_log = window_log;
     plan->window_three_pieces = buckets * ((uint64_t)1 << window_log) < 2u * info->count;
+    plan->window_split_by_thread =
+        plan->window_three_pieces && info->count >= tuning->partition_split_by_thread_min_keys;
     plan->splitter_count = (uint32_t)(buckets - 1u);
     plan->sample_count = (uint32_t)samples;
     /* Count workgroups: at least 4 keys a thread, at most partition_workgroups
@@ -2153,13 +2166,17 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t split_x = 0, split_y = 0;
     if (!plan_grids(sorter, plan, group_x, group_y, &split_x, &split_y))
         return BITONIC_ERROR_TOO_LARGE;
-    /* The window merge's grid, and its split pass's: a workgroup a chunk (a
-     * thread a chunk where buckets span two runs at most). */
+    /* The window merge's grid, and its split pass's: a workgroup a chunk
+     * where its threads search three pieces together, else a thread a chunk
+     * (the three-piece pipeline's workgroups have WINDOW_SPLIT_THREADS). */
     uint32_t window_chunks = plan->window_chunks;
     uint32_t window_x, window_y, window_split_x, window_split_y;
     uint32_t split_threads = tuning->merge_split_workgroup_size;
-    uint32_t split_groups_wanted =
-        plan->window_three_pieces ? window_chunks : (window_chunks + split_threads - 1u) / split_threads;
+    if (plan->window_three_pieces && split_threads > WINDOW_SPLIT_THREADS)
+        split_threads = WINDOW_SPLIT_THREADS;
+    uint32_t split_groups_wanted = plan->window_three_pieces && !plan->window_split_by_thread
+                                       ? window_chunks
+                                       : (window_chunks + split_threads - 1u) / split_threads;
     if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
         !split_groups(sorter, split_groups_wanted, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
@@ -2282,6 +2299,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
              * plan's merges' are: at 2^22 keys a guided window split pass took
              * 0.0142 ms on the H100, a plain one 0.0090 (log entry 57). */
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
+            if (plan->window_split_by_thread)
+                constants.sample_runs |= MERGE_SPLIT_BY_THREAD;
             record_dispatch(&recorder, variant->window_split_pipeline[plan->window_three_pieces], &constants,
                             sizeof constants, window_split_x, window_split_y);
             record_pass_barrier(command_buffer);

@@ -44,6 +44,7 @@ static void usage(FILE *out)
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
           "                     [--partition-whole-samples] [--partition-buckets-per-window 1|2]\n"
+          "                     [--partition-split-by-thread N (three-piece cursors by a thread from N keys; 4294967295: never)]\n"
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
           "                     [--partition-count-groups N (the partition count's workgroups at most)]\n"
@@ -524,6 +525,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
                     strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
                     strcmp(arg, "--partition-buckets-per-window") == 0 ||
+                    strcmp(arg, "--partition-split-by-thread") == 0 ||
                     strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
@@ -545,6 +547,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
                                : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
                                : strcmp(arg, "--partition-buckets-per-window") == 0 ? &bench.partition_buckets_per_window
+                               : strcmp(arg, "--partition-split-by-thread") == 0 ? &bench.partition_split_by_thread
                                : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
                                : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
                                : strcmp(arg, "--partition-count-groups") == 0 ? &bench.partition_count_groups
@@ -557,7 +560,8 @@ int main(int argc, char **argv)
             unsigned high = target == &bench.runs        ? 1000
                             : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ||
                                       target == &bench.partition_scatter_groups || target == &bench.partition_levels ||
-                                      target == &bench.partition_count_groups
+                                      target == &bench.partition_count_groups ||
+                                      target == &bench.partition_split_by_thread
                                   ? UINT32_MAX
                             : target == &bench.partition_samples ? 1024
                             : target == &bench.partition_buckets_per_window ? 2
