@@ -96,9 +96,10 @@ static bool goes_before(uint64_t x, int i, uint64_t y, int j)
  * read a piece (offsets ceil(rest / open), the least taken) took 22 (a
  * simulation of 300 diagonals). The split is one answer however it is
  * found: the GPU's window split pass finds it by the workgroup's search of
- * the middle piece (merge_pass.comp, window_split_three), which was faster
- * there up to 2^23 keys; this selection run in one thread was faster from
- * 2^24 (docs/PERFORMANCE.md, log entry 66). */
+ * the middle piece below 2^24 keys (merge_pass.comp, window_split_three),
+ * and from there by this selection with one read a piece a step in one
+ * thread (window_split_by_selection); three reads a piece took it more
+ * registers and time there (docs/PERFORMANCE.md, log entry 66). */
 #define THREE_PIECE_PROBES 3
 void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
                                          uint64_t diagonal, uint64_t taken[3])
