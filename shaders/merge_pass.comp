@@ -687,9 +687,9 @@ uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
 // is shorter than window_split_three's rounds of searches once the keys no
 // longer sit in the L2 cache (0.031 ms against 0.037 at 2^24 keys on the
 // H100, 0.059 against 0.126 at 2^26; 0.015 against 0.013 at 2^22, log entry
-// 66). Three reads a piece a step, as the reference does, took fewer steps
-// but 50 registers and was slower at every size. The same counts as
-// src/cpu/reference_partition.c, bitonic_reference_three_piece_split.
+// 66). Three reads a piece a step took fewer steps but 50 registers and was
+// slower at every size. The same steps as src/cpu/reference_partition.c,
+// bitonic_reference_three_piece_split.
 uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal)
 {
     uvec3 at = uvec3(s, b1, b2);

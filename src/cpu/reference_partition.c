@@ -72,79 +72,44 @@ static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_c
     return low;
 }
 
-/* Whether key x of piece i goes before key y of piece j in the pieces' merge
- * (ties in piece order). */
-static bool goes_before(uint64_t x, int i, uint64_t y, int j)
-{
-    return x < y || (x == y && i < j);
-}
-
 /* The first `diagonal` outputs of the merge of three sorted pieces P =
  * keys[s .. b1 - 1], Q = keys[b1 .. b2 - 1] and R = keys[b2 .. e - 1], ties
  * in that order: how many of each (taken). A selection that discards: with
- * `rest` outputs still to place among `open` pieces not used up, each step
- * reads THREE_PIECE_PROBES keys of each open piece, h, 2h and 3h into it (h =
- * ceil(rest / (2 open)); its last key where it is shorter), and for each key
- * x read bounds the keys before x: its offset less one in its own piece, and
- * in each other piece the offset of the first key read there that goes after
- * x, less one (or the whole piece where its last key was read; where neither,
- * no bound). Where offset + the bounds' keys <= rest, x and the keys before
- * it in its piece are among the rest, and each piece gives up to its last
- * such key. The least key read (offset h) always qualifies, since open x h -
- * (open - 1) <= rest, so every step takes keys. About 9.5 steps of nine reads,
- * all in flight together, for random pieces of 2^14 to 2^15 keys where one
- * read a piece (offsets ceil(rest / open), the least taken) took 22 (a
- * simulation of 300 diagonals). The split is one answer however it is
- * found: the GPU's window split pass finds it by the workgroup's search of
- * the middle piece below 2^24 keys (merge_pass.comp, window_split_three),
- * and from there by this selection with one read a piece a step in one
- * thread (window_split_by_selection); three reads a piece took it more
- * registers and time there (docs/PERFORMANCE.md, log entry 66). */
-#define THREE_PIECE_PROBES 3
+ * `rest` outputs still to place and `open` pieces not used up, each step
+ * reads the key `step` = ceil(rest / open) into each open piece (or its last)
+ * and takes those keys of the piece whose key goes first (ties to the earlier
+ * piece). At most step - 1 keys of each other piece go before that key, so
+ * it is among the rest (open x (step - 1) < rest), and so is every key taken
+ * with it. The rest shrinks by a third a step: about log_1.5 of the diagonal
+ * steps of three independent reads, in one thread and with no search inside
+ * a search. The GPU's window split pass runs these steps from 2^24 keys
+ * (merge_pass.comp, window_split_by_selection) and finds the same counts by
+ * a workgroup's search of the middle piece below (window_split_three); three
+ * reads a piece a step took fewer steps but more registers and time there
+ * (docs/PERFORMANCE.md, log entry 66). */
 void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
                                          uint64_t diagonal, uint64_t taken[3])
 {
     const uint64_t first[3] = {s, b1, b2}, end[3] = {b1, b2, e};
     uint64_t at[3] = {s, b1, b2}, rest = diagonal;
     while (rest > 0) {
-        uint64_t left[3], open = 0;
+        uint64_t open = (uint64_t)(at[0] < end[0]) + (at[1] < end[1]) + (at[2] < end[2]);
+        uint64_t step = (rest + open - 1u) / open;
+        int best = -1;
+        uint64_t best_key = 0, best_count = 0;
         for (int i = 0; i < 3; ++i) {
-            left[i] = end[i] - at[i];
-            open += left[i] > 0;
-        }
-        uint64_t h = (rest + 2u * open - 1u) / (2u * open);
-        uint64_t offset[3][THREE_PIECE_PROBES], key[3][THREE_PIECE_PROBES];
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < THREE_PIECE_PROBES; ++j) {
-                uint64_t o = (uint64_t)(j + 1) * h;
-                offset[i][j] = o < left[i] ? o : left[i];
-                key[i][j] = left[i] > 0 ? keys[at[i] + offset[i][j] - 1u] : 0;
+            if (at[i] == end[i])
+                continue;
+            uint64_t count = end[i] - at[i] < step ? end[i] - at[i] : step;
+            uint64_t key = keys[at[i] + count - 1u];
+            if (best < 0 || key < best_key) {
+                best = i;
+                best_key = key;
+                best_count = count;
             }
-        uint64_t take[3] = {0, 0, 0};
-        for (int x = 0; x < 3; ++x)
-            for (int j = 0; j < THREE_PIECE_PROBES && left[x] > 0; ++j) {
-                uint64_t keys_to = offset[x][j];
-                bool bounded = true;
-                for (int y = 0; y < 3; ++y) {
-                    if (y == x || left[y] == 0)
-                        continue;
-                    int after = 0;
-                    while (after < THREE_PIECE_PROBES && !goes_before(key[x][j], x, key[y][after], y))
-                        ++after;
-                    if (after < THREE_PIECE_PROBES)
-                        keys_to += offset[y][after] - 1u;
-                    else if (offset[y][THREE_PIECE_PROBES - 1] == left[y])
-                        keys_to += left[y];
-                    else
-                        bounded = false;
-                }
-                if (bounded && keys_to <= rest && offset[x][j] > take[x])
-                    take[x] = offset[x][j];
-            }
-        for (int i = 0; i < 3; ++i) {
-            at[i] += take[i];
-            rest -= take[i];
         }
+        at[best] += best_count;
+        rest -= best_count;
     }
     for (int i = 0; i < 3; ++i)
         taken[i] = at[i] - first[i];
