@@ -57,7 +57,7 @@ const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
 // + 1), which the host makes a power of two.
 layout(constant_id = 2) const uint MAX_CELLS = 2048u;
 // Keys a thread of the count loads at once (see count_step).
-const uint KEYS_AT_ONCE = 8u;
+const uint KEYS_AT_ONCE = 4u;
 
 const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
@@ -215,44 +215,67 @@ uint splitters_before_cell(uint c)
 }
 
 // Splitter i, from the samples sorted in R = 2^sample_runs_log runs of L keys:
-// the mean of the R keys (i + 1) * L / (m + 1) into each run, as numbers of
-// the order (the ordered key, then the value, as one integer), so the
-// splitters ascend as each run's keys do; with one run, that key itself. The
-// mean of R estimates of a quantile splits the keys as evenly as the
-// quantile of the whole sorted sample does, and sorting the runs alone took
-// one pass where the whole sort took three (docs/PERFORMANCE.md, log entry
-// 62). The host keeps (i + 1) * L below 2^32.
+// the mean of one key of each run, as numbers of the order (the ordered key,
+// then the value, as one integer), so the splitters ascend as each run's keys
+// do; with one run, the key (i + 1) * L / (m + 1) from 0. The mean of R
+// estimates of a quantile splits the keys as evenly as the quantile of the
+// whole sorted sample does, and sorting the runs alone took one pass where the
+// whole sort took three (docs/PERFORMANCE.md, log entry 62). A run's key of
+// rank k (from 1) lies on average k / (L + 1) of the way through the keys, so
+// the rank wanted is x = (i + 1)(L + 1) / (m + 1), seldom a whole number: run r
+// takes rank floor((Rx + r) / R), and the R ranks average x. Runs of twice as
+// many keys as buckets (the host's choice, log entry 67) with the rank
+// (i + 1) L / (m + 1) from 0 left the first bucket half as long again as the
+// others in a simulation; with x rounded, every splitter's quantile was off
+// by up to a quarter of a bucket. The host keeps (i + 1)(L + 1) R below 2^32.
+const uint RUN_KEYS_AT_ONCE = 8u;  // keys of the runs loaded at once: their loads overlap
+
 void splitter_from_runs(uint i, out key_t key, out uint value)
 {
     uint runs_log = params.sample_runs_log;
     uint run_keys = params.sample_count >> runs_log;
-    uint at = (i + 1u) * run_keys / (params.splitters + 1u);
+    uint m = params.splitters;
+    // With runs, R times the rank wanted: run r takes rank (ranks + r) / R.
+    uint ranks = (i + 1u) * ((run_keys + 1u) << runs_log) / (m + 1u);
     // The sum of the runs' keys, in 32-bit limbs from the lowest: the value,
     // the key's low word, its high word, the carries.
     uint limbs[4] = uint[4](0u, 0u, 0u, 0u);
-    for (uint r = 0u; r < (1u << runs_log); ++r) {
-        uint s = r * run_keys + at;
-        key_t run_key = ordered(sample_key(s));
+    uint runs = 1u << runs_log;
+    for (uint first_run = 0u; first_run < runs; first_run += RUN_KEYS_AT_ONCE) {
+        key_t run_keys_here[RUN_KEYS_AT_ONCE];
+        uint run_values_here[RUN_KEYS_AT_ONCE];
+        [[unroll]] for (uint j = 0u; j < RUN_KEYS_AT_ONCE; ++j) {
+            uint run = min(first_run + j, runs - 1u);
+            uint at = runs_log == 0u ? (i + 1u) * run_keys / (m + 1u) : ((ranks + run) >> runs_log) - 1u;
+            uint s = run * run_keys + at;
+            run_keys_here[j] = sample_key(s);
 #ifdef WITH_VALUES
-        uint addend[3] = uint[3](words[params.sample_values_at + s], 0u, 0u);
+            run_values_here[j] = words[params.sample_values_at + s];
 #else
-        uint addend[3] = uint[3](0u, 0u, 0u);
+            run_values_here[j] = 0u;
 #endif
-#ifdef KEY64
-        uvec2 halves = unpackUint2x32(run_key);
-        addend[1] = halves.x;
-        addend[2] = halves.y;
-#else
-        addend[1] = run_key;
-#endif
-        uint carry = 0u;
-        for (uint l = 0u; l < 3u; ++l) {
-            uint low_carry, high_carry;
-            uint sum = uaddCarry(limbs[l], addend[l], low_carry);
-            limbs[l] = uaddCarry(sum, carry, high_carry);
-            carry = low_carry + high_carry;
         }
-        limbs[3] += carry;
+        [[unroll]] for (uint j = 0u; j < RUN_KEYS_AT_ONCE; ++j) {
+            if (first_run + j >= runs)
+                break;
+            key_t run_key = ordered(run_keys_here[j]);
+            uint addend[3] = uint[3](run_values_here[j], 0u, 0u);
+#ifdef KEY64
+            uvec2 halves = unpackUint2x32(run_key);
+            addend[1] = halves.x;
+            addend[2] = halves.y;
+#else
+            addend[1] = run_key;
+#endif
+            uint carry = 0u;
+            for (uint l = 0u; l < 3u; ++l) {
+                uint low_carry, high_carry;
+                uint sum = uaddCarry(limbs[l], addend[l], low_carry);
+                limbs[l] = uaddCarry(sum, carry, high_carry);
+                carry = low_carry + high_carry;
+            }
+            limbs[3] += carry;
+        }
     }
     if (runs_log > 0u) {
         for (uint l = 0u; l < 3u; ++l)

@@ -1262,7 +1262,8 @@ typedef struct sort_plan {
      * partition_split_by_thread_min_keys keys. */
     bool window_split_by_thread;
     uint32_t splitter_count, sample_count;
-    uint32_t sample_runs_log;        /* the samples sorted in 2^this runs of the tile alone (0: whole) */
+    uint32_t sample_runs_log;        /* the samples sorted in 2^this runs (0: whole) */
+    uint32_t sample_run_keys_log;    /* ... each of 2^this keys, sorted by a tile pass alone */
     uint32_t partition_groups, partition_chunk_keys;
     uint32_t level_merges;
     VkDeviceSize partition_at, partition_bytes;
@@ -1454,16 +1455,27 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * quantiles do (the means of R estimates of one quantile), where the merges
      * of that sort cost about 0.015 ms at every size on the H100 (log entry 62). */
     plan->sample_runs_log = 0;
-    uint32_t run_log = tuning->partition_sample_runs ? samples_tile_log(sorter, info, samples) : 0u;
+    plan->sample_run_keys_log = 0;
+    uint32_t tile_log = tuning->partition_sample_runs ? samples_tile_log(sorter, info, samples) : 0u;
+    /* Runs of twice as many keys as buckets, not the whole tile: each
+     * splitter then still has a rank of its own in every run, and the tile
+     * pass stops at those runs (its lane phases and a merge round, where the
+     * tile's merge rounds took about 0.015 ms on the H100 whatever the size;
+     * log entry 67). */
+    uint32_t run_log = bitonic_ceil_log2(2u * buckets);
+    run_log = run_log < tile_log ? run_log : tile_log;
     if (run_log > 0 && samples > ((uint64_t)1 << run_log)) {
         uint32_t runs_log = bitonic_ceil_log2((samples + ((uint64_t)1 << run_log) - 1u) >> run_log);
         uint64_t rounded = (uint64_t)1 << (run_log + runs_log);
-        if (runs_log <= 8u && samples_tile_log(sorter, info, rounded) == run_log) {
+        if (runs_log <= 8u && samples_tile_log(sorter, info, rounded) >= run_log) {
             samples = rounded;
             plan->sample_runs_log = runs_log;
+            plan->sample_run_keys_log = run_log;
         }
     }
-    if (samples > info->count / 2u || samples * buckets >= ((uint64_t)1 << 32))
+    /* splitter_from_runs (partition_pass.comp) multiplies up to m (L + 1) R. */
+    uint64_t rank_bound = (samples + ((uint64_t)1 << plan->sample_runs_log)) * buckets;
+    if (samples > info->count / 2u || rank_bound >= ((uint64_t)1 << 32))
         return;
     plan->window_log = window_log;
     plan->window_three_pieces = buckets * ((uint64_t)1 << window_log) < 2u * info->count;
@@ -2036,12 +2048,12 @@ bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *so
 
 static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                          const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition,
-                                         bool tile_pass_only);
+                                         uint32_t tile_runs_log);
 
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info)
 {
-    return record_sort_passes(sorter, command_buffer, info, 0, true, false);
+    return record_sort_passes(sorter, command_buffer, info, 0, true, 0u);
 }
 
 bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -2056,7 +2068,7 @@ bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, Vk
                           : 0;
     if (run_log < tile_log || merges == 0 || merges % 2u != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    return record_sort_passes(sorter, command_buffer, info, run_log, false, false);
+    return record_sort_passes(sorter, command_buffer, info, run_log, false, 0u);
 }
 
 /* The push constants of partition_pass.comp (PartitionParams), within the
@@ -2234,7 +2246,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
     record_pass_barrier(command_buffer);
     bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
-    bitonic_status sorted = record_sort_passes(sorter, command_buffer, &samples, 0, false, plan->sample_runs_log > 0);
+    bitonic_status sorted =
+        record_sort_passes(sorter, command_buffer, &samples, 0, false, plan->sample_runs_log > 0 ? plan->sample_run_keys_log : 0u);
     if (sorted != BITONIC_SUCCESS)
         return sorted;
     finish_dispatch(&recorder);  /* the samples' sort as one pass of the profile */
@@ -2333,12 +2346,13 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
 /* The sort's passes; with run_log (not 0: the keys are sorted in aligned runs
  * of 2^run_log already) only the merges above those runs, the first reading
  * the caller's buffers. allow_partition: a partition sort where the plan asks
- * for one (not for the partition's own sort of its samples). tile_pass_only:
- * the tile pass of a merge sort alone, in place (the partition's samples,
- * sorted in runs of the tile: samples_tile_log). */
+ * for one (not for the partition's own sort of its samples). tile_runs_log
+ * (not 0): the tile pass of a merge sort alone, in place, sorting aligned runs
+ * of 2^tile_runs_log keys, at most the tile (the partition's samples, in runs:
+ * plan_partition). */
 static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                          const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition,
-                                         bool tile_pass_only)
+                                         uint32_t tile_runs_log)
 {
     if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -2347,10 +2361,12 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
         plan_sort_runs(sorter, info, info && info->scratch != VK_NULL_HANDLE, run_log, allow_partition, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
-    if (tile_pass_only) {
-        if (!plan.merge || plan.transpose || plan.wide || plan.partition || run_log > 0)
+    if (tile_runs_log > 0) {
+        if (!plan.merge || plan.transpose || plan.wide || plan.partition || run_log > 0 ||
+            plan.passes[0].kind != BITONIC_PASS_TILE || tile_runs_log > plan.passes[0].last_phase)
             return BITONIC_ERROR_INVALID_ARGUMENT;
         plan.pass_count = plan.dispatch_count = 1u;
+        plan.passes[0].last_phase = tile_runs_log;
     }
     VkResult built = ensure_plan_pipelines(sorter, &plan);
     if (built != VK_SUCCESS)
