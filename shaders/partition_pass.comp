@@ -246,7 +246,9 @@ void splitter_from_runs(uint i, out key_t key, out uint value)
         uint run_values_here[RUN_KEYS_AT_ONCE];
         [[unroll]] for (uint j = 0u; j < RUN_KEYS_AT_ONCE; ++j) {
             uint run = min(first_run + j, runs - 1u);
-            uint at = runs_log == 0u ? (i + 1u) * run_keys / (m + 1u) : ((ranks + run) >> runs_log) - 1u;
+            // (Within the run wherever L > m, as the host's runs are; clamped all the same.)
+            uint at = runs_log == 0u ? (i + 1u) * run_keys / (m + 1u)
+                                     : clamp((ranks + run) >> runs_log, 1u, run_keys) - 1u;
             uint s = run * run_keys + at;
             run_keys_here[j] = sample_key(s);
 #ifdef WITH_VALUES
