@@ -299,13 +299,44 @@ void splitter_from_runs(uint i, out key_t key, out uint value)
 // be cheap: with a 64-bit cell computed in every step of a cell's searches
 // and an atomic a cell on one word, the count of 64-bit keys took 8% longer
 // there than with the search tree before, and 5% as now (log entry 59).
+// The count's workgroup 0 leaves the splitters in the partition's words (3
+// words each, after the claims) and the scatter reads them there: one load a
+// splitter where the runs' keys took R (R = 16 from 2^20 32-bit keys, log
+// entry 67).
+uint stored_splitter_at(uint i)
+{
+    return claims_at() + bucket_count() + 3u * i;
+}
+
 void load_splitters()
 {
     uint m = params.splitters;
+    bool stored = params.step == STEP_SCATTER;
+    bool store = params.step == STEP_COUNT && gl_WorkGroupID.x == 0u && gl_WorkGroupID.y == 0u;
     for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x) {
         key_t key;
         uint value;
-        splitter_from_runs(i, key, value);
+        uint at = stored_splitter_at(i);
+        if (stored) {
+#ifdef KEY64
+            key = packUint2x32(uvec2(words[at], words[at + 1u]));
+#else
+            key = words[at];
+#endif
+            value = words[at + 2u];
+        } else {
+            splitter_from_runs(i, key, value);
+        }
+        if (store) {
+#ifdef KEY64
+            uvec2 halves = unpackUint2x32(key);
+            words[at] = halves.x;
+            words[at + 1u] = halves.y;
+#else
+            words[at] = key;
+#endif
+            words[at + 2u] = value;
+        }
         splitter_keys[i] = key;
 #ifdef WITH_VALUES
         splitter_values[i] = value;

@@ -1501,12 +1501,13 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     chunk = (chunk + threads - 1u) / threads * threads;
     plan->partition_chunk_keys = (uint32_t)chunk;
     plan->partition_groups = (uint32_t)((info->count + chunk - 1u) / chunk);
-    /* The words: arguments and verdict (8), the buckets' totals and starts;
+    /* The words: arguments and verdict (8), the buckets' totals and starts,
+     * the splitters as the count found them (3 words each, for the scatter);
      * the window merge's table, bound on its own (merge_pass.comp,
      * BUCKET_WINDOWS): 5 words a chunk, then 2 a window boundary (runs + 1 of
      * them). */
     uint64_t bucket_words = 2u * (uint64_t)plan->splitter_count + 1u;
-    VkDeviceSize words_bytes = (8u + 2u * bucket_words) * 4u;
+    VkDeviceSize words_bytes = (8u + 2u * bucket_words + 3u * (uint64_t)plan->splitter_count) * 4u;
     uint64_t chunk_keys = (uint64_t)1 << tuning->merge_chunk_log;
     uint64_t window_chunks = (info->count + chunk_keys - 1u) / chunk_keys;
     uint64_t runs = (info->count + ((uint64_t)1 << window_log) - 1u) >> window_log;
