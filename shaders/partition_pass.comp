@@ -56,7 +56,10 @@ const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
 // Cells of the splitters' lookup table (see load_splitters): 2 (MAX_SPLITTERS
 // + 1), which the host makes a power of two.
 layout(constant_id = 2) const uint MAX_CELLS = 2048u;
-// Keys a thread of the count loads at once (see count_step).
+// Keys a thread of the count loads at once (see count_step). On the H100, 4
+// made the count of 2^22 u32 keys take 0.0235 ms where 8 took 0.0275, 0.0589
+// at 2^24 against 0.0623, pairs and u64 alike; 16 took 0.0727 at 2^24 and 2
+// was slower from 2^24 (docs/PERFORMANCE.md, log entry 67).
 const uint KEYS_AT_ONCE = 4u;
 
 const uint STEP_SAMPLE = 0u;
