@@ -1448,9 +1448,9 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         return;
     uint64_t samples = buckets * tuning->partition_samples_per_bucket;
     /* Where the samples fill more than one tile of their sort, they are
-     * sorted in runs of the tile alone, a power of two of them (the count
-     * rounded up to fill them): splitter i is then the mean of the keys
-     * (i + 1) / (m + 1) of the way through each run (load_splitters in
+     * sorted in runs by the tile pass alone, a power of two of them (the count
+     * rounded up to fill them): splitter i is then the mean of a key about
+     * (i + 1) / (m + 1) of the way through each run (splitter_from_runs in
      * partition_pass.comp), which splits as evenly as the whole sort's
      * quantiles do (the means of R estimates of one quantile), where the merges
      * of that sort cost about 0.015 ms at every size on the H100 (log entry 62). */
@@ -1501,7 +1501,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     chunk = (chunk + threads - 1u) / threads * threads;
     plan->partition_chunk_keys = (uint32_t)chunk;
     plan->partition_groups = (uint32_t)((info->count + chunk - 1u) / chunk);
-    /* The words: arguments and verdict (8), the buckets' totals and starts,
+    /* The words: arguments and verdict (8), the buckets' totals and claims,
      * the splitters as the count found them (3 words each, for the scatter);
      * the window merge's table, bound on its own (merge_pass.comp,
      * BUCKET_WINDOWS): 5 words a chunk, then 2 a window boundary (runs + 1 of
@@ -2252,8 +2252,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
     record_pass_barrier(command_buffer);
     bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
-    bitonic_status sorted =
-        record_sort_passes(sorter, command_buffer, &samples, 0, false, plan->sample_runs_log > 0 ? plan->sample_run_keys_log : 0u);
+    uint32_t sample_run_keys_log = plan->sample_runs_log > 0 ? plan->sample_run_keys_log : 0u;
+    bitonic_status sorted = record_sort_passes(sorter, command_buffer, &samples, 0, false, sample_run_keys_log);
     if (sorted != BITONIC_SUCCESS)
         return sorted;
     finish_dispatch(&recorder);  /* the samples' sort as one pass of the profile */
