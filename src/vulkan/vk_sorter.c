@@ -1457,17 +1457,17 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     plan->sample_runs_log = 0;
     plan->sample_run_keys_log = 0;
     uint32_t tile_log = tuning->partition_sample_runs ? samples_tile_log(sorter, info, samples) : 0u;
-    /* Keys without values: runs of twice as many keys as buckets, not the
-     * whole tile, so that the tile pass stops at those runs (its lane phases
-     * and a merge round) and each splitter still has a rank of its own in
-     * every run. On the H100 the samples' sort took 0.013 ms where the tile's
-     * took 0.016, and u32 sorts 2.4-2.9% less time from 2^20 to 1.5 x 2^20
-     * keys, 0.3-1.1% from 2^21 up, u64 1.7-3.3% up to 1.5 x 2^20; pairs, whose
-     * splitters read a value too from each of 16 runs (4 before) in every
-     * workgroup of the count and the scatter, 1.3-3.2% more up to 2^22, so
-     * they keep runs of the tile (log entry 67). */
+    /* Runs of twice as many keys as buckets, not the whole tile, so that the
+     * tile pass stops at those runs (its lane phases and a merge round) and
+     * each splitter still has a rank of its own in every run. On the H100 the
+     * samples' sort of u32 keys took 0.013 ms where the tile's took 0.016, of
+     * pairs 0.021 where it took 0.024; with the count's workgroup 0 leaving the
+     * splitters for the scatter (the count still reads a key of each of 16
+     * runs, 4 before, for each splitter), u32 sorts took 4.7-5.2% less time at
+     * 2^20, 2.3-3.4% up to 2^21 + 1 and 1.3% at 2^22; u64 1.3-4.3% less up to
+     * 2^22; pairs 0.9-1.0% less up to 1.5 x 2^20 (log entry 67). */
     uint32_t run_log = tile_log;
-    if (info->values == VK_NULL_HANDLE && bitonic_ceil_log2(2u * buckets) < tile_log)
+    if (bitonic_ceil_log2(2u * buckets) < tile_log)
         run_log = bitonic_ceil_log2(2u * buckets);
     if (run_log > 0 && samples > ((uint64_t)1 << run_log)) {
         uint32_t runs_log = bitonic_ceil_log2((samples + ((uint64_t)1 << run_log) - 1u) >> run_log);
