@@ -143,15 +143,38 @@ shared uint search_steps;
 shared uint fullest_cell;
 shared uint bucket_words[MAX_BUCKETS];
 
+// A key in the partition's words from word `at` (two words, low first, for
+// 64-bit keys): the samples and the stored splitters.
+#ifdef KEY64
+const uint KEY_WORDS = 2u;
+#else
+const uint KEY_WORDS = 1u;
+#endif
+
+key_t words_key(uint at)
+{
+#ifdef KEY64
+    return packUint2x32(uvec2(words[at], words[at + 1u]));
+#else
+    return words[at];
+#endif
+}
+
+void store_words_key(uint at, key_t key)
+{
+#ifdef KEY64
+    uvec2 halves = unpackUint2x32(key);
+    words[at] = halves.x;
+    words[at + 1u] = halves.y;
+#else
+    words[at] = key;
+#endif
+}
+
 // Sorted sample s, as stored bits.
 key_t sample_key(uint s)
 {
-#ifdef KEY64
-    uint word = params.samples_at + 2u * s;
-    return packUint2x32(uvec2(words[word], words[word + 1u]));
-#else
-    return words[params.samples_at + s];
-#endif
+    return words_key(params.samples_at + KEY_WORDS * s);
 }
 
 // Cells of the table: twice the least power of two above the splitters.
@@ -321,23 +344,13 @@ void load_splitters()
         uint value;
         uint at = stored_splitter_at(i);
         if (stored) {
-#ifdef KEY64
-            key = packUint2x32(uvec2(words[at], words[at + 1u]));
-#else
-            key = words[at];
-#endif
+            key = words_key(at);
             value = words[at + 2u];
         } else {
             splitter_from_runs(i, key, value);
         }
         if (store) {
-#ifdef KEY64
-            uvec2 halves = unpackUint2x32(key);
-            words[at] = halves.x;
-            words[at + 1u] = halves.y;
-#else
-            words[at] = key;
-#endif
+            store_words_key(at, key);
             words[at + 2u] = value;
         }
         splitter_keys[i] = key;
@@ -426,13 +439,7 @@ void sample_step()
         uint hashed = (i + 1u) * 0x9e3779b9u;
         hashed ^= hashed >> 16;
         uint position = i * stretch + hashed % stretch;
-#ifdef KEY64
-        uvec2 halves = unpackUint2x32(keys[position]);
-        words[params.samples_at + 2u * i] = halves.x;
-        words[params.samples_at + 2u * i + 1u] = halves.y;
-#else
-        words[params.samples_at + i] = keys[position];
-#endif
+        store_words_key(params.samples_at + KEY_WORDS * i, keys[position]);
 #ifdef WITH_VALUES
         words[params.sample_values_at + i] = values[position];
 #endif
