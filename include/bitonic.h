@@ -232,10 +232,6 @@ typedef struct bitonic_context_desc {
      * each thread's keys 16 bytes a load straight into registers (where the
      * tile is whole and the buffers 16-byte aligned): for measuring. */
     bool tile_scalar_io;
-    /* Tiles a workgroup of the tile sort sorts one after another, the next
-     * one's keys loaded while it sorts one (0: the library's choice): for
-     * measuring. */
-    uint32_t tile_sort_tiles_per_group;
     bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
     bool no_subgroup_arithmetic;     /* the partition's scans in shared memory even where subgroup sums exist */
     bool network_tile_sort;          /* sort tiles with the bitonic network, not by merging (measuring) */

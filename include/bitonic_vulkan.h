@@ -75,7 +75,6 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */
     bool merge_scalar_io;               /* merges load and store one key at a time (for measuring) */
     bool tile_scalar_io;                /* the tile sort loads and stores one key at a time (for measuring) */
-    uint32_t tile_sort_tiles_per_group; /* tiles a tile-sort workgroup sorts in turn (0: the tuning's; see bitonic_context_desc) */
     /* Create the pipelines with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR so
      * bitonic_vulkan_sorter_pipeline_report() can list the driver's statistics
      * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and

@@ -29,11 +29,6 @@
 #endif
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TILE_LOG = 12u;
-// Tiles a workgroup sorts one after another (tuning.c's tile_sort_tiles_per_group):
-// where the tile lies in one aligned array, the next tile's keys are loaded
-// into registers before the current one is sorted, so that they arrive while
-// it is.
-layout(constant_id = 3) const uint TILES_PER_GROUP = 1u;
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint TILE_KEYS = 1u << TILE_LOG;
 
@@ -121,38 +116,23 @@ const uint KEY_VECTORS = REGISTERS / KEYS_PER_VECTOR;  // a thread's keys, in ve
 const uint VALUE_VECTORS = REGISTERS / 4u;
 
 // This thread's REGISTERS keys (and values) from first_key on, 16 bytes a load,
-// every load issued before the first is used: into key_vectors (and
-// value_vectors), which the next tile's keys wait in while a tile is sorted.
-uvec4 key_vectors[KEY_VECTORS];
-#ifdef WITH_VALUES
-uvec4 value_vectors[VALUE_VECTORS];
-#endif
-
-void fetch_vectors(index_t first_key)
+// every load issued before the first is used.
+void load_registers_vector(index_t first_key)
 {
+    uvec4 key_vectors[KEY_VECTORS];
     [[unroll]] for (uint v = 0u; v < KEY_VECTORS; ++v)
         key_vectors[v] = keys4[first_key / KEYS_PER_VECTOR + v];
 #ifdef WITH_VALUES
+    uvec4 value_vectors[VALUE_VECTORS];
     [[unroll]] for (uint v = 0u; v < VALUE_VECTORS; ++v)
         value_vectors[v] = values4[first_key / 4u + v];
 #endif
-}
-
-void vectors_to_registers()
-{
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         reg_keys[r] = load_key(vector_key(key_vectors[r / KEYS_PER_VECTOR], r % KEYS_PER_VECTOR));
 #ifdef WITH_VALUES
         reg_values[r] = value_vectors[r / 4u][r % 4u];
 #endif
     }
-}
-
-// Whether this thread's keys of the tile at tile_base lie wholly inside the
-// sort, so that 16-byte loads may fetch them.
-bool thread_whole_at(index_t tile_base, uint first)
-{
-    return tile_base + as_index(first + REGISTERS) <= live_count;
 }
 
 // This thread's REGISTERS keys (and values) from first_key on, one at a time,
@@ -225,167 +205,144 @@ void registers_to_slots(uint first)
 void main()
 {
     live_count = key_count();
-    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    // The workgroup's tiles: TILES_PER_GROUP from its first, fewer at the end
-    // (a workgroup past the last tile runs one, inactive, as each did when a
-    // workgroup took one tile). Uniform over the workgroup, so every thread
-    // reaches every barrier below.
-    uint first_tile = group * TILES_PER_GROUP;
-    uint group_tiles = first_tile < params.group_count ? min(TILES_PER_GROUP, params.group_count - first_tile) : 1u;
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    // Uniform over the workgroup, so every thread reaches every barrier below.
+    bool active_tile = tile < params.group_count;
+    index_t tile_base = tile_first_key(tile, TILE_LOG);
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
     uint first = thread * REGISTERS;  // this thread's keys: slots first .. first + REGISTERS - 1
-    // Uniform over the workgroup too: the tiles in one array of keys.
-    bool vector_pass = false;
+    // Uniform over the workgroup too: the whole tile in one array of keys.
+    bool vector_tile = false;
 #ifdef VECTOR_TILE
-    vector_pass = params.vector_io != 0u && params.row_log == 0u && params.view_column_log == 0u;
-    // The first tile's keys in flight (the next ones' are fetched as each tile starts).
-    bool fetched = vector_pass && first_tile < params.group_count &&
-                   thread_whole_at(tile_first_key(first_tile, TILE_LOG), first);
-    if (fetched)
-        fetch_vectors(tile_first_key(first_tile, TILE_LOG) + as_index(first));
+    // The last tile of a sort may be partial: a thread whose keys all lie
+    // inside loads them as vectors, the one across the end key by key, and
+    // those past it take pads. Through shared memory instead, 1.5 x 2^11 keys
+    // (one partial small tile) took 0.0160 ms on the H100 against 0.0132 for
+    // 2^12 (docs/PERFORMANCE.md, log entry 43).
+    vector_tile = active_tile && params.vector_io != 0u && params.row_log == 0u && params.view_column_log == 0u;
+    index_t thread_first_key = tile_base + as_index(first);
+    bool thread_whole = thread_first_key + as_index(REGISTERS) <= live_count;
+    if (vector_tile) {
+        if (thread_whole)
+            load_registers_vector(thread_first_key);
+        else
+            load_registers_guarded(thread_first_key);
+    }
 #endif
-    for (uint t = 0u; t < group_tiles; ++t) {
-        uint tile = first_tile + t;
-        if (t > 0u)
-            barrier();  // the last tile's slots are read
-        bool active_tile = tile < params.group_count;
-        index_t tile_base = tile_first_key(tile, TILE_LOG);
-        bool vector_tile = vector_pass && active_tile;
-#ifdef VECTOR_TILE
-        // The last tile of a sort may be partial: a thread whose keys all lie
-        // inside loads them as vectors, the one across the end key by key, and
-        // those past it take pads. Through shared memory instead, 1.5 x 2^11 keys
-        // (one partial small tile) took 0.0160 ms on the H100 against 0.0132 for
-        // 2^12 (docs/PERFORMANCE.md, log entry 43).
-        index_t thread_first_key = tile_base + as_index(first);
-        bool thread_whole = thread_whole_at(tile_base, first);
-        if (vector_tile) {
-            if (fetched)
-                vectors_to_registers();
-            else
-                load_registers_guarded(thread_first_key);
-            // The next tile's keys, loaded while this one is sorted.
-            index_t next_base = tile_first_key(tile + 1u, TILE_LOG);
-            fetched = t + 1u < group_tiles && thread_whole_at(next_base, first);
-            if (fetched)
-                fetch_vectors(next_base + as_index(first));
-        }
-#endif
-        if (!vector_tile) {
-            // The tile comes in coalesced through shared memory; past the keys, +infinity.
-            // Not unrolled, here and in the store at the end: unrolled, the loads and
-            // stores with their addresses set the kernel's register count (55 on the
-            // H100, 31 with these loops rolled and slot_merge.glsl's four-register
-            // heads), and the tile pass was 2.6% (2^24 keys) to 17% (2^20) slower.
-            [[dont_unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-                uint local_index = r * threads + thread;
-                index_t index;
-                bool inside = physical_index(tile_base + as_index(local_index), index) && active_tile;
-                tile_keys[padded(local_index)] = inside ? load_key(read_key(index)) : PAD_KEY;
-#ifdef WITH_VALUES
-                tile_values[padded(local_index)] = inside ? read_value(index) : PAD_VALUE;
-#endif
-            }
-            barrier();
-
-            [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-                reg_keys[r] = tile_keys[padded(first) + r];
-#ifdef WITH_VALUES
-                reg_values[r] = tile_values[padded(first) + r];
-#endif
-            }
-        }
-        // This thread's consecutive keys, sorted in registers by the network's
-        // phases up to last_phase (rows shorter than a thread's keys stay apart).
-        if (params.last_phase >= 1u) register_network(true, 1u);
-#if REGISTER_LOG >= 2
-        if (params.last_phase >= 2u) register_network(true, 2u);
-#endif
-#if REGISTER_LOG >= 3
-        if (params.last_phase >= 3u) register_network(true, 3u);
-#endif
-#if REGISTER_LOG >= 4
-        if (params.last_phase >= 4u) register_network(true, 4u);
-#endif
-#if REGISTER_LOG >= 5
-        if (params.last_phase >= 5u) register_network(true, 5u);
-#endif
-
-        // Keys in one array in order (no rows, no view): the pads lie past its end.
-        bool plain_layout = params.row_log == 0u && params.view_column_log == 0u;
-        // Merge rounds: runs of 2^run_log become runs of twice that. A thread's
-        // outputs are always slots first .. first + REGISTERS - 1: diagonal
-        // `first - base` of the pair of runs at base (A, then B right after it),
-        // merged by slot_merge.glsl.
-        uint last_log = min(params.last_phase, TILE_LOG);
-        uint first_merge_log = REGISTER_LOG;
-#ifdef LANE_MERGES
-        // Phases up to a subgroup's keys: the flip of blocks of lanes, the
-        // half-cleaners down to a lane apart, then those inside the registers.
-        uint lane = gl_SubgroupInvocationID;
-        uint lane_phases_end = min(last_log, REGISTER_LOG + findMSB(gl_SubgroupSize));
-        // Slots wholly past the keys hold pads, all alike, which the lane phases
-        // would leave where they are: a subgroup of only pads skips them (uniform
-        // over it: its threads' slots are consecutive), and the subgroups that
-        // hold keys have the multiprocessor to themselves. A sort of 2^10 keys on a
-        // 4096-key tile is three quarters pads: on the H100 it took 15% less time,
-        // pairs and 64-bit keys 20-30% less; full tiles 0-2% more (log entry 51).
-        // Not with rows or a view, whose pads lie elsewhere.
-        bool subgroup_pads_only =
-            !active_tile || (plain_layout && tile_base + as_index((thread - lane) * REGISTERS) >= live_count);
-        for (uint phase = REGISTER_LOG + 1u; phase <= lane_phases_end && !subgroup_pads_only; ++phase) {
-            uint block_lanes = 1u << (phase - REGISTER_LOG);
-            lane_flip(lane, block_lanes);
-            for (uint lane_stride = block_lanes >> 2; lane_stride > 0u; lane_stride >>= 1)
-                lane_disperse(lane, lane_stride);
-            register_network(false, REGISTER_LOG);
-        }
-        first_merge_log = max(first_merge_log, lane_phases_end);
-#endif
-        // A block of 2^last_log slots wholly past the keys holds only pads, which
-        // are never stored: its threads skip the merge rounds, and still meet every
-        // barrier. A sort of 1024 keys on a 4096-key tile merges one block of four.
-        bool pads_only = plain_layout && tile_base + as_index(first & ~((1u << last_log) - 1u)) >= live_count;
-        for (uint run_log = first_merge_log; run_log < last_log; ++run_log) {
-            barrier();  // every thread is done reading the slots of the last round
-            if (!pads_only)
-                registers_to_slots(first);
-            barrier();
-            uint run = 1u << run_log;
-            uint base = first & ~(2u * run - 1u);
-            if (!pads_only)
-                slot_merge_to_registers(base, run, base + run, run, first - base);
-        }
-
-#ifdef RUN_SAMPLES
-        // Uniform (a push constant, and no rows or view where the host sets it).
-        if ((params.sample_runs & SAMPLES_WRITE) != 0u && active_tile)
-            store_samples(tile_base, first);
-#endif
-#ifdef VECTOR_TILE
-        if (vector_tile) {
-            if (thread_whole)
-                store_registers_vector(thread_first_key);
-            else
-                store_registers_guarded(thread_first_key);
-            continue;  // uniform: the workgroup's next tile, if any
-        }
-#endif
-        // Out coalesced, through shared memory again.
-        barrier();
-        registers_to_slots(first);
-        barrier();
+    if (!vector_tile) {
+        // The tile comes in coalesced through shared memory; past the keys, +infinity.
+        // Not unrolled, here and in the store at the end: unrolled, the loads and
+        // stores with their addresses set the kernel's register count (55 on the
+        // H100, 31 with these loops rolled and slot_merge.glsl's four-register
+        // heads), and the tile pass was 2.6% (2^24 keys) to 17% (2^20) slower.
         [[dont_unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint local_index = r * threads + thread;
             index_t index;
-            if (physical_index(tile_base + as_index(local_index), index) && active_tile) {
+            bool inside = physical_index(tile_base + as_index(local_index), index) && active_tile;
+            tile_keys[padded(local_index)] = inside ? load_key(read_key(index)) : PAD_KEY;
 #ifdef WITH_VALUES
-                store_result(index, tile_keys[padded(local_index)], tile_values[padded(local_index)]);
-#else
-                store_result(index, tile_keys[padded(local_index)], 0u);
+            tile_values[padded(local_index)] = inside ? read_value(index) : PAD_VALUE;
 #endif
-            }
+        }
+        barrier();
+
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            reg_keys[r] = tile_keys[padded(first) + r];
+#ifdef WITH_VALUES
+            reg_values[r] = tile_values[padded(first) + r];
+#endif
+        }
+    }
+    // This thread's consecutive keys, sorted in registers by the network's
+    // phases up to last_phase (rows shorter than a thread's keys stay apart).
+    if (params.last_phase >= 1u) register_network(true, 1u);
+#if REGISTER_LOG >= 2
+    if (params.last_phase >= 2u) register_network(true, 2u);
+#endif
+#if REGISTER_LOG >= 3
+    if (params.last_phase >= 3u) register_network(true, 3u);
+#endif
+#if REGISTER_LOG >= 4
+    if (params.last_phase >= 4u) register_network(true, 4u);
+#endif
+#if REGISTER_LOG >= 5
+    if (params.last_phase >= 5u) register_network(true, 5u);
+#endif
+
+    // Keys in one array in order (no rows, no view): the pads lie past its end.
+    bool plain_layout = params.row_log == 0u && params.view_column_log == 0u;
+    // Merge rounds: runs of 2^run_log become runs of twice that. A thread's
+    // outputs are always slots first .. first + REGISTERS - 1: diagonal
+    // `first - base` of the pair of runs at base (A, then B right after it),
+    // merged by slot_merge.glsl.
+    uint last_log = min(params.last_phase, TILE_LOG);
+    uint first_merge_log = REGISTER_LOG;
+#ifdef LANE_MERGES
+    // Phases up to a subgroup's keys: the flip of blocks of lanes, the
+    // half-cleaners down to a lane apart, then those inside the registers.
+    uint lane = gl_SubgroupInvocationID;
+    uint lane_phases_end = min(last_log, REGISTER_LOG + findMSB(gl_SubgroupSize));
+    // Slots wholly past the keys hold pads, all alike, which the lane phases
+    // would leave where they are: a subgroup of only pads skips them (uniform
+    // over it: its threads' slots are consecutive), and the subgroups that
+    // hold keys have the multiprocessor to themselves. A sort of 2^10 keys on a
+    // 4096-key tile is three quarters pads: on the H100 it took 15% less time,
+    // pairs and 64-bit keys 20-30% less; full tiles 0-2% more (log entry 51).
+    // Not with rows or a view, whose pads lie elsewhere.
+    bool subgroup_pads_only =
+        !active_tile || (plain_layout && tile_base + as_index((thread - lane) * REGISTERS) >= live_count);
+    for (uint phase = REGISTER_LOG + 1u; phase <= lane_phases_end && !subgroup_pads_only; ++phase) {
+        uint block_lanes = 1u << (phase - REGISTER_LOG);
+        lane_flip(lane, block_lanes);
+        for (uint lane_stride = block_lanes >> 2; lane_stride > 0u; lane_stride >>= 1)
+            lane_disperse(lane, lane_stride);
+        register_network(false, REGISTER_LOG);
+    }
+    first_merge_log = max(first_merge_log, lane_phases_end);
+#endif
+    // A block of 2^last_log slots wholly past the keys holds only pads, which
+    // are never stored: its threads skip the merge rounds, and still meet every
+    // barrier. A sort of 1024 keys on a 4096-key tile merges one block of four.
+    bool pads_only = plain_layout && tile_base + as_index(first & ~((1u << last_log) - 1u)) >= live_count;
+    for (uint run_log = first_merge_log; run_log < last_log; ++run_log) {
+        barrier();  // every thread is done reading the slots of the last round
+        if (!pads_only)
+            registers_to_slots(first);
+        barrier();
+        uint run = 1u << run_log;
+        uint base = first & ~(2u * run - 1u);
+        if (!pads_only)
+            slot_merge_to_registers(base, run, base + run, run, first - base);
+    }
+
+#ifdef RUN_SAMPLES
+    // Uniform (a push constant, and no rows or view where the host sets it).
+    if ((params.sample_runs & SAMPLES_WRITE) != 0u && active_tile)
+        store_samples(tile_base, first);
+#endif
+#ifdef VECTOR_TILE
+    if (vector_tile) {
+        if (thread_whole)
+            store_registers_vector(thread_first_key);
+        else
+            store_registers_guarded(thread_first_key);
+        return;  // uniform: no thread of this workgroup meets another barrier
+    }
+#endif
+    // Out coalesced, through shared memory again.
+    barrier();
+    registers_to_slots(first);
+    barrier();
+    [[dont_unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        uint local_index = r * threads + thread;
+        index_t index;
+        if (physical_index(tile_base + as_index(local_index), index) && active_tile) {
+#ifdef WITH_VALUES
+            store_result(index, tile_keys[padded(local_index)], tile_values[padded(local_index)]);
+#else
+            store_result(index, tile_keys[padded(local_index)], 0u);
+#endif
         }
     }
 }

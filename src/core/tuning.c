@@ -383,7 +383,6 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
                ((uint64_t)1 << (tile_log - out->tile_sort_register_log + 1u)) <= max_threads)
             --out->tile_sort_register_log;
     out->tile_sort_workgroup_size = 1u << (tile_log - out->tile_sort_register_log);
-    out->tile_sort_tiles_per_group = 1u;
     out->tile_uses_shuffle = false;
     out->merge_direct = false;
     out->merge_vector_io = true;

@@ -34,9 +34,6 @@ typedef struct bitonic_tuning {
      * its rounds in shared memory (tile_sort_pass.comp built with LANE_MERGES):
      * where shuffles exist and the workgroup is whole subgroups. */
     bool tile_sort_uses_shuffle;
-    /* Tiles a tile merge sort workgroup sorts one after another, the next
-     * one's keys loaded while it sorts one (TILES_PER_GROUP). */
-    uint32_t tile_sort_tiles_per_group;
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
     /* Merge passes (merge_pass.comp): a workgroup writes 2^merge_chunk_log keys,

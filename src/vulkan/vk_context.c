@@ -437,7 +437,6 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_ways = desc->merge_ways,
                                               .merge_scalar_io = desc->merge_scalar_io,
                                               .tile_scalar_io = desc->tile_scalar_io,
-                                              .tile_sort_tiles_per_group = desc->tile_sort_tiles_per_group,
                                               .capture_pipeline_statistics = statistics,
                                               .no_subgroup_shuffle = desc->no_subgroup_shuffle,
                                               .no_subgroup_arithmetic = desc->no_subgroup_arithmetic,

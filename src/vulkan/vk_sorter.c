@@ -517,15 +517,14 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         if (variant->tile_sort_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         /* The merge chunk places the run samples the tile sort leaves. */
-        uint32_t tile_constants[4] = {tuning->tile_sort_workgroup_size, tuning->tile_log, tuning->merge_chunk_log,
-                                      tuning->tile_sort_tiles_per_group};
+        uint32_t tile_constants[3] = {tuning->tile_sort_workgroup_size, tuning->tile_log, tuning->merge_chunk_log};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_sort_uses_shuffle && !wide
                                    ? bitonic_spirv_tile_sort_lanes_pass(tuning->tile_sort_register_log, with_values,
                                                                         key64)
                                    : bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64,
                                                                   wide),
-                               tile_constants, 4, &variant->tile_sort_pipeline);
+                               tile_constants, 3, &variant->tile_sort_pipeline);
     }
     case PIPELINE_GLOBAL: {
         if (steps == 0 || steps > BITONIC_MAX_STEP_GROUP_LOG || wide)
@@ -924,8 +923,6 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.partition_sample_runs = false;
         if (desc->tile_scalar_io)
             sorter->variants[variant].tuning.tile_vector_io = false;
-        if (desc->tile_sort_tiles_per_group != 0)
-            sorter->variants[variant].tuning.tile_sort_tiles_per_group = desc->tile_sort_tiles_per_group;
         if (desc->network_tile_sort)
             sorter->variants[variant].tuning.tile_merge_sort = false;
         if (desc->merge_ways == 2u || (desc->merge_ways == 4u && sorter->variants[variant].tuning.merge4_pivot_step_log != 0))
@@ -1914,8 +1911,7 @@ static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *pla
     for (uint32_t p = 0; p < plan->pass_count; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         uint64_t groups = pass->group_count;
-        uint32_t tiles_per_group = sorts_tile_by_merging(variant, pass) ? variant->tuning.tile_sort_tiles_per_group : 1u;
-        uint64_t workgroups = pass->kind == BITONIC_PASS_TILE    ? (groups + tiles_per_group - 1u) / tiles_per_group
+        uint64_t workgroups = pass->kind == BITONIC_PASS_TILE    ? groups
                               : plan->four_way[p]                ? merge4_slots(&variant->tuning, plan->count,
                                                                                 pass->phase)
                               : pass->kind == BITONIC_PASS_MERGE ? plan->chunk_count

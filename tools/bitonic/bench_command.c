@@ -524,7 +524,6 @@ int bench_run(const bench_options *options)
                                  .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,
                                  .tile_scalar_io = options->tile_scalar_io,
-                                 .tile_sort_tiles_per_group = options->tile_group_tiles,
                                  .network_tile_sort = options->network_tile_sort,
                                  .no_subgroup_shuffle = options->no_subgroup_shuffle,
                                  .no_subgroup_arithmetic = options->no_subgroup_arithmetic,

@@ -47,7 +47,6 @@ typedef struct bench_options {
     unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */
     bool merge_scalar_io;          /* merges move one key at a time */
     bool tile_scalar_io;           /* the tile sort moves one key at a time */
-    unsigned tile_group_tiles;     /* tiles a tile-sort workgroup sorts in turn, 0: derived */
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
     bool no_subgroup_shuffle;      /* no subgroup shuffles in the tile kernels (measuring) */
     bool no_subgroup_arithmetic;   /* the partition's scans in shared memory (measuring) */

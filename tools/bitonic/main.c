@@ -48,7 +48,6 @@ static void usage(FILE *out)
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
           "                     [--partition-count-groups N (the partition count's workgroups at most)]\n"
-          "                     [--tile-group-tiles N (tiles a tile-sort workgroup sorts in turn)]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -527,8 +526,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
                     strcmp(arg, "--partition-buckets-per-window") == 0 ||
                     strcmp(arg, "--partition-split-by-thread") == 0 ||
-                    strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0 ||
-                    strcmp(arg, "--tile-group-tiles") == 0) &&
+                    strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -553,7 +551,6 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
                                : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
                                : strcmp(arg, "--partition-count-groups") == 0 ? &bench.partition_count_groups
-                               : strcmp(arg, "--tile-group-tiles") == 0 ? &bench.tile_group_tiles
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -577,8 +574,7 @@ int main(int argc, char **argv)
                             : target == &bench.merge_split_probes ||
                                       target == &bench.merge_fused_split_probes ? 7
                             : target == &bench.merge_split_workgroup_size || target == &bench.partition_threads ? 1024
-                            : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ||
-                                      target == &bench.tile_group_tiles ? 32
+                            : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ? 32
                             : target == &bench.run_buffers ? 12
                             : target == &bench.cpu_threads ? 1024
                                                          : 36;  /* past 2^32 keys: device addresses */
