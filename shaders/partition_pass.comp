@@ -215,6 +215,16 @@ bool composite_before(key_t x, uint vx, key_t y, uint vy)
 #endif
 }
 
+// Whether splitter i comes before the key (and value).
+bool splitter_before(uint i, key_t key, uint value)
+{
+#ifdef WITH_VALUES
+    return composite_before(splitter_keys[i], splitter_values[i], key, value);
+#else
+    return composite_before(splitter_keys[i], 0u, key, value);
+#endif
+}
+
 // The splitters whose cell comes before cell c, from their cells, which
 // load_splitters leaves in bucket_words meanwhile.
 uint splitters_before_cell(uint c)
@@ -382,39 +392,22 @@ void load_splitters()
 // when it equals splitter i, else 2i where i splitters come before it. Every
 // splitter of an earlier cell comes before the key and none of a later one
 // does; within the key's cell, steps of 2^(search_steps - 1), ..., 1 splitters
-// move past those before it (a cell holds fewer than 2^search_steps). The
-// splitter the key may equal, splitter low, is the one the last step that did
-// not move tested (that step's probe is low + 1, at the lowest bit that low -
-// first of the cell leaves clear), so the search notes whether the key equals
-// each splitter a step stops at, and needs no read of splitter low after it:
-// on the H100 each key's dependent reads of shared memory are what the count
-// and the scatter wait on (the buckets taken from the keys' top bits, with no
-// search, made them 0.043 ms faster at 2^24 keys: docs/PERFORMANCE.md, log
-// entry 68). A probe past the cell's end stops at a splitter of a later cell,
-// which the key does not equal.
+// move past those before it (a cell holds fewer than 2^search_steps).
 uint bucket_of(key_t key, uint value)
 {
     uint cell_word = cell_words[cell_of(key)];
     uint low = cell_word & 0xffffu, end = low + (cell_word >> 16);
-    bool equal = false;
     for (uint step = search_steps; step > 0u; --step) {
         uint probe = low + (1u << (step - 1u));
         bool inside = probe <= end;
-        uint i = inside ? probe - 1u : 0u;
-        key_t splitter = splitter_keys[i];
-#ifdef WITH_VALUES
-        uint splitter_value = splitter_values[i];
-        bool before = composite_before(splitter, splitter_value, key, value);
-        bool same = splitter == key && splitter_value == value;
-#else
-        bool before = splitter < key;
-        bool same = splitter == key;
-#endif
-        if (before && inside)
+        if (splitter_before(inside ? probe - 1u : 0u, key, value) && inside)
             low = probe;
-        else
-            equal = same && inside;
     }
+#ifdef WITH_VALUES
+    bool equal = low < params.splitters && splitter_keys[low] == key && splitter_values[low] == value;
+#else
+    bool equal = low < params.splitters && splitter_keys[low] == key;
+#endif
     return equal ? 2u * low + 1u : 2u * low;
 }
 
