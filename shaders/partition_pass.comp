@@ -388,48 +388,27 @@ void load_splitters()
         search_steps = uint(findMSB(fullest_cell) + 1);
 }
 
-// Keys whose buckets one search finds together (see buckets_of).
-const uint SEARCH_KEYS = 4u;
-
-// The buckets of the first `used` of up to SEARCH_KEYS ordered keys (and
-// values), as bitonic_partition_bucket() in reference_partition.c: 2i + 1 for
-// a key equal to splitter i, else 2i where i splitters come before it. Every
+// The key's bucket (bitonic_partition_bucket() in reference_partition.c): 2i + 1
+// when it equals splitter i, else 2i where i splitters come before it. Every
 // splitter of an earlier cell comes before the key and none of a later one
 // does; within the key's cell, steps of 2^(search_steps - 1), ..., 1 splitters
-// move past those before it (a cell holds fewer than 2^search_steps). The
-// keys' searches take their steps together, each step's reads of shared
-// memory in flight at once: one key's search is a chain of dependent reads,
-// and the count and the scatter waited on it key after key (on the H100 the
-// buckets taken from the keys' top bits, with no search, made the two 0.045
-// ms faster at 2^24 keys, and reads free of bank conflicts changed nothing:
-// docs/PERFORMANCE.md, log entry 68). `used` is a constant where it is called.
-void buckets_of(key_t keys_here[SEARCH_KEYS], uint values_here[SEARCH_KEYS], uint used,
-                out uint buckets[SEARCH_KEYS])
+// move past those before it (a cell holds fewer than 2^search_steps).
+uint bucket_of(key_t key, uint value)
 {
-    uint low[SEARCH_KEYS], end[SEARCH_KEYS];
-    [[unroll]] for (uint j = 0u; j < SEARCH_KEYS; ++j) {
-        uint cell_word = j < used ? cell_words[cell_of(keys_here[j])] : 0u;
-        low[j] = cell_word & 0xffffu;
-        end[j] = low[j] + (cell_word >> 16);
-    }
+    uint cell_word = cell_words[cell_of(key)];
+    uint low = cell_word & 0xffffu, end = low + (cell_word >> 16);
     for (uint step = search_steps; step > 0u; --step) {
-        [[unroll]] for (uint j = 0u; j < SEARCH_KEYS; ++j) {
-            uint probe = low[j] + (1u << (step - 1u));
-            bool inside = probe <= end[j];
-            if (j < used && inside && splitter_before(probe - 1u, keys_here[j], values_here[j]))
-                low[j] = probe;
-        }
+        uint probe = low + (1u << (step - 1u));
+        bool inside = probe <= end;
+        if (splitter_before(inside ? probe - 1u : 0u, key, value) && inside)
+            low = probe;
     }
-    [[unroll]] for (uint j = 0u; j < SEARCH_KEYS; ++j) {
-        uint i = min(low[j], params.splitters - 1u);
 #ifdef WITH_VALUES
-        bool equal = splitter_keys[i] == keys_here[j] && splitter_values[i] == values_here[j];
+    bool equal = low < params.splitters && splitter_keys[low] == key && splitter_values[low] == value;
 #else
-        bool equal = splitter_keys[i] == keys_here[j];
+    bool equal = low < params.splitters && splitter_keys[low] == key;
 #endif
-        equal = equal && low[j] < params.splitters && j < used;
-        buckets[j] = equal ? 2u * low[j] + 1u : 2u * low[j];
-    }
+    return equal ? 2u * low + 1u : 2u * low;
 }
 
 uint value_at(uint i)
@@ -490,20 +469,9 @@ void count_step()
             batch[j] = i < end ? keys[i] : key_t(0);
             batch_values[j] = i < end ? value_at(i) : 0u;
         }
-        [[unroll]] for (uint first_key = 0u; first_key < KEYS_AT_ONCE; first_key += SEARCH_KEYS) {
-            key_t search[SEARCH_KEYS];
-            uint search_values[SEARCH_KEYS], buckets[SEARCH_KEYS];
-            uint used = min(SEARCH_KEYS, KEYS_AT_ONCE - first_key);
-            [[unroll]] for (uint j = 0u; j < SEARCH_KEYS; ++j) {
-                uint from = min(first_key + j, KEYS_AT_ONCE - 1u);  // the pads past `used` repeat a key
-                search[j] = ordered(batch[from]);
-                search_values[j] = batch_values[from];
-            }
-            buckets_of(search, search_values, used, buckets);
-            [[unroll]] for (uint j = 0u; j < used; ++j)
-                if (base + (first_key + j) * gl_WorkGroupSize.x < end)
-                    atomicAdd(bucket_words[buckets[j]], 1u);
-        }
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j)
+            if (base + j * gl_WorkGroupSize.x < end)
+                atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
     }
     barrier();
     // The buckets' totals; where each scatter workgroup's keys go is claimed
@@ -688,21 +656,10 @@ void scatter_step()
         barrier();  // also: the last tile's keys are written, its stage free
         uint in_tile = min(tile_keys, params.count - tile * tile_keys);
         uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
-        [[unroll]] for (uint first_key = 0u; first_key < SCATTER_KEYS; first_key += SEARCH_KEYS) {
-            key_t search[SEARCH_KEYS];
-            uint search_values[SEARCH_KEYS], buckets[SEARCH_KEYS];
-            uint used = min(SEARCH_KEYS, SCATTER_KEYS - first_key);
-            [[unroll]] for (uint j = 0u; j < SEARCH_KEYS; ++j) {
-                uint from = min(first_key + j, SCATTER_KEYS - 1u);  // the pads past `used` repeat a key
-                search[j] = ordered(batch[from]);
-                search_values[j] = batch_values[from];
-            }
-            buckets_of(search, search_values, used, buckets);
-            [[unroll]] for (uint j = 0u; j < used; ++j) {
-                uint k = (first_key + j) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-                uint b = buckets[j];
-                placed[first_key + j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
-            }
+        [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
+            uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+            uint b = bucket_of(ordered(batch[j]), batch_values[j]);
+            placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
         }
         barrier();
         // Where each bucket's keys start in the tile, and where in the output.
