@@ -393,34 +393,15 @@ void load_splitters()
 // splitter of an earlier cell comes before the key and none of a later one
 // does; within the key's cell, steps of 2^(search_steps - 1), ..., 1 splitters
 // move past those before it (a cell holds fewer than 2^search_steps).
-// One step of bucket_of's search: `reach` splitters past low, if they come
-// before the key and lie in the cell (whose last splitter is end - 1).
-uint search_step(uint low, uint end, uint reach, key_t key, uint value)
-{
-    uint probe = low + reach;
-    bool inside = probe <= end;
-    return splitter_before(inside ? probe - 1u : 0u, key, value) && inside ? probe : low;
-}
-
 uint bucket_of(key_t key, uint value)
 {
     uint cell_word = cell_words[cell_of(key)];
     uint low = cell_word & 0xffffu, end = low + (cell_word >> 16);
-    // The steps, unrolled where they are few (uniform: the fullest cell sets
-    // them for every thread): random keys in 2x as many cells as splitters
-    // take 2 or 3, and the loop's own instructions were a large part of
-    // theirs.
-    uint steps = search_steps;
-    if (steps == 2u) {
-        low = search_step(low, end, 2u, key, value);
-        low = search_step(low, end, 1u, key, value);
-    } else if (steps == 3u) {
-        low = search_step(low, end, 4u, key, value);
-        low = search_step(low, end, 2u, key, value);
-        low = search_step(low, end, 1u, key, value);
-    } else {
-        for (uint step = steps; step > 0u; --step)
-            low = search_step(low, end, 1u << (step - 1u), key, value);
+    for (uint step = search_steps; step > 0u; --step) {
+        uint probe = low + (1u << (step - 1u));
+        bool inside = probe <= end;
+        if (splitter_before(inside ? probe - 1u : 0u, key, value) && inside)
+            low = probe;
     }
 #ifdef WITH_VALUES
     bool equal = low < params.splitters && splitter_keys[low] == key && splitter_values[low] == value;
