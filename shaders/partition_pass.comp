@@ -66,15 +66,11 @@ const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
 const uint STEP_SCATTER = 2u;
 const uint STEP_FALLBACK = 3u;
-// The step this pipeline runs (the host builds one a step), so that the
-// driver compiles each step's code alone; STEP_ANY: the push constant's.
-const uint STEP_ANY = 4u;
-layout(constant_id = 4) const uint PIPELINE_STEP = STEP_ANY;
 
 // partition_push_constants in vk_sorter.c.
 layout(push_constant) uniform PartitionParams {
     uint count;          // keys
-    uint step;           // STEP_* (the pipeline's PIPELINE_STEP where it has one)
+    uint step;           // STEP_*
     uint key_xor;        // 0 ascending, all ones descending
     uint key_type;       // KEY_* of key_order.glsl
     uint sample_count;   // keys sampled, at least splitters + 1
@@ -89,12 +85,6 @@ layout(push_constant) uniform PartitionParams {
     uint sample_runs_log;  // the samples are sorted in 2^this runs (0: whole)
     uint longest;        // the longest open bucket the window merge sorts: W, or 2W (three pieces)
 } params;
-
-// The step this dispatch runs.
-uint current_step()
-{
-    return PIPELINE_STEP != STEP_ANY ? PIPELINE_STEP : params.step;
-}
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
 layout(std430, binding = 3) writeonly buffer KeysOut { key_t keys_out[]; };
@@ -347,8 +337,8 @@ uint stored_splitter_at(uint i)
 void load_splitters()
 {
     uint m = params.splitters;
-    bool stored = current_step() == STEP_SCATTER;
-    bool store = current_step() == STEP_COUNT && gl_WorkGroupID.x == 0u && gl_WorkGroupID.y == 0u;
+    bool stored = params.step == STEP_SCATTER;
+    bool store = params.step == STEP_COUNT && gl_WorkGroupID.x == 0u && gl_WorkGroupID.y == 0u;
     for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x) {
         key_t key;
         uint value;
@@ -974,12 +964,11 @@ void fallback_step()
 
 void main()
 {
-    uint step = current_step();
-    if (step == STEP_SAMPLE)
+    if (params.step == STEP_SAMPLE)
         sample_step();
-    else if (step == STEP_COUNT)
+    else if (params.step == STEP_COUNT)
         count_step();
-    else if (step == STEP_SCATTER)
+    else if (params.step == STEP_SCATTER)
         scatter_step();
     else
         fallback_step();

@@ -63,9 +63,6 @@ typedef struct pass_push_constants {
     uint32_t sample_runs;   /* merge: leave run samples after the splits; split pass: read them */
 } pass_push_constants;
 
-/* The steps of partition_pass.comp (its STEP_* and PartitionParams.step). */
-enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITION_FALLBACK = 3, PARTITION_STEPS = 4 };
-
 /* The push constants of the device-address kernels (WIDE_ADDRESSING in
  * shaders/network.glsl): the same, then the count's high word and where the
  * pass reads and writes. 120 bytes, inside the 128 every device offers. */
@@ -150,10 +147,7 @@ typedef struct sorter_variant {
     VkPipeline merge4_pipeline;       /* four-run merges (tuning.merge_ways 4) */
     VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
     VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
-    /* The partition sort's steps (partition_pass.comp), a pipeline each
-     * (PARTITION_SAMPLE .. PARTITION_FALLBACK): each holds its step's code
-     * alone. */
-    VkPipeline partition_pipelines[4];
+    VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
     /* The partition sort's window merge and its split pass: merge_pass.comp
      * with WINDOW_MERGE, which every other merge pipeline has false. */
     /* The window merge and its split pass, for buckets of up to a window [0]
@@ -602,20 +596,15 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_PARTITION: {
         if (wide || tuning->partition_max_splitters == 0)
             return VK_ERROR_FEATURE_NOT_PRESENT;
-        if (variant->partition_pipelines[0] != VK_NULL_HANDLE)
+        if (variant->partition_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        /* The fifth constant is the step the pipeline runs. */
-        uint32_t partition_constants[5] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
+        uint32_t partition_constants[4] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
                                            2u * (tuning->partition_max_splitters + 1u),  /* the lookup table's cells */
-                                           tuning->partition_scatter_keys, 0u};
-        VkResult made = VK_SUCCESS;
-        for (uint32_t step = 0; step < PARTITION_STEPS && made == VK_SUCCESS; ++step) {
-            partition_constants[4] = step;
-            made = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                                   bitonic_spirv_partition_pass(with_values, key64, tuning->partition_scan_by_subgroup),
-                                   partition_constants, 5, &variant->partition_pipelines[step]);
-        }
-        return made;
+                                           tuning->partition_scatter_keys};
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_partition_pass(with_values, key64, tuning->partition_scan_by_subgroup),
+                               partition_constants, 4,
+                               &variant->partition_pipeline);
     }
     case PIPELINE_WINDOW_MERGE:
         if (wide || tuning->merge_direct)
@@ -999,8 +988,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge4_cut_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
-        for (int i = 0; i < PARTITION_STEPS; ++i)
-            vkDestroyPipeline(sorter->device, variant->partition_pipelines[i], sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
         for (int i = 0; i < 2; ++i) {
             vkDestroyPipeline(sorter->device, variant->window_merge_pipeline[i], sorter->allocator);
             vkDestroyPipeline(sorter->device, variant->window_split_pipeline[i], sorter->allocator);
@@ -1120,14 +1108,11 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         report_pipeline(sorter, variant->merge4_cut_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "four-run merge spill%s", kind);
         report_pipeline(sorter, variant->merge4_spill_pipeline, name, text, capacity, &used);
-        static const char *const step_names[PARTITION_STEPS] = {"sample", "count", "scatter", "fallback"};
-        for (int i = 0; i < PARTITION_STEPS; ++i) {
-            snprintf(name, sizeof name, "partition %s%s (up to %u splitters, scatter tiles of %u keys, scans %s)",
-                     step_names[i], kind, variant->tuning.partition_max_splitters,
-                     variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
-                     variant->tuning.partition_scan_by_subgroup ? "by subgroups" : "in shared memory");
-            report_pipeline(sorter, variant->partition_pipelines[i], name, text, capacity, &used);
-        }
+        snprintf(name, sizeof name, "partition steps%s (up to %u splitters, scatter tiles of %u keys, scans %s)",
+                 kind, variant->tuning.partition_max_splitters,
+                 variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
+                 variant->tuning.partition_scan_by_subgroup ? "by subgroups" : "in shared memory");
+        report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
         for (int i = 0; i < 2; ++i) {
             const char *pieces = i ? ", three pieces" : "";
             snprintf(name, sizeof name, "partition window merge%s%s", kind, pieces);
@@ -2105,6 +2090,7 @@ typedef struct partition_push_constants {
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
+enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITION_FALLBACK = 3 };
 
 /* Where partition_pass.comp's scatter leaves the fallback's dispatch size
  * (FALLBACK_ARGS_AT there). */
@@ -2263,8 +2249,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .longest = plan->window_three_pieces ? 2u << plan->window_log : 1u << plan->window_log};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
-    record_dispatch(&recorder, variant->partition_pipelines[PARTITION_SAMPLE], &steps, sizeof steps,
-                    (reach + threads - 1u) / threads, 1u);
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
     record_pass_barrier(command_buffer);
     bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
     uint32_t sample_run_keys_log = plan->sample_runs_log > 0 ? plan->sample_run_keys_log : 0u;
@@ -2278,12 +2263,10 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     /* 2. Count, scatter. */
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     steps.step = PARTITION_COUNT;
-    record_dispatch(&recorder, variant->partition_pipelines[PARTITION_COUNT], &steps, sizeof steps,
-                    plan->partition_groups, 1u);
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     record_pass_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
-    record_dispatch(&recorder, variant->partition_pipelines[PARTITION_SCATTER], &steps, sizeof steps, scatter_x,
-                    scatter_y);
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
     record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch size */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
@@ -2358,8 +2341,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     push_sort_bindings(sorter, command_buffer, variant, with_values, (sort_sides){side_keys[1], side_values[1],
                        side_keys[0], side_values[0]}, count_binding, partition);
     steps.step = PARTITION_FALLBACK;
-    record_dispatch_indirect(&recorder, variant->partition_pipelines[PARTITION_FALLBACK], &steps, sizeof steps,
-                             info->scratch, partition_offset + PARTITION_FALLBACK_ARGS_BYTES);
+    record_dispatch_indirect(&recorder, variant->partition_pipeline, &steps, sizeof steps, info->scratch,
+                             partition_offset + PARTITION_FALLBACK_ARGS_BYTES);
     if (timed && !info->profile_passes)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
                             info->first_query + 1u);
