@@ -34,6 +34,13 @@ typedef struct bitonic_tuning {
      * its rounds in shared memory (tile_sort_pass.comp built with LANE_MERGES):
      * where shuffles exist and the workgroup is whole subgroups. */
     bool tile_sort_uses_shuffle;
+    /* A second, shorter tile for the merge sort (log2; 0: none): a tile pass
+     * that stops at runs of at most 2^run_tile_log keys sorts each such tile in
+     * a workgroup of its own, 2^(run_tile_log - tile_sort_register_log)
+     * threads, so the runs spread over the multiprocessors instead of filling
+     * a few whole tiles (the partition's samples, sorted in runs of twice as
+     * many keys as buckets). */
+    uint32_t run_tile_log;
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
     /* Merge passes (merge_pass.comp): a workgroup writes 2^merge_chunk_log keys,

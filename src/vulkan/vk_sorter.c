@@ -134,6 +134,7 @@ typedef struct sorter_variant {
     VkPipelineLayout pipeline_layout;
     VkPipeline tile_pipeline;
     VkPipeline tile_sort_pipeline;  /* tile passes from phase 1 (tuning.tile_merge_sort) */
+    VkPipeline run_tile_sort_pipeline;  /* the same on tiles of 2^tuning.run_tile_log keys */
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
@@ -475,6 +476,7 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
 typedef enum pipeline_kind {
     PIPELINE_TILE,
     PIPELINE_TILE_SORT,
+    PIPELINE_RUN_TILE_SORT,
     PIPELINE_GLOBAL,
     PIPELINE_MERGE,
     PIPELINE_MERGE_SPLIT,
@@ -513,18 +515,26 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                    : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values, key64, wide),
                                tile_constants, 2, &variant->tile_pipeline);
     }
-    case PIPELINE_TILE_SORT: {
-        if (variant->tile_sort_pipeline != VK_NULL_HANDLE)
+    case PIPELINE_TILE_SORT:
+    case PIPELINE_RUN_TILE_SORT: {
+        /* The run tile: the same kernel, a shorter tile and fewer threads. */
+        bool runs = kind == PIPELINE_RUN_TILE_SORT;
+        VkPipeline *pipeline = runs ? &variant->run_tile_sort_pipeline : &variant->tile_sort_pipeline;
+        if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
+        if (runs && (tuning->run_tile_log == 0 || wide))
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        uint32_t tile_log = runs ? tuning->run_tile_log : tuning->tile_log;
         /* The merge chunk places the run samples the tile sort leaves. */
-        uint32_t tile_constants[3] = {tuning->tile_sort_workgroup_size, tuning->tile_log, tuning->merge_chunk_log};
+        uint32_t tile_constants[3] = {1u << (tile_log - tuning->tile_sort_register_log), tile_log,
+                                      tuning->merge_chunk_log};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_sort_uses_shuffle && !wide
                                    ? bitonic_spirv_tile_sort_lanes_pass(tuning->tile_sort_register_log, with_values,
                                                                         key64)
                                    : bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64,
                                                                   wide),
-                               tile_constants, 3, &variant->tile_sort_pipeline);
+                               tile_constants, 3, pipeline);
     }
     case PIPELINE_GLOBAL: {
         if (steps == 0 || steps > BITONIC_MAX_STEP_GROUP_LOG || wide)
@@ -653,6 +663,9 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
     VkResult result = ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
     if (result == VK_SUCCESS && variant->tuning.tile_merge_sort)
         result = ensure_pipeline(sorter, variant, PIPELINE_TILE_SORT, 0);
+    if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.run_tile_log != 0 &&
+        !variant->wide)
+        result = ensure_pipeline(sorter, variant, PIPELINE_RUN_TILE_SORT, 0);
     for (uint32_t steps = 1; result == VK_SUCCESS && !variant->wide && steps <= variant->tuning.max_global_steps;
          ++steps)
         result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, steps);
@@ -980,6 +993,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
             vkDestroyPipeline(sorter->device, variant->global_pipelines[steps], sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_sort_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->run_tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
@@ -1086,6 +1100,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "tile merge sort%s (%u keys/thread)", kind,
                  1u << variant->tuning.tile_sort_register_log);
         report_pipeline(sorter, variant->tile_sort_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "tile merge sort of runs%s (%u keys a tile, %u keys/thread)", kind,
+                 1u << variant->tuning.run_tile_log, 1u << variant->tuning.tile_sort_register_log);
+        report_pipeline(sorter, variant->run_tile_sort_pipeline, name, text, capacity, &used);
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
@@ -2374,7 +2391,22 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
         plan.pass_count = plan.dispatch_count = 1u;
         plan.passes[0].last_phase = tile_runs_log;
     }
+    /* A sort that is one tile merge sort of a plain array, stopping at runs
+     * no longer than the run tile (the partition's samples; sorts of up to
+     * 2^run_tile_log keys), sorts a run tile a workgroup: the same keys on
+     * more multiprocessors, a shorter chain of barriers in each. */
+    const sorter_variant *first_variant = &sorter->variants[plan.variant_number];
+    bool run_tiles = plan.pass_count == 1u && !plan.transpose && !plan.wide && !plan.partition && plan.row_log == 0 &&
+                     run_log == 0 && plan.passes[0].kind == BITONIC_PASS_TILE &&
+                     sorts_tile_by_merging(first_variant, &plan.passes[0]) && first_variant->tuning.run_tile_log != 0 &&
+                     plan.passes[0].last_phase <= first_variant->tuning.run_tile_log;
+    if (run_tiles) {
+        uint32_t run_tile_log = first_variant->tuning.run_tile_log;
+        plan.passes[0].group_count = (uint32_t)((info->count + ((uint64_t)1 << run_tile_log) - 1u) >> run_tile_log);
+    }
     VkResult built = ensure_plan_pipelines(sorter, &plan);
+    if (built == VK_SUCCESS && run_tiles)
+        built = ensure_pipeline(sorter, &sorter->variants[plan.variant_number], PIPELINE_RUN_TILE_SORT, 0);
     if (built != VK_SUCCESS)
         return bitonic_status_from_vk(built);
     if (plan.transpose)
@@ -2483,8 +2515,9 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                     record_pass_barrier(command_buffer);
                 continue;
             }
-            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? tile_pipeline_for(variant, pass)
-                                  : plan.four_way[p]              ? variant->merge4_pipeline
+            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE && run_tiles ? variant->run_tile_sort_pipeline
+                                  : pass->kind == BITONIC_PASS_TILE         ? tile_pipeline_for(variant, pass)
+                                  : plan.four_way[p]                        ? variant->merge4_pipeline
                                                                   : variant->global_pipelines[pass->step_count];
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (plan.four_way[p]) {
