@@ -209,10 +209,10 @@ typedef struct bitonic_context_desc {
     uint32_t partition_workgroup_size;
     uint32_t partition_count_workgroups;
     /* The partition's samples sorted whole before the splitters are read from
-     * them, as before: by default, where they fill more than one tile of their
-     * sort, they are sorted by the tile pass alone, in runs of twice as many
-     * keys as buckets, and each splitter is the mean of the runs' keys at its
-     * place (one pass where the whole sort took three). For measuring the
+     * them, as before: by default the sample step sorts them itself, in runs
+     * of twice as many keys as buckets, a workgroup a run in shared memory,
+     * and each splitter is the mean of the runs' keys at its place (one
+     * dispatch where the whole sort took three). For measuring the
      * difference. */
     bool partition_whole_samples;
     /* Merges store each thread's merged keys straight from its registers

@@ -4,7 +4,9 @@
 // its proof; vk_sorter.c, record_partition_sort, records them):
 // - STEP_SAMPLE: sample_count keys from spread positions into the Partition
 //   binding, for the sort of the samples recorded after it; zeroes the totals
-//   and the claims.
+//   and the claims. Where the samples are sorted in runs (sample_runs_log,
+//   runs that fit the scatter's staged tile), workgroup r gathers run r and
+//   sorts it in shared memory itself, and no sort is recorded after it.
 // - STEP_COUNT: workgroup w counts the keys of its chunk by bucket (2m + 1
 //   buckets: open bucket 2i between splitters i - 1 and i, equality bucket
 //   2i + 1 for keys equal to splitter i), and adds its counts to the buckets'
@@ -428,17 +430,22 @@ void chunk_of(out uint first, out uint end)
     end = min(first + params.chunk_keys, params.count);
 }
 
+// Where sample i comes from: one key from each of sample_count equal
+// stretches, at a place in it that a hash of the stretch picks (the last
+// count % sample_count keys are never sampled).
+uint sample_position(uint i)
+{
+    uint stretch = params.count / params.sample_count;
+    uint hashed = (i + 1u) * 0x9e3779b9u;
+    hashed ^= hashed >> 16;
+    return i * stretch + hashed % stretch;
+}
+
 void sample_step()
 {
     uint i = gl_GlobalInvocationID.x;
     if (i < params.sample_count) {
-        // One key from each of sample_count equal stretches, at a place in it
-        // that a hash of the stretch picks (the last count % sample_count keys
-        // are never sampled).
-        uint stretch = params.count / params.sample_count;
-        uint hashed = (i + 1u) * 0x9e3779b9u;
-        hashed ^= hashed >> 16;
-        uint position = i * stretch + hashed % stretch;
+        uint position = sample_position(i);
         store_words_key(params.samples_at + KEY_WORDS * i, keys[position]);
 #ifdef WITH_VALUES
         words[params.sample_values_at + i] = values[position];
@@ -782,6 +789,78 @@ void candidate_of(uint round, key_t prefix_key, uint prefix_value, out key_t key
         value |= 1u << (ORDER_BITS - 1u - round);
 }
 
+// The first `count` staged keys (a power of two) sorted by the bitonic
+// network in shared memory, a barrier before each step and after the last.
+void sort_staged(uint count)
+{
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
+    for (uint size = 2u; size <= count; size <<= 1) {
+        for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
+            barrier();
+            for (uint i = thread; i < count / 2u; i += threads) {
+                uint a = ((i & ~(stride - 1u)) << 1) | (i & (stride - 1u)), b = a | stride;
+                key_t key_a = stage_keys[a], key_b = stage_keys[b];
+#ifdef WITH_VALUES
+                uint value_a = stage_values[a], value_b = stage_values[b];
+#else
+                uint value_a = 0u, value_b = 0u;
+#endif
+                bool ascending = (a & size) == 0u;
+                if (ascending ? composite_before(key_b, value_b, key_a, value_a)
+                              : composite_before(key_a, value_a, key_b, value_b)) {
+                    stage_keys[a] = key_b;
+                    stage_keys[b] = key_a;
+#ifdef WITH_VALUES
+                    stage_values[a] = value_b;
+                    stage_values[b] = value_a;
+#endif
+                }
+            }
+        }
+    }
+    barrier();
+}
+
+// STEP_SAMPLE where the samples are sorted in runs (the host keeps a run
+// within the staged tile):
+// workgroup r gathers run r's samples into shared memory, sorts them there
+// and stores them as the sort of the samples would have left them, stored
+// keys ascending in the sort's order; every workgroup zeroes its share of the
+// totals and the claims. One dispatch where the sample step and the tile
+// pass of the samples' sort were two.
+void sample_runs_step()
+{
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
+    for (uint b = gl_GlobalInvocationID.x; b < bucket_count(); b += gl_NumWorkGroups.x * threads) {
+        words[TOTALS_AT + b] = 0u;
+        words[claims_at() + b] = 0u;
+    }
+    uint run_keys = params.sample_count >> params.sample_runs_log;
+    uint first = gl_WorkGroupID.x * run_keys;
+    // Uniform over the workgroup: every thread or none meets the barriers.
+    if (gl_WorkGroupID.x < (1u << params.sample_runs_log)) {
+        for (uint slot = thread; slot < run_keys; slot += threads) {
+            uint position = sample_position(first + slot);
+            stage_keys[slot] = ordered(keys[position]);
+#ifdef WITH_VALUES
+            stage_values[slot] = values[position];
+#endif
+        }
+        sort_staged(run_keys);
+        for (uint slot = thread; slot < run_keys; slot += threads) {
+#ifdef KEY64
+            key_t key = stored_key64(stage_keys[slot], params.key_type, params.key_xor);
+#else
+            key_t key = stored_key(stage_keys[slot], params.key_type, params.key_xor);
+#endif
+            store_words_key(params.samples_at + KEY_WORDS * (first + slot), key);
+#ifdef WITH_VALUES
+            words[params.sample_values_at + first + slot] = stage_values[slot];
+#endif
+        }
+    }
+}
+
 void fallback_step()
 {
     uint threads = gl_WorkGroupSize.x, thread = gl_LocalInvocationID.x;
@@ -924,32 +1003,7 @@ void fallback_step()
         stage_values[slot] = value;
 #endif
     }
-    // The pieces sorted by the bitonic network in shared memory.
-    for (uint size = 2u; size <= chunk_keys; size <<= 1) {
-        for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
-            barrier();
-            for (uint i = thread; i < chunk_keys / 2u; i += threads) {
-                uint a = ((i & ~(stride - 1u)) << 1) | (i & (stride - 1u)), b = a | stride;
-                key_t key_a = stage_keys[a], key_b = stage_keys[b];
-#ifdef WITH_VALUES
-                uint value_a = stage_values[a], value_b = stage_values[b];
-#else
-                uint value_a = 0u, value_b = 0u;
-#endif
-                bool ascending = (a & size) == 0u;
-                if (ascending ? composite_before(key_b, value_b, key_a, value_a)
-                              : composite_before(key_a, value_a, key_b, value_b)) {
-                    stage_keys[a] = key_b;
-                    stage_keys[b] = key_a;
-#ifdef WITH_VALUES
-                    stage_values[a] = value_b;
-                    stage_values[b] = value_a;
-#endif
-                }
-            }
-        }
-    }
-    barrier();
+    sort_staged(chunk_keys);
     for (uint slot = thread; slot < chunk_count; slot += threads) {
 #ifdef KEY64
         keys_out[first_key + slot] = stored_key64(stage_keys[slot], params.key_type, params.key_xor);
@@ -964,7 +1018,9 @@ void fallback_step()
 
 void main()
 {
-    if (params.step == STEP_SAMPLE)
+    if (params.step == STEP_SAMPLE && params.sample_runs_log != 0u)
+        sample_runs_step();
+    else if (params.step == STEP_SAMPLE)
         sample_step();
     else if (params.step == STEP_COUNT)
         count_step();

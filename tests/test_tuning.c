@@ -15,6 +15,12 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->tile_sort_register_log <= tuning->tile_log &&
            tuning->tile_sort_workgroup_size == 1u << (tuning->tile_log - tuning->tile_sort_register_log) &&
            tuning->tile_sort_workgroup_size <= limits->max_workgroup_invocations &&
+           /* the short tile: none, or shorter than the tile with at least two threads, whole
+              subgroups where the merge sort shuffles */
+           (tuning->short_tile_log == 0 ||
+            (tuning->short_tile_log < tuning->tile_log && tuning->short_tile_log > tuning->tile_sort_register_log &&
+             (!tuning->tile_sort_uses_shuffle ||
+              (1u << (tuning->short_tile_log - tuning->tile_sort_register_log)) % limits->subgroup_size == 0))) &&
            tuning->global_workgroup_size <= limits->max_workgroup_invocations && tuning->max_global_steps >= 1 &&
            tuning->max_global_steps <= 5 &&
            /* merge chunks: in shared memory, one workgroup, never wider than two tiles */
@@ -68,6 +74,7 @@ int main(void)
     TEST_CHECK(&t, tuning.tile_merge_sort && tuning.tile_sort_register_log == 4 && tuning.tile_sort_workgroup_size == 512,
                "H100 keys: the tile merge-sorted by 512 threads of 16 keys (got 2^%u keys a thread)",
                tuning.tile_sort_register_log);
+    TEST_CHECK(&t, tuning.short_tile_log == 10, "H100 keys: a short tile of 1024 keys (got 2^%u)", tuning.short_tile_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && tuning.tile_merge_sort &&
                        tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 512,
                "H100 pairs and 64-bit keys: the 4096-key tile merge-sorted 8 keys a thread (got 2^%u)",

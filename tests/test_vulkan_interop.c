@@ -3,13 +3,16 @@
  * and command buffer. Sorts keys with values (the values are the original
  * indices, so the result must be a permutation that sorts the keys), records
  * timestamps, sorts at an offset inside a larger buffer, and checks the
- * documented failures (too many keys, missing push descriptors). */
+ * documented failures (too many keys, missing push descriptors). Also the
+ * partition sort's samples, read from the scratch: the sort is exact whatever
+ * its splitters, so only there does a samples' sort that fails to sort show. */
 #define _DEFAULT_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "bitonic_vulkan.h"
 #include "test_util.h"
+#include "vk_internal.h"
 #include "vulkan_test_device.h"
 
 typedef struct app {
@@ -162,6 +165,17 @@ static bool submit(app *a)
            vkQueueWaitIdle(a->queue) == VK_SUCCESS;
 }
 
+/* Ends the command buffer with a barrier that makes the sort's writes
+ * visible to the host. */
+static void end_for_host(app *a)
+{
+    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(a->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
+                         0, NULL, 0, NULL);
+    vkEndCommandBuffer(a->commands);
+}
+
 /* Sorts count pairs at a key offset of `first` keys; returns whether the
  * result is right: keys in order, values a permutation that maps back. */
 static bool sort_pairs(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys, host_buffer *values, uint32_t first,
@@ -185,11 +199,7 @@ static bool sort_pairs(app *a, bitonic_vulkan_sorter *sorter, host_buffer *keys,
                                      .scratch = scratch ? scratch->buffer : VK_NULL_HANDLE,
                                      .scratch_offset = scratch_offset};
     bitonic_status status = bitonic_vulkan_record_sort(sorter, a->commands, &info);
-    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(a->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
-                         0, NULL, 0, NULL);
-    vkEndCommandBuffer(a->commands);
+    end_for_host(a);
     bool ok = status == BITONIC_SUCCESS && submit(a) && keys->data[first + count] == 0xdeadbeef;
     bool *seen = calloc(count + 1, 1);
     for (uint32_t i = 0; ok && i < count; ++i) {
@@ -219,11 +229,7 @@ static bool sort_with_gpu_count(app *a, bitonic_vulkan_sorter *sorter, host_buff
     bitonic_vulkan_sort_info info = {.keys = keys->buffer, .count = max_count, .count_buffer = count->buffer,
                                      .count_offset = 12, .scratch = scratch ? scratch->buffer : VK_NULL_HANDLE};
     bitonic_status status = bitonic_vulkan_record_sort(sorter, a->commands, &info);
-    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(a->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
-                         0, NULL, 0, NULL);
-    vkEndCommandBuffer(a->commands);
+    end_for_host(a);
     bool ok = status == BITONIC_SUCCESS && submit(a);
     uint32_t sorted_live = live < max_count ? live : max_count;
     uint64_t sum_in = 0, sum_out = 0;
@@ -236,6 +242,91 @@ static bool sort_with_gpu_count(app *a, bitonic_vulkan_sorter *sorter, host_buff
         ok = keys->data[i] == input[i];
     free(input);
     return ok && sum_in == sum_out;
+}
+
+static int compare_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Where the partition's sample i comes from (partition_pass.comp,
+ * sample_position): one key from each of `samples` equal stretches, at a
+ * place in it that a hash of the stretch picks. */
+static uint32_t sample_position(uint32_t i, uint32_t count, uint32_t samples)
+{
+    uint32_t stretch = count / samples;
+    uint32_t hashed = (i + 1u) * 0x9e3779b9u;
+    hashed ^= hashed >> 16;
+    return i * stretch + hashed % stretch;
+}
+
+/* A partition sort of u32 keys (values their indices where with_values)
+ * leaves in its scratch each sample as the key (and value) at its place, and
+ * each run of them sorted by key in the sort's order (all of them, sorted
+ * whole); and the keys sorted. */
+static bool check_partition_samples(app *a, bitonic_vulkan_sorter *sorter, uint32_t count, bool with_values,
+                                    bitonic_order order, uint64_t *seed)
+{
+    bitonic_vulkan_sort_info info = {.count = count, .order = order};
+    host_buffer keys = {0}, values = {0}, scratch = {0};
+    bool ok = create_host_buffer(a, (VkDeviceSize)count * 4u, &keys);
+    info.keys = keys.buffer;
+    if (with_values) {
+        ok = ok && create_host_buffer(a, (VkDeviceSize)count * 4u, &values);
+        info.values = values.buffer;
+    }
+    VkDeviceSize keys_at = 0, values_at = 0;
+    uint32_t samples = 0, runs_log = 0;
+    ok = ok && bitonic_vk_partition_samples(sorter, &info, &keys_at, &values_at, &samples, &runs_log) &&
+         samples >= 2u && samples <= count && (samples >> runs_log) >= 2u;
+    ok = ok && create_host_buffer(a, bitonic_vulkan_sort_scratch_bytes(sorter, &info), &scratch);
+    if (!ok) {  /* what was made goes (destroying a null handle does nothing) */
+        destroy_host_buffer(a, &scratch);
+        destroy_host_buffer(a, &values);
+        destroy_host_buffer(a, &keys);
+        return false;
+    }
+    info.scratch = scratch.buffer;
+    uint32_t *input = malloc((size_t)count * sizeof *input);
+    for (uint32_t i = 0; i < count; ++i) {
+        /* Repeats: equal keys among the samples too. */
+        input[i] = keys.data[i] = (uint32_t)test_random_u64(seed) % (count / 2u);
+        if (with_values)
+            values.data[i] = i;
+    }
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(a->commands, &begin);
+    bitonic_status status = bitonic_vulkan_record_sort(sorter, a->commands, &info);
+    end_for_host(a);
+    ok = status == BITONIC_SUCCESS && submit(a);
+    const uint32_t *sample_keys = scratch.data + keys_at / 4u, *sample_values = scratch.data + values_at / 4u;
+    uint32_t run = samples >> runs_log;
+    uint64_t *expected = malloc((size_t)run * sizeof *expected), *got = malloc((size_t)run * sizeof *got);
+    for (uint32_t first = 0; ok && first < samples; first += run) {
+        /* The run holds the keys (and values) at its samples' places... */
+        for (uint32_t j = 0; j < run; ++j) {
+            uint32_t position = sample_position(first + j, count, samples);
+            expected[j] = (uint64_t)input[position] << 32 | (with_values ? position : 0u);
+            got[j] = (uint64_t)sample_keys[first + j] << 32 | (with_values ? sample_values[first + j] : 0u);
+        }
+        qsort(expected, run, sizeof *expected, compare_u64);
+        qsort(got, run, sizeof *got, compare_u64);
+        ok = memcmp(expected, got, (size_t)run * sizeof *got) == 0;
+        /* ... by key in the sort's order. */
+        for (uint32_t j = first + 1; ok && j < first + run; ++j)
+            ok = order == BITONIC_ORDER_ASCENDING ? sample_keys[j - 1] <= sample_keys[j]
+                                                  : sample_keys[j - 1] >= sample_keys[j];
+    }
+    free(expected);
+    free(got);
+    for (uint32_t i = 1; ok && i < count; ++i)
+        ok = order == BITONIC_ORDER_ASCENDING ? keys.data[i - 1] <= keys.data[i] : keys.data[i - 1] >= keys.data[i];
+    free(input);
+    destroy_host_buffer(a, &scratch);
+    destroy_host_buffer(a, &values);
+    destroy_host_buffer(a, &keys);
+    return ok;
 }
 
 int main(void)
@@ -415,6 +506,30 @@ int main(void)
         destroy_host_buffer(&a, &keys);
         destroy_host_buffer(&a, &values);
         bitonic_vulkan_sorter_destroy(sorter);
+    }
+    /* The partition's samples, in runs (sorted by the sample step) and whole
+     * (by the library's sort after it), from 16 tiles of keys on. */
+    for (int whole = 0; whole < 2; ++whole) {
+        bitonic_vulkan_sorter_desc partition_desc = desc;
+        partition_desc.partition_min_keys = 1;
+        partition_desc.partition_whole_samples = whole != 0;
+        partition_desc.small_sort_max_keys = UINT32_MAX;  /* small sorts do not partition */
+        bitonic_vulkan_sorter *partition_sorter = NULL;
+        if (!TEST_CHECK(&t, bitonic_vulkan_sorter_create(&partition_desc, &partition_sorter) == BITONIC_SUCCESS,
+                        "a sorter that partitions from one key on"))
+            continue;
+        bitonic_vulkan_sorter_info partition_info;
+        bitonic_vulkan_sorter_get_info(partition_sorter, &partition_info);
+        uint64_t seed = 7;
+        for (int with_values = 0; with_values < 2; ++with_values)
+            for (int o = 0; o < 2; ++o) {
+                uint32_t count = 16u * partition_info.tile_keys + 3u * (uint32_t)o;
+                TEST_CHECK(&t, check_partition_samples(&a, partition_sorter, count, with_values != 0, (bitonic_order)o,
+                                                       &seed),
+                           "partition samples %s: %u %s, %s, each the key at its place and sorted", whole ? "whole" : "in runs",
+                           count, with_values ? "pairs" : "keys", o ? "descending" : "ascending");
+            }
+        bitonic_vulkan_sorter_destroy(partition_sorter);
     }
     TEST_CHECK(&t, bitonic_vulkan_sorter_create(NULL, &sorter) == BITONIC_ERROR_INVALID_ARGUMENT,
                "NULL description refused");

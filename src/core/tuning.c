@@ -100,6 +100,8 @@
  * workgroup before its threads start. */
 #define SMALL_TILE_KEYS 4096u
 #define SMALL_TILE_KEYS_PER_THREAD 8u
+/* The short tile (bitonic_tuning.short_tile_log), log2 of its keys. */
+#define SHORT_TILE_LOG 10u
 /* Up to 2^18 keys: on the H100, since the large shapes' merges search their
  * splits on run samples, 2^18 + 1 keys sort 4.6% faster with them (0.0630 ms
  * against 0.0661; log entry 50); 2^18 the same either way. (Before, the
@@ -406,20 +408,19 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
         }
     }
     out->tile_workgroup_size = 1u << (tile_log - out->tile_register_log);
-    /* The run tile: as long as the partition's longest sample runs (twice
-     * its most buckets), shorter than the tile, and whole subgroups where the
-     * merge sort shuffles. On the H100 the samples of 2^21 to 2^24 u32 keys
-     * (16 runs of 1024) sorted in 0.0099-0.0107 ms on tiles of 1024 keys,
-     * 128 threads, where four 4096-key tiles took 0.0122-0.0136
-     * (docs/PERFORMANCE.md, log entry 69). */
-    uint32_t run_tile_log = min_u32(bitonic_ceil_log2(2u * (PARTITION_MAX_SPLITTERS + 1u)), tile_log - 1u);
-    uint32_t run_tile_threads = run_tile_log > out->tile_sort_register_log
-                                    ? 1u << (run_tile_log - out->tile_sort_register_log)
-                                    : 0u;
-    out->run_tile_log = run_tile_threads >= 2u && (!out->tile_sort_uses_shuffle ||
-                                                   run_tile_threads % limits->subgroup_size == 0)
-                            ? run_tile_log
-                            : 0u;
+    /* The short tile, for sorts of up to 2^SHORT_TILE_LOG keys: one
+     * workgroup of that many keys' threads, where the tile's workgroup would
+     * hold idle threads; shorter than the tile, and whole subgroups where the
+     * merge sort shuffles. On the H100 sorts of 1024 pairs and 64-bit keys
+     * took 1.8% and 2.7% less time, u32 keys as long (docs/PERFORMANCE.md,
+     * log entry 69). */
+    uint32_t short_tile_log = min_u32(SHORT_TILE_LOG, tile_log - 1u);
+    uint32_t short_tile_threads =
+        short_tile_log > out->tile_sort_register_log ? 1u << (short_tile_log - out->tile_sort_register_log) : 0u;
+    out->short_tile_log =
+        short_tile_threads >= 2u && (!out->tile_sort_uses_shuffle || short_tile_threads % limits->subgroup_size == 0)
+            ? short_tile_log
+            : 0u;
 
     uint32_t steps = PREFERRED_GLOBAL_STEPS;
     if (max_steps_override != 0)

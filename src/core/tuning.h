@@ -34,13 +34,12 @@ typedef struct bitonic_tuning {
      * its rounds in shared memory (tile_sort_pass.comp built with LANE_MERGES):
      * where shuffles exist and the workgroup is whole subgroups. */
     bool tile_sort_uses_shuffle;
-    /* A second, shorter tile for the merge sort (log2; 0: none): a tile pass
-     * that stops at runs of at most 2^run_tile_log keys sorts each such tile in
-     * a workgroup of its own, 2^(run_tile_log - tile_sort_register_log)
-     * threads, so the runs spread over the multiprocessors instead of filling
-     * a few whole tiles (the partition's samples, sorted in runs of twice as
-     * many keys as buckets). */
-    uint32_t run_tile_log;
+    /* A second, shorter tile for the merge sort (log2; 0: none): a sort
+     * that is one tile pass stopping at runs of at most 2^short_tile_log keys
+     * (a sort of up to that many keys) runs it on a workgroup of
+     * 2^(short_tile_log - tile_sort_register_log) threads instead of the
+     * tile's, whose other threads would only meet its barriers. */
+    uint32_t short_tile_log;
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
     /* Merge passes (merge_pass.comp): a workgroup writes 2^merge_chunk_log keys,
@@ -125,7 +124,7 @@ typedef struct bitonic_tuning {
      * ones by a workgroup's search (UINT64_MAX: never). */
     uint64_t partition_split_by_thread_min_keys;
     uint32_t partition_samples_per_bucket;
-    bool partition_sample_runs;      /* the samples sorted in runs of their sort's tile (vk_sorter.c, plan_partition) */
+    bool partition_sample_runs;      /* the samples sorted in runs by the sample step (vk_sorter.c, plan_partition) */
     uint32_t partition_max_splitters;
     uint32_t partition_workgroup_size;
     uint32_t partition_workgroups;   /* count workgroups, at most */

@@ -91,6 +91,14 @@ bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *so
 bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                                const bitonic_vulkan_sort_info *info, uint32_t run_log);
 
+/* Where a partition sort of `info` leaves its samples in the scratch, for
+ * tests: their keys and values (bytes from info->scratch_offset), how many,
+ * and the runs they are sorted in (log2; 0: sorted whole). False where the
+ * sort does not partition. */
+bool bitonic_vk_partition_samples(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                                  VkDeviceSize *out_keys_at, VkDeviceSize *out_values_at, uint32_t *out_count,
+                                  uint32_t *out_runs_log);
+
 /* Whether the physical device offers the named device extension. */
 bool bitonic_vk_has_device_extension(VkPhysicalDevice physical_device, const char *name);
 

@@ -134,7 +134,7 @@ typedef struct sorter_variant {
     VkPipelineLayout pipeline_layout;
     VkPipeline tile_pipeline;
     VkPipeline tile_sort_pipeline;  /* tile passes from phase 1 (tuning.tile_merge_sort) */
-    VkPipeline run_tile_sort_pipeline;  /* the same on tiles of 2^tuning.run_tile_log keys */
+    VkPipeline short_tile_sort_pipeline;  /* the same on tiles of 2^tuning.short_tile_log keys */
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
@@ -476,7 +476,7 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
 typedef enum pipeline_kind {
     PIPELINE_TILE,
     PIPELINE_TILE_SORT,
-    PIPELINE_RUN_TILE_SORT,
+    PIPELINE_SHORT_TILE_SORT,
     PIPELINE_GLOBAL,
     PIPELINE_MERGE,
     PIPELINE_MERGE_SPLIT,
@@ -516,15 +516,15 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                tile_constants, 2, &variant->tile_pipeline);
     }
     case PIPELINE_TILE_SORT:
-    case PIPELINE_RUN_TILE_SORT: {
-        /* The run tile: the same kernel, a shorter tile and fewer threads. */
-        bool runs = kind == PIPELINE_RUN_TILE_SORT;
-        VkPipeline *pipeline = runs ? &variant->run_tile_sort_pipeline : &variant->tile_sort_pipeline;
+    case PIPELINE_SHORT_TILE_SORT: {
+        /* The short tile: the same kernel, a shorter tile and fewer threads. */
+        bool short_tile = kind == PIPELINE_SHORT_TILE_SORT;
+        VkPipeline *pipeline = short_tile ? &variant->short_tile_sort_pipeline : &variant->tile_sort_pipeline;
         if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        if (runs && (tuning->run_tile_log == 0 || wide))
+        if (short_tile && (tuning->short_tile_log == 0 || wide))
             return VK_ERROR_FEATURE_NOT_PRESENT;
-        uint32_t tile_log = runs ? tuning->run_tile_log : tuning->tile_log;
+        uint32_t tile_log = short_tile ? tuning->short_tile_log : tuning->tile_log;
         /* The merge chunk places the run samples the tile sort leaves. */
         uint32_t tile_constants[3] = {1u << (tile_log - tuning->tile_sort_register_log), tile_log,
                                       tuning->merge_chunk_log};
@@ -663,9 +663,9 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
     VkResult result = ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
     if (result == VK_SUCCESS && variant->tuning.tile_merge_sort)
         result = ensure_pipeline(sorter, variant, PIPELINE_TILE_SORT, 0);
-    if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.run_tile_log != 0 &&
+    if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.short_tile_log != 0 &&
         !variant->wide)
-        result = ensure_pipeline(sorter, variant, PIPELINE_RUN_TILE_SORT, 0);
+        result = ensure_pipeline(sorter, variant, PIPELINE_SHORT_TILE_SORT, 0);
     for (uint32_t steps = 1; result == VK_SUCCESS && !variant->wide && steps <= variant->tuning.max_global_steps;
          ++steps)
         result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, steps);
@@ -993,7 +993,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
             vkDestroyPipeline(sorter->device, variant->global_pipelines[steps], sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_sort_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->run_tile_sort_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->short_tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
@@ -1100,9 +1100,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "tile merge sort%s (%u keys/thread)", kind,
                  1u << variant->tuning.tile_sort_register_log);
         report_pipeline(sorter, variant->tile_sort_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "tile merge sort of runs%s (%u keys a tile, %u keys/thread)", kind,
-                 1u << variant->tuning.run_tile_log, 1u << variant->tuning.tile_sort_register_log);
-        report_pipeline(sorter, variant->run_tile_sort_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "tile merge sort, short tile%s (%u keys, %u keys/thread)", kind,
+                 1u << variant->tuning.short_tile_log, 1u << variant->tuning.tile_sort_register_log);
+        report_pipeline(sorter, variant->short_tile_sort_pipeline, name, text, capacity, &used);
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
@@ -1279,8 +1279,9 @@ typedef struct sort_plan {
      * partition_split_by_thread_min_keys keys. */
     bool window_split_by_thread;
     uint32_t splitter_count, sample_count;
-    uint32_t sample_runs_log;        /* the samples sorted in 2^this runs (0: whole) */
-    uint32_t sample_run_keys_log;    /* ... each of 2^this keys, sorted by a tile pass alone */
+    /* The samples sorted in 2^this runs by the sample step itself, a
+     * workgroup a run (0: whole, by the library's sort recorded after it). */
+    uint32_t sample_runs_log;
     uint32_t partition_groups, partition_chunk_keys;
     uint32_t level_merges;
     VkDeviceSize partition_at, partition_bytes;
@@ -1405,21 +1406,6 @@ static bitonic_vulkan_sort_info samples_sort_info(const bitonic_vulkan_sort_info
     return nested;
 }
 
-/* The tile (log2) of the sort of `samples` keys of info's type and order,
- * the partition's samples' sort; 0 where that sort is not a merge sort of
- * bound buffers that starts with a tile pass. */
-static uint32_t samples_tile_log(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
-                                 uint64_t samples)
-{
-    bitonic_vulkan_sort_info nested = {.keys = info->keys, .count = samples, .values = info->values,
-                                       .key_type = info->key_type, .order = info->order};
-    sort_plan nested_plan;
-    if (plan_sort_runs(sorter, &nested, true, 0, false, &nested_plan) != BITONIC_SUCCESS || !nested_plan.merge ||
-        nested_plan.transpose || nested_plan.wide)
-        return 0;
-    return sorter->variants[nested_plan.variant_number].tuning.tile_log;
-}
-
 /* Makes a planned merge sort of one array (plan->merge, bound buffers, no
  * count buffer) a partition sort where the tuning asks for one: the splitter
  * and sample counts, the workgroups, the scratch, the passes and dispatches.
@@ -1472,27 +1458,23 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * quantiles do (the means of R estimates of one quantile), where the merges
      * of that sort cost about 0.015 ms at every size on the H100 (log entry 62). */
     plan->sample_runs_log = 0;
-    plan->sample_run_keys_log = 0;
-    uint32_t tile_log = tuning->partition_sample_runs ? samples_tile_log(sorter, info, samples) : 0u;
-    /* Runs of twice as many keys as buckets, not the whole tile, so that the
-     * tile pass stops at those runs (its lane phases and a merge round) and
-     * each splitter still has a rank of its own in every run. On the H100 the
-     * samples' sort of u32 keys took 0.013 ms where the tile's took 0.016, of
-     * pairs 0.021 where it took 0.024; with the count's workgroup 0 leaving the
-     * splitters for the scatter (the count still reads a key of each of 16
-     * runs, 4 before, for each splitter), u32 sorts took 4.7-5.2% less time at
-     * 2^20, 2.3-3.4% up to 2^21 + 1 and 1.3% at 2^22; u64 1.3-4.3% less up to
-     * 2^22; pairs 0.9-1.0% less up to 1.5 x 2^20 (log entry 67). */
-    uint32_t run_log = tile_log;
-    if (bitonic_ceil_log2(2u * buckets) < tile_log)
-        run_log = bitonic_ceil_log2(2u * buckets);
-    if (run_log > 0 && samples > ((uint64_t)1 << run_log)) {
+    /* Runs of twice as many keys as buckets, so that each splitter has a
+     * rank of its own in every run, sorted by the sample step itself, a
+     * workgroup a run in shared memory, where a run fits the scatter's staged
+     * tile. On the H100 that one dispatch made u32 sorts 1.3% faster at 2^22,
+     * 64-bit keys 1.4-2.4% from 1.5 x 2^20 to 2^22, pairs 1.1% from 1.5 x 2^20
+     * to 2^21 + 1, but u32 1.3% slower at 1.5 x 2^20 and 2^21, against the
+     * sample step and a tile pass of the runs after it (log entry 69); that
+     * tile pass had made u32 sorts 4.7-5.2% faster at 2^20, 2.3-3.4% up to
+     * 2^21 + 1 and 1.3% at 2^22, u64 1.3-4.3% up to 2^22, against the whole
+     * sort of the samples (entry 67). */
+    uint32_t run_log = bitonic_ceil_log2(2u * buckets);
+    if (tuning->partition_sample_runs && samples > ((uint64_t)1 << run_log) &&
+        ((uint64_t)1 << run_log) <= (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys) {
         uint32_t runs_log = bitonic_ceil_log2((samples + ((uint64_t)1 << run_log) - 1u) >> run_log);
-        uint64_t rounded = (uint64_t)1 << (run_log + runs_log);
-        if (runs_log <= 8u && samples_tile_log(sorter, info, rounded) >= run_log) {
-            samples = rounded;
+        if (runs_log <= 8u) {
+            samples = (uint64_t)1 << (run_log + runs_log);
             plan->sample_runs_log = runs_log;
-            plan->sample_run_keys_log = run_log;
         }
     }
     /* splitter_from_runs (partition_pass.comp) multiplies up to m (L + 1) R. */
@@ -1569,7 +1551,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * records), count, scatter; the tile sort; each merge level and its split
      * pass; the window merge and its split pass; the fallback. */
     uint32_t level_splits = plan->split_pass ? plan->level_merges : 0u;
-    plan->dispatch_count = 4u + 1u + plan->level_merges + level_splits + 2u + 1u;
+    plan->dispatch_count = (plan->sample_runs_log > 0 ? 3u : 4u) + 1u + plan->level_merges + level_splits + 2u + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     plan->partition = true;
 }
@@ -2057,6 +2039,20 @@ static bool plan_merges_runs(const bitonic_vulkan_sorter *sorter, const sort_pla
     return true;
 }
 
+bool bitonic_vk_partition_samples(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
+                                  VkDeviceSize *out_keys_at, VkDeviceSize *out_values_at, uint32_t *out_count,
+                                  uint32_t *out_runs_log)
+{
+    sort_plan plan;
+    if (!sorter || !info || plan_sort(sorter, info, true, &plan) != BITONIC_SUCCESS || !plan.partition)
+        return false;
+    *out_keys_at = plan.partition_at + plan.samples_at;
+    *out_values_at = plan.partition_at + plan.sample_values_at;
+    *out_count = plan.sample_count;
+    *out_runs_log = plan.sample_runs_log;
+    return true;
+}
+
 bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *sorter,
                                                  const bitonic_vulkan_sort_info *info, uint32_t *out_tile_log)
 {
@@ -2070,13 +2066,12 @@ bitonic_status bitonic_vk_merge_of_runs_tile_log(const bitonic_vulkan_sorter *so
 }
 
 static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
-                                         const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition,
-                                         uint32_t tile_runs_log);
+                                         const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition);
 
 bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info)
 {
-    return record_sort_passes(sorter, command_buffer, info, 0, true, 0u);
+    return record_sort_passes(sorter, command_buffer, info, 0, true);
 }
 
 bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
@@ -2091,7 +2086,7 @@ bitonic_status bitonic_vk_record_merge_of_runs(bitonic_vulkan_sorter *sorter, Vk
                           : 0;
     if (run_log < tile_log || merges == 0 || merges % 2u != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    return record_sort_passes(sorter, command_buffer, info, run_log, false, 0u);
+    return record_sort_passes(sorter, command_buffer, info, run_log, false);
 }
 
 /* The push constants of partition_pass.comp (PartitionParams), within the
@@ -2266,16 +2261,19 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .longest = plan->window_three_pieces ? 2u << plan->window_log : 1u << plan->window_log};
     sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
-    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, (reach + threads - 1u) / threads, 1u);
+    /* With runs, a workgroup a run (the step sorts them); else a thread a sample. */
+    uint32_t sample_groups = plan->sample_runs_log > 0 ? 1u << plan->sample_runs_log : (reach + threads - 1u) / threads;
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, sample_groups, 1u);
     record_pass_barrier(command_buffer);
-    bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
-    uint32_t sample_run_keys_log = plan->sample_runs_log > 0 ? plan->sample_run_keys_log : 0u;
-    bitonic_status sorted = record_sort_passes(sorter, command_buffer, &samples, 0, false, sample_run_keys_log);
-    if (sorted != BITONIC_SUCCESS)
-        return sorted;
-    finish_dispatch(&recorder);  /* the samples' sort as one pass of the profile */
-    record_pass_barrier(command_buffer);
-    recorder.bound = VK_NULL_HANDLE;  /* the samples' sort bound its own */
+    if (plan->sample_runs_log == 0) {
+        bitonic_vulkan_sort_info samples = samples_sort_info(info, plan);
+        bitonic_status sorted = record_sort_passes(sorter, command_buffer, &samples, 0, false);
+        if (sorted != BITONIC_SUCCESS)
+            return sorted;
+        finish_dispatch(&recorder);  /* the samples' sort as one pass of the profile */
+        record_pass_barrier(command_buffer);
+        recorder.bound = VK_NULL_HANDLE;  /* the samples' sort bound its own */
+    }
 
     /* 2. Count, scatter. */
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
@@ -2369,13 +2367,9 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
 /* The sort's passes; with run_log (not 0: the keys are sorted in aligned runs
  * of 2^run_log already) only the merges above those runs, the first reading
  * the caller's buffers. allow_partition: a partition sort where the plan asks
- * for one (not for the partition's own sort of its samples). tile_runs_log
- * (not 0): the tile pass of a merge sort alone, in place, sorting aligned runs
- * of 2^tile_runs_log keys, at most the tile (the partition's samples, in runs:
- * plan_partition). */
+ * for one (not for the partition's own sort of its samples). */
 static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
-                                         const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition,
-                                         uint32_t tile_runs_log)
+                                         const bitonic_vulkan_sort_info *info, uint32_t run_log, bool allow_partition)
 {
     if (command_buffer == VK_NULL_HANDLE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -2384,29 +2378,20 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
         plan_sort_runs(sorter, info, info && info->scratch != VK_NULL_HANDLE, run_log, allow_partition, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
-    if (tile_runs_log > 0) {
-        if (!plan.merge || plan.transpose || plan.wide || plan.partition || run_log > 0 ||
-            plan.passes[0].kind != BITONIC_PASS_TILE || tile_runs_log > plan.passes[0].last_phase)
-            return BITONIC_ERROR_INVALID_ARGUMENT;
-        plan.pass_count = plan.dispatch_count = 1u;
-        plan.passes[0].last_phase = tile_runs_log;
-    }
     /* A sort that is one tile merge sort of a plain array, stopping at runs
-     * no longer than the run tile (the partition's samples; sorts of up to
-     * 2^run_tile_log keys), sorts a run tile a workgroup: the same keys on
-     * more multiprocessors, a shorter chain of barriers in each. */
-    const sorter_variant *first_variant = &sorter->variants[plan.variant_number];
-    bool run_tiles = plan.pass_count == 1u && !plan.transpose && !plan.wide && !plan.partition && plan.row_log == 0 &&
-                     run_log == 0 && plan.passes[0].kind == BITONIC_PASS_TILE &&
-                     sorts_tile_by_merging(first_variant, &plan.passes[0]) && first_variant->tuning.run_tile_log != 0 &&
-                     plan.passes[0].last_phase <= first_variant->tuning.run_tile_log;
-    if (run_tiles) {
-        uint32_t run_tile_log = first_variant->tuning.run_tile_log;
-        plan.passes[0].group_count = (uint32_t)((info->count + ((uint64_t)1 << run_tile_log) - 1u) >> run_tile_log);
-    }
+     * no longer than the short tile (sorts of up to 2^short_tile_log keys),
+     * runs on the short tile: a workgroup of its size, no idle threads. */
+    const bitonic_tuning *first_tuning = &sorter->variants[plan.variant_number].tuning;
+    bool short_tile = plan.pass_count == 1u && !plan.transpose && !plan.wide && !plan.partition &&
+                      plan.row_log == 0 && run_log == 0 && plan.passes[0].kind == BITONIC_PASS_TILE &&
+                      sorts_tile_by_merging(&sorter->variants[plan.variant_number], &plan.passes[0]) &&
+                      first_tuning->short_tile_log != 0 && plan.passes[0].last_phase <= first_tuning->short_tile_log;
+    if (short_tile)
+        plan.passes[0].group_count = (uint32_t)((info->count + ((uint64_t)1 << first_tuning->short_tile_log) - 1u) >>
+                                                first_tuning->short_tile_log);
     VkResult built = ensure_plan_pipelines(sorter, &plan);
-    if (built == VK_SUCCESS && run_tiles)
-        built = ensure_pipeline(sorter, &sorter->variants[plan.variant_number], PIPELINE_RUN_TILE_SORT, 0);
+    if (built == VK_SUCCESS && short_tile)
+        built = ensure_pipeline(sorter, &sorter->variants[plan.variant_number], PIPELINE_SHORT_TILE_SORT, 0);
     if (built != VK_SUCCESS)
         return bitonic_status_from_vk(built);
     if (plan.transpose)
@@ -2515,7 +2500,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                     record_pass_barrier(command_buffer);
                 continue;
             }
-            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE && run_tiles ? variant->run_tile_sort_pipeline
+            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE && short_tile ? variant->short_tile_sort_pipeline
                                   : pass->kind == BITONIC_PASS_TILE         ? tile_pipeline_for(variant, pass)
                                   : plan.four_way[p]                        ? variant->merge4_pipeline
                                                                   : variant->global_pipelines[pass->step_count];
