@@ -1450,24 +1450,20 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     if (window_log + 2u > count_log || buckets < 2u)
         return;
     uint64_t samples = buckets * tuning->partition_samples_per_bucket;
-    /* Where the samples fill more than one tile of their sort, they are
-     * sorted in runs by the tile pass alone, a power of two of them (the count
-     * rounded up to fill them): splitter i is then the mean of a key about
+    /* The samples in runs of twice as many keys as buckets, a power of two of
+     * them (the count rounded up to fill them), so that each splitter has a
+     * rank of its own in every run: splitter i is the mean of a key about
      * (i + 1) / (m + 1) of the way through each run (splitter_from_runs in
      * partition_pass.comp), which splits as evenly as the whole sort's
-     * quantiles do (the means of R estimates of one quantile), where the merges
-     * of that sort cost about 0.015 ms at every size on the H100 (log entry 62). */
+     * quantiles do (the means of R estimates of one quantile; log entry 62).
+     * The sample step sorts the runs itself, a workgroup a run in shared
+     * memory, where a run fits the scatter's staged tile; else the samples are
+     * sorted whole by the library's sort after it. On the H100 that one
+     * dispatch made sorts of 64-bit keys 1.4-2.4% faster from 1.5 x 2^20 to
+     * 2^22, pairs 1.1% from 1.5 x 2^20 to 2^21 + 1 and u32 1.3% at 2^22, but
+     * u32 1.3% slower at 1.5 x 2^20 and 2^21, against the sample step and a
+     * tile pass of the runs on a 1024-key tile after it (log entry 69). */
     plan->sample_runs_log = 0;
-    /* Runs of twice as many keys as buckets, so that each splitter has a
-     * rank of its own in every run, sorted by the sample step itself, a
-     * workgroup a run in shared memory, where a run fits the scatter's staged
-     * tile. On the H100 that one dispatch made u32 sorts 1.3% faster at 2^22,
-     * 64-bit keys 1.4-2.4% from 1.5 x 2^20 to 2^22, pairs 1.1% from 1.5 x 2^20
-     * to 2^21 + 1, but u32 1.3% slower at 1.5 x 2^20 and 2^21, against the
-     * sample step and a tile pass of the runs after it (log entry 69); that
-     * tile pass had made u32 sorts 4.7-5.2% faster at 2^20, 2.3-3.4% up to
-     * 2^21 + 1 and 1.3% at 2^22, u64 1.3-4.3% up to 2^22, against the whole
-     * sort of the samples (entry 67). */
     uint32_t run_log = bitonic_ceil_log2(2u * buckets);
     if (tuning->partition_sample_runs && samples > ((uint64_t)1 << run_log) &&
         ((uint64_t)1 << run_log) <= (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys) {
