@@ -1256,6 +1256,9 @@ typedef struct sort_plan {
      * passes merge four runs of 2^(phase - 2) keys instead of two, each after a
      * cut pass whose cuts lie where the split pass's splits would. */
     bool four_way_possible;
+    /* One tile merge sort of a plain array of up to 2^short_tile_log keys:
+     * its pass runs on the short tile (tuning.short_tile_log). */
+    bool short_tile;
     bool four_way[BITONIC_SCHEDULE_MAX_PASSES];
     /* The partition sort (plan_partition, record_partition_sort): the passes
      * are the tile sort, the merges up to windows of 2^window_log keys and the
@@ -1554,10 +1557,20 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
 
 /* run_log (not 0): the keys are sorted in aligned runs of 2^run_log already,
  * and the plan holds only the merges above them, an even number of passes. */
+/* Whether a tile pass sorts its tiles from scratch with the merge sort
+ * (tile_sort_pass.comp): one that starts at phase 1 outside a transposed view,
+ * where the merge sort gives what the network would. */
+static bool sorts_tile_by_merging(const sorter_variant *variant, const bitonic_pass *pass)
+{
+    return variant->tuning.tile_merge_sort && pass->kind == BITONIC_PASS_TILE && pass->phase == 1 &&
+           pass->stride_log == 0 && pass->view_column_log == 0;
+}
+
 static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info,
                                      bool with_scratch, uint32_t run_log, bool allow_partition, sort_plan *plan)
 {
     plan->partition = false;
+    plan->short_tile = false;
     for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
         plan->four_way[p] = false;
     plan->four_way_possible = false;
@@ -1702,6 +1715,13 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
             info->count_buffer == VK_NULL_HANDLE && !rows)
             plan_partition(sorter, info, plan);
     }
+    /* One pass stopping at runs no longer than the short tile is a sort of
+     * at most that many keys (one tile either way): a workgroup of the short
+     * tile's size, no idle threads. */
+    const sorter_variant *variant = &sorter->variants[plan->variant_number];
+    plan->short_tile = plan->pass_count == 1u && !plan->partition && !plan->wide && !rows && run_log == 0 &&
+                       sorts_tile_by_merging(variant, &plan->passes[0]) && variant->tuning.short_tile_log != 0 &&
+                       plan->passes[0].last_phase <= variant->tuning.short_tile_log;
     return BITONIC_SUCCESS;
 }
 
@@ -1718,19 +1738,16 @@ VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sort
     return plan_sort(sorter, &asked, true, &plan) == BITONIC_SUCCESS ? plan.scratch_bytes : 0;
 }
 
-/* Whether a tile pass sorts its tiles from scratch with the merge sort
- * (tile_sort_pass.comp): one that starts at phase 1 outside a transposed view,
- * where the merge sort gives what the network would. */
-static bool sorts_tile_by_merging(const sorter_variant *variant, const bitonic_pass *pass)
-{
-    return variant->tuning.tile_merge_sort && pass->kind == BITONIC_PASS_TILE && pass->phase == 1 &&
-           pass->stride_log == 0 && pass->view_column_log == 0;
-}
-
 /* The pipeline of a tile pass. */
 static VkPipeline tile_pipeline_for(const sorter_variant *variant, const bitonic_pass *pass)
 {
     return sorts_tile_by_merging(variant, pass) ? variant->tile_sort_pipeline : variant->tile_pipeline;
+}
+
+/* ... and of a planned sort's tile pass. */
+static VkPipeline plan_tile_pipeline(const sorter_variant *variant, const sort_plan *plan, const bitonic_pass *pass)
+{
+    return plan->short_tile ? variant->short_tile_sort_pipeline : tile_pipeline_for(variant, pass);
 }
 
 /* Builds the pipelines a planned sort binds that are not built yet (a lazy
@@ -1746,8 +1763,11 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
     for (uint32_t p = 0; p < plan->pass_count && result == VK_SUCCESS; ++p) {
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
-            result = ensure_pipeline(sorter, variant, sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
-                                                                                          : PIPELINE_TILE, 0);
+            result = ensure_pipeline(sorter, variant,
+                                     plan->short_tile                       ? PIPELINE_SHORT_TILE_SORT
+                                     : sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
+                                                                            : PIPELINE_TILE,
+                                     0);
         } else if (pass->kind == BITONIC_PASS_MERGE && plan->four_way[p]) {
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
             if (result == VK_SUCCESS)
@@ -2374,20 +2394,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
         plan_sort_runs(sorter, info, info && info->scratch != VK_NULL_HANDLE, run_log, allow_partition, &plan);
     if (planned != BITONIC_SUCCESS)
         return planned;
-    /* A sort that is one tile merge sort of a plain array, stopping at runs
-     * no longer than the short tile (sorts of up to 2^short_tile_log keys),
-     * runs on the short tile: a workgroup of its size, no idle threads. */
-    const bitonic_tuning *first_tuning = &sorter->variants[plan.variant_number].tuning;
-    bool short_tile = plan.pass_count == 1u && !plan.transpose && !plan.wide && !plan.partition &&
-                      plan.row_log == 0 && run_log == 0 && plan.passes[0].kind == BITONIC_PASS_TILE &&
-                      sorts_tile_by_merging(&sorter->variants[plan.variant_number], &plan.passes[0]) &&
-                      first_tuning->short_tile_log != 0 && plan.passes[0].last_phase <= first_tuning->short_tile_log;
-    if (short_tile)
-        plan.passes[0].group_count = (uint32_t)((info->count + ((uint64_t)1 << first_tuning->short_tile_log) - 1u) >>
-                                                first_tuning->short_tile_log);
     VkResult built = ensure_plan_pipelines(sorter, &plan);
-    if (built == VK_SUCCESS && short_tile)
-        built = ensure_pipeline(sorter, &sorter->variants[plan.variant_number], PIPELINE_SHORT_TILE_SORT, 0);
     if (built != VK_SUCCESS)
         return bitonic_status_from_vk(built);
     if (plan.transpose)
@@ -2496,9 +2503,8 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                     record_pass_barrier(command_buffer);
                 continue;
             }
-            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE && short_tile ? variant->short_tile_sort_pipeline
-                                  : pass->kind == BITONIC_PASS_TILE         ? tile_pipeline_for(variant, pass)
-                                  : plan.four_way[p]                        ? variant->merge4_pipeline
+            VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? plan_tile_pipeline(variant, &plan, pass)
+                                  : plan.four_way[p]              ? variant->merge4_pipeline
                                                                   : variant->global_pipelines[pass->step_count];
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (plan.four_way[p]) {
