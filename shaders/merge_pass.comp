@@ -836,6 +836,97 @@ index_t b_index_of(index_t j, merge_runs runs, index_t b_base)
     return runs.b_count > 0u ? b_base + min(j, runs.b_count - 1u) : runs.base;
 }
 
+// The merge that takes in the tail (last_phase = phase + 1; src/core/schedule.h,
+// merge_tail_log): the keys from 2^phase on, one sorted run of at most
+// 2^(phase-1), join the merge of the two runs below them, so a count just past
+// a power of two needs no merge pass of its own. A merged key goes up by the
+// tail keys before it; the workgroups past the runs' chunks place the tail, a
+// thread a key, at its index in the tail plus the keys of A and B at or before
+// it (ties to the earlier runs, as in every merge).
+
+// The first index in [low, high) of a tail key (tail_first on) that is not
+// before key x: every tail key below low is. Galloping from low first (probes
+// 1, 2, 4, ... keys on) where the last answer is near, then a binary search.
+index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low, index_t high, bool gallop)
+{
+    index_t step = 1u;
+    while (gallop && low < high) {
+        index_t probe = min(low + step - 1u, high - 1u);
+        index_t at = tail_first + probe;
+        key_t key = load_key(read_key(at));
+#ifdef WITH_VALUES
+        uint value = read_value(at);
+#else
+        uint value = 0u;
+#endif
+        if (!KEY_BEFORE(key, value, x, x_value)) {
+            high = probe;
+            break;
+        }
+        low = probe + 1u;
+        step <<= 1u;
+    }
+    while (low < high) {
+        index_t middle = low + ((high - low) >> 1u);
+        index_t at = tail_first + middle;
+        key_t key = load_key(read_key(at));
+#ifdef WITH_VALUES
+        uint value = read_value(at);
+#else
+        uint value = 0u;
+#endif
+        if (KEY_BEFORE(key, value, x, x_value))
+            low = middle + 1u;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+// Tail key t (of tail_count) to its place: the keys of A = [0, run) and of
+// B = [run, 2 run) at or before it, found by two searches in step (run is a
+// power of two: log2(run) + 1 probes each).
+void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
+{
+    if (t >= tail_count)
+        return;
+    index_t run = tail_first >> 1u;
+    key_t key = load_key(read_key(tail_first + t));
+#ifdef WITH_VALUES
+    uint value = read_value(tail_first + t);
+#else
+    uint value = 0u;
+#endif
+    index_t in_a = 0u, in_b = 0u;  // keys at or before it found so far
+    for (index_t step = run >> 1u; step > 0u; step >>= 1u) {
+        key_t a_key = load_key(read_key(in_a + step - 1u));
+        key_t b_key = load_key(read_key(run + in_b + step - 1u));
+#ifdef WITH_VALUES
+        uint a_value = read_value(in_a + step - 1u), b_value = read_value(run + in_b + step - 1u);
+#else
+        uint a_value = 0u, b_value = 0u;
+#endif
+        in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : step;
+        in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : step;
+    }
+    {
+        key_t a_key = load_key(read_key(in_a));
+        key_t b_key = load_key(read_key(run + in_b));
+#ifdef WITH_VALUES
+        uint a_value = read_value(in_a), b_value = read_value(run + in_b);
+#else
+        uint a_value = 0u, b_value = 0u;
+#endif
+        in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : 1u;
+        in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : 1u;
+    }
+    index_t out_index = t + in_a + in_b;
+    write_key_out(out_index, store_key(key));
+#ifdef WITH_VALUES
+    write_value_out(out_index, value);
+#endif
+}
+
 // The merge without shared memory: each thread finds the split of its own
 // first output in device memory (inside its chunk's slices when a split pass
 // gave them, else in the whole runs), then merges REGISTERS keys reading the
@@ -849,6 +940,15 @@ void main()
     if (chunk >= params.group_count)
         return;  // no barrier in this kernel: an idle thread may leave
     index_t position = index_t(chunk) << CHUNK_LOG;
+    bool takes_tail = params.last_phase == params.phase + 1u;
+    index_t tail_first = index_t(1u) << params.phase;
+    index_t tail_count = takes_tail && live_count > tail_first ? live_count - tail_first : index_t(0u);
+    if (takes_tail && position >= tail_first) {
+        // The tail is at most a tile: its thread indices fit 32 bits.
+        uint group = uint(index_t(chunk) - (tail_first >> CHUNK_LOG));
+        place_tail_key(index_t(group * gl_WorkGroupSize.x + gl_LocalInvocationID.x), tail_first, tail_count);
+        return;
+    }
     if (position >= live_count)
         return;  // a GPU-side count below the recorded one: nothing to merge here
     merge_runs runs = runs_of(position, params.phase);
@@ -882,13 +982,39 @@ void main()
     uint value_a = read_value(a_base + min(i, runs.a_count - 1u));
     uint value_b = read_value(b_index_of(j, runs, b_base));
 #endif
+    // The tail keys before the last output (none taken in: tail_count 0), and
+    // the first of the rest, which the next outputs are tested against.
+    index_t tail_before = 0u;
+    key_t tail_head = key_a;
+#ifdef WITH_VALUES
+    uint tail_head_value = 0u;
+#else
+    uint value_a = 0u, value_b = 0u, tail_head_value = 0u;
+#endif
+    if (tail_count > 0u) {
+        tail_head = load_key(read_key(tail_first));
+#ifdef WITH_VALUES
+        tail_head_value = read_value(tail_first);
+#endif
+    }
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         if (r < outputs) {
             bool take_a = i < runs.a_count && (j >= runs.b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
-            index_t out_index = runs.base + diagonal + r;
-            write_key_out(out_index, store_key(take_a ? key_a : key_b));
+            key_t out_key = take_a ? key_a : key_b;
+            uint out_value = take_a ? value_a : value_b;
+            if (tail_before < tail_count && KEY_BEFORE(tail_head, tail_head_value, out_key, out_value)) {
+                // The first output searches the whole tail; the next ones gallop on.
+                tail_before = tail_keys_before(out_key, out_value, tail_first, tail_before + 1u, tail_count, r > 0u);
+                index_t head = tail_first + min(tail_before, tail_count - 1u);
+                tail_head = load_key(read_key(head));
 #ifdef WITH_VALUES
-            write_value_out(out_index, take_a ? value_a : value_b);
+                tail_head_value = read_value(head);
+#endif
+            }
+            index_t out_index = runs.base + diagonal + r + tail_before;
+            write_key_out(out_index, store_key(out_key));
+#ifdef WITH_VALUES
+            write_value_out(out_index, out_value);
 #endif
             // Refill the head that was taken, from inside its run (a read past a
             // run's end is clamped and never used).

@@ -30,31 +30,41 @@ static int compare_u64(const void *a, const void *b)
 
 static uint32_t build(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, false};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, false, 0};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
 /* The tile sort, then merge passes (merge path) above the tile. */
 static uint32_t build_merging(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false, 0};
+    return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+}
+
+/* The same, a tail of up to a tile past a power of two merged in by the merge before. */
+static uint32_t build_merging_tail(const shape *s, uint64_t n, bitonic_pass *passes)
+{
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false, s->tile_log};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
 /* The tile sort, then each larger phase's large strides in transposed views. */
 static uint32_t build_transposing(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, true};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, true, 0};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
+
+typedef uint32_t (*schedule_builder)(const shape *s, uint64_t n, bitonic_pass *passes);
 
 /* Every binary input of length n (as numbers: a merge compares keys), and
  * random inputs with duplicates, through tile sort + merges in chunks of
  * 2^chunk_log output keys. */
-static bool merge_schedule_sorts(const shape *s, uint32_t chunk_log, uint64_t n, uint64_t seed, bool binary)
+static bool merge_schedule_sorts(const shape *s, uint32_t chunk_log, uint64_t n, uint64_t seed, bool binary,
+                                 schedule_builder builder)
 {
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    uint32_t pass_count = build_merging(s, n, passes);
+    uint32_t pass_count = builder(s, n, passes);
     bitonic_reference_config config = {s->tile_log, s->tile_register_log, BITONIC_REFERENCE_NUMERIC, chunk_log};
     uint64_t *keys = malloc((n + 1) * sizeof *keys), *expected = malloc((n + 1) * sizeof *expected);
     bool ok = pass_count != UINT32_MAX && keys && expected;
@@ -78,7 +88,6 @@ static bool run(const shape *s, const bitonic_pass *passes, uint32_t count, bito
     return bitonic_reference_run(passes, count, &config, keys, n);
 }
 
-typedef uint32_t (*schedule_builder)(const shape *s, uint64_t n, bitonic_pass *passes);
 
 /* Every binary input of length n, 64 per run, through the schedule `builder` makes. */
 static bool sorts_every_binary_input(const shape *s, uint32_t n, schedule_builder builder)
@@ -267,7 +276,7 @@ static void check_transpose_strategy(test_counter *t)
                    "transpose: 45 passes at 2^24 keys with a tile of 2^13");
         /* Batched rows keep the network: their rows are not one matrix. */
         bitonic_pass rows[BITONIC_SCHEDULE_MAX_PASSES], network[BITONIC_SCHEDULE_MAX_PASSES];
-        bitonic_schedule_params with_rows = {5, 4, 9, false, true}, plain = {5, 4, 9, false, false};
+        bitonic_schedule_params with_rows = {5, 4, 9, false, true, 0}, plain = {5, 4, 9, false, false, 0};
         uint32_t row_count = bitonic_schedule_build(37u << 9, &with_rows, rows, BITONIC_SCHEDULE_MAX_PASSES);
         bool same = row_count == bitonic_schedule_build(37u << 9, &plain, network, BITONIC_SCHEDULE_MAX_PASSES);
         for (uint32_t p = 0; p < row_count && same; ++p)
@@ -398,7 +407,7 @@ int main(void)
             for (uint64_t k = 0; k < n; ++k)
                 keys[k] = test_random_u64(&seed) % 100u;
             bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES], one_row[BITONIC_SCHEDULE_MAX_PASSES];
-            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log, false, false};
+            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log, false, false, 0};
             uint32_t count = bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
             bool ok = count == build(s, (uint64_t)1 << row_log, one_row) &&
                       run(s, passes, count, BITONIC_REFERENCE_NUMERIC, keys, n);
@@ -417,14 +426,20 @@ int main(void)
         if (s->tile_log == 0 || s->tile_log > 5)
             continue;
         for (uint32_t chunk_log = 1; chunk_log <= s->tile_log + 1u; ++chunk_log) {
-            bool all = true;
-            for (uint32_t n = 0; n <= 14 && all; ++n)
-                all = merge_schedule_sorts(s, chunk_log, n, 0, true);
-            TEST_CHECK(&t, all, "merge: every binary input to 14 keys, tile 2^%u, chunk 2^%u", s->tile_log, chunk_log);
-            uint64_t sizes[] = {2, 33, 100, 1000, 4097};
-            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
-                TEST_CHECK(&t, merge_schedule_sorts(s, chunk_log, sizes[k], 7 + k, false),
-                           "merge: random %" PRIu64 " keys, tile 2^%u, chunk 2^%u", sizes[k], s->tile_log, chunk_log);
+            for (int tail = 0; tail < 2; ++tail) {
+                schedule_builder builder = tail ? build_merging_tail : build_merging;
+                const char *how = tail ? ", tails merged in" : "";
+                bool all = true;
+                for (uint32_t n = 0; n <= 14 && all; ++n)
+                    all = merge_schedule_sorts(s, chunk_log, n, 0, true, builder);
+                TEST_CHECK(&t, all, "merge: every binary input to 14 keys, tile 2^%u, chunk 2^%u%s", s->tile_log,
+                           chunk_log, how);
+                uint64_t sizes[] = {2, 33, 100, 1000, 4097, 40, 48, 49, 72, 1030};
+                for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+                    TEST_CHECK(&t, merge_schedule_sorts(s, chunk_log, sizes[k], 7 + k, false, builder),
+                               "merge: random %" PRIu64 " keys, tile 2^%u, chunk 2^%u%s", sizes[k], s->tile_log,
+                               chunk_log, how);
+            }
         }
     }
     for (uint32_t k = 1; k <= 30; ++k) {
@@ -434,6 +449,22 @@ int main(void)
         TEST_CHECK(&t, build_merging(&tiled, (uint64_t)1 << k, passes) == expected &&
                            build_merging(&tiled, ((uint64_t)1 << k) + 1u, passes) == expected + (k >= 13u ? 1u : 0u),
                    "merging pass count at 2^%u and 2^%u + 1", k, k);
+        /* A tail merged in: 2^k + m keys (m up to a tile and up to 2^(k-1))
+         * take the passes of 2^k where a merge of phase k runs (k > 13), its
+         * last pass marked; else those of 2^(k+1). */
+        uint64_t tails[] = {1, 4096, 8192, 8193};
+        for (size_t i = 0; i < sizeof tails / sizeof tails[0]; ++i) {
+            uint64_t n = ((uint64_t)1 << k) + tails[i];
+            uint32_t q = bitonic_ceil_log2(n) - 1u;
+            uint64_t m = n - ((uint64_t)1 << q);
+            bool folded = q > 13u && m <= 8192u && m <= ((uint64_t)1 << (q - 1u));
+            bitonic_pass plain[BITONIC_SCHEDULE_MAX_PASSES];
+            uint32_t count = build_merging_tail(&tiled, n, passes);
+            const bitonic_pass *last = &passes[count - 1u];
+            bool marked = last->kind == BITONIC_PASS_MERGE && last->last_phase == last->phase + 1u;
+            TEST_CHECK(&t, count == build_merging(&tiled, n, plain) - (folded ? 1u : 0u) && marked == folded,
+                       "merging pass count at 2^%u + %" PRIu64 ", tails merged in", k, tails[i]);
+        }
     }
     {
         bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];

@@ -106,7 +106,7 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
                                 bitonic_pass *passes, uint32_t capacity)
 {
     if (!params || params->max_global_steps == 0 || params->max_global_steps > BITONIC_MAX_STEP_GROUP_LOG ||
-        params->tile_log > 31u)
+        params->tile_log > 31u || params->merge_tail_log > 32u)
         return UINT32_MAX;
     if (count <= 1)
         return 0;
@@ -128,10 +128,19 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
         first_global_phase = last_tile_phase + 1u;
     }
     if (params->merge_above_tile && tile_log > 0 && params->last_phase == 0) {
-        for (uint32_t phase = first_global_phase; phase <= virtual_log; ++phase) {
+        /* The tail: count = 2^q + m, q = virtual_log - 1, merged in at phase q. */
+        uint32_t last_merge_phase = virtual_log;
+        if (params->merge_tail_log != 0 && virtual_log >= 2u && virtual_log - 1u >= first_global_phase) {
+            uint64_t tail = count - ((uint64_t)1 << (virtual_log - 1u));
+            if (tail <= ((uint64_t)1 << (virtual_log - 2u)) && tail <= ((uint64_t)1 << params->merge_tail_log))
+                last_merge_phase = virtual_log - 1u;
+        }
+        for (uint32_t phase = first_global_phase; phase <= last_merge_phase; ++phase) {
             uint64_t runs = (count + ((uint64_t)1 << phase) - 1u) >> phase;
+            bool takes_tail = phase == last_merge_phase && last_merge_phase < virtual_log;
             bitonic_pass merge = {.kind = BITONIC_PASS_MERGE, .phase = phase, .stride_log = phase - 1u,
-                                  .last_phase = phase, .step_count = 0, .group_count = (uint32_t)runs};
+                                  .last_phase = takes_tail ? phase + 1u : phase, .step_count = 0,
+                                  .group_count = takes_tail ? 1u : (uint32_t)runs};
             if (!append(passes, capacity, &pass_count, merge))
                 return UINT32_MAX;
         }

@@ -58,7 +58,9 @@ typedef struct bitonic_pass {
     bitonic_pass_kind kind;
     uint32_t phase;        /* log2 of the merge block of this pass's first step; MERGE: of the merged runs */
     uint32_t stride_log;   /* log2 of the first step's stride; phase - 1 means the flip */
-    uint32_t last_phase;   /* TILE: runs every step below the tile through the end of this phase */
+    uint32_t last_phase;   /* TILE: runs every step below the tile through the end of this phase;
+                            * MERGE: phase, or phase + 1 for a merge that also takes in the tail
+                            * (bitonic_schedule_params.merge_tail_log) and so ends the sort */
     uint32_t step_count;   /* GLOBAL: steps in this pass, strides stride_log down to stride_log - step_count + 1 */
     uint32_t group_count;  /* GLOBAL: register groups holding at least one key below n; TILE: tiles;
                             * MERGE: merged runs holding at least one key; TRANSPOSE: rows of the matrix
@@ -87,6 +89,14 @@ typedef struct bitonic_schedule_params {
      * (TRANSPOSE, view TILE, TRANSPOSE) instead of GLOBAL passes (needs
      * tile_log > 0; ignored with last_phase or merge_above_tile). */
     bool transpose_above_tile;
+    /* 0: none. Else, merging above the tile, a count of 2^q + m keys with m at
+     * most 2^merge_tail_log and at most 2^(q-1) skips the merge of phase q + 1:
+     * the tail (keys 2^q and up, one sorted run after phase q - 1) is merged in
+     * by the merge of phase q, whose last_phase says so. Each key of the tail
+     * finds its place by a search in both runs of that merge, and each of their
+     * keys moves up by the tail keys before it; ties go to the earlier runs, as
+     * in every merge. One pass fewer for counts just past a power of two. */
+    uint32_t merge_tail_log;
 } bitonic_schedule_params;
 
 /* Smallest p with 2^p >= count (0 for count <= 1). */

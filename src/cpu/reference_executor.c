@@ -132,18 +132,32 @@ static uint64_t merge_path_split(const uint64_t *a, uint64_t a_count, const uint
     return low;
 }
 
+static uint64_t keys_before(const uint64_t *run, uint64_t length, uint64_t v, bool or_equal);
+
 /* Merges every pair of neighbouring sorted runs of 2^(phase-1) keys, in chunks
- * of chunk_keys output keys, each chunk from its own two splits, as the GPU does. */
+ * of chunk_keys output keys, each chunk from its own two splits, as the GPU does.
+ * A merge that takes in the tail (last_phase = phase + 1: one run of 2^phase,
+ * then the tail's sorted run) places every key as the direct merge kernel
+ * does: a key of the two runs at its merged position plus the tail keys before
+ * it, a tail key at its index in the tail plus the keys of both runs at or
+ * before it. */
 static bool run_merge_pass(const bitonic_pass *pass, uint64_t chunk_keys, uint64_t *keys, uint64_t count)
 {
-    uint64_t *merged = malloc(count * sizeof *merged);
-    if (!merged)
-        return false;
     uint64_t run = (uint64_t)1 << (pass->phase - 1u);
-    for (uint64_t start = 0; start < count; start += chunk_keys) {
+    bool takes_tail = pass->last_phase == pass->phase + 1u && count > 2u * run;
+    if (pass->last_phase != pass->phase && (!takes_tail || count - 2u * run > run))
+        return false;  /* a tail longer than a run is not one sorted run */
+    uint64_t merged_count = takes_tail ? 2u * run : count;
+    uint64_t *merged = malloc(count * sizeof *merged);
+    uint64_t *placed = takes_tail ? malloc(count * sizeof *placed) : NULL;
+    if (!merged || (takes_tail && !placed)) {
+        free(merged);
+        return false;
+    }
+    for (uint64_t start = 0; start < merged_count; start += chunk_keys) {
         uint64_t pair_base = start & ~(2u * run - 1u);
-        uint64_t a_count = count - pair_base < run ? count - pair_base : run;
-        uint64_t b_count = count - pair_base - a_count < run ? count - pair_base - a_count : run;
+        uint64_t a_count = merged_count - pair_base < run ? merged_count - pair_base : run;
+        uint64_t b_count = merged_count - pair_base - a_count < run ? merged_count - pair_base - a_count : run;
         const uint64_t *a = keys + pair_base, *b = a + a_count;
         uint64_t d0 = start - pair_base;
         uint64_t d1 = d0 + chunk_keys < a_count + b_count ? d0 + chunk_keys : a_count + b_count;
@@ -155,8 +169,19 @@ static bool run_merge_pass(const bitonic_pass *pass, uint64_t chunk_keys, uint64
             merged[out] = take_a ? a[i++] : b[j++];
         }
     }
-    memcpy(keys, merged, count * sizeof *merged);
+    if (takes_tail) {
+        const uint64_t *tail = keys + merged_count;
+        uint64_t tail_count = count - merged_count;
+        for (uint64_t p = 0; p < merged_count; ++p)
+            placed[p + keys_before(tail, tail_count, merged[p], false)] = merged[p];
+        for (uint64_t t = 0; t < tail_count; ++t)
+            placed[t + keys_before(keys, run, tail[t], true) + keys_before(keys + run, run, tail[t], true)] = tail[t];
+        memcpy(keys, placed, count * sizeof *placed);
+    } else {
+        memcpy(keys, merged, count * sizeof *merged);
+    }
     free(merged);
+    free(placed);
     return true;
 }
 

@@ -1144,10 +1144,11 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
 /* The passes that sort virtual_count keys, every aligned block of 2^row_log
  * on its own when row_log is not 0. */
 static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, int variant,
-                               uint32_t row_log, bool merge, bool transpose, bitonic_pass *passes)
+                               uint32_t row_log, bool merge, bool transpose, bool merge_tail, bitonic_pass *passes)
 {
     const bitonic_tuning *tuning = &sorter->variants[variant].tuning;
-    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge, transpose};
+    bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge, transpose,
+                                      merge_tail ? tuning->tile_log : 0u};
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
@@ -1360,7 +1361,7 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
     plan->chunk_count = 0;
     plan->scratch_splits_at = plan->scratch_bytes = plan->splits_bytes = 0;
     plan->view_keys = 0;
-    plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, plan->passes);
+    plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, false, plan->passes);
     for (uint32_t p = 0; p < plan->pass_count && plan->pass_count != UINT32_MAX; ++p)
         if (plan->passes[p].kind == BITONIC_PASS_TRANSPOSE &&
             bitonic_view_keys(&plan->passes[p], info->count) > plan->view_keys)
@@ -1377,7 +1378,7 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
     if (plan->transpose && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (!plan->transpose)
-        plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, false, plan->passes);
+        plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, false, false, plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -1692,10 +1693,14 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
         plan->merge = false;
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    /* The direct merge takes in a short tail (one pass fewer just past a power
+     * of two) where it finds its own splits and merges runs of the whole array. */
+    bool merge_tail = plan->merge && tuning->merge_direct && !plan->wide && !plan->split_pass && run_log == 0 &&
+                      tuning->merge_chunk_log <= tuning->tile_log + 1u;
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
                            : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
-                                            false, plan->passes);
+                                            false, merge_tail, plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -1915,6 +1920,18 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
 
 /* The workgroup grid of every dispatch of a tile-and-merge or network plan
  * (and of the split passes); false when one does not fit the device. */
+/* A merge's workgroups: a chunk of output keys each; where it takes in the
+ * tail, the chunks of its two runs, then a thread a tail key (merge_pass.comp,
+ * DIRECT_MERGE). */
+static uint64_t merge_workgroups(const bitonic_tuning *tuning, const sort_plan *plan, const bitonic_pass *pass)
+{
+    if (pass->last_phase != pass->phase + 1u)
+        return plan->chunk_count;
+    uint64_t tail_first = (uint64_t)1 << pass->phase;
+    uint64_t tail = plan->count - tail_first;
+    return (tail_first >> tuning->merge_chunk_log) + (tail + tuning->merge_workgroup_size - 1u) / tuning->merge_workgroup_size;
+}
+
 static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *plan, uint32_t *group_x,
                        uint32_t *group_y, uint32_t *split_x, uint32_t *split_y)
 {
@@ -1929,7 +1946,7 @@ static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *pla
         uint64_t workgroups = pass->kind == BITONIC_PASS_TILE    ? groups
                               : plan->four_way[p]                ? merge4_slots(&variant->tuning, plan->count,
                                                                                 pass->phase)
-                              : pass->kind == BITONIC_PASS_MERGE ? plan->chunk_count
+                              : pass->kind == BITONIC_PASS_MERGE ? merge_workgroups(&variant->tuning, plan, pass)
                                                                  : (groups + variant->tuning.global_workgroup_size - 1u) /
                                                                        variant->tuning.global_workgroup_size;
         if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
@@ -2494,7 +2511,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 record_pass_barrier(command_buffer);
             } else if (pass->kind == BITONIC_PASS_MERGE) {
                 /* Every pass after a merge merges: samples for the next one. */
-                constants.group_count = plan.chunk_count;
+                constants.group_count = (uint32_t)merge_workgroups(&variant->tuning, &plan, pass);
                 samples_left = record_two_run_merge(&recorder, variant, &plan, constants, samples_left,
                                                     plan.run_samples && p + 1 < pass_count, false,
                                                     (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0},
