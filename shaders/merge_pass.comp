@@ -927,6 +927,37 @@ void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
 #endif
 }
 
+// One output of a thread's merge: the head of A or of B (ties to A), then
+// that head refilled from inside its run (a read past a run's end is clamped
+// and never used). Without values the values are zeros the compiler drops.
+void take_output(merge_runs runs, index_t a_base, index_t b_base, inout index_t i, inout index_t j,
+                 inout key_t key_a, inout key_t key_b, inout uint value_a, inout uint value_b, out key_t out_key,
+                 out uint out_value)
+{
+    bool take_a = i < runs.a_count && (j >= runs.b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
+    out_key = take_a ? key_a : key_b;
+    out_value = take_a ? value_a : value_b;
+    i += take_a ? 1u : 0u;
+    j += take_a ? 0u : 1u;
+    index_t next = take_a ? a_base + min(i, runs.a_count - 1u) : b_index_of(j, runs, b_base);
+    key_t next_key = load_key(read_key(next));
+    key_a = take_a ? next_key : key_a;
+    key_b = take_a ? key_b : next_key;
+#ifdef WITH_VALUES
+    uint next_value = read_value(next);
+    value_a = take_a ? next_value : value_a;
+    value_b = take_a ? value_b : next_value;
+#endif
+}
+
+void write_output(index_t out_index, key_t out_key, uint out_value)
+{
+    write_key_out(out_index, store_key(out_key));
+#ifdef WITH_VALUES
+    write_value_out(out_index, out_value);
+#endif
+}
+
 // The merge without shared memory: each thread finds the split of its own
 // first output in device memory (inside its chunk's slices when a split pass
 // gave them, else in the whole runs), then merges REGISTERS keys reading the
@@ -982,54 +1013,45 @@ void main()
     uint value_a = read_value(a_base + min(i, runs.a_count - 1u));
     uint value_b = read_value(b_index_of(j, runs, b_base));
 #endif
-    // The tail keys before the last output (none taken in: tail_count 0), and
-    // the first of the rest, which the next outputs are tested against.
-    index_t tail_before = 0u;
-    key_t tail_head = key_a;
-#ifdef WITH_VALUES
-    uint tail_head_value = 0u;
-#else
-    uint value_a = 0u, value_b = 0u, tail_head_value = 0u;
+#ifndef WITH_VALUES
+    uint value_a = 0u, value_b = 0u;  // unused: KEY_BEFORE compares keys alone
 #endif
-    if (tail_count > 0u) {
-        tail_head = load_key(read_key(tail_first));
-#ifdef WITH_VALUES
-        tail_head_value = read_value(tail_first);
-#endif
-    }
-    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-        if (r < outputs) {
-            bool take_a = i < runs.a_count && (j >= runs.b_count || !KEY_BEFORE(key_b, value_b, key_a, value_a));
-            key_t out_key = take_a ? key_a : key_b;
-            uint out_value = take_a ? value_a : value_b;
-            if (tail_before < tail_count && KEY_BEFORE(tail_head, tail_head_value, out_key, out_value)) {
-                // The first output searches the whole tail; the next ones gallop on.
-                tail_before = tail_keys_before(out_key, out_value, tail_first, tail_before + 1u, tail_count, r > 0u);
-                index_t head = tail_first + min(tail_before, tail_count - 1u);
-                tail_head = load_key(read_key(head));
-#ifdef WITH_VALUES
-                tail_head_value = read_value(head);
-#endif
+    if (tail_count == 0u) {
+        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+            if (r < outputs) {
+                key_t out_key;
+                uint out_value;
+                take_output(runs, a_base, b_base, i, j, key_a, key_b, value_a, value_b, out_key, out_value);
+                write_output(runs.base + diagonal + r, out_key, out_value);
             }
-            index_t out_index = runs.base + diagonal + r + tail_before;
-            write_key_out(out_index, store_key(out_key));
+        }
+        return;
+    }
+    // Taking in the tail: the tail keys before the last output, and the first
+    // of the rest, which the next outputs are tested against. A loop of its
+    // own, not unrolled: one pass a sort runs it, and eight copies of the
+    // searches made every merge's code longer (entry 70 of docs/PERFORMANCE.md).
+    index_t tail_before = 0u;
+    key_t tail_head = load_key(read_key(tail_first));
 #ifdef WITH_VALUES
-            write_value_out(out_index, out_value);
+    uint tail_head_value = read_value(tail_first);
+#else
+    uint tail_head_value = 0u;
 #endif
-            // Refill the head that was taken, from inside its run (a read past a
-            // run's end is clamped and never used).
-            i += take_a ? 1u : 0u;
-            j += take_a ? 0u : 1u;
-            index_t next = take_a ? a_base + min(i, runs.a_count - 1u) : b_index_of(j, runs, b_base);
-            key_t next_key = load_key(read_key(next));
-            key_a = take_a ? next_key : key_a;
-            key_b = take_a ? key_b : next_key;
+    [[dont_unroll]] for (uint r = 0u; r < outputs; ++r) {
+        key_t out_key;
+        uint out_value;
+        take_output(runs, a_base, b_base, i, j, key_a, key_b, value_a, value_b, out_key, out_value);
+        if (tail_before < tail_count && KEY_BEFORE(tail_head, tail_head_value, out_key, out_value)) {
+            // The first output searches the whole tail; the next ones gallop on.
+            tail_before = tail_keys_before(out_key, out_value, tail_first, tail_before + 1u, tail_count, r > 0u);
+            index_t head = tail_first + min(tail_before, tail_count - 1u);
+            tail_head = load_key(read_key(head));
 #ifdef WITH_VALUES
-            uint next_value = read_value(next);
-            value_a = take_a ? next_value : value_a;
-            value_b = take_a ? value_b : next_value;
+            tail_head_value = read_value(head);
 #endif
         }
+        write_output(runs.base + diagonal + r + tail_before, out_key, out_value);
     }
 }
 #else

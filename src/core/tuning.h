@@ -84,6 +84,11 @@ typedef struct bitonic_tuning {
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;
+    /* Where merge_direct is false, the merges of sorts of at most this many
+     * keys are direct all the same (0: none): at these sizes a merge is latency,
+     * not bandwidth, and the direct merge also takes in the tail past a power of
+     * two (src/core/schedule.h, merge_tail_log). */
+    uint64_t merge_direct_max_keys;
     /* Four-run merges (merge4_pass.comp): with merge_ways 4 every two merge
      * levels are one pass over memory. Pivots lie every 2^merge4_pivot_step_log
      * keys of a run, a workgroup merges one pivot's segment (at most four

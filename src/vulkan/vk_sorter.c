@@ -137,6 +137,9 @@ typedef struct sorter_variant {
     VkPipeline short_tile_sort_pipeline;  /* the same on tiles of 2^tuning.short_tile_log keys */
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
+    /* The direct merge, for sorts of up to tuning.merge_direct_max_keys where
+     * merge_pipeline merges through shared memory. */
+    VkPipeline merge_direct_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
     /* The same searching binary, for merges of more than
      * tuning.merge_split_probes_max_chunks chunks (tuning.c says why). */
@@ -479,6 +482,7 @@ typedef enum pipeline_kind {
     PIPELINE_SHORT_TILE_SORT,
     PIPELINE_GLOBAL,
     PIPELINE_MERGE,
+    PIPELINE_MERGE_DIRECT,
     PIPELINE_MERGE_SPLIT,
     PIPELINE_MERGE_SPLIT_BINARY,
     PIPELINE_MERGE_SPLIT_GUIDED,
@@ -558,6 +562,14 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                 ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
                 : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
             merge_constants, 5, &variant->merge_pipeline);
+    case PIPELINE_MERGE_DIRECT:
+        if (tuning->merge_direct || tuning->merge_direct_max_keys == 0)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        if (variant->merge_direct_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide),
+                               merge_constants, 5, &variant->merge_direct_pipeline);
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
@@ -671,6 +683,8 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, steps);
     if (result == VK_SUCCESS)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
+    if (result == VK_SUCCESS && !variant->tuning.merge_direct && variant->tuning.merge_direct_max_keys != 0)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_DIRECT, 0);
     if (result == VK_SUCCESS)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
     if (result == VK_SUCCESS)
@@ -910,6 +924,13 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     sorter->max_keys = sorter->bound_max_keys;
     sorter->force_device_addresses = desc->force_device_addresses;
 
+    /* Small sorts get their own shapes (KEYS32_SMALL, and direct merges in the
+     * other variants) unless the caller chose shapes or a merge kernel, or no
+     * small shapes: then every sort uses what was asked for. */
+    bool shapes_chosen = desc->tile_keys != 0 || desc->tile_keys_per_thread != 0 ||
+                         desc->max_strides_per_global_pass != 0 || desc->merge_chunk_keys != 0 ||
+                         desc->merge_keys_per_thread != 0 || desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
+    bool small_shapes = !shapes_chosen && desc->small_sort_max_keys != UINT32_MAX;
     VkResult result = VK_SUCCESS;
     for (int variant = 0; variant < KEYS32_SMALL && result == VK_SUCCESS; ++variant) {
         bool key64 = variant >= KEYS64, with_values = variant == PAIRS32 || variant == PAIRS64;
@@ -928,6 +949,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         apply_split_overrides(sorter, desc, bytes_per_key, &sorter->variants[variant].tuning);
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
+        if (!small_shapes)
+            sorter->variants[variant].tuning.merge_direct_max_keys = 0;
         if (desc->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
         if (desc->merge_store_from_registers)
@@ -947,12 +970,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     }
     if (result == VK_SUCCESS)
         result = create_wide_variants(sorter, desc, eager);
-    /* Small sorts get their own shapes unless the caller chose shapes or a merge
-     * kernel: then every sort uses what was asked for. */
-    bool shapes_chosen = desc->tile_keys != 0 || desc->tile_keys_per_thread != 0 ||
-                         desc->max_strides_per_global_pass != 0 || desc->merge_chunk_keys != 0 ||
-                         desc->merge_keys_per_thread != 0 || desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
-    if (result == VK_SUCCESS && !shapes_chosen && desc->small_sort_max_keys != UINT32_MAX &&
+    if (result == VK_SUCCESS && small_shapes &&
         bitonic_tuning_derive_small(&sorter->limits, 4u, desc->small_sort_tile_keys, desc->small_sort_max_keys,
                                     &sorter->variants[KEYS32_SMALL].tuning, &sorter->small_sort_max_keys)) {
         apply_split_overrides(sorter, desc, 4u, &sorter->variants[KEYS32_SMALL].tuning);
@@ -995,6 +1013,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->short_tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge_direct_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_guided_pipeline, sorter->allocator);
@@ -1109,6 +1128,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         }
         snprintf(name, sizeof name, "merge%s (%u keys/thread)", kind, 1u << variant->tuning.merge_register_log);
         report_pipeline(sorter, variant->merge_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "merge without shared memory%s, small sorts (%u keys/thread)", kind,
+                 1u << variant->tuning.merge_register_log);
+        report_pipeline(sorter, variant->merge_direct_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits%s", kind);
         report_pipeline(sorter, variant->merge_split_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits, binary%s", kind);
@@ -1257,6 +1279,9 @@ typedef struct sort_plan {
      * passes merge four runs of 2^(phase - 2) keys instead of two, each after a
      * cut pass whose cuts lie where the split pass's splits would. */
     bool four_way_possible;
+    /* The merges are direct (merge_pass.comp, DIRECT_MERGE): the variant's
+     * merge, or a small sort's (tuning.merge_direct_max_keys). */
+    bool merge_direct;
     /* One tile merge sort of a plain array of up to 2^short_tile_log keys:
      * its pass runs on the short tile (tuning.short_tile_log). */
     bool short_tile;
@@ -1424,7 +1449,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * direct one). */
     if (info->count < tuning->partition_min_keys || tuning->partition_max_splitters == 0 ||
         tuning->partition_buckets_per_window == 0 || tuning->partition_samples_per_bucket == 0 ||
-        count_log >= 31u || tuning->merge_direct)
+        count_log >= 31u || plan->merge_direct)
         return;
     /* Windows of the tile times 2^levels, more levels where the splitters
      * would not fit; at least four windows, or there is little to win. The
@@ -1572,6 +1597,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
 {
     plan->partition = false;
     plan->short_tile = false;
+    plan->merge_direct = false;
     for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
         plan->four_way[p] = false;
     plan->four_way_possible = false;
@@ -1656,7 +1682,8 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     /* Four-run merges keep each pivot's cut (16 bytes) and the spill list where
      * the splits go: room for the merge with the most pivot slots (not always
      * the first: the last group of a ragged count is rounded up). */
-    plan->four_way_possible = plan->merge && !plan->wide && tuning->merge_ways == 4u && !tuning->merge_direct &&
+    plan->merge_direct = tuning->merge_direct || (!rows && info->count <= tuning->merge_direct_max_keys);
+    plan->four_way_possible = plan->merge && !plan->wide && tuning->merge_ways == 4u && !plan->merge_direct &&
                               tuning->merge4_pivot_step_log != 0;
     VkDeviceSize cut_bytes = 0;
     for (uint32_t phase = tuning->tile_log + 2u; plan->four_way_possible && phase <= bitonic_ceil_log2(info->count);
@@ -1669,7 +1696,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * a split, on the samples). Bound buffers only. */
     bool fused_possible = !plan->split_pass && plan->chunk_count >= tuning->merge_fused_split_min_chunks;
     plan->run_samples = plan->merge && (plan->split_pass || fused_possible) && !plan->wide &&
-                        plan->variant_number <= PAIRS64 && tuning->merge_split_samples && !tuning->merge_direct &&
+                        plan->variant_number <= PAIRS64 && tuning->merge_split_samples && !plan->merge_direct &&
                         !plan->four_way_possible && tuning->merge_chunk_log >= RUN_SAMPLE_LOG &&
                         tuning->tile_log >= RUN_SAMPLE_LOG;
     plan->fused_split = plan->run_samples && fused_possible;
@@ -1695,7 +1722,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
         return BITONIC_ERROR_INVALID_ARGUMENT;
     /* The direct merge takes in a short tail (one pass fewer just past a power
      * of two) where it finds its own splits and merges runs of the whole array. */
-    bool merge_tail = plan->merge && tuning->merge_direct && !plan->wide && !plan->split_pass && run_log == 0 &&
+    bool merge_tail = plan->merge && plan->merge_direct && !plan->wide && !plan->split_pass && run_log == 0 &&
                       tuning->merge_chunk_log <= tuning->tile_log + 1u;
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
@@ -1780,7 +1807,10 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
             if (result == VK_SUCCESS)
                 result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
-            result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
+            result = ensure_pipeline(sorter, variant,
+                                     plan->merge_direct && !variant->tuning.merge_direct ? PIPELINE_MERGE_DIRECT
+                                                                                         : PIPELINE_MERGE,
+                                     0);
             if (result == VK_SUCCESS && plan->split_pass)
                 result = ensure_pipeline(sorter, variant,
                                          plan->split_search == SPLIT_SEARCH_GUIDED   ? PIPELINE_MERGE_SPLIT_GUIDED
@@ -2167,6 +2197,13 @@ static void record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeli
         record_dispatch(recorder, pipeline, constants, sizeof *constants, size.x, size.y);
 }
 
+/* The pipeline of a plan's two-run merges. */
+static VkPipeline plan_merge_pipeline(const sorter_variant *variant, const sort_plan *plan)
+{
+    return plan->merge_direct && !variant->tuning.merge_direct ? variant->merge_direct_pipeline
+                                                               : variant->merge_pipeline;
+}
+
 /* Records a two-run merge pass, its constants set but for the split and
  * sample fields. First its split pass, one chunk's split a thread (on the
  * samples first where the pass before left them), where the plan has split
@@ -2187,7 +2224,7 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     }
     uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
     constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
-    record_sized_dispatch(recorder, variant->merge_pipeline, &constants, merge);
+    record_sized_dispatch(recorder, plan_merge_pipeline(variant, plan), &constants, merge);
     return write_samples;
 }
 
