@@ -275,6 +275,65 @@ static void run_merge_searches(test_counter *t, const bitonic_context_desc *desc
     bitonic_context_destroy(context);
 }
 
+/* The direct merge of small sorts takes in the tail past a power of two:
+ * 2^13 + 1 pairs and 64-bit keys (the 32-bit ones: test_vulkan_sort) take as
+ * many passes as 2^13 on any tile up to 4096 keys, and sort right; with no
+ * small shapes the shared-memory merge takes one pass more. */
+static void check_tail_passes(test_counter *t, bitonic_context_desc desc)
+{
+    static const char *labels[] = {"small shapes", "no small shapes"};
+    for (int shapes = 0; shapes < 2; ++shapes) {
+        desc.small_sort_max_keys = shapes == 0 ? 0u : UINT32_MAX;
+        bitonic_context *context;
+        bitonic_status status = bitonic_context_create(&desc, &context);
+        if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "tail: context (%s)", bitonic_status_string(status)))
+            return;
+        size_t n = ((size_t)1 << 13) + 1u;
+        bitonic_buffer *buffer = NULL;
+        uint32_t *words = malloc(2u * n * sizeof *words), *values = malloc(n * sizeof *values);
+        uint64_t seed = 99;
+        bool made = bitonic_buffer_create(context, 2u * n, &buffer) == BITONIC_SUCCESS && words && values;
+        for (int type = 0; type < 2 && made; ++type) {
+            bool key64 = type == 1;
+            bitonic_sort_options options = {.key_type = key64 ? BITONIC_KEY_U64 : BITONIC_KEY_U32};
+            uint32_t passes[2] = {0, 0};
+            bool sorted = true;
+            for (int plus = 0; plus < 2; ++plus) {
+                size_t count = n - 1u + (size_t)plus, word_count = key64 ? 2u * count : count;
+                for (size_t i = 0; i < word_count; ++i)
+                    words[i] = (uint32_t)(test_random_u64(&seed) % 1000u);  /* duplicates too */
+                for (size_t i = 0; i < count; ++i)
+                    values[i] = (uint32_t)i;
+                bitonic_timing timing = {0};
+                sorted = sorted && bitonic_buffer_upload(buffer, words, word_count) == BITONIC_SUCCESS &&
+                         (key64 || bitonic_buffer_upload_values(buffer, values, count) == BITONIC_SUCCESS) &&
+                         (key64 ? bitonic_buffer_sort(buffer, count, &options, &timing)
+                                : bitonic_buffer_sort_pairs(buffer, count, &options, &timing)) == BITONIC_SUCCESS &&
+                         bitonic_buffer_download(buffer, words, word_count) == BITONIC_SUCCESS &&
+                         (key64 || bitonic_buffer_download_values(buffer, values, count) == BITONIC_SUCCESS);
+                for (size_t i = 1; i < count && sorted; ++i) {
+                    uint64_t before = key64 ? ((uint64_t)words[2u * i - 1u] << 32) | words[2u * i - 2u] : words[i - 1u];
+                    uint64_t here = key64 ? ((uint64_t)words[2u * i + 1u] << 32) | words[2u * i] : words[i];
+                    sorted = before < here || (before == here && (key64 || values[i - 1u] < values[i]));
+                }
+                passes[plus] = timing.pass_count;
+            }
+            TEST_CHECK(t, sorted && passes[1] == passes[0] + (shapes == 0 ? 0u : 1u),
+                       "tail, %s: %s of 2^13 and 2^13 + 1 sorted in %u and %u passes", labels[shapes],
+                       key64 ? "64-bit keys" : "pairs", passes[0], passes[1]);
+        }
+        TEST_CHECK(t, made, "tail, %s: buffers", labels[shapes]);
+        bitonic_buffer_destroy(buffer);
+        free(words);
+        free(values);
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);
+        TEST_CHECK(t, info.validation_messages == 0, "tail, %s: %" PRIu64 " validation messages", labels[shapes],
+                   info.validation_messages);
+        bitonic_context_destroy(context);
+    }
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -284,6 +343,7 @@ int main(void)
                                    .on_validation_message = test_print_validation_message,
                                    .message_user_data = &printed};
     run_all(&t, &vulkan, "vulkan");
+    check_tail_passes(&t, vulkan);
     vulkan.tile_keys = 64;
     vulkan.max_strides_per_global_pass = 2;
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;

@@ -109,13 +109,16 @@
  * 2^17 + 1 a 1.3x step.) */
 #define SMALL_SORT_MAX_KEYS (1u << 18)
 /* Merges without shared memory (bitonic_tuning.merge_direct_max_keys) up to
- * 2^18 32-bit keys and 2^17 pairs or 64-bit keys, and a tile past that (the
- * tail the last merge takes in): on the H100 the direct merge sorted pairs
- * 5-9% faster than the shared-memory one from 2^13 to 2^17 and 64-bit keys
- * as fast, and both 2^k + 1 10-20% faster where it took the tail in; from
- * 1.5 x 2^17 it was 3-17% slower (docs/PERFORMANCE.md, log entry 70). */
-#define DIRECT_MERGE_MAX_LOG_4_BYTE_KEYS 18u
-#define DIRECT_MERGE_MAX_LOG 17u
+ * 2^18 32-bit keys, 2^17 pairs and 2^16 64-bit keys, and a tile past that
+ * (the tail the last merge takes in). On the H100 the direct merge sorted
+ * pairs 6-9% faster than the shared-memory one from 2^13 to 2^17 and 64-bit
+ * keys 1-6% faster up to 2^16, and 2^k + 1 keys 5-21% faster where it took
+ * the tail in; 64-bit keys were 1.7% slower at 1.5 x 2^16 and 3.5% at 2^17,
+ * and every type 3-17% slower from 1.5 x 2^17 (docs/PERFORMANCE.md, log
+ * entry 70). Pairs of 64-bit keys follow pairs (not measured). */
+#define DIRECT_MERGE_MAX_LOG_32 18u
+#define DIRECT_MERGE_MAX_LOG_PAIRS 17u
+#define DIRECT_MERGE_MAX_LOG_64 16u
 /* The partition sort (bitonic_tuning, partition_*), from 2^20 32-bit keys
  * and 2^19 + 1 pairs and 64-bit keys: on the H100, since the fallback became
  * one dispatch and the samples are sorted in runs (docs/PERFORMANCE.md, log
@@ -342,6 +345,12 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
     return false;
 }
 
+uint64_t bitonic_tuning_merge_direct_max_keys(bool key64, bool with_values, uint32_t tile_log)
+{
+    uint32_t log = with_values ? DIRECT_MERGE_MAX_LOG_PAIRS : key64 ? DIRECT_MERGE_MAX_LOG_64 : DIRECT_MERGE_MAX_LOG_32;
+    return ((uint64_t)1 << log) + ((uint64_t)1 << tile_log);
+}
+
 bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                                  uint32_t max_keys_override, bitonic_tuning *out, uint64_t *out_max_keys)
 {
@@ -395,9 +404,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     out->tile_sort_workgroup_size = 1u << (tile_log - out->tile_sort_register_log);
     out->tile_uses_shuffle = false;
     out->merge_direct = false;
-    out->merge_direct_max_keys =
-        ((uint64_t)1 << (bytes_per_key == 4u ? DIRECT_MERGE_MAX_LOG_4_BYTE_KEYS : DIRECT_MERGE_MAX_LOG)) +
-        ((uint64_t)1 << tile_log);
+    out->merge_direct_max_keys = 0;  /* bitonic_tuning_merge_direct_max_keys: the sorter's choice */
     out->merge_vector_io = true;
     out->tile_vector_io = true;
     /* With shuffles, strides below keys-per-thread x subgroup need no shared

@@ -85,7 +85,8 @@ typedef struct bitonic_tuning {
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
     bool merge_direct;
     /* Where merge_direct is false, the merges of sorts of at most this many
-     * keys are direct all the same (0: none): at these sizes a merge is latency,
+     * keys are direct all the same (0, as derived: none; the sorter sets it
+     * from bitonic_tuning_merge_direct_max_keys): at these sizes a merge is latency,
      * not bandwidth, and the direct merge also takes in the tail past a power of
      * two (src/core/schedule.h, merge_tail_log). */
     uint64_t merge_direct_max_keys;
@@ -137,6 +138,9 @@ typedef struct bitonic_tuning {
     uint32_t partition_scatter_workgroups;  /* scatter workgroups at most, each taking tiles in turn */
     bool partition_scan_by_subgroup; /* the steps' scans by subgroup arithmetic (partition_lanes_pass) */
 } bitonic_tuning;
+
+/* bitonic_tuning.merge_direct_max_keys for a variant of the given keys and tile. */
+uint64_t bitonic_tuning_merge_direct_max_keys(bool key64, bool with_values, uint32_t tile_log);
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows
  * is clamped. Returns false if the device cannot hold even a 2-key tile. */

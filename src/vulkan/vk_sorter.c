@@ -949,8 +949,9 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         apply_split_overrides(sorter, desc, bytes_per_key, &sorter->variants[variant].tuning);
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
-        if (!small_shapes)
-            sorter->variants[variant].tuning.merge_direct_max_keys = 0;
+        if (small_shapes)
+            sorter->variants[variant].tuning.merge_direct_max_keys = bitonic_tuning_merge_direct_max_keys(
+                key64, with_values, sorter->variants[variant].tuning.tile_log);
         if (desc->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
         if (desc->merge_store_from_registers)
