@@ -117,35 +117,27 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
     uint64_t tiles = (count + ((uint64_t)1 << tile_log) - 1u) >> tile_log;
     uint32_t pass_count = 0;
 
-    /* The tail of a merge schedule: count = 2^q + m, q = virtual_log - 1, the
-     * m keys one sorted run after phase q - 1 (m <= 2^(q-1)) and short enough,
-     * merged in by the merge of phase q. Where q is the tile's own phase, the
-     * tile pass stops a phase short for that merge to run. */
-    bool merges = params->merge_above_tile && tile_log > 0 && params->last_phase == 0;
-    bool tail_merged = false;
-    if (merges && params->merge_tail_log != 0 && virtual_log >= 2u && virtual_log - 1u >= tile_log &&
-        tile_log >= 2u) {
-        uint64_t tail = count - ((uint64_t)1 << (virtual_log - 1u));
-        tail_merged = tail <= ((uint64_t)1 << (virtual_log - 2u)) && tail <= ((uint64_t)1 << params->merge_tail_log);
-    }
-
     /* Every phase whose blocks fit in a tile: one pass. */
     uint32_t first_global_phase = 1;
     if (tile_log > 0) {
         uint32_t last_tile_phase = virtual_log < tile_log ? virtual_log : tile_log;
-        if (tail_merged && last_tile_phase == virtual_log - 1u)
-            --last_tile_phase;
         bitonic_pass tile_sort = {.kind = BITONIC_PASS_TILE, .phase = 1, .stride_log = 0,
                                   .last_phase = last_tile_phase, .step_count = 0, .group_count = (uint32_t)tiles};
         if (!append(passes, capacity, &pass_count, tile_sort))
             return UINT32_MAX;
         first_global_phase = last_tile_phase + 1u;
     }
-    if (merges) {
-        uint32_t last_merge_phase = tail_merged ? virtual_log - 1u : virtual_log;
+    if (params->merge_above_tile && tile_log > 0 && params->last_phase == 0) {
+        /* The tail: count = 2^q + m, q = virtual_log - 1, merged in at phase q. */
+        uint32_t last_merge_phase = virtual_log;
+        if (params->merge_tail_log != 0 && virtual_log >= 2u && virtual_log - 1u >= first_global_phase) {
+            uint64_t tail = count - ((uint64_t)1 << (virtual_log - 1u));
+            if (tail <= ((uint64_t)1 << (virtual_log - 2u)) && tail <= ((uint64_t)1 << params->merge_tail_log))
+                last_merge_phase = virtual_log - 1u;
+        }
         for (uint32_t phase = first_global_phase; phase <= last_merge_phase; ++phase) {
             uint64_t runs = (count + ((uint64_t)1 << phase) - 1u) >> phase;
-            bool takes_tail = tail_merged && phase == last_merge_phase;
+            bool takes_tail = phase == last_merge_phase && last_merge_phase < virtual_log;
             bitonic_pass merge = {.kind = BITONIC_PASS_MERGE, .phase = phase, .stride_log = phase - 1u,
                                   .last_phase = takes_tail ? phase + 1u : phase, .step_count = 0,
                                   .group_count = takes_tail ? 1u : (uint32_t)runs};

@@ -92,8 +92,7 @@ typedef struct bitonic_schedule_params {
     /* 0: none. Else, merging above the tile, a count of 2^q + m keys with m at
      * most 2^merge_tail_log and at most 2^(q-1) skips the merge of phase q + 1:
      * the tail (keys 2^q and up, one sorted run after phase q - 1) is merged in
-     * by the merge of phase q, whose last_phase says so (where q is the tile's
-     * phase, the tile pass stops at q - 1 for it). Each key of the tail
+     * by the merge of phase q, whose last_phase says so. Each key of the tail
      * finds its place by a search in both runs of that merge, and each of their
      * keys moves up by the tail keys before it; ties go to the earlier runs, as
      * in every merge. One pass fewer for counts just past a power of two. */

@@ -1724,7 +1724,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     /* The direct merge takes in a short tail (one pass fewer just past a power
      * of two) where it finds its own splits and merges runs of the whole array. */
     bool merge_tail = plan->merge && plan->merge_direct && !plan->wide && !plan->split_pass && run_log == 0 &&
-                      tuning->merge_chunk_log <= tuning->tile_log;
+                      tuning->merge_chunk_log <= tuning->tile_log + 1u;
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
                            : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
