@@ -74,7 +74,7 @@ int main(void)
     TEST_CHECK(&t, tuning.tile_merge_sort && tuning.tile_sort_register_log == 4 && tuning.tile_sort_workgroup_size == 512,
                "H100 keys: the tile merge-sorted by 512 threads of 16 keys (got 2^%u keys a thread)",
                tuning.tile_sort_register_log);
-    TEST_CHECK(&t, tuning.short_tile_log == 10, "H100 keys: a short tile of 1024 keys (got 2^%u)", tuning.short_tile_log);
+    TEST_CHECK(&t, tuning.short_tile_log == 11, "H100 keys: a short tile of 2048 keys (got 2^%u)", tuning.short_tile_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && tuning.tile_merge_sort &&
                        tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 512,
                "H100 pairs and 64-bit keys: the 4096-key tile merge-sorted 8 keys a thread (got 2^%u)",

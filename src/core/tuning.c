@@ -101,7 +101,7 @@
 #define SMALL_TILE_KEYS 4096u
 #define SMALL_TILE_KEYS_PER_THREAD 8u
 /* The short tile (bitonic_tuning.short_tile_log), log2 of its keys. */
-#define SHORT_TILE_LOG 10u
+#define SHORT_TILE_LOG 11u
 /* Up to 2^18 keys: on the H100, since the large shapes' merges search their
  * splits on run samples, 2^18 + 1 keys sort 4.6% faster with them (0.0630 ms
  * against 0.0661; log entry 50); 2^18 the same either way. (Before, the
@@ -430,8 +430,9 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
      * workgroup of that many keys' threads, where the tile's workgroup would
      * hold idle threads; shorter than the tile, and whole subgroups where the
      * merge sort shuffles. On the H100 sorts of 1024 pairs and 64-bit keys
-     * took 1.8% and 2.7% less time, u32 keys as long (docs/PERFORMANCE.md,
-     * log entry 69). */
+     * took 1.8% and 2.7% less time on a short tile of 1024 keys, u32 keys as
+     * long (docs/PERFORMANCE.md, log entry 69); one of 2048 keys took 1-3%
+     * less again from 1536 to 2048 keys, and 1024 keys as long (entry 70). */
     uint32_t short_tile_log = min_u32(SHORT_TILE_LOG, tile_log - 1u);
     uint32_t short_tile_threads =
         short_tile_log > out->tile_sort_register_log ? 1u << (short_tile_log - out->tile_sort_register_log) : 0u;
