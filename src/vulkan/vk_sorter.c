@@ -1949,8 +1949,6 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
     return BITONIC_SUCCESS;
 }
 
-/* The workgroup grid of every dispatch of a tile-and-merge or network plan
- * (and of the split passes); false when one does not fit the device. */
 /* A merge's workgroups: a chunk of output keys each; where it takes in the
  * tail, the chunks of its two runs, then a thread a tail key (merge_pass.comp,
  * DIRECT_MERGE). */
@@ -1959,10 +1957,12 @@ static uint64_t merge_workgroups(const bitonic_tuning *tuning, const sort_plan *
     if (pass->last_phase != pass->phase + 1u)
         return plan->chunk_count;
     uint64_t tail_first = (uint64_t)1 << pass->phase;
-    uint64_t tail = plan->count - tail_first;
-    return (tail_first >> tuning->merge_chunk_log) + (tail + tuning->merge_workgroup_size - 1u) / tuning->merge_workgroup_size;
+    uint64_t tail_groups = (plan->count - tail_first + tuning->merge_workgroup_size - 1u) / tuning->merge_workgroup_size;
+    return (tail_first >> tuning->merge_chunk_log) + tail_groups;
 }
 
+/* The workgroup grid of every dispatch of a tile-and-merge or network plan
+ * (and of the split passes); false when one does not fit the device. */
 static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *plan, uint32_t *group_x,
                        uint32_t *group_y, uint32_t *split_x, uint32_t *split_y)
 {
