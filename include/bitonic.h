@@ -165,8 +165,11 @@ typedef struct bitonic_context_desc {
     /* Sorts of 32-bit keys alone up to small_sort_max_keys keys use shapes of
      * their own (tiles of small_sort_tile_keys, 8 keys a thread, and merges
      * without shared memory): a few dispatches, each short. 0 = the tuning's
-     * choice for either (4096-key tiles, up to 2^18 keys);
-     * small_sort_max_keys = UINT32_MAX: no small shapes. For measuring. */
+     * choice for either (4096-key tiles, up to 2^18 keys). Small sorts of
+     * pairs and 64-bit keys merge without shared memory too (up to 2^17 and
+     * 2^16 keys and a tile past that, on their own tiles).
+     * small_sort_max_keys = UINT32_MAX: no small shapes, of any type. For
+     * measuring. */
     uint32_t small_sort_tile_keys;
     uint32_t small_sort_max_keys;
     /* Who runs each of those searches: one thread (merge_fused_split_probes
