@@ -544,8 +544,8 @@ uint run_end_key(int j)
 }
 #endif
 
-#if defined(BUCKET_WINDOWS) && defined(SPLITS_ONLY)
-uint value_or_zero(uint i)
+// The value of key i, or 0 without values (KEY_BEFORE then compares keys alone).
+uint value_or_zero(index_t i)
 {
 #ifdef WITH_VALUES
     return read_value(i);
@@ -553,6 +553,8 @@ uint value_or_zero(uint i)
     return 0u;
 #endif
 }
+
+#if defined(BUCKET_WINDOWS) && defined(SPLITS_ONLY)
 
 // The first index in [low, high) of sorted keys whose key does not go before
 // (key, value), or with or_equal whose key goes after it (a run whose equal
@@ -852,14 +854,7 @@ index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low,
     index_t step = 1u;
     while (gallop && low < high) {
         index_t probe = min(low + step - 1u, high - 1u);
-        index_t at = tail_first + probe;
-        key_t key = load_key(read_key(at));
-#ifdef WITH_VALUES
-        uint value = read_value(at);
-#else
-        uint value = 0u;
-#endif
-        if (!KEY_BEFORE(key, value, x, x_value)) {
+        if (!KEY_BEFORE(load_key(read_key(tail_first + probe)), value_or_zero(tail_first + probe), x, x_value)) {
             high = probe;
             break;
         }
@@ -868,14 +863,7 @@ index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low,
     }
     while (low < high) {
         index_t middle = low + ((high - low) >> 1u);
-        index_t at = tail_first + middle;
-        key_t key = load_key(read_key(at));
-#ifdef WITH_VALUES
-        uint value = read_value(at);
-#else
-        uint value = 0u;
-#endif
-        if (KEY_BEFORE(key, value, x, x_value))
+        if (KEY_BEFORE(load_key(read_key(tail_first + middle)), value_or_zero(tail_first + middle), x, x_value))
             low = middle + 1u;
         else
             high = middle;
@@ -885,40 +873,23 @@ index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low,
 
 // Tail key t (of tail_count) to its place: the keys of A = [0, run) and of
 // B = [run, 2 run) at or before it, found by two searches in step (run is a
-// power of two: log2(run) + 1 probes each).
+// power of two: log2(run) + 1 probes each, the first of a whole run).
 void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
 {
     if (t >= tail_count)
         return;
     index_t run = tail_first >> 1u;
     key_t key = load_key(read_key(tail_first + t));
-#ifdef WITH_VALUES
-    uint value = read_value(tail_first + t);
-#else
-    uint value = 0u;
-#endif
+    uint value = value_or_zero(tail_first + t);
     index_t in_a = 0u, in_b = 0u;  // keys at or before it found so far
-    for (index_t step = run >> 1u; step > 0u; step >>= 1u) {
-        key_t a_key = load_key(read_key(in_a + step - 1u));
-        key_t b_key = load_key(read_key(run + in_b + step - 1u));
-#ifdef WITH_VALUES
-        uint a_value = read_value(in_a + step - 1u), b_value = read_value(run + in_b + step - 1u);
-#else
-        uint a_value = 0u, b_value = 0u;
-#endif
-        in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : step;
-        in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : step;
-    }
-    {
-        key_t a_key = load_key(read_key(in_a));
-        key_t b_key = load_key(read_key(run + in_b));
-#ifdef WITH_VALUES
-        uint a_value = read_value(in_a), b_value = read_value(run + in_b);
-#else
-        uint a_value = 0u, b_value = 0u;
-#endif
-        in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : 1u;
-        in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : 1u;
+    for (index_t step = run; step > 0u; step >>= 1u) {
+        // The first round asks whether the whole run goes at or before it.
+        if (in_a + step <= run &&
+            !KEY_BEFORE(key, value, load_key(read_key(in_a + step - 1u)), value_or_zero(in_a + step - 1u)))
+            in_a += step;
+        if (in_b + step <= run &&
+            !KEY_BEFORE(key, value, load_key(read_key(run + in_b + step - 1u)), value_or_zero(run + in_b + step - 1u)))
+            in_b += step;
     }
     index_t out_index = t + in_a + in_b;
     write_key_out(out_index, store_key(key));
@@ -1033,11 +1004,7 @@ void main()
     // searches made every merge's code longer (entry 70 of docs/PERFORMANCE.md).
     index_t tail_before = 0u;
     key_t tail_head = load_key(read_key(tail_first));
-#ifdef WITH_VALUES
-    uint tail_head_value = read_value(tail_first);
-#else
-    uint tail_head_value = 0u;
-#endif
+    uint tail_head_value = value_or_zero(tail_first);
     [[dont_unroll]] for (uint r = 0u; r < outputs; ++r) {
         key_t out_key;
         uint out_value;
@@ -1047,9 +1014,7 @@ void main()
             tail_before = tail_keys_before(out_key, out_value, tail_first, tail_before + 1u, tail_count, r > 0u);
             index_t head = tail_first + min(tail_before, tail_count - 1u);
             tail_head = load_key(read_key(head));
-#ifdef WITH_VALUES
-            tail_head_value = read_value(head);
-#endif
+            tail_head_value = value_or_zero(head);
         }
         write_output(runs.base + diagonal + r + tail_before, out_key, out_value);
     }

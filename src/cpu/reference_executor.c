@@ -132,7 +132,20 @@ static uint64_t merge_path_split(const uint64_t *a, uint64_t a_count, const uint
     return low;
 }
 
-static uint64_t keys_before(const uint64_t *run, uint64_t length, uint64_t v, bool or_equal);
+/* How many keys of a sorted run go before key v: those below it, or those at
+ * or below it when the run comes before v's run (ties go to the earlier run). */
+static uint64_t keys_before(const uint64_t *run, uint64_t length, uint64_t v, bool or_equal)
+{
+    uint64_t low = 0, high = length;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2u;
+        if (run[mid] < v || (or_equal && run[mid] == v))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
 
 /* Merges every pair of neighbouring sorted runs of 2^(phase-1) keys, in chunks
  * of chunk_keys output keys, each chunk from its own two splits, as the GPU does.
@@ -183,21 +196,6 @@ static bool run_merge_pass(const bitonic_pass *pass, uint64_t chunk_keys, uint64
     free(merged);
     free(placed);
     return true;
-}
-
-/* How many keys of a sorted run go before key v: those below it, or those at
- * or below it when the run comes before v's run (ties go to the earlier run). */
-static uint64_t keys_before(const uint64_t *run, uint64_t length, uint64_t v, bool or_equal)
-{
-    uint64_t low = 0, high = length;
-    while (low < high) {
-        uint64_t mid = low + (high - low) / 2u;
-        if (run[mid] < v || (or_equal && run[mid] == v))
-            low = mid + 1u;
-        else
-            high = mid;
-    }
-    return low;
 }
 
 /* Pivots of run p: its first key, and every step-th key from an offset of

@@ -1777,6 +1777,13 @@ static VkPipeline tile_pipeline_for(const sorter_variant *variant, const bitonic
     return sorts_tile_by_merging(variant, pass) ? variant->tile_sort_pipeline : variant->tile_pipeline;
 }
 
+/* Whether a plan's two-run merges take the variant's second merge pipeline,
+ * the direct one of small sorts (tuning.merge_direct_max_keys). */
+static bool plan_merges_by_direct_pipeline(const sorter_variant *variant, const sort_plan *plan)
+{
+    return plan->merge_direct && !variant->tuning.merge_direct;
+}
+
 /* ... and of a planned sort's tile pass. */
 static VkPipeline plan_tile_pipeline(const sorter_variant *variant, const sort_plan *plan, const bitonic_pass *pass)
 {
@@ -1808,10 +1815,9 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
             if (result == VK_SUCCESS)
                 result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
-            result = ensure_pipeline(sorter, variant,
-                                     plan->merge_direct && !variant->tuning.merge_direct ? PIPELINE_MERGE_DIRECT
-                                                                                         : PIPELINE_MERGE,
-                                     0);
+            result = ensure_pipeline(
+                sorter, variant, plan_merges_by_direct_pipeline(variant, plan) ? PIPELINE_MERGE_DIRECT : PIPELINE_MERGE,
+                0);
             if (result == VK_SUCCESS && plan->split_pass)
                 result = ensure_pipeline(sorter, variant,
                                          plan->split_search == SPLIT_SEARCH_GUIDED   ? PIPELINE_MERGE_SPLIT_GUIDED
@@ -2201,8 +2207,7 @@ static void record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeli
 /* The pipeline of a plan's two-run merges. */
 static VkPipeline plan_merge_pipeline(const sorter_variant *variant, const sort_plan *plan)
 {
-    return plan->merge_direct && !variant->tuning.merge_direct ? variant->merge_direct_pipeline
-                                                               : variant->merge_pipeline;
+    return plan_merges_by_direct_pipeline(variant, plan) ? variant->merge_direct_pipeline : variant->merge_pipeline;
 }
 
 /* Records a two-run merge pass, its constants set but for the split and
