@@ -873,7 +873,11 @@ index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low,
 
 // Tail key t (of tail_count) to its place: the keys of A = [0, run) and of
 // B = [run, 2 run) at or before it, found by two searches in step (run is a
-// power of two: log2(run) + 1 probes each, the first of a whole run).
+// power of two: log2(run) + 1 probes each). Every probe's load is made
+// whatever the answers so far, so the two searches' loads go out together.
+// (A loop from a step of run with a bound test before each load: in one round
+// on the H100, 2^k + 1 keys then took about 0.0015 ms more than 2^k, where
+// with this loop they take as long; docs/PERFORMANCE.md, log entry 70.)
 void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
 {
     if (t >= tail_count)
@@ -882,15 +886,18 @@ void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
     key_t key = load_key(read_key(tail_first + t));
     uint value = value_or_zero(tail_first + t);
     index_t in_a = 0u, in_b = 0u;  // keys at or before it found so far
-    for (index_t step = run; step > 0u; step >>= 1u) {
-        // The first round asks whether the whole run goes at or before it.
-        if (in_a + step <= run &&
-            !KEY_BEFORE(key, value, load_key(read_key(in_a + step - 1u)), value_or_zero(in_a + step - 1u)))
-            in_a += step;
-        if (in_b + step <= run &&
-            !KEY_BEFORE(key, value, load_key(read_key(run + in_b + step - 1u)), value_or_zero(run + in_b + step - 1u)))
-            in_b += step;
+    for (index_t step = run >> 1u; step > 0u; step >>= 1u) {
+        index_t a_probe = in_a + step - 1u, b_probe = run + in_b + step - 1u;
+        key_t a_key = load_key(read_key(a_probe)), b_key = load_key(read_key(b_probe));
+        uint a_value = value_or_zero(a_probe), b_value = value_or_zero(b_probe);
+        in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : step;
+        in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : step;
     }
+    // The last probe: the key at in_a (at most run - 1) itself.
+    key_t a_key = load_key(read_key(in_a)), b_key = load_key(read_key(run + in_b));
+    uint a_value = value_or_zero(in_a), b_value = value_or_zero(run + in_b);
+    in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : 1u;
+    in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : 1u;
     index_t out_index = t + in_a + in_b;
     write_key_out(out_index, store_key(key));
 #ifdef WITH_VALUES
