@@ -103,6 +103,67 @@ uint slot_value(uint i)
 #define KEY_BEFORE(kx, vx, ky, vy) ((kx) < (ky))
 #endif
 
+// The tail (params.tile_tail, schedule.h's tile_tail): this workgroup is the
+// whole sort; its tile holds keys 0 .. 2^last_phase - 1 and the keys past
+// them, at most TAIL_KEYS (2^tuning.tile_tail_log, at most the workgroup's
+// threads), are the tail. Thread t takes tail key t and ranks it among the
+// tail's keys, read from memory (no barrier before the tile's own work), into
+// tail_keys. After the tile's rounds each tile key moves up by the tail keys
+// below it and each tail key by the tile keys at or below it (ties go to the
+// tile, the earlier run): 2^12 + 1 keys take neither a tile of 2^13 keys nor
+// a merge pass.
+layout(constant_id = 3) const uint TAIL_KEYS = 32u;
+shared key_t tail_keys[TAIL_KEYS];
+#ifdef WITH_VALUES
+shared uint tail_values[TAIL_KEYS];
+#endif
+
+uint tail_slot_value(uint i)
+{
+#ifdef WITH_VALUES
+    return tail_values[i];
+#else
+    return 0u;
+#endif
+}
+
+// Keys of the first `length` tile slots (one sorted run) at or before the key.
+uint tile_keys_at_or_before(uint length, key_t key, uint value)
+{
+    uint low = 0u, high = length;
+    while (low < high) {
+        uint mid = (low + high) >> 1;
+        if (!KEY_BEFORE(key, value, slot_key(mid), slot_value(mid)))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+// Keys of the sorted tail strictly before the key.
+uint tail_keys_before(uint tail_count, key_t key, uint value)
+{
+    uint low = 0u, high = tail_count;
+    while (low < high) {
+        uint mid = (low + high) >> 1;
+        if (KEY_BEFORE(tail_keys[mid], tail_slot_value(mid), key, value))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+// A thread's register r's value, and memory's value at an index (0 without values).
+#ifdef WITH_VALUES
+#define REG_VALUE(r) reg_values[r]
+#define MEMORY_VALUE(index) read_value(index)
+#else
+#define REG_VALUE(r) 0u
+#define MEMORY_VALUE(index) 0u
+#endif
+
 #include "slot_merge.glsl"
 #ifdef LANE_MERGES
 #include "lane_network.glsl"
@@ -205,6 +266,31 @@ void registers_to_slots(uint first)
 void main()
 {
     live_count = key_count();
+    // The tail: the tile's keys end at 2^last_phase (uniform).
+    uint tail_count = 0u;
+    key_t tail_key = PAD_KEY;
+    uint tail_value = 0u, tail_rank = 0u;
+    if (params.tile_tail != 0u) {
+        index_t head = as_index(1u << params.last_phase);
+        tail_count = live_count > head ? uint(live_count - head) : 0u;
+        live_count = min(live_count, head);
+        if (gl_LocalInvocationID.x < tail_count) {
+            tail_key = load_key(read_key(head + as_index(gl_LocalInvocationID.x)));
+            tail_value = MEMORY_VALUE(head + as_index(gl_LocalInvocationID.x));
+            // Its rank: the tail keys before it, and the equal ones at lower indices.
+            for (uint i = 0u; i < tail_count; ++i) {
+                key_t other = load_key(read_key(head + as_index(i)));
+                uint other_value = MEMORY_VALUE(head + as_index(i));
+                bool before = KEY_BEFORE(other, other_value, tail_key, tail_value) ||
+                              (i < gl_LocalInvocationID.x && !KEY_BEFORE(tail_key, tail_value, other, other_value));
+                tail_rank += before ? 1u : 0u;
+            }
+            tail_keys[tail_rank] = tail_key;
+#ifdef WITH_VALUES
+            tail_values[tail_rank] = tail_value;
+#endif
+        }
+    }
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;
@@ -316,6 +402,29 @@ void main()
             slot_merge_to_registers(base, run, base + run, run, first - base);
     }
 
+    if (params.tile_tail != 0u) {  // uniform
+        barrier();  // the rounds' reads of the slots are done, and the tail is in tail_keys
+        uint head = 1u << last_log;
+        uint tile_count = uint(live_count);  // head, or fewer keys and no tail
+        if (!pads_only) {
+            // This thread's keys, each after the tail keys below it (a walk from
+            // the first's place: the keys are in order).
+            uint before = tail_keys_before(tail_count, reg_keys[0], REG_VALUE(0));
+            [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+                while (before < tail_count &&
+                       KEY_BEFORE(tail_keys[before], tail_slot_value(before), reg_keys[r], REG_VALUE(r)))
+                    ++before;
+                if (first + r < tile_count)
+                    store_result(as_index(first + r + before), reg_keys[r], REG_VALUE(r));
+            }
+        }
+        registers_to_slots(first);
+        barrier();
+        if (thread < tail_count)
+            store_result(as_index(tail_rank + tile_keys_at_or_before(head, tail_key, tail_value)), tail_key,
+                         tail_value);
+        return;  // uniform: no thread of this workgroup meets another barrier
+    }
 #ifdef RUN_SAMPLES
     // Uniform (a push constant, and no rows or view where the host sets it).
     if ((params.sample_runs & SAMPLES_WRITE) != 0u && active_tile)

@@ -334,6 +334,91 @@ static void check_tail_passes(test_counter *t, bitonic_context_desc desc)
     }
 }
 
+static int compare_u64(const void *p, const void *q)
+{
+    uint64_t x = *(const uint64_t *)p, y = *(const uint64_t *)q;
+    return (x > y) - (x < y);
+}
+
+/* A tail the tile pass places (2^k + m keys, m up to 32, one tile): every
+ * 32-bit key type both ways as pairs, and 64-bit keys, with many duplicates
+ * in keys and values, against the reference order; up to 2^11 + 32 keys
+ * (inside every tile and short tile here and on the H100) in one pass. */
+static void check_tile_tail(test_counter *t, bitonic_context_desc desc)
+{
+    static const uint32_t f32_keys[] = {0x80000000u, 0u, 0x3f800000u, 0xbf800000u,
+                                        0x7f800000u, 0xff800000u, 0x7fc00000u, 1u};
+    static const size_t counts[] = {3, 5, 1025, 1040, 1056, 1057, 2049, 2080, 4097, 4100, 4128, 4129};
+    bitonic_context *context;
+    if (!TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "tile tail: context"))
+        return;
+    size_t most = 4129;
+    bitonic_buffer *buffer = NULL;
+    uint32_t *words = malloc(2u * most * sizeof *words), *values = malloc(most * sizeof *values);
+    item *items = malloc(most * sizeof *items);
+    uint64_t *keys64 = malloc(most * sizeof *keys64);
+    uint64_t seed = 5;
+    bool made = bitonic_buffer_create(context, 2u * most, &buffer) == BITONIC_SUCCESS && words && values && items &&
+                keys64;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0] && made; ++c) {
+        size_t n = counts[c];
+        bool one_pass_expected = n <= 2080u;
+        for (int kind = 0; kind < 7; ++kind) {
+            bool key64 = kind == 6;
+            sort_type = kind / 2 == 0 ? BITONIC_KEY_U32 : kind / 2 == 1 ? BITONIC_KEY_I32 : BITONIC_KEY_F32;
+            sort_descending = kind % 2 == 1 && !key64;
+            sort_stable = false;
+            bitonic_sort_options options = {.key_type = key64 ? BITONIC_KEY_U64 : sort_type,
+                                            .order = sort_descending ? BITONIC_ORDER_DESCENDING
+                                                                     : BITONIC_ORDER_ASCENDING};
+            for (size_t i = 0; i < n; ++i) {
+                uint32_t r = (uint32_t)(test_random_u64(&seed) % 13u);
+                items[i].key = sort_type == BITONIC_KEY_F32 ? f32_keys[r % 8u] : sort_type == BITONIC_KEY_I32 ? r - 6u : r;
+                items[i].value = (uint32_t)(test_random_u64(&seed) % 5u);
+                items[i].index = (uint32_t)i;
+                keys64[i] = ((uint64_t)(test_random_u64(&seed) % 3u) << 32) | (test_random_u64(&seed) % 7u);
+                words[i] = items[i].key;
+                values[i] = items[i].value;
+            }
+            for (size_t i = 0; key64 && i < n; ++i) {
+                words[2u * i] = (uint32_t)keys64[i];
+                words[2u * i + 1u] = (uint32_t)(keys64[i] >> 32);
+            }
+            size_t word_count = key64 ? 2u * n : n;
+            bitonic_timing timing = {0};
+            bool ok = bitonic_buffer_upload(buffer, words, word_count) == BITONIC_SUCCESS &&
+                      (key64 || bitonic_buffer_upload_values(buffer, values, n) == BITONIC_SUCCESS) &&
+                      (key64 ? bitonic_buffer_sort(buffer, n, &options, &timing)
+                             : bitonic_buffer_sort_pairs(buffer, n, &options, &timing)) == BITONIC_SUCCESS &&
+                      bitonic_buffer_download(buffer, words, word_count) == BITONIC_SUCCESS &&
+                      (key64 || bitonic_buffer_download_values(buffer, values, n) == BITONIC_SUCCESS);
+            if (key64) {
+                qsort(keys64, n, sizeof *keys64, compare_u64);
+                for (size_t i = 0; i < n && ok; ++i)
+                    ok = words[2u * i] == (uint32_t)keys64[i] && words[2u * i + 1u] == (uint32_t)(keys64[i] >> 32);
+            } else {
+                qsort(items, n, sizeof *items, compare_items);
+                for (size_t i = 0; i < n && ok; ++i)
+                    ok = words[i] == items[i].key && values[i] == items[i].value;
+            }
+            TEST_CHECK(t, ok && (!one_pass_expected || timing.pass_count == 1u),
+                       "tile tail: %zu %s%s keys%s sorted (%u passes)", n,
+                       key64 ? "u64" : sort_type == BITONIC_KEY_U32 ? "u32" : sort_type == BITONIC_KEY_I32 ? "i32" : "f32",
+                       sort_descending ? " descending" : "", key64 ? "" : " with values", timing.pass_count);
+        }
+    }
+    TEST_CHECK(t, made, "tile tail: buffers");
+    bitonic_buffer_destroy(buffer);
+    free(words);
+    free(values);
+    free(items);
+    free(keys64);
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    TEST_CHECK(t, info.validation_messages == 0, "tile tail: %" PRIu64 " validation messages", info.validation_messages);
+    bitonic_context_destroy(context);
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -344,6 +429,7 @@ int main(void)
                                    .message_user_data = &printed};
     run_all(&t, &vulkan, "vulkan");
     check_tail_passes(&t, vulkan);
+    check_tile_tail(&t, vulkan);
     vulkan.tile_keys = 64;
     vulkan.max_strides_per_global_pass = 2;
     vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;

@@ -30,28 +30,36 @@ static int compare_u64(const void *a, const void *b)
 
 static uint32_t build(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, false, 0};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, false, 0, 0};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
 /* The tile sort, then merge passes (merge path) above the tile. */
 static uint32_t build_merging(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false, 0};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false, 0, 0};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
 /* The same, a tail of up to a tile past a power of two merged in by the merge before. */
 static uint32_t build_merging_tail(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false, s->tile_log};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false, s->tile_log, 0};
+    return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+}
+
+/* The same, and a tail of up to 2^tile_tail_log past a power of two that
+ * fits a tile placed by the tile pass itself. */
+static uint32_t build_merging_tails(const shape *s, uint64_t n, bitonic_pass *passes)
+{
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, true, false, s->tile_log, 2};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
 /* The tile sort, then each larger phase's large strides in transposed views. */
 static uint32_t build_transposing(const shape *s, uint64_t n, bitonic_pass *passes)
 {
-    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, true, 0};
+    bitonic_schedule_params params = {s->tile_log, s->max_global_steps, 0, false, true, 0, 0};
     return bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
@@ -276,7 +284,7 @@ static void check_transpose_strategy(test_counter *t)
                    "transpose: 45 passes at 2^24 keys with a tile of 2^13");
         /* Batched rows keep the network: their rows are not one matrix. */
         bitonic_pass rows[BITONIC_SCHEDULE_MAX_PASSES], network[BITONIC_SCHEDULE_MAX_PASSES];
-        bitonic_schedule_params with_rows = {5, 4, 9, false, true, 0}, plain = {5, 4, 9, false, false, 0};
+        bitonic_schedule_params with_rows = {5, 4, 9, false, true, 0, 0}, plain = {5, 4, 9, false, false, 0, 0};
         uint32_t row_count = bitonic_schedule_build(37u << 9, &with_rows, rows, BITONIC_SCHEDULE_MAX_PASSES);
         bool same = row_count == bitonic_schedule_build(37u << 9, &plain, network, BITONIC_SCHEDULE_MAX_PASSES);
         for (uint32_t p = 0; p < row_count && same; ++p)
@@ -407,7 +415,7 @@ int main(void)
             for (uint64_t k = 0; k < n; ++k)
                 keys[k] = test_random_u64(&seed) % 100u;
             bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES], one_row[BITONIC_SCHEDULE_MAX_PASSES];
-            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log, false, false, 0};
+            bitonic_schedule_params params = {s->tile_log, s->max_global_steps, row_log, false, false, 0, 0};
             uint32_t count = bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
             bool ok = count == build(s, (uint64_t)1 << row_log, one_row) &&
                       run(s, passes, count, BITONIC_REFERENCE_NUMERIC, keys, n);
@@ -426,9 +434,9 @@ int main(void)
         if (s->tile_log == 0 || s->tile_log > 5)
             continue;
         for (uint32_t chunk_log = 1; chunk_log <= s->tile_log + 1u; ++chunk_log) {
-            for (int tail = 0; tail < 2; ++tail) {
-                schedule_builder builder = tail ? build_merging_tail : build_merging;
-                const char *how = tail ? ", tails merged in" : "";
+            for (int tail = 0; tail < 3; ++tail) {
+                schedule_builder builder = tail == 2 ? build_merging_tails : tail ? build_merging_tail : build_merging;
+                const char *how = tail == 2 ? ", tails merged in and placed by the tile" : tail ? ", tails merged in" : "";
                 bool all = true;
                 for (uint32_t n = 0; n <= 14 && all; ++n)
                     all = merge_schedule_sorts(s, chunk_log, n, 0, true, builder);
@@ -465,6 +473,33 @@ int main(void)
             TEST_CHECK(&t, count == build_merging(&tiled, n, plain) - (folded ? 1u : 0u) && marked == folded,
                        "merging pass count at 2^%u + %" PRIu64 ", tails merged in", k, tails[i]);
         }
+    }
+    /* A tail the tile places: 2^k + m keys, 2^k at most a tile, m at most
+     * 2^tile_tail_log (here 32) and 2^(k-1), take one tile pass marked tile_tail; any
+     * other count the passes it takes without. */
+    for (uint32_t k = 1; k <= 16; ++k) {
+        const shape tiled = {13, 4, 5};
+        uint64_t tails[] = {1, 2, 3, 31, 32, 33, 4096};
+        for (size_t i = 0; i < sizeof tails / sizeof tails[0]; ++i) {
+            uint64_t n = ((uint64_t)1 << k) + tails[i];
+            uint32_t q = bitonic_ceil_log2(n) - 1u;
+            uint64_t m = n - ((uint64_t)1 << q);
+            bool placed = q <= 13u && q >= 1u && m <= 32u && m <= ((uint64_t)1 << (q - 1u));
+            bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES], plain[BITONIC_SCHEDULE_MAX_PASSES];
+            bitonic_schedule_params params = {13, 5, 0, true, false, 13, 5};
+            uint32_t count = bitonic_schedule_build(n, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
+            bool marked = count == 1u && passes[0].tile_tail && passes[0].last_phase == q && passes[0].group_count == 1u;
+            TEST_CHECK(&t, placed ? marked : count == build_merging_tail(&tiled, n, plain) && !passes[0].tile_tail,
+                       "tile pass placing a tail at 2^%u + %" PRIu64, k, tails[i]);
+        }
+    }
+    {
+        bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
+        const bitonic_reference_config sliced = {4, 2, BITONIC_REFERENCE_BITSLICED, 2};
+        uint64_t words[5] = {0};
+        uint32_t count = build_merging_tails(&shapes[8], 5, passes);
+        TEST_CHECK(&t, count == 1 && passes[0].tile_tail && !bitonic_reference_run(passes, count, &sliced, words, 5),
+                   "a tile pass placing a tail refuses bit-sliced keys");
     }
     {
         bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];

@@ -106,7 +106,7 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
                                 bitonic_pass *passes, uint32_t capacity)
 {
     if (!params || params->max_global_steps == 0 || params->max_global_steps > BITONIC_MAX_STEP_GROUP_LOG ||
-        params->tile_log > 31u || params->merge_tail_log > 32u)
+        params->tile_log > 31u || params->merge_tail_log > 32u || params->tile_tail_log > 32u)
         return UINT32_MAX;
     if (count <= 1)
         return 0;
@@ -117,6 +117,17 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
     uint64_t tiles = (count + ((uint64_t)1 << tile_log) - 1u) >> tile_log;
     uint32_t pass_count = 0;
 
+    /* A short tail past a power of two that fits a tile: one tile pass places it. */
+    if (tile_log > 0 && params->tile_tail_log != 0 && params->last_phase == 0 && virtual_log >= 2u &&
+        virtual_log - 1u <= tile_log) {
+        uint64_t tail = count - ((uint64_t)1 << (virtual_log - 1u));
+        if (tail <= ((uint64_t)1 << (virtual_log - 2u)) && tail <= ((uint64_t)1 << params->tile_tail_log)) {
+            bitonic_pass tile_sort = {.kind = BITONIC_PASS_TILE, .phase = 1, .stride_log = 0,
+                                      .last_phase = virtual_log - 1u, .step_count = 0, .group_count = 1,
+                                      .tile_tail = true};
+            return append(passes, capacity, &pass_count, tile_sort) ? pass_count : UINT32_MAX;
+        }
+    }
     /* Every phase whose blocks fit in a tile: one pass. */
     uint32_t first_global_phase = 1;
     if (tile_log > 0) {

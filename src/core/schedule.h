@@ -74,6 +74,10 @@ typedef struct bitonic_pass {
     uint32_t view_row_log;
     uint32_t view_mirror_phase;  /* not 0: the flip of this phase runs in the view (columns mirrored) */
     bool to_view;                /* TRANSPOSE: keys to the view (true) or back (false) */
+    /* TILE: the whole sort in one tile (group_count 1; bitonic_schedule_params.
+     * tile_tail_log): keys 0 .. 2^last_phase - 1 sorted as by any tile pass, and
+     * the keys past them, the tail, sorted apart and placed among them. */
+    bool tile_tail;
 } bitonic_pass;
 
 typedef struct bitonic_schedule_params {
@@ -97,6 +101,14 @@ typedef struct bitonic_schedule_params {
      * keys moves up by the tail keys before it; ties go to the earlier runs, as
      * in every merge. One pass fewer for counts just past a power of two. */
     uint32_t merge_tail_log;
+    /* 0: none. Else a count of 2^q + m keys, 2^q at most a tile, m at most
+     * 2^tile_tail_log and at most 2^(q-1), is one TILE pass (tile_tail) that
+     * sorts the first 2^q keys and places the tail: the tail's keys sorted
+     * among themselves, each key of the 2^q moves up by the tail keys below it
+     * and each tail key by the keys of the 2^q at or below it (ties go to the
+     * 2^q, the earlier run). No tile of 2^(q+1) keys, no merge: 2^12 + 1 keys
+     * sort in the dispatch of 2^12. Not with last_phase (rows). */
+    uint32_t tile_tail_log;
 } bitonic_schedule_params;
 
 /* Smallest p with 2^p >= count (0 for count <= 1). */

@@ -102,6 +102,10 @@
 #define SMALL_TILE_KEYS_PER_THREAD 8u
 /* The short tile (bitonic_tuning.short_tile_log), log2 of its keys. */
 #define SHORT_TILE_LOG 11u
+/* A sort of one tile and a tail of up to 2^TILE_TAIL_LOG keys (2^12 + 1 on
+ * a 4096-key tile) places the tail in the tile pass (tile_sort_pass.comp):
+ * each tail key ranks itself against the whole tail, so the tail stays short. */
+#define TILE_TAIL_LOG 5u
 /* Up to 2^18 keys: on the H100, since the large shapes' merges search their
  * splits on run samples, 2^18 + 1 keys sort 4.6% faster with them (0.0630 ms
  * against 0.0661; log entry 50); 2^18 the same either way. (Before, the
@@ -380,7 +384,9 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     for (uint32_t log = 1; log <= 24u; ++log) {
         uint32_t register_log = min_u32(preferred_register_log, log);
         uint64_t threads = (uint64_t)1 << (log - register_log);
-        if (bitonic_tile_shared_bytes(log, bytes_per_key) <= limits->max_shared_memory_bytes && threads <= max_threads)
+        /* and room for a tail (TILE_TAIL_LOG) beside the tile */
+        uint64_t shared_bytes = bitonic_tile_shared_bytes(log, bytes_per_key) + ((uint64_t)bytes_per_key << TILE_TAIL_LOG);
+        if (shared_bytes <= limits->max_shared_memory_bytes && threads <= max_threads)
             tile_log = log;
     }
     if (tile_log == 0)
@@ -440,6 +446,10 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
         short_tile_threads >= 2u && (!out->tile_sort_uses_shuffle || short_tile_threads % limits->subgroup_size == 0)
             ? short_tile_log
             : 0u;
+
+    /* A tail key a thread, on the short tile's workgroup too. */
+    uint32_t tail_threads = out->short_tile_log != 0 ? short_tile_threads : out->tile_sort_workgroup_size;
+    out->tile_tail_log = out->tile_merge_sort ? min_u32(TILE_TAIL_LOG, bitonic_ceil_log2(tail_threads + 1u) - 1u) : 0u;
 
     uint32_t steps = PREFERRED_GLOBAL_STEPS;
     if (max_steps_override != 0)

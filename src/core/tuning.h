@@ -40,6 +40,10 @@ typedef struct bitonic_tuning {
      * 2^(short_tile_log - tile_sort_register_log) threads instead of the
      * tile's, whose other threads would only meet its barriers. */
     uint32_t short_tile_log;
+    /* The most keys past a power of two that a sort of one tile sorts apart
+     * and places (log2; 0: none; bitonic_schedule_params.tile_tail_log): a
+     * thread each in the tile merge sort's workgroup, the short tile's too. */
+    uint32_t tile_tail_log;
     uint32_t max_global_steps;      /* steps per global pass = registers per thread (log2) */
     uint32_t global_workgroup_size;
     /* Merge passes (merge_pass.comp): a workgroup writes 2^merge_chunk_log keys,

@@ -82,8 +82,24 @@ void bitonic_reference_run_step_group(const bitonic_step_group *group, uint64_t 
     run_step_group_in(NULL, group, group_count, first_key, mode, keys, count);
 }
 
-static void run_tile_pass(const bitonic_pass *pass, const bitonic_reference_config *config, uint64_t *keys,
-                          uint64_t count)
+/* How many keys of a sorted run go before key v: those below it, or those at
+ * or below it when the run comes before v's run (ties go to the earlier run). */
+static uint64_t keys_before(const uint64_t *run, uint64_t length, uint64_t v, bool or_equal)
+{
+    uint64_t low = 0, high = length;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2u;
+        if (run[mid] < v || (or_equal && run[mid] == v))
+            low = mid + 1u;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+/* The network's steps of a tile pass, every tile of it. */
+static void run_tile_network(const bitonic_pass *pass, const bitonic_reference_config *config, uint64_t *keys,
+                             uint64_t count)
 {
     uint64_t tile_keys = (uint64_t)1 << config->tile_log;
     uint64_t groups_per_tile = tile_keys >> config->tile_register_log;
@@ -97,6 +113,46 @@ static void run_tile_pass(const bitonic_pass *pass, const bitonic_reference_conf
                                   bitonic_view_tile_first_key(pass, count, config->tile_log, tile), config->mode, keys,
                                   count);
     }
+}
+
+/* A tile pass; with a tail (pass->tile_tail) as the tile sort kernel runs it:
+ * the first 2^last_phase keys by the network, the tail sorted by counting
+ * (a key's rank is the tail keys below it, and the equal ones before it),
+ * then every key placed as a merge that takes in a tail places it. */
+static bool run_tile_pass(const bitonic_pass *pass, const bitonic_reference_config *config, uint64_t *keys,
+                          uint64_t count)
+{
+    if (!pass->tile_tail) {
+        run_tile_network(pass, config, keys, count);
+        return true;
+    }
+    uint64_t head = (uint64_t)1 << pass->last_phase;
+    if (pass->group_count != 1u || pass->last_phase > config->tile_log || config->mode != BITONIC_REFERENCE_NUMERIC)
+        return false;  /* one tile, and the placing compares keys */
+    run_tile_network(pass, config, keys, count < head ? count : head);
+    if (count <= head)
+        return true;
+    uint64_t tail_count = count - head;
+    uint64_t *placed = malloc(count * sizeof *placed), *tail = malloc(tail_count * sizeof *tail);
+    if (!placed || !tail) {
+        free(placed);
+        free(tail);
+        return false;
+    }
+    for (uint64_t t = 0; t < tail_count; ++t) {
+        uint64_t key = keys[head + t], rank = 0;
+        for (uint64_t i = 0; i < tail_count; ++i)
+            rank += keys[head + i] < key || (keys[head + i] == key && i < t);
+        tail[rank] = key;
+    }
+    for (uint64_t p = 0; p < head; ++p)
+        placed[p + keys_before(tail, tail_count, keys[p], false)] = keys[p];
+    for (uint64_t t = 0; t < tail_count; ++t)
+        placed[t + keys_before(keys, head, tail[t], true)] = tail[t];
+    memcpy(keys, placed, count * sizeof *placed);
+    free(placed);
+    free(tail);
+    return true;
 }
 
 /* Copies every real key between the keys and the view's layout in scratch. */
@@ -125,21 +181,6 @@ static uint64_t merge_path_split(const uint64_t *a, uint64_t a_count, const uint
     while (low < high) {
         uint64_t mid = low + (high - low) / 2u;
         if (!(b[d - 1u - mid] < a[mid]))
-            low = mid + 1u;
-        else
-            high = mid;
-    }
-    return low;
-}
-
-/* How many keys of a sorted run go before key v: those below it, or those at
- * or below it when the run comes before v's run (ties go to the earlier run). */
-static uint64_t keys_before(const uint64_t *run, uint64_t length, uint64_t v, bool or_equal)
-{
-    uint64_t low = 0, high = length;
-    while (low < high) {
-        uint64_t mid = low + (high - low) / 2u;
-        if (run[mid] < v || (or_equal && run[mid] == v))
             low = mid + 1u;
         else
             high = mid;
@@ -332,9 +373,9 @@ bool bitonic_reference_run(const bitonic_pass *passes, uint32_t pass_count, cons
             if (config->tile_log == 0 || config->tile_register_log == 0 || (pass->view_column_log != 0 && !scratch))
                 ok = false;
             else if (pass->view_column_log != 0)
-                run_tile_pass(pass, config, scratch, count);  /* the view lives in scratch */
+                ok = run_tile_pass(pass, config, scratch, count);  /* the view lives in scratch */
             else
-                run_tile_pass(pass, config, keys, count);
+                ok = run_tile_pass(pass, config, keys, count);
         } else if (pass->kind == BITONIC_PASS_TRANSPOSE) {
             ok = pass->view_column_log != 0;
             if (ok)

@@ -61,11 +61,12 @@ typedef struct pass_push_constants {
     uint32_t view_mirror_phase;
     uint32_t view_forward;
     uint32_t sample_runs;   /* merge: leave run samples after the splits; split pass: read them */
+    uint32_t tile_tail;     /* tile sort: 1 places the keys past 2^last_phase (bitonic_pass.tile_tail) */
 } pass_push_constants;
 
 /* The push constants of the device-address kernels (WIDE_ADDRESSING in
  * shaders/network.glsl): the same, then the count's high word and where the
- * pass reads and writes. 120 bytes, inside the 128 every device offers. */
+ * pass reads and writes. 128 bytes, the most every device offers. */
 typedef struct wide_push_constants {
     pass_push_constants pass;
     uint32_t count_high;
@@ -75,7 +76,7 @@ typedef struct wide_push_constants {
     VkDeviceAddress values_out_address;
     VkDeviceAddress splits_address;
 } wide_push_constants;
-_Static_assert(offsetof(wide_push_constants, keys_address) == 80 && sizeof(wide_push_constants) == 120,
+_Static_assert(offsetof(wide_push_constants, keys_address) == 88 && sizeof(wide_push_constants) == 128,
                "the layout of PassParams in shaders/network.glsl");
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -530,15 +531,15 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_ERROR_FEATURE_NOT_PRESENT;
         uint32_t tile_log = short_tile ? tuning->short_tile_log : tuning->tile_log;
         /* The merge chunk places the run samples the tile sort leaves. */
-        uint32_t tile_constants[3] = {1u << (tile_log - tuning->tile_sort_register_log), tile_log,
-                                      tuning->merge_chunk_log};
+        uint32_t tile_constants[4] = {1u << (tile_log - tuning->tile_sort_register_log), tile_log,
+                                      tuning->merge_chunk_log, 1u << tuning->tile_tail_log};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_sort_uses_shuffle && !wide
                                    ? bitonic_spirv_tile_sort_lanes_pass(tuning->tile_sort_register_log, with_values,
                                                                         key64)
                                    : bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64,
                                                                   wide),
-                               tile_constants, 3, pipeline);
+                               tile_constants, 4, pipeline);
     }
     case PIPELINE_GLOBAL: {
         if (steps == 0 || steps > BITONIC_MAX_STEP_GROUP_LOG || wide)
@@ -1167,11 +1168,12 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
 /* The passes that sort virtual_count keys, every aligned block of 2^row_log
  * on its own when row_log is not 0. */
 static uint32_t build_schedule(const bitonic_vulkan_sorter *sorter, uint64_t virtual_count, int variant,
-                               uint32_t row_log, bool merge, bool transpose, bool merge_tail, bitonic_pass *passes)
+                               uint32_t row_log, bool merge, bool transpose, bool merge_tail, bool tile_tail,
+                               bitonic_pass *passes)
 {
     const bitonic_tuning *tuning = &sorter->variants[variant].tuning;
     bitonic_schedule_params params = {tuning->tile_log, tuning->max_global_steps, row_log, merge, transpose,
-                                      merge_tail ? tuning->tile_log : 0u};
+                                      merge_tail ? tuning->tile_log : 0u, tile_tail ? tuning->tile_tail_log : 0u};
     return bitonic_schedule_build(virtual_count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
 }
 
@@ -1387,7 +1389,7 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
     plan->chunk_count = 0;
     plan->scratch_splits_at = plan->scratch_bytes = plan->splits_bytes = 0;
     plan->view_keys = 0;
-    plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, false, plan->passes);
+    plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, false, false, plan->passes);
     for (uint32_t p = 0; p < plan->pass_count && plan->pass_count != UINT32_MAX; ++p)
         if (plan->passes[p].kind == BITONIC_PASS_TRANSPOSE &&
             bitonic_view_keys(&plan->passes[p], info->count) > plan->view_keys)
@@ -1404,7 +1406,8 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
     if (plan->transpose && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (!plan->transpose)
-        plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, false, false, plan->passes);
+        plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, false, false, false,
+                                          plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -1725,10 +1728,14 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * of two) where it finds its own splits and merges runs of the whole array. */
     bool merge_tail = plan->merge && plan->merge_direct && !plan->wide && !plan->split_pass && run_log == 0 &&
                       tuning->merge_chunk_log <= tuning->tile_log + 1u;
+    /* A sort of one tile and a short tail past it places the tail in the tile
+     * merge sort's pass: plain arrays through bound buffers. */
+    bool tile_tail = sorter->strategy == BITONIC_STRATEGY_MERGE && tuning->tile_merge_sort && !plan->wide && !rows &&
+                     run_log == 0;
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
                            : build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
-                                            false, merge_tail, plan->passes);
+                                            false, merge_tail, tile_tail, plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -2538,6 +2545,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
                 .vector_io = (pass->kind == BITONIC_PASS_TILE ? tile_vector_io : merge_vector_io) ? 1u : 0u,
+                .tile_tail = pass->tile_tail ? 1u : 0u,
             };
             if (pass->kind == BITONIC_PASS_TILE && plan.run_samples && sorts_tile_by_merging(variant, pass) &&
                 pass->last_phase == variant->tuning.tile_log && p + 1 < pass_count &&
