@@ -266,31 +266,10 @@ void registers_to_slots(uint first)
 void main()
 {
     live_count = key_count();
-    // The tail: the tile's keys end at 2^last_phase (uniform).
-    uint tail_count = 0u;
-    key_t tail_key = PAD_KEY;
-    uint tail_value = 0u, tail_rank = 0u;
-    if (params.tile_tail != 0u) {
-        index_t head = as_index(1u << params.last_phase);
-        tail_count = live_count > head ? uint(live_count - head) : 0u;
-        live_count = min(live_count, head);
-        if (gl_LocalInvocationID.x < tail_count) {
-            tail_key = load_key(read_key(head + as_index(gl_LocalInvocationID.x)));
-            tail_value = MEMORY_VALUE(head + as_index(gl_LocalInvocationID.x));
-            // Its rank: the tail keys before it, and the equal ones at lower indices.
-            for (uint i = 0u; i < tail_count; ++i) {
-                key_t other = load_key(read_key(head + as_index(i)));
-                uint other_value = MEMORY_VALUE(head + as_index(i));
-                bool before = KEY_BEFORE(other, other_value, tail_key, tail_value) ||
-                              (i < gl_LocalInvocationID.x && !KEY_BEFORE(tail_key, tail_value, other, other_value));
-                tail_rank += before ? 1u : 0u;
-            }
-            tail_keys[tail_rank] = tail_key;
-#ifdef WITH_VALUES
-            tail_values[tail_rank] = tail_value;
-#endif
-        }
-    }
+    // With a tail, the tile's keys end at 2^last_phase (uniform).
+    index_t tail_end = live_count;
+    if (params.tile_tail != 0u)
+        live_count = min(live_count, as_index(1u << params.last_phase));
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
     bool active_tile = tile < params.group_count;
@@ -316,6 +295,29 @@ void main()
             load_registers_guarded(thread_first_key);
     }
 #endif
+    // The tail's keys, each at its rank among them in tail_keys, after this
+    // thread's own loads are on their way. Nothing of the tail stays in
+    // registers through the tile's work.
+    if (params.tile_tail != 0u) {
+        index_t head = live_count;
+        if (head + as_index(thread) < tail_end) {
+            key_t key = load_key(read_key(head + as_index(thread)));
+            uint value = MEMORY_VALUE(head + as_index(thread));
+            // Its rank: the tail keys before it, and the equal ones at lower indices.
+            uint rank = 0u;
+            for (uint i = 0u; head + as_index(i) < tail_end; ++i) {
+                key_t other = load_key(read_key(head + as_index(i)));
+                uint other_value = MEMORY_VALUE(head + as_index(i));
+                bool before = KEY_BEFORE(other, other_value, key, value) ||
+                              (i < thread && !KEY_BEFORE(key, value, other, other_value));
+                rank += before ? 1u : 0u;
+            }
+            tail_keys[rank] = key;
+#ifdef WITH_VALUES
+            tail_values[rank] = value;
+#endif
+        }
+    }
     if (!vector_tile) {
         // The tile comes in coalesced through shared memory; past the keys, +infinity.
         // Not unrolled, here and in the store at the end: unrolled, the loads and
@@ -404,8 +406,8 @@ void main()
 
     if (params.tile_tail != 0u) {  // uniform
         barrier();  // the rounds' reads of the slots are done, and the tail is in tail_keys
-        uint head = 1u << last_log;
-        uint tile_count = uint(live_count);  // head, or fewer keys and no tail
+        uint tile_count = uint(live_count);  // 2^last_phase, or fewer and no tail
+        uint tail_count = uint(key_count() - live_count);
         if (!pads_only) {
             // This thread's keys, each after the tail keys below it (a walk from
             // the first's place: the keys are in order).
@@ -420,9 +422,12 @@ void main()
         }
         registers_to_slots(first);
         barrier();
-        if (thread < tail_count)
-            store_result(as_index(tail_rank + tile_keys_at_or_before(head, tail_key, tail_value)), tail_key,
-                         tail_value);
+        // Tail key `thread` in order, after the tile keys at or below it.
+        if (thread < tail_count) {
+            key_t key = tail_keys[thread];
+            uint value = tail_slot_value(thread);
+            store_result(as_index(thread + tile_keys_at_or_before(tile_count, key, value)), key, value);
+        }
         return;  // uniform: no thread of this workgroup meets another barrier
     }
 #ifdef RUN_SAMPLES
