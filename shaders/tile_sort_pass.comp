@@ -103,19 +103,21 @@ uint slot_value(uint i)
 #define KEY_BEFORE(kx, vx, ky, vy) ((kx) < (ky))
 #endif
 
-// The tail (params.tile_tail, schedule.h's tile_tail): this workgroup is the
-// whole sort; its tile holds keys 0 .. 2^last_phase - 1 and the keys past
-// them, at most TAIL_KEYS (2^tuning.tile_tail_log, at most the workgroup's
-// threads), are the tail. Thread t takes tail key t and ranks it among the
+// The tail (TAIL_KEYS not 0: the pipeline of passes that place one,
+// schedule.h's tile_tail; 0 specialises this code away elsewhere): this
+// workgroup is the whole sort; its tile holds keys 0 .. 2^last_phase - 1 and
+// the keys past them, at most TAIL_KEYS (2^tuning.tile_tail_log, at most the
+// workgroup's threads), are the tail. Thread t takes tail key t and ranks it among the
 // tail's keys, read from memory (no barrier before the tile's own work), into
 // tail_keys. After the tile's rounds each tile key moves up by the tail keys
 // below it and each tail key by the tile keys at or below it (ties go to the
 // tile, the earlier run): 2^12 + 1 keys take neither a tile of 2^13 keys nor
 // a merge pass.
-layout(constant_id = 3) const uint TAIL_KEYS = 32u;
-shared key_t tail_keys[TAIL_KEYS];
+layout(constant_id = 3) const uint TAIL_KEYS = 0u;
+const bool PLACES_TAIL = TAIL_KEYS != 0u;
+shared key_t tail_keys[TAIL_KEYS + 1u];
 #ifdef WITH_VALUES
-shared uint tail_values[TAIL_KEYS];
+shared uint tail_values[TAIL_KEYS + 1u];
 #endif
 
 uint tail_slot_value(uint i)
@@ -266,7 +268,7 @@ void main()
     live_count = key_count();
     // With a tail, the tile's keys end at 2^last_phase (uniform).
     index_t tail_end = live_count;
-    if (params.tile_tail != 0u)
+    if (PLACES_TAIL)
         live_count = min(live_count, as_index(1u << params.last_phase));
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     // Uniform over the workgroup, so every thread reaches every barrier below.
@@ -296,7 +298,7 @@ void main()
     // The tail's keys, each at its rank among them in tail_keys, after this
     // thread's own loads are on their way. Nothing of the tail stays in
     // registers through the tile's work.
-    if (params.tile_tail != 0u) {
+    if (PLACES_TAIL) {
         index_t head = live_count;
         if (head + as_index(thread) < tail_end) {
             key_t key = load_key(read_key(head + as_index(thread)));
@@ -402,7 +404,7 @@ void main()
             slot_merge_to_registers(base, run, base + run, run, first - base);
     }
 
-    if (params.tile_tail != 0u) {  // uniform
+    if (PLACES_TAIL) {  // uniform
         // Every key placed from the slots in one short loop of each kind: the
         // same work unrolled over a thread's registers (a walk through the tail
         // for each) made the kernel's code 1.7 times as long, and sorts of

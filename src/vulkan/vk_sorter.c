@@ -61,12 +61,11 @@ typedef struct pass_push_constants {
     uint32_t view_mirror_phase;
     uint32_t view_forward;
     uint32_t sample_runs;   /* merge: leave run samples after the splits; split pass: read them */
-    uint32_t tile_tail;     /* tile sort: 1 places the keys past 2^last_phase (bitonic_pass.tile_tail) */
 } pass_push_constants;
 
 /* The push constants of the device-address kernels (WIDE_ADDRESSING in
  * shaders/network.glsl): the same, then the count's high word and where the
- * pass reads and writes. 128 bytes, the most every device offers. */
+ * pass reads and writes. 120 bytes, inside the 128 every device offers. */
 typedef struct wide_push_constants {
     pass_push_constants pass;
     uint32_t count_high;
@@ -76,7 +75,7 @@ typedef struct wide_push_constants {
     VkDeviceAddress values_out_address;
     VkDeviceAddress splits_address;
 } wide_push_constants;
-_Static_assert(offsetof(wide_push_constants, keys_address) == 88 && sizeof(wide_push_constants) == 128,
+_Static_assert(offsetof(wide_push_constants, keys_address) == 80 && sizeof(wide_push_constants) == 120,
                "the layout of PassParams in shaders/network.glsl");
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -136,6 +135,11 @@ typedef struct sorter_variant {
     VkPipeline tile_pipeline;
     VkPipeline tile_sort_pipeline;  /* tile passes from phase 1 (tuning.tile_merge_sort) */
     VkPipeline short_tile_sort_pipeline;  /* the same on tiles of 2^tuning.short_tile_log keys */
+    /* The same two for passes that place a tail (bitonic_pass.tile_tail): the
+     * tail's code is specialised away in the others, which it made up to 5%
+     * slower on the H100 (docs/PERFORMANCE.md, log entry 71). */
+    VkPipeline tile_sort_tail_pipeline;
+    VkPipeline short_tile_sort_tail_pipeline;
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
     VkPipeline merge_pipeline;
     /* The direct merge, for sorts of up to tuning.merge_direct_max_keys where
@@ -522,17 +526,20 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     }
     case PIPELINE_TILE_SORT:
     case PIPELINE_SHORT_TILE_SORT: {
-        /* The short tile: the same kernel, a shorter tile and fewer threads. */
-        bool short_tile = kind == PIPELINE_SHORT_TILE_SORT;
-        VkPipeline *pipeline = short_tile ? &variant->short_tile_sort_pipeline : &variant->tile_sort_pipeline;
+        /* The short tile: the same kernel, a shorter tile and fewer threads;
+         * steps 1: the pipeline of passes that place a tail. */
+        bool short_tile = kind == PIPELINE_SHORT_TILE_SORT, tail = steps == 1u;
+        VkPipeline *pipeline = short_tile ? (tail ? &variant->short_tile_sort_tail_pipeline
+                                                  : &variant->short_tile_sort_pipeline)
+                                          : (tail ? &variant->tile_sort_tail_pipeline : &variant->tile_sort_pipeline);
         if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        if (short_tile && (tuning->short_tile_log == 0 || wide))
+        if ((short_tile && (tuning->short_tile_log == 0 || wide)) || (tail && (tuning->tile_tail_log == 0 || wide)))
             return VK_ERROR_FEATURE_NOT_PRESENT;
         uint32_t tile_log = short_tile ? tuning->short_tile_log : tuning->tile_log;
         /* The merge chunk places the run samples the tile sort leaves. */
         uint32_t tile_constants[4] = {1u << (tile_log - tuning->tile_sort_register_log), tile_log,
-                                      tuning->merge_chunk_log, 1u << tuning->tile_tail_log};
+                                      tuning->merge_chunk_log, tail ? 1u << tuning->tile_tail_log : 0u};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_sort_uses_shuffle && !wide
                                    ? bitonic_spirv_tile_sort_lanes_pass(tuning->tile_sort_register_log, with_values,
@@ -679,6 +686,10 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
     if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.short_tile_log != 0 &&
         !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_SHORT_TILE_SORT, 0);
+    for (uint32_t tail_kind = PIPELINE_TILE_SORT; tail_kind <= PIPELINE_SHORT_TILE_SORT; ++tail_kind)
+        if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.tile_tail_log != 0 &&
+            !variant->wide && (tail_kind == PIPELINE_TILE_SORT || variant->tuning.short_tile_log != 0))
+            result = ensure_pipeline(sorter, variant, (pipeline_kind)tail_kind, 1);
     for (uint32_t steps = 1; result == VK_SUCCESS && !variant->wide && steps <= variant->tuning.max_global_steps;
          ++steps)
         result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, steps);
@@ -1014,6 +1025,8 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->short_tile_sort_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->tile_sort_tail_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->short_tile_sort_tail_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_direct_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
@@ -1124,6 +1137,12 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "tile merge sort, short tile%s (%u keys, %u keys/thread)", kind,
                  1u << variant->tuning.short_tile_log, 1u << variant->tuning.tile_sort_register_log);
         report_pipeline(sorter, variant->short_tile_sort_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "tile merge sort placing a tail%s (%u keys/thread)", kind,
+                 1u << variant->tuning.tile_sort_register_log);
+        report_pipeline(sorter, variant->tile_sort_tail_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "tile merge sort placing a tail, short tile%s (%u keys, %u keys/thread)", kind,
+                 1u << variant->tuning.short_tile_log, 1u << variant->tuning.tile_sort_register_log);
+        report_pipeline(sorter, variant->short_tile_sort_tail_pipeline, name, text, capacity, &used);
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
@@ -1794,6 +1813,8 @@ static bool plan_merges_by_direct_pipeline(const sorter_variant *variant, const 
 /* ... and of a planned sort's tile pass. */
 static VkPipeline plan_tile_pipeline(const sorter_variant *variant, const sort_plan *plan, const bitonic_pass *pass)
 {
+    if (pass->tile_tail)
+        return plan->short_tile ? variant->short_tile_sort_tail_pipeline : variant->tile_sort_tail_pipeline;
     return plan->short_tile ? variant->short_tile_sort_pipeline : tile_pipeline_for(variant, pass);
 }
 
@@ -1814,7 +1835,7 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
                                      plan->short_tile                       ? PIPELINE_SHORT_TILE_SORT
                                      : sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
                                                                             : PIPELINE_TILE,
-                                     0);
+                                     pass->tile_tail ? 1u : 0u);
         } else if (pass->kind == BITONIC_PASS_MERGE && plan->four_way[p]) {
             result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
             if (result == VK_SUCCESS)
@@ -2545,7 +2566,6 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 .count_offset = indirect ? (uint32_t)(info->count_offset / 4u) : NO_COUNT_BUFFER,
                 .output_buffer = pass->kind == BITONIC_PASS_TILE && write_side != 0u ? 1u : 0u,
                 .vector_io = (pass->kind == BITONIC_PASS_TILE ? tile_vector_io : merge_vector_io) ? 1u : 0u,
-                .tile_tail = pass->tile_tail ? 1u : 0u,
             };
             if (pass->kind == BITONIC_PASS_TILE && plan.run_samples && sorts_tile_by_merging(variant, pass) &&
                 pass->last_phase == variant->tuning.tile_log && p + 1 < pass_count &&
