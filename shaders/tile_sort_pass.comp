@@ -11,7 +11,8 @@
 // and a short search, so the work falls from O(n log^2 n) to O(n log n); on the
 // H100 the network tile pass was bound by its instruction latency, not by
 // memory (docs/PERFORMANCE.md). The result is the network's, key for key: runs
-// ascending in the ordered bits, (key, value) pairs by key then value.
+// ascending in the ordered bits, (key, value) pairs by key then value. Built
+// with TAIL_KEYS, a sort of one tile and a short tail past it (see below).
 // Built with LANE_MERGES (devices with subgroup shuffles, workgroups of whole
 // subgroups of consecutive threads), the runs grow from a thread's keys to a
 // subgroup's by the network's phases as shuffles between lanes
@@ -104,15 +105,16 @@ uint slot_value(uint i)
 #endif
 
 // The tail (TAIL_KEYS not 0: the pipeline of passes that place one,
-// schedule.h's tile_tail; 0 specialises this code away elsewhere): this
+// schedule.h's tile_tail; 0 specialises this code away in the others, which
+// it made up to 5% slower on the H100, docs/PERFORMANCE.md log entry 71): this
 // workgroup is the whole sort; its tile holds keys 0 .. 2^last_phase - 1 and
 // the keys past them, at most TAIL_KEYS (2^tuning.tile_tail_log, at most the
-// workgroup's threads), are the tail. Thread t takes tail key t and ranks it among the
-// tail's keys, read from memory (no barrier before the tile's own work), into
-// tail_keys. After the tile's rounds each tile key moves up by the tail keys
-// below it and each tail key by the tile keys at or below it (ties go to the
-// tile, the earlier run): 2^12 + 1 keys take neither a tile of 2^13 keys nor
-// a merge pass.
+// workgroup's threads), are the tail. Thread t takes tail key t and ranks it
+// among the tail's keys, read from memory (no barrier before the tile's own
+// work), into tail_keys. After the tile's rounds each tile key moves up by the
+// tail keys below it and each tail key by the tile keys at or below it (ties
+// go to the tile, the earlier run): 2^12 + 1 keys take neither a tile of 2^13
+// keys nor a merge pass.
 layout(constant_id = 3) const uint TAIL_KEYS = 0u;
 const bool PLACES_TAIL = TAIL_KEYS != 0u;
 shared key_t tail_keys[TAIL_KEYS + 1u];
@@ -407,8 +409,8 @@ void main()
     if (PLACES_TAIL) {  // uniform
         // Every key placed from the slots in one short loop of each kind: the
         // same work unrolled over a thread's registers (a walk through the tail
-        // for each) made the kernel's code 1.7 times as long, and sorts of
-        // 1024 to 2048 keys with no tail 5% slower on the H100 (log entry 71).
+        // from each) made the kernel's code 1.7 times as long and the sorts
+        // with a tail 2-14% slower on the H100 (log entry 71).
         barrier();  // the rounds' reads of the slots are done
         registers_to_slots(first);
         barrier();

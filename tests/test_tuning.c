@@ -21,6 +21,10 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
             (tuning->short_tile_log < tuning->tile_log && tuning->short_tile_log > tuning->tile_sort_register_log &&
              (!tuning->tile_sort_uses_shuffle ||
               (1u << (tuning->short_tile_log - tuning->tile_sort_register_log)) % limits->subgroup_size == 0))) &&
+           /* a tail key a thread of the tile merge sort, on the short tile too */
+           tuning->tile_tail_log <= 5u && (1u << tuning->tile_tail_log) <= tuning->tile_sort_workgroup_size &&
+           (tuning->short_tile_log == 0 ||
+            (1u << tuning->tile_tail_log) <= (1u << (tuning->short_tile_log - tuning->tile_sort_register_log))) &&
            tuning->global_workgroup_size <= limits->max_workgroup_invocations && tuning->max_global_steps >= 1 &&
            tuning->max_global_steps <= 5 &&
            /* merge chunks: in shared memory, one workgroup, never wider than two tiles */
@@ -75,6 +79,8 @@ int main(void)
                "H100 keys: the tile merge-sorted by 512 threads of 16 keys (got 2^%u keys a thread)",
                tuning.tile_sort_register_log);
     TEST_CHECK(&t, tuning.short_tile_log == 11, "H100 keys: a short tile of 2048 keys (got 2^%u)", tuning.short_tile_log);
+    TEST_CHECK(&t, tuning.tile_tail_log == 5, "H100 keys: tails of up to 32 keys placed by the tile (got 2^%u)",
+               tuning.tile_tail_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && tuning.tile_merge_sort &&
                        tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 512,
                "H100 pairs and 64-bit keys: the 4096-key tile merge-sorted 8 keys a thread (got 2^%u)",

@@ -686,10 +686,12 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
     if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.short_tile_log != 0 &&
         !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_SHORT_TILE_SORT, 0);
-    for (uint32_t tail_kind = PIPELINE_TILE_SORT; tail_kind <= PIPELINE_SHORT_TILE_SORT; ++tail_kind)
-        if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.tile_tail_log != 0 &&
-            !variant->wide && (tail_kind == PIPELINE_TILE_SORT || variant->tuning.short_tile_log != 0))
-            result = ensure_pipeline(sorter, variant, (pipeline_kind)tail_kind, 1);
+    /* The same two placing a tail (steps 1). */
+    bool tails = variant->tuning.tile_merge_sort && variant->tuning.tile_tail_log != 0 && !variant->wide;
+    if (result == VK_SUCCESS && tails)
+        result = ensure_pipeline(sorter, variant, PIPELINE_TILE_SORT, 1);
+    if (result == VK_SUCCESS && tails && variant->tuning.short_tile_log != 0)
+        result = ensure_pipeline(sorter, variant, PIPELINE_SHORT_TILE_SORT, 1);
     for (uint32_t steps = 1; result == VK_SUCCESS && !variant->wide && steps <= variant->tuning.max_global_steps;
          ++steps)
         result = ensure_pipeline(sorter, variant, PIPELINE_GLOBAL, steps);
