@@ -405,6 +405,15 @@ int main(void)
                                                    merge ? &scratch : NULL, &seed),
                            "count read on the GPU: %u live of at most %u, %s", lives[i], capacity,
                            merge ? "merging" : "network");
+        /* At most 1024 + 5: one tile pass that places a tail of up to 5 keys
+         * (schedule.h's tile_tail), whatever count it reads. */
+        uint32_t tail_lives[] = {0, 1, 5, 1000, 1024, 1025, 1028, 1029, 1100};
+        for (int merge = 0; merge < 2; ++merge)
+            for (size_t i = 0; i < sizeof tail_lives / sizeof tail_lives[0]; ++i)
+                TEST_CHECK(&t, sort_with_gpu_count(&a, sorter, &keys, &count, tail_lives[i], 1029u,
+                                                   merge ? &scratch : NULL, &seed),
+                           "count read on the GPU: %u live of at most 1024 + 5 (a tile and its tail), %s",
+                           tail_lives[i], merge ? "scratch given" : "no scratch");
         for (size_t i = 0; split_sorter && i < sizeof lives / sizeof lives[0]; ++i)
             TEST_CHECK(&t, sort_with_gpu_count(&a, split_sorter, &keys, &count, lives[i], capacity, &scratch, &seed),
                        "count read on the GPU: %u live of at most %u, merges with split passes", lives[i], capacity);
