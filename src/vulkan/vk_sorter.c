@@ -1410,7 +1410,8 @@ static bitonic_status plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
     plan->chunk_count = 0;
     plan->scratch_splits_at = plan->scratch_bytes = plan->splits_bytes = 0;
     plan->view_keys = 0;
-    plan->pass_count = build_schedule(sorter, info->count, plan->variant_number, 0, false, true, false, false, plan->passes);
+    plan->pass_count =
+        build_schedule(sorter, info->count, plan->variant_number, 0, false, true, false, false, plan->passes);
     for (uint32_t p = 0; p < plan->pass_count && plan->pass_count != UINT32_MAX; ++p)
         if (plan->passes[p].kind == BITONIC_PASS_TRANSPOSE &&
             bitonic_view_keys(&plan->passes[p], info->count) > plan->view_keys)
