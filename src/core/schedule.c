@@ -102,6 +102,17 @@ static uint32_t append_transposed_phases(uint64_t count, uint32_t tile_log, uint
     return pass_count;
 }
 
+/* Whether count = 2^q + m (q = virtual_log - 1) has a tail the schedule can
+ * take apart: tail_log not 0 (none), m at most 2^tail_log and at most 2^(q-1),
+ * so that after phase q - 1 it is one sorted run. */
+static bool short_tail(uint64_t count, uint32_t virtual_log, uint32_t tail_log)
+{
+    if (tail_log == 0 || virtual_log < 2u)
+        return false;
+    uint64_t tail = count - ((uint64_t)1 << (virtual_log - 1u));
+    return tail <= ((uint64_t)1 << (virtual_log - 2u)) && tail <= ((uint64_t)1 << tail_log);
+}
+
 uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *params,
                                 bitonic_pass *passes, uint32_t capacity)
 {
@@ -118,15 +129,12 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
     uint32_t pass_count = 0;
 
     /* A short tail past a power of two that fits a tile: one tile pass places it. */
-    if (tile_log > 0 && params->tile_tail_log != 0 && params->last_phase == 0 && virtual_log >= 2u &&
-        virtual_log - 1u <= tile_log) {
-        uint64_t tail = count - ((uint64_t)1 << (virtual_log - 1u));
-        if (tail <= ((uint64_t)1 << (virtual_log - 2u)) && tail <= ((uint64_t)1 << params->tile_tail_log)) {
-            bitonic_pass tile_sort = {.kind = BITONIC_PASS_TILE, .phase = 1, .stride_log = 0,
-                                      .last_phase = virtual_log - 1u, .step_count = 0, .group_count = 1,
-                                      .tile_tail = true};
-            return append(passes, capacity, &pass_count, tile_sort) ? pass_count : UINT32_MAX;
-        }
+    if (tile_log > 0 && params->last_phase == 0 && virtual_log - 1u <= tile_log &&
+        short_tail(count, virtual_log, params->tile_tail_log)) {
+        bitonic_pass tile_sort = {.kind = BITONIC_PASS_TILE, .phase = 1, .stride_log = 0,
+                                  .last_phase = virtual_log - 1u, .step_count = 0, .group_count = 1,
+                                  .tile_tail = true};
+        return append(passes, capacity, &pass_count, tile_sort) ? pass_count : UINT32_MAX;
     }
     /* Every phase whose blocks fit in a tile: one pass. */
     uint32_t first_global_phase = 1;
@@ -141,11 +149,8 @@ uint32_t bitonic_schedule_build(uint64_t count, const bitonic_schedule_params *p
     if (params->merge_above_tile && tile_log > 0 && params->last_phase == 0) {
         /* The tail: count = 2^q + m, q = virtual_log - 1, merged in at phase q. */
         uint32_t last_merge_phase = virtual_log;
-        if (params->merge_tail_log != 0 && virtual_log >= 2u && virtual_log - 1u >= first_global_phase) {
-            uint64_t tail = count - ((uint64_t)1 << (virtual_log - 1u));
-            if (tail <= ((uint64_t)1 << (virtual_log - 2u)) && tail <= ((uint64_t)1 << params->merge_tail_log))
-                last_merge_phase = virtual_log - 1u;
-        }
+        if (virtual_log - 1u >= first_global_phase && short_tail(count, virtual_log, params->merge_tail_log))
+            last_merge_phase = virtual_log - 1u;
         for (uint32_t phase = first_global_phase; phase <= last_merge_phase; ++phase) {
             uint64_t runs = (count + ((uint64_t)1 << phase) - 1u) >> phase;
             bool takes_tail = phase == last_merge_phase && last_merge_phase < virtual_log;

@@ -1133,18 +1133,19 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "tile%s%s (%u keys/thread)", variant->tuning.tile_uses_shuffle ? " shuffle" : "",
                  kind, 1u << variant->tuning.tile_register_log);
         report_pipeline(sorter, variant->tile_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "tile merge sort%s (%u keys/thread)", kind,
-                 1u << variant->tuning.tile_sort_register_log);
-        report_pipeline(sorter, variant->tile_sort_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "tile merge sort, short tile%s (%u keys, %u keys/thread)", kind,
-                 1u << variant->tuning.short_tile_log, 1u << variant->tuning.tile_sort_register_log);
-        report_pipeline(sorter, variant->short_tile_sort_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "tile merge sort placing a tail%s (%u keys/thread)", kind,
-                 1u << variant->tuning.tile_sort_register_log);
-        report_pipeline(sorter, variant->tile_sort_tail_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "tile merge sort placing a tail, short tile%s (%u keys, %u keys/thread)", kind,
-                 1u << variant->tuning.short_tile_log, 1u << variant->tuning.tile_sort_register_log);
-        report_pipeline(sorter, variant->short_tile_sort_tail_pipeline, name, text, capacity, &used);
+        /* The tile merge sort's four: the tile and the short tile, each
+         * without and with a tail. */
+        const VkPipeline tile_sorts[4] = {variant->tile_sort_pipeline, variant->short_tile_sort_pipeline,
+                                          variant->tile_sort_tail_pipeline, variant->short_tile_sort_tail_pipeline};
+        for (uint32_t i = 0; i < 4u; ++i) {
+            bool short_tile = i % 2u == 1u, tail = i >= 2u;
+            char short_keys[24] = "";
+            if (short_tile)
+                snprintf(short_keys, sizeof short_keys, "%u keys, ", 1u << variant->tuning.short_tile_log);
+            snprintf(name, sizeof name, "tile merge sort%s%s%s (%s%u keys/thread)", tail ? " placing a tail" : "",
+                     short_tile ? ", short tile" : "", kind, short_keys, 1u << variant->tuning.tile_sort_register_log);
+            report_pipeline(sorter, tile_sorts[i], name, text, capacity, &used);
+        }
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
