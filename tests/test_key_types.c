@@ -340,6 +340,74 @@ static int compare_u64(const void *p, const void *q)
     return (x > y) - (x < y);
 }
 
+/* Past the small sorts and below the partition the last merge alone is the
+ * direct one and takes in the tail: 2^19 + 5 u32 keys, 2^18 + 5 pairs and
+ * 2^17 + 5 64-bit keys take the passes of 2^k (the default shapes of any
+ * device; the direct merge's reach is fixed in keys, tuning.c) and come out
+ * as qsort orders them; with no small shapes every merge is the
+ * shared-memory one and the tail takes a pass more. */
+static void check_large_tail_passes(test_counter *t, bitonic_context_desc desc)
+{
+    static const char *labels[] = {"small shapes", "no small shapes"};
+    static const char *type_labels[] = {"u32 keys", "pairs", "64-bit keys"};
+    static const uint32_t logs[] = {19, 18, 17};
+    for (int shapes = 0; shapes < 2; ++shapes) {
+        desc.small_sort_max_keys = shapes == 0 ? 0u : UINT32_MAX;
+        bitonic_context *context;
+        bitonic_status status = bitonic_context_create(&desc, &context);
+        if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "large tail: context (%s)", bitonic_status_string(status)))
+            return;
+        size_t most = ((size_t)1 << 19) + 5u;
+        bitonic_buffer *buffer = NULL;
+        uint32_t *words = malloc(most * sizeof *words), *values = malloc(most * sizeof *values);
+        uint64_t *expected = malloc(most * sizeof *expected);
+        uint64_t seed = 7;
+        bool made = bitonic_buffer_create(context, most, &buffer) == BITONIC_SUCCESS && words && values && expected;
+        for (int type = 0; type < 3 && made; ++type) {
+            bool pairs = type == 1, key64 = type == 2;
+            bitonic_sort_options options = {.key_type = key64 ? BITONIC_KEY_U64 : BITONIC_KEY_U32};
+            uint32_t passes[2] = {0, 0};
+            bool sorted = true;
+            for (int plus = 0; plus < 2; ++plus) {
+                size_t count = ((size_t)1 << logs[type]) + (plus ? 5u : 0u), word_count = key64 ? 2u * count : count;
+                for (size_t i = 0; i < word_count; ++i)
+                    words[i] = (uint32_t)(test_random_u64(&seed) % 5000u);  /* duplicates too */
+                for (size_t i = 0; i < count; ++i) {
+                    values[i] = (uint32_t)(test_random_u64(&seed) % 7u);
+                    uint64_t key = key64 ? ((uint64_t)words[2u * i + 1u] << 32) | words[2u * i] : words[i];
+                    expected[i] = pairs ? (key << 32) | values[i] : key;
+                }
+                qsort(expected, count, sizeof *expected, compare_u64);
+                bitonic_timing timing = {0};
+                sorted = sorted && bitonic_buffer_upload(buffer, words, word_count) == BITONIC_SUCCESS &&
+                         (!pairs || bitonic_buffer_upload_values(buffer, values, count) == BITONIC_SUCCESS) &&
+                         (pairs ? bitonic_buffer_sort_pairs(buffer, count, &options, &timing)
+                                : bitonic_buffer_sort(buffer, count, &options, &timing)) == BITONIC_SUCCESS &&
+                         bitonic_buffer_download(buffer, words, word_count) == BITONIC_SUCCESS &&
+                         (!pairs || bitonic_buffer_download_values(buffer, values, count) == BITONIC_SUCCESS);
+                for (size_t i = 0; i < count && sorted; ++i) {
+                    uint64_t key = key64 ? ((uint64_t)words[2u * i + 1u] << 32) | words[2u * i] : words[i];
+                    sorted = expected[i] == (pairs ? (key << 32) | values[i] : key);
+                }
+                passes[plus] = timing.pass_count;
+            }
+            TEST_CHECK(t, sorted && passes[1] == passes[0] + (shapes == 0 ? 0u : 1u),
+                       "large tail, %s: %s of 2^%u and 2^%u + 5 sorted in %u and %u passes", labels[shapes],
+                       type_labels[type], logs[type], logs[type], passes[0], passes[1]);
+        }
+        TEST_CHECK(t, made, "large tail, %s: buffers", labels[shapes]);
+        bitonic_buffer_destroy(buffer);
+        free(words);
+        free(values);
+        free(expected);
+        bitonic_context_info info;
+        bitonic_context_get_info(context, &info);
+        TEST_CHECK(t, info.validation_messages == 0, "large tail, %s: %" PRIu64 " validation messages",
+                   labels[shapes], info.validation_messages);
+        bitonic_context_destroy(context);
+    }
+}
+
 /* A tail the tile pass places (2^k + m keys, m up to 32, one tile): every
  * 32-bit key type both ways as pairs, and 64-bit keys, with many duplicates
  * in keys and values, against the reference order; up to 2^11 + 32 keys
@@ -429,6 +497,7 @@ int main(void)
                                    .message_user_data = &printed};
     run_all(&t, &vulkan, "vulkan");
     check_tail_passes(&t, vulkan);
+    check_large_tail_passes(&t, vulkan);
     check_tile_tail(&t, vulkan);
     vulkan.tile_keys = 64;
     vulkan.max_strides_per_global_pass = 2;

@@ -1748,9 +1748,16 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     /* The direct merge takes in a short tail (one pass fewer just past a power
-     * of two) where it finds its own splits and merges runs of the whole array. */
-    bool merge_tail = plan->merge && plan->merge_direct && !plan->wide && !plan->split_pass && run_log == 0 &&
-                      tuning->merge_chunk_log <= tuning->tile_log + 1u;
+     * of two) where it finds its own splits and merges runs of the whole array:
+     * every merge of a small sort is direct; past those sizes and below the
+     * partition's, the last merge alone is, where the variant has the direct
+     * pipeline besides its own. On the H100 that merge of 2^19 + 1 u32 keys
+     * took about 0.004 ms more than the shared-memory one, and the extra merge
+     * pass of the tail 0.006 ms (docs/PERFORMANCE.md, log entry 72). */
+    bool direct_last_merge = !rows && !tuning->merge_direct && tuning->merge_direct_max_keys != 0 &&
+                             info->count < tuning->partition_min_keys;
+    bool merge_tail = plan->merge && (plan->merge_direct || direct_last_merge) && !plan->wide && !plan->split_pass &&
+                      run_log == 0 && tuning->merge_chunk_log <= tuning->tile_log + 1u;
     /* A sort of one tile and a short tail past it places the tail in the tile
      * merge sort's pass: plain arrays through bound buffers. */
     bool tile_tail = sorter->strategy == BITONIC_STRATEGY_MERGE && tuning->tile_merge_sort && !plan->wide && !rows &&
@@ -1807,11 +1814,18 @@ static VkPipeline tile_pipeline_for(const sorter_variant *variant, const bitonic
     return sorts_tile_by_merging(variant, pass) ? variant->tile_sort_pipeline : variant->tile_pipeline;
 }
 
-/* Whether a plan's two-run merges take the variant's second merge pipeline,
- * the direct one of small sorts (tuning.merge_direct_max_keys). */
-static bool plan_merges_by_direct_pipeline(const sorter_variant *variant, const sort_plan *plan)
+/* Whether a merge pass takes in the tail (bitonic_pass.last_phase). */
+static bool merge_takes_tail(const bitonic_pass *pass)
 {
-    return plan->merge_direct && !variant->tuning.merge_direct;
+    return pass->kind == BITONIC_PASS_MERGE && pass->last_phase == pass->phase + 1u;
+}
+
+/* Whether a plan's two-run merge takes the variant's second merge pipeline,
+ * the direct one (tuning.merge_direct_max_keys): every merge of a small sort,
+ * and the merge that takes in a tail. */
+static bool merge_by_direct_pipeline(const sorter_variant *variant, const sort_plan *plan, const bitonic_pass *pass)
+{
+    return (plan->merge_direct || merge_takes_tail(pass)) && !variant->tuning.merge_direct;
 }
 
 /* ... and of a planned sort's tile pass. */
@@ -1848,7 +1862,7 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
                 result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = ensure_pipeline(
-                sorter, variant, plan_merges_by_direct_pipeline(variant, plan) ? PIPELINE_MERGE_DIRECT : PIPELINE_MERGE,
+                sorter, variant, merge_by_direct_pipeline(variant, plan, pass) ? PIPELINE_MERGE_DIRECT : PIPELINE_MERGE,
                 0);
             if (result == VK_SUCCESS && plan->split_pass)
                 result = ensure_pipeline(sorter, variant,
@@ -1992,7 +2006,7 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
  * DIRECT_MERGE). */
 static uint64_t merge_workgroups(const bitonic_tuning *tuning, const sort_plan *plan, const bitonic_pass *pass)
 {
-    if (pass->last_phase != pass->phase + 1u)
+    if (!merge_takes_tail(pass))
         return plan->chunk_count;
     uint64_t tail_first = (uint64_t)1 << pass->phase;
     uint64_t tail_groups = (plan->count - tail_first + tuning->merge_workgroup_size - 1u) / tuning->merge_workgroup_size;
@@ -2236,10 +2250,10 @@ static void record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeli
         record_dispatch(recorder, pipeline, constants, sizeof *constants, size.x, size.y);
 }
 
-/* The pipeline of a plan's two-run merges. */
-static VkPipeline plan_merge_pipeline(const sorter_variant *variant, const sort_plan *plan)
+/* The pipeline of a plan's two-run merge pass. */
+static VkPipeline plan_merge_pipeline(const sorter_variant *variant, const sort_plan *plan, const bitonic_pass *pass)
 {
-    return plan_merges_by_direct_pipeline(variant, plan) ? variant->merge_direct_pipeline : variant->merge_pipeline;
+    return merge_by_direct_pipeline(variant, plan, pass) ? variant->merge_direct_pipeline : variant->merge_pipeline;
 }
 
 /* Records a two-run merge pass, its constants set but for the split and
@@ -2250,10 +2264,12 @@ static VkPipeline plan_merge_pipeline(const sorter_variant *variant, const sort_
  * leaves samples for the next merge where write_samples. Returns whether it
  * left them. */
 static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_variant *variant, const sort_plan *plan,
-                                 pass_push_constants constants, bool samples_left, bool write_samples,
-                                 bool fuse_split, dispatch_size split, dispatch_size merge)
+                                 const bitonic_pass *pass, pass_push_constants constants, bool samples_left,
+                                 bool write_samples, bool fuse_split, dispatch_size split, dispatch_size merge)
 {
-    bool fused = (plan->fused_split || fuse_split) && samples_left;
+    /* The direct merge finds its own splits, on the keys. */
+    bool direct = merge_by_direct_pipeline(variant, plan, pass);
+    bool fused = (plan->fused_split || fuse_split) && samples_left && !direct;
     if (plan->split_pass && !fused) {
         constants.sample_runs = samples_left ? 1u : 0u;
         record_sized_dispatch(recorder, split_pipeline(variant, plan), &constants, split);
@@ -2262,7 +2278,7 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     }
     uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
     constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
-    record_sized_dispatch(recorder, plan_merge_pipeline(variant, plan), &constants, merge);
+    record_sized_dispatch(recorder, plan_merge_pipeline(variant, plan, pass), &constants, merge);
     return write_samples;
 }
 
@@ -2454,7 +2470,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         constants.group_count = plan->chunk_count;
         dispatch_size split = {split_x, split_y, VK_NULL_HANDLE, 0};
         dispatch_size merge = {group_x[p], group_y[p], VK_NULL_HANDLE, 0};
-        samples_left = record_two_run_merge(&recorder, variant, plan, constants, samples_left,
+        samples_left = record_two_run_merge(&recorder, variant, plan, pass, constants, samples_left,
                                             plan->run_samples && p + 2u < plan->pass_count, false, split, merge);
         record_pass_barrier(command_buffer);
     }
@@ -2587,7 +2603,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
             } else if (pass->kind == BITONIC_PASS_MERGE) {
                 /* Every pass after a merge merges: samples for the next one. */
                 constants.group_count = (uint32_t)merge_workgroups(&variant->tuning, &plan, pass);
-                samples_left = record_two_run_merge(&recorder, variant, &plan, constants, samples_left,
+                samples_left = record_two_run_merge(&recorder, variant, &plan, pass, constants, samples_left,
                                                     plan.run_samples && p + 1 < pass_count, false,
                                                     (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0},
                                                     (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0});
