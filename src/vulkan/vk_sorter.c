@@ -1597,6 +1597,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     uint32_t pass_count = 1u + plan->level_merges;
     plan->passes[pass_count] = plan->passes[plan->level_merges > 0 ? plan->level_merges : 1u];
     plan->passes[pass_count].phase = window_log;
+    plan->passes[pass_count].last_phase = window_log;  /* no tail: merge_takes_tail() */
     ++pass_count;
     plan->pass_count = pass_count;
     /* Sample, the samples' sort (one pass for the profile, whatever it
@@ -1751,9 +1752,11 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * of two) where it finds its own splits and merges runs of the whole array:
      * every merge of a small sort is direct; past those sizes and below the
      * partition's, the last merge alone is, where the variant has the direct
-     * pipeline besides its own. On the H100 that merge of 2^19 + 1 u32 keys
-     * took about 0.004 ms more than the shared-memory one, and the extra merge
-     * pass of the tail 0.006 ms (docs/PERFORMANCE.md, log entry 72). */
+     * pipeline besides its own, where the tail took a merge pass of its own.
+     * On the H100 pairs of 2^18 + 1 sorted 4.7% faster, 64-bit keys of 2^17 +
+     * 1 5.2% and of 2^18 + 1 1.8%, u32 keys of 2^19 + 1 0.8%: there the direct
+     * merge of 2^19 keys costs nearly the 0.006 ms the tail's pass did
+     * (docs/PERFORMANCE.md, log entry 72). */
     bool direct_last_merge = !rows && !tuning->merge_direct && tuning->merge_direct_max_keys != 0 &&
                              info->count < tuning->partition_min_keys;
     bool merge_tail = plan->merge && (plan->merge_direct || direct_last_merge) && !plan->wide && !plan->split_pass &&
