@@ -275,101 +275,50 @@ static void run_merge_searches(test_counter *t, const bitonic_context_desc *desc
     bitonic_context_destroy(context);
 }
 
-/* The direct merge of small sorts takes in the tail past a power of two:
- * 2^13 + 1 pairs and 64-bit keys (the 32-bit ones: test_vulkan_sort) take as
- * many passes as 2^13 on any tile up to 4096 keys, and sort right; with no
- * small shapes the shared-memory merge takes one pass more. */
-static void check_tail_passes(test_counter *t, bitonic_context_desc desc)
-{
-    static const char *labels[] = {"small shapes", "no small shapes"};
-    for (int shapes = 0; shapes < 2; ++shapes) {
-        desc.small_sort_max_keys = shapes == 0 ? 0u : UINT32_MAX;
-        bitonic_context *context;
-        bitonic_status status = bitonic_context_create(&desc, &context);
-        if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "tail: context (%s)", bitonic_status_string(status)))
-            return;
-        size_t n = ((size_t)1 << 13) + 1u;
-        bitonic_buffer *buffer = NULL;
-        uint32_t *words = malloc(2u * n * sizeof *words), *values = malloc(n * sizeof *values);
-        uint64_t seed = 99;
-        bool made = bitonic_buffer_create(context, 2u * n, &buffer) == BITONIC_SUCCESS && words && values;
-        for (int type = 0; type < 2 && made; ++type) {
-            bool key64 = type == 1;
-            bitonic_sort_options options = {.key_type = key64 ? BITONIC_KEY_U64 : BITONIC_KEY_U32};
-            uint32_t passes[2] = {0, 0};
-            bool sorted = true;
-            for (int plus = 0; plus < 2; ++plus) {
-                size_t count = n - 1u + (size_t)plus, word_count = key64 ? 2u * count : count;
-                for (size_t i = 0; i < word_count; ++i)
-                    words[i] = (uint32_t)(test_random_u64(&seed) % 1000u);  /* duplicates too */
-                for (size_t i = 0; i < count; ++i)
-                    values[i] = (uint32_t)i;
-                bitonic_timing timing = {0};
-                sorted = sorted && bitonic_buffer_upload(buffer, words, word_count) == BITONIC_SUCCESS &&
-                         (key64 || bitonic_buffer_upload_values(buffer, values, count) == BITONIC_SUCCESS) &&
-                         (key64 ? bitonic_buffer_sort(buffer, count, &options, &timing)
-                                : bitonic_buffer_sort_pairs(buffer, count, &options, &timing)) == BITONIC_SUCCESS &&
-                         bitonic_buffer_download(buffer, words, word_count) == BITONIC_SUCCESS &&
-                         (key64 || bitonic_buffer_download_values(buffer, values, count) == BITONIC_SUCCESS);
-                for (size_t i = 1; i < count && sorted; ++i) {
-                    uint64_t before = key64 ? ((uint64_t)words[2u * i - 1u] << 32) | words[2u * i - 2u] : words[i - 1u];
-                    uint64_t here = key64 ? ((uint64_t)words[2u * i + 1u] << 32) | words[2u * i] : words[i];
-                    sorted = before < here || (before == here && (key64 || values[i - 1u] < values[i]));
-                }
-                passes[plus] = timing.pass_count;
-            }
-            TEST_CHECK(t, sorted && passes[1] == passes[0] + (shapes == 0 ? 0u : 1u),
-                       "tail, %s: %s of 2^13 and 2^13 + 1 sorted in %u and %u passes", labels[shapes],
-                       key64 ? "64-bit keys" : "pairs", passes[0], passes[1]);
-        }
-        TEST_CHECK(t, made, "tail, %s: buffers", labels[shapes]);
-        bitonic_buffer_destroy(buffer);
-        free(words);
-        free(values);
-        bitonic_context_info info;
-        bitonic_context_get_info(context, &info);
-        TEST_CHECK(t, info.validation_messages == 0, "tail, %s: %" PRIu64 " validation messages", labels[shapes],
-                   info.validation_messages);
-        bitonic_context_destroy(context);
-    }
-}
-
 static int compare_u64(const void *p, const void *q)
 {
     uint64_t x = *(const uint64_t *)p, y = *(const uint64_t *)q;
     return (x > y) - (x < y);
 }
 
-/* Past the small sorts and below the partition the last merge alone is the
- * direct one and takes in the tail: 2^19 + 5 u32 keys, 2^18 + 5 pairs and
- * 2^17 + 5 64-bit keys take the passes of 2^k (the default shapes of any
- * device; the direct merge's reach is fixed in keys, tuning.c) and come out
- * as qsort orders them; with no small shapes every merge is the
- * shared-memory one and the tail takes a pass more. */
-static void check_large_tail_passes(test_counter *t, bitonic_context_desc desc)
+/* A sort of 2^log keys and one of 2^log + tail, of one kind. */
+typedef enum tail_kind { TAIL_U32_KEYS, TAIL_PAIRS, TAIL_64BIT_KEYS } tail_kind;
+typedef struct tail_case {
+    tail_kind kind;
+    uint32_t log;
+} tail_case;
+
+/* Each case's two sorts, with small shapes and without: both come out as
+ * qsort orders them (many duplicates), and the tail takes no pass of its own
+ * with small shapes, one without (every merge then the shared-memory one). */
+static void check_tail_pass_counts(test_counter *t, bitonic_context_desc desc, const char *label,
+                                   const tail_case *cases, size_t case_count, size_t tail)
 {
-    static const char *labels[] = {"small shapes", "no small shapes"};
-    static const char *type_labels[] = {"u32 keys", "pairs", "64-bit keys"};
-    static const uint32_t logs[] = {19, 18, 17};
+    static const char *shape_labels[] = {"small shapes", "no small shapes"};
+    static const char *kind_labels[] = {"u32 keys", "pairs", "64-bit keys"};
+    size_t most = 0;
+    for (size_t c = 0; c < case_count; ++c) {
+        size_t words_needed = (((size_t)1 << cases[c].log) + tail) * (cases[c].kind == TAIL_64BIT_KEYS ? 2u : 1u);
+        most = words_needed > most ? words_needed : most;
+    }
     for (int shapes = 0; shapes < 2; ++shapes) {
         desc.small_sort_max_keys = shapes == 0 ? 0u : UINT32_MAX;
         bitonic_context *context;
         bitonic_status status = bitonic_context_create(&desc, &context);
-        if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "large tail: context (%s)", bitonic_status_string(status)))
+        if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
             return;
-        size_t most = ((size_t)1 << 19) + 5u;
         bitonic_buffer *buffer = NULL;
         uint32_t *words = malloc(most * sizeof *words), *values = malloc(most * sizeof *values);
         uint64_t *expected = malloc(most * sizeof *expected);
         uint64_t seed = 7;
         bool made = bitonic_buffer_create(context, most, &buffer) == BITONIC_SUCCESS && words && values && expected;
-        for (int type = 0; type < 3 && made; ++type) {
-            bool pairs = type == 1, key64 = type == 2;
+        for (size_t c = 0; c < case_count && made; ++c) {
+            bool pairs = cases[c].kind == TAIL_PAIRS, key64 = cases[c].kind == TAIL_64BIT_KEYS;
             bitonic_sort_options options = {.key_type = key64 ? BITONIC_KEY_U64 : BITONIC_KEY_U32};
             uint32_t passes[2] = {0, 0};
             bool sorted = true;
             for (int plus = 0; plus < 2; ++plus) {
-                size_t count = ((size_t)1 << logs[type]) + (plus ? 5u : 0u), word_count = key64 ? 2u * count : count;
+                size_t count = ((size_t)1 << cases[c].log) + (plus ? tail : 0u), word_count = key64 ? 2u * count : count;
                 for (size_t i = 0; i < word_count; ++i)
                     words[i] = (uint32_t)(test_random_u64(&seed) % 5000u);  /* duplicates too */
                 for (size_t i = 0; i < count; ++i) {
@@ -392,20 +341,35 @@ static void check_large_tail_passes(test_counter *t, bitonic_context_desc desc)
                 passes[plus] = timing.pass_count;
             }
             TEST_CHECK(t, sorted && passes[1] == passes[0] + (shapes == 0 ? 0u : 1u),
-                       "large tail, %s: %s of 2^%u and 2^%u + 5 sorted in %u and %u passes", labels[shapes],
-                       type_labels[type], logs[type], logs[type], passes[0], passes[1]);
+                       "%s, %s: %s of 2^%u and 2^%u + %zu sorted in %u and %u passes", label, shape_labels[shapes],
+                       kind_labels[cases[c].kind], cases[c].log, cases[c].log, tail, passes[0], passes[1]);
         }
-        TEST_CHECK(t, made, "large tail, %s: buffers", labels[shapes]);
+        TEST_CHECK(t, made, "%s, %s: buffers", label, shape_labels[shapes]);
         bitonic_buffer_destroy(buffer);
         free(words);
         free(values);
         free(expected);
         bitonic_context_info info;
         bitonic_context_get_info(context, &info);
-        TEST_CHECK(t, info.validation_messages == 0, "large tail, %s: %" PRIu64 " validation messages",
-                   labels[shapes], info.validation_messages);
+        TEST_CHECK(t, info.validation_messages == 0, "%s, %s: %" PRIu64 " validation messages", label,
+                   shape_labels[shapes], info.validation_messages);
         bitonic_context_destroy(context);
     }
+}
+
+/* The direct merge of small sorts takes in the tail past a power of two:
+ * 2^13 + 1 pairs and 64-bit keys (the 32-bit ones: test_vulkan_sort) take as
+ * many passes as 2^13 on any tile up to 4096 keys. Past the small sorts and
+ * below the partition the last merge alone is the direct one and takes the
+ * tail in: 2^19 + 5 u32 keys, 2^18 + 5 pairs and 2^17 + 5 64-bit keys (the
+ * default shapes of any device; the direct merge's reach is fixed in keys,
+ * tuning.c). */
+static void check_tail_passes(test_counter *t, bitonic_context_desc desc)
+{
+    static const tail_case small_sorts[] = {{TAIL_PAIRS, 13}, {TAIL_64BIT_KEYS, 13}};
+    check_tail_pass_counts(t, desc, "tail", small_sorts, 2, 1);
+    static const tail_case past_small_sorts[] = {{TAIL_U32_KEYS, 19}, {TAIL_PAIRS, 18}, {TAIL_64BIT_KEYS, 17}};
+    check_tail_pass_counts(t, desc, "large tail", past_small_sorts, 3, 5);
 }
 
 /* A tail the tile pass places (2^k + m keys, m up to 32, one tile): every
@@ -497,7 +461,6 @@ int main(void)
                                    .message_user_data = &printed};
     run_all(&t, &vulkan, "vulkan");
     check_tail_passes(&t, vulkan);
-    check_large_tail_passes(&t, vulkan);
     check_tile_tail(&t, vulkan);
     vulkan.tile_keys = 64;
     vulkan.max_strides_per_global_pass = 2;
