@@ -1751,9 +1751,9 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     /* The direct merge takes in a short tail (one pass fewer just past a power
      * of two) where it finds its own splits and merges runs of the whole array:
      * every merge of a small sort is direct; past those sizes and below the
-     * partition's, the last merge alone is, where the variant has the direct
-     * pipeline besides its own, where the tail took a merge pass of its own.
-     * On the H100 pairs of 2^18 + 1 sorted 4.7% faster, 64-bit keys of 2^17 +
+     * partition's, where the tail took a merge pass of its own, the last merge
+     * alone is (the variant has the direct pipeline besides its own). On the
+     * H100 pairs of 2^18 + 1 sorted 4.7% faster, 64-bit keys of 2^17 +
      * 1 5.2% and of 2^18 + 1 1.8%, u32 keys of 2^19 + 1 0.8%: there the direct
      * merge of 2^19 keys costs nearly the 0.006 ms the tail's pass did
      * (docs/PERFORMANCE.md, log entry 72). */
