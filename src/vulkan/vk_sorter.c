@@ -1757,8 +1757,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * 1 5.2% and of 2^18 + 1 1.8%, u32 keys of 2^19 + 1 0.8%: there the direct
      * merge of 2^19 keys costs nearly the 0.006 ms the tail's pass did
      * (docs/PERFORMANCE.md, log entry 72). */
-    bool direct_last_merge = !rows && !tuning->merge_direct && tuning->merge_direct_max_keys != 0 &&
-                             info->count < tuning->partition_min_keys;
+    bool direct_last_merge = !rows && tuning->merge_direct_max_keys != 0 && info->count < tuning->partition_min_keys;
     bool merge_tail = plan->merge && (plan->merge_direct || direct_last_merge) && !plan->wide && !plan->split_pass &&
                       run_log == 0 && tuning->merge_chunk_log <= tuning->tile_log + 1u;
     /* A sort of one tile and a short tail past it places the tail in the tile
@@ -2253,12 +2252,6 @@ static void record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeli
         record_dispatch(recorder, pipeline, constants, sizeof *constants, size.x, size.y);
 }
 
-/* The pipeline of a plan's two-run merge pass. */
-static VkPipeline plan_merge_pipeline(const sorter_variant *variant, const sort_plan *plan, const bitonic_pass *pass)
-{
-    return merge_by_direct_pipeline(variant, plan, pass) ? variant->merge_direct_pipeline : variant->merge_pipeline;
-}
-
 /* Records a two-run merge pass, its constants set but for the split and
  * sample fields. First its split pass, one chunk's split a thread (on the
  * samples first where the pass before left them), where the plan has split
@@ -2281,7 +2274,8 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     }
     uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
     constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
-    record_sized_dispatch(recorder, plan_merge_pipeline(variant, plan, pass), &constants, merge);
+    record_sized_dispatch(recorder, direct ? variant->merge_direct_pipeline : variant->merge_pipeline, &constants,
+                          merge);
     return write_samples;
 }
 
