@@ -38,6 +38,10 @@ layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split searc
 // the H100 for 32-bit keys, and slower for 64-bit keys and pairs, whose threads'
 // stores then spread over more lines (docs/PERFORMANCE.md, log entry 44).
 layout(constant_id = 4) const bool STORE_FROM_REGISTERS = false;
+// The merge that takes in the tail (last_phase = phase + 1; see place_tail_key
+// below): a pipeline of its own, true in it alone, so every other merge's code
+// is what it was without.
+layout(constant_id = 7) const bool TAKES_TAIL = false;
 #endif
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
@@ -135,17 +139,28 @@ index_t read_split(uint chunk)
 #ifdef RUN_SAMPLES
 layout(std430, binding = 5) buffer Splits { uint splits[]; };
 #include "run_samples.glsl"
+// The chunks of the sort (where the samples start): params.group_count, but
+// for the merge that takes in the tail, whose workgroups past the chunks place
+// the tail's keys.
+uint sort_chunks()
+{
+#if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
+    if (TAKES_TAIL)
+        return (params.count + (CHUNK_KEYS - 1u)) >> CHUNK_LOG;
+#endif
+    return params.group_count;
+}
+
 // Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key) that the
-// pass before this merge left, an ordered key and its value
-// (params.group_count: the chunks).
+// pass before this merge left, an ordered key and its value.
 key_t sample_at(index_t group)
 {
-    return sample_key(sample_region_start(params.group_count, params.phase - 1u), group);
+    return sample_key(sample_region_start(sort_chunks(), params.phase - 1u), group);
 }
 
 uint sample_value_at(index_t group)
 {
-    return sample_value(sample_region_start(params.group_count, params.phase - 1u), group);
+    return sample_value(sample_region_start(sort_chunks(), params.phase - 1u), group);
 }
 
 // Whether A's sample at group a goes before B's at group b (KEY_BEFORE's
@@ -554,6 +569,76 @@ uint value_or_zero(index_t i)
 #endif
 }
 
+#if !defined(SPLITS_ONLY)
+// The merge that takes in the tail (last_phase = phase + 1; src/core/schedule.h,
+// merge_tail_log): the keys from 2^phase on, one sorted run of at most
+// 2^(phase-1), join the merge of the two runs below them, so a count just past
+// a power of two needs no merge pass of its own. A merged key goes up by the
+// tail keys before it; the workgroups past the runs' chunks place the tail, a
+// thread a key, at its index in the tail plus the keys of A and B at or before
+// it (ties to the earlier runs, as in every merge). The direct merge and the
+// shared-memory merge's TAKES_TAIL pipeline both do this.
+
+// The first index in [low, high) of a tail key (tail_first on) that is not
+// before key x: every tail key below low is. Galloping from low first (probes
+// 1, 2, 4, ... keys on) where the last answer is near, then a binary search.
+index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low, index_t high, bool gallop)
+{
+    index_t step = 1u;
+    while (gallop && low < high) {
+        index_t probe = min(low + step - 1u, high - 1u);
+        if (!KEY_BEFORE(load_key(read_key(tail_first + probe)), value_or_zero(tail_first + probe), x, x_value)) {
+            high = probe;
+            break;
+        }
+        low = probe + 1u;
+        step <<= 1u;
+    }
+    while (low < high) {
+        index_t middle = low + ((high - low) >> 1u);
+        if (KEY_BEFORE(load_key(read_key(tail_first + middle)), value_or_zero(tail_first + middle), x, x_value))
+            low = middle + 1u;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+// Tail key t (of tail_count) to its place: the keys of A = [0, run) and of
+// B = [run, 2 run) at or before it, found by two searches in step (run is a
+// power of two: log2(run) + 1 probes each). Every probe's load is made
+// whatever the answers so far, so the two searches' loads go out together.
+// (A loop from a step of run with a bound test before each load: in one round
+// on the H100, 2^k + 1 keys then took about 0.0015 ms more than 2^k, where
+// with this loop they take as long; docs/PERFORMANCE.md, log entry 70.)
+void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
+{
+    if (t >= tail_count)
+        return;
+    index_t run = tail_first >> 1u;
+    key_t key = load_key(read_key(tail_first + t));
+    uint value = value_or_zero(tail_first + t);
+    index_t in_a = 0u, in_b = 0u;  // keys at or before it found so far
+    for (index_t step = run >> 1u; step > 0u; step >>= 1u) {
+        index_t a_probe = in_a + step - 1u, b_probe = run + in_b + step - 1u;
+        key_t a_key = load_key(read_key(a_probe)), b_key = load_key(read_key(b_probe));
+        uint a_value = value_or_zero(a_probe), b_value = value_or_zero(b_probe);
+        in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : step;
+        in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : step;
+    }
+    // The last probe: the key at in_a (at most run - 1) itself.
+    key_t a_key = load_key(read_key(in_a)), b_key = load_key(read_key(run + in_b));
+    uint a_value = value_or_zero(in_a), b_value = value_or_zero(run + in_b);
+    in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : 1u;
+    in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : 1u;
+    index_t out_index = t + in_a + in_b;
+    write_key_out(out_index, store_key(key));
+#ifdef WITH_VALUES
+    write_value_out(out_index, value);
+#endif
+}
+#endif
+
 #if defined(BUCKET_WINDOWS) && defined(SPLITS_ONLY)
 
 // The first index in [low, high) of sorted keys whose key does not go before
@@ -836,73 +921,6 @@ void main()
 index_t b_index_of(index_t j, merge_runs runs, index_t b_base)
 {
     return runs.b_count > 0u ? b_base + min(j, runs.b_count - 1u) : runs.base;
-}
-
-// The merge that takes in the tail (last_phase = phase + 1; src/core/schedule.h,
-// merge_tail_log): the keys from 2^phase on, one sorted run of at most
-// 2^(phase-1), join the merge of the two runs below them, so a count just past
-// a power of two needs no merge pass of its own. A merged key goes up by the
-// tail keys before it; the workgroups past the runs' chunks place the tail, a
-// thread a key, at its index in the tail plus the keys of A and B at or before
-// it (ties to the earlier runs, as in every merge).
-
-// The first index in [low, high) of a tail key (tail_first on) that is not
-// before key x: every tail key below low is. Galloping from low first (probes
-// 1, 2, 4, ... keys on) where the last answer is near, then a binary search.
-index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low, index_t high, bool gallop)
-{
-    index_t step = 1u;
-    while (gallop && low < high) {
-        index_t probe = min(low + step - 1u, high - 1u);
-        if (!KEY_BEFORE(load_key(read_key(tail_first + probe)), value_or_zero(tail_first + probe), x, x_value)) {
-            high = probe;
-            break;
-        }
-        low = probe + 1u;
-        step <<= 1u;
-    }
-    while (low < high) {
-        index_t middle = low + ((high - low) >> 1u);
-        if (KEY_BEFORE(load_key(read_key(tail_first + middle)), value_or_zero(tail_first + middle), x, x_value))
-            low = middle + 1u;
-        else
-            high = middle;
-    }
-    return low;
-}
-
-// Tail key t (of tail_count) to its place: the keys of A = [0, run) and of
-// B = [run, 2 run) at or before it, found by two searches in step (run is a
-// power of two: log2(run) + 1 probes each). Every probe's load is made
-// whatever the answers so far, so the two searches' loads go out together.
-// (A loop from a step of run with a bound test before each load: in one round
-// on the H100, 2^k + 1 keys then took about 0.0015 ms more than 2^k, where
-// with this loop they take as long; docs/PERFORMANCE.md, log entry 70.)
-void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
-{
-    if (t >= tail_count)
-        return;
-    index_t run = tail_first >> 1u;
-    key_t key = load_key(read_key(tail_first + t));
-    uint value = value_or_zero(tail_first + t);
-    index_t in_a = 0u, in_b = 0u;  // keys at or before it found so far
-    for (index_t step = run >> 1u; step > 0u; step >>= 1u) {
-        index_t a_probe = in_a + step - 1u, b_probe = run + in_b + step - 1u;
-        key_t a_key = load_key(read_key(a_probe)), b_key = load_key(read_key(b_probe));
-        uint a_value = value_or_zero(a_probe), b_value = value_or_zero(b_probe);
-        in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : step;
-        in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : step;
-    }
-    // The last probe: the key at in_a (at most run - 1) itself.
-    key_t a_key = load_key(read_key(in_a)), b_key = load_key(read_key(run + in_b));
-    uint a_value = value_or_zero(in_a), b_value = value_or_zero(run + in_b);
-    in_a += KEY_BEFORE(key, value, a_key, a_value) ? 0u : 1u;
-    in_b += KEY_BEFORE(key, value, b_key, b_value) ? 0u : 1u;
-    index_t out_index = t + in_a + in_b;
-    write_key_out(out_index, store_key(key));
-#ifdef WITH_VALUES
-    write_value_out(out_index, value);
-#endif
 }
 
 // One output of a thread's merge: the head of A or of B (ties to A), then
@@ -1214,6 +1232,40 @@ void store_chunk_vector(index_t out_base, uint slot_count)
 }
 #endif
 
+// The merged chunk (slots [0, slot_count), output index out_base on) out in
+// the merge that takes in the tail: each key goes up by the tail keys before
+// it, so the stores lose the 16-byte alignment and go a key a thread, the
+// neighbouring threads' keys side by side. A thread's keys ascend, so after
+// its first search it gallops on from the last answer, and most keys need
+// one comparison with the next tail key (as the direct merge does).
+void store_chunk_past_tail(index_t out_base, uint slot_count, index_t tail_first, index_t tail_count)
+{
+    index_t tail_before = 0u;
+    key_t tail_head = load_key(read_key(tail_first));
+    uint tail_head_value = value_or_zero(tail_first);
+    bool searched = false;
+    [[dont_unroll]] for (uint slot = gl_LocalInvocationID.x; slot < slot_count; slot += gl_WorkGroupSize.x) {
+        key_t key = chunk_keys[padded(slot)];
+#ifdef WITH_VALUES
+        uint value = chunk_values[padded(slot)];
+#else
+        uint value = 0u;
+#endif
+        if (tail_before < tail_count && KEY_BEFORE(tail_head, tail_head_value, key, value)) {
+            tail_before = tail_keys_before(key, value, tail_first, tail_before + 1u, tail_count, searched);
+            searched = true;
+            index_t head = tail_first + min(tail_before, tail_count - 1u);
+            tail_head = load_key(read_key(head));
+            tail_head_value = value_or_zero(head);
+        }
+        index_t index = out_base + slot + tail_before;
+        write_key_out(index, store_key(key));
+#ifdef WITH_VALUES
+        write_value_out(index, value);
+#endif
+    }
+}
+
 #ifdef RUN_SAMPLES
 // The splits of this chunk's first and last key when the workgroup searches
 // them itself on samples (SAMPLES_SEARCH).
@@ -1294,9 +1346,18 @@ void main()
     uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint thread = gl_LocalInvocationID.x;
     uint threads = gl_WorkGroupSize.x;
-    // Uniform over the workgroup, so every thread reaches every barrier below.
-    bool active_chunk = chunk < params.group_count;
     index_t position = index_t(chunk) << CHUNK_LOG;
+    // The merge that takes in the tail: the workgroups past the two runs'
+    // chunks place the tail's keys, and merge nothing.
+    index_t tail_first = index_t(1u) << params.phase;
+    index_t tail_count = TAKES_TAIL && live_count > tail_first ? live_count - tail_first : index_t(0u);
+    bool tail_group = TAKES_TAIL && position >= tail_first;
+    if (tail_group && chunk < params.group_count) {
+        uint group = uint(index_t(chunk) - (tail_first >> CHUNK_LOG));
+        place_tail_key(index_t(group * threads + thread), tail_first, tail_count);
+    }
+    // Uniform over the workgroup, so every thread reaches every barrier below.
+    bool active_chunk = chunk < params.group_count && !tail_group;
     merge_runs runs = runs_of(active_chunk ? position : index_t(0u), params.phase);
     index_t total = active_chunk ? runs.a_count + runs.b_count : index_t(0u);
     index_t first = min(position - runs.base, total);
@@ -1468,7 +1529,7 @@ void main()
         }
     }
 #ifdef VECTOR_IO
-    if (STORE_FROM_REGISTERS && params.vector_io != 0u) {
+    if (STORE_FROM_REGISTERS && !TAKES_TAIL && params.vector_io != 0u) {
         // Uniform: no thread meets another barrier, so none waits on this one.
         store_registers_vector(runs, out_base, slot_count);
         return;
@@ -1486,6 +1547,11 @@ void main()
         }
     }
     barrier();
+    if (tail_count != 0u) {
+        // Uniform; the last merge: it leaves no samples.
+        store_chunk_past_tail(out_base, slot_count, tail_first, tail_count);
+        return;  // the last barrier is behind every thread
+    }
 #ifdef RUN_SAMPLES
     if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
         uint offset = sample_offset(runs.base, params.phase);

@@ -145,6 +145,9 @@ typedef struct sorter_variant {
     /* The direct merge, for sorts of up to tuning.merge_direct_max_keys where
      * merge_pipeline merges through shared memory. */
     VkPipeline merge_direct_pipeline;
+    /* merge_pipeline's kernel with TAKES_TAIL: the last merge of a sort of
+     * 2^q + m keys, which takes the m in (bitonic_pass.last_phase). */
+    VkPipeline merge_tail_pipeline;
     VkPipeline merge_split_pipeline;  /* the splits of a big merge, in a dispatch of their own */
     /* The same searching binary, for merges of more than
      * tuning.merge_split_probes_max_chunks chunks (tuning.c says why). */
@@ -416,7 +419,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 {
     if (!spirv.code)
         return VK_ERROR_FEATURE_NOT_PRESENT;
-    if (constant_count > 7u)
+    if (constant_count > 8u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
@@ -426,7 +429,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[7];
+    VkSpecializationMapEntry entries[8];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -487,6 +490,7 @@ typedef enum pipeline_kind {
     PIPELINE_SHORT_TILE_SORT,
     PIPELINE_GLOBAL,
     PIPELINE_MERGE,
+    PIPELINE_MERGE_TAIL,
     PIPELINE_MERGE_DIRECT,
     PIPELINE_MERGE_SPLIT,
     PIPELINE_MERGE_SPLIT_BINARY,
@@ -510,9 +514,10 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
      * the split pass and STORE_FROM_REGISTERS in the shared-memory merge
      * (create_pipeline passes four elsewhere); the sixth WINDOW_MERGE, true in
      * the partition's window merge and its split pass alone, and the seventh
-     * THREE_PIECES there (steps: 1 for buckets of up to two windows). */
-    uint32_t merge_constants[7] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   tuning->merge_split_probes, 0u, 0u, steps != 0 ? VK_TRUE : VK_FALSE};
+     * THREE_PIECES there (steps: 1 for buckets of up to two windows); the
+     * eighth TAKES_TAIL, true in merge_tail_pipeline alone. */
+    uint32_t merge_constants[8] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
+                                   tuning->merge_split_probes, 0u, 0u, steps != 0 ? VK_TRUE : VK_FALSE, VK_FALSE};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -570,6 +575,20 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                 ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
                 : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
             merge_constants, 5, &variant->merge_pipeline);
+    case PIPELINE_MERGE_TAIL:
+        /* The direct merge takes the tail in by itself. */
+        if (tuning->merge_direct || wide)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        if (variant->merge_tail_pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        merge_constants[3] = tuning->merge_fused_split_probes;
+        merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;
+        merge_constants[7] = VK_TRUE;
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               tuning->merge_fused_split_by_subgroup
+                                   ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
+                                   : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, false),
+                               merge_constants, 8, &variant->merge_tail_pipeline);
     case PIPELINE_MERGE_DIRECT:
         if (tuning->merge_direct || tuning->merge_direct_max_keys == 0)
             return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -699,6 +718,8 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE, 0);
     if (result == VK_SUCCESS && !variant->tuning.merge_direct && variant->tuning.merge_direct_max_keys != 0)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_DIRECT, 0);
+    if (result == VK_SUCCESS && !variant->tuning.merge_direct && !variant->wide)
+        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_TAIL, 0);
     if (result == VK_SUCCESS)
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT, 0);
     if (result == VK_SUCCESS)
@@ -1031,6 +1052,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->short_tile_sort_tail_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_direct_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->merge_tail_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_guided_pipeline, sorter->allocator);
@@ -1155,6 +1177,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "merge without shared memory%s, small sorts (%u keys/thread)", kind,
                  1u << variant->tuning.merge_register_log);
         report_pipeline(sorter, variant->merge_direct_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "merge taking in a tail%s (%u keys/thread)", kind,
+                 1u << variant->tuning.merge_register_log);
+        report_pipeline(sorter, variant->merge_tail_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits%s", kind);
         report_pipeline(sorter, variant->merge_split_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "merge splits, binary%s", kind);
@@ -1748,18 +1773,16 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
         plan->merge = false;
     if (plan->merge && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    /* The direct merge takes in a short tail (one pass fewer just past a power
-     * of two) where it finds its own splits and merges runs of the whole array:
-     * every merge of a small sort is direct; past those sizes and below the
-     * partition's, where the tail took a merge pass of its own, the last merge
-     * alone is (the variant has the direct pipeline besides its own). On the
-     * H100 pairs of 2^18 + 1 sorted 4.7% faster, 64-bit keys of 2^17 +
-     * 1 5.2% and of 2^18 + 1 1.8%, u32 keys of 2^19 + 1 0.8%: there the direct
-     * merge of 2^19 keys costs nearly the 0.006 ms the tail's pass did
-     * (docs/PERFORMANCE.md, log entry 72). */
-    bool direct_last_merge = !rows && tuning->merge_direct_max_keys != 0 && info->count < tuning->partition_min_keys;
-    bool merge_tail = plan->merge && (plan->merge_direct || direct_last_merge) && !plan->wide && !plan->split_pass &&
-                      run_log == 0 && tuning->merge_chunk_log <= tuning->tile_log + 1u;
+    /* The last merge takes in a short tail (one pass fewer just past a power
+     * of two) where no split pass searches for it and it merges runs of the
+     * whole array: the direct merge, every merge of a small sort; past those
+     * sizes and below the partition's, the shared-memory merge's tail pipeline
+     * (merge_pipeline_kind), where the tail had taken a merge pass of its own
+     * (0.006 ms at 2^19 + 1 u32 keys on the H100; docs/PERFORMANCE.md, log
+     * entries 72 and 73). Not where four-run merges would take its pass. */
+    bool last_merge_takes_tail = !rows && info->count < tuning->partition_min_keys && !plan->four_way_possible;
+    bool merge_tail = plan->merge && (plan->merge_direct || last_merge_takes_tail) && !plan->wide &&
+                      !plan->split_pass && run_log == 0 && tuning->merge_chunk_log <= tuning->tile_log + 1u;
     /* A sort of one tile and a short tail past it places the tail in the tile
      * merge sort's pass: plain arrays through bound buffers. */
     bool tile_tail = sorter->strategy == BITONIC_STRATEGY_MERGE && tuning->tile_merge_sort && !plan->wide && !rows &&
@@ -1822,12 +1845,26 @@ static bool merge_takes_tail(const bitonic_pass *pass)
     return pass->kind == BITONIC_PASS_MERGE && pass->last_phase == pass->phase + 1u;
 }
 
-/* Whether a plan's two-run merge takes the variant's second merge pipeline,
- * the direct one (tuning.merge_direct_max_keys): every merge of a small sort,
- * and the merge that takes in a tail. */
-static bool merge_by_direct_pipeline(const sorter_variant *variant, const sort_plan *plan, const bitonic_pass *pass)
+/* Which pipeline a plan's two-run merge takes: the variant's merge where that
+ * is the direct one (tuning.merge_direct), which takes a tail in by itself;
+ * else the direct merge for every merge of a small sort
+ * (tuning.merge_direct_max_keys), the shared-memory merge that takes in a
+ * tail for the merge that does, and the variant's merge for the rest. */
+static pipeline_kind merge_pipeline_kind(const sorter_variant *variant, const sort_plan *plan,
+                                         const bitonic_pass *pass)
 {
-    return (plan->merge_direct || merge_takes_tail(pass)) && !variant->tuning.merge_direct;
+    if (variant->tuning.merge_direct)
+        return PIPELINE_MERGE;
+    if (plan->merge_direct)
+        return PIPELINE_MERGE_DIRECT;
+    return merge_takes_tail(pass) ? PIPELINE_MERGE_TAIL : PIPELINE_MERGE;
+}
+
+static VkPipeline merge_pipeline_of(const sorter_variant *variant, pipeline_kind kind)
+{
+    return kind == PIPELINE_MERGE_DIRECT ? variant->merge_direct_pipeline
+           : kind == PIPELINE_MERGE_TAIL ? variant->merge_tail_pipeline
+                                         : variant->merge_pipeline;
 }
 
 /* ... and of a planned sort's tile pass. */
@@ -1863,9 +1900,7 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
             if (result == VK_SUCCESS)
                 result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
-            result = ensure_pipeline(
-                sorter, variant, merge_by_direct_pipeline(variant, plan, pass) ? PIPELINE_MERGE_DIRECT : PIPELINE_MERGE,
-                0);
+            result = ensure_pipeline(sorter, variant, merge_pipeline_kind(variant, plan, pass), 0);
             if (result == VK_SUCCESS && plan->split_pass)
                 result = ensure_pipeline(sorter, variant,
                                          plan->split_search == SPLIT_SEARCH_GUIDED   ? PIPELINE_MERGE_SPLIT_GUIDED
@@ -2005,7 +2040,7 @@ static bitonic_status record_transposed_sort(const bitonic_vulkan_sorter *sorter
 
 /* A merge's workgroups: a chunk of output keys each; where it takes in the
  * tail, the chunks of its two runs, then a thread a tail key (merge_pass.comp,
- * DIRECT_MERGE). */
+ * place_tail_key). */
 static uint64_t merge_workgroups(const bitonic_tuning *tuning, const sort_plan *plan, const bitonic_pass *pass)
 {
     if (!merge_takes_tail(pass))
@@ -2264,7 +2299,8 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
                                  bool write_samples, bool fuse_split, dispatch_size split, dispatch_size merge)
 {
     /* The direct merge finds its own splits, on the keys. */
-    bool direct = merge_by_direct_pipeline(variant, plan, pass);
+    pipeline_kind kind = merge_pipeline_kind(variant, plan, pass);
+    bool direct = kind == PIPELINE_MERGE_DIRECT || variant->tuning.merge_direct;
     bool fused = (plan->fused_split || fuse_split) && samples_left && !direct;
     if (plan->split_pass && !fused) {
         constants.sample_runs = samples_left ? 1u : 0u;
@@ -2274,8 +2310,7 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     }
     uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
     constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
-    record_sized_dispatch(recorder, direct ? variant->merge_direct_pipeline : variant->merge_pipeline, &constants,
-                          merge);
+    record_sized_dispatch(recorder, merge_pipeline_of(variant, kind), &constants, merge);
     return write_samples;
 }
 
