@@ -58,11 +58,13 @@ const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
 // Cells of the splitters' lookup table (see load_splitters): 2 (MAX_SPLITTERS
 // + 1), which the host makes a power of two.
 layout(constant_id = 2) const uint MAX_CELLS = 2048u;
-// Keys a thread of the count loads at once (see count_step). On the H100, 4
-// made the count of 2^22 u32 keys take 0.0235 ms where 8 took 0.0275, 0.0589
-// at 2^24 against 0.0623, pairs and u64 alike; 16 took 0.0727 at 2^24 and 2
-// was slower from 2^24 (docs/PERFORMANCE.md, log entry 67).
-const uint KEYS_AT_ONCE = 4u;
+// Keys a thread of the count loads at once (see count_step), the next batch's
+// while it searches this one's. Loading a batch only once the last was
+// counted, 4 was best on the H100 (entry 67 of docs/PERFORMANCE.md: 8 and 16
+// slower, 2 slower from 2^24); with the next batch's loads ahead, 2 made the
+// count of 2^24 u32 keys take 0.0564 ms against 0.0604, pairs 0.0783 against
+// 0.0880, and 4 0.0548 and 0.0924 (entry 74).
+const uint KEYS_AT_ONCE = 2u;
 
 const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
@@ -466,15 +468,23 @@ void count_step()
     uint first, end;
     chunk_of(first, end);
     // KEYS_AT_ONCE keys a thread are loaded before any is searched, so the
-    // loads are in flight together.
+    // loads are in flight together, and the next batch's loads go out before
+    // this batch's searches, so the searches do not leave the memory idle.
     uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
+    key_t next[KEYS_AT_ONCE];
+    uint next_values[KEYS_AT_ONCE];
+    [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
+        uint i = first + gl_LocalInvocationID.x + j * gl_WorkGroupSize.x;
+        next[j] = i < end ? keys[i] : key_t(0);
+        next_values[j] = i < end ? value_at(i) : 0u;
+    }
     for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
-        key_t batch[KEYS_AT_ONCE];
-        uint batch_values[KEYS_AT_ONCE];
+        key_t batch[KEYS_AT_ONCE] = next;
+        uint batch_values[KEYS_AT_ONCE] = next_values;
         [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
-            uint i = base + j * gl_WorkGroupSize.x;
-            batch[j] = i < end ? keys[i] : key_t(0);
-            batch_values[j] = i < end ? value_at(i) : 0u;
+            uint i = base + stride + j * gl_WorkGroupSize.x;  // past end: not read
+            next[j] = i < end ? keys[i] : key_t(0);
+            next_values[j] = i < end ? value_at(i) : 0u;
         }
         [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j)
             if (base + j * gl_WorkGroupSize.x < end)
