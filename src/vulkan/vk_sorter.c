@@ -564,31 +564,33 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                &variant->global_pipelines[steps]);
     }
     case PIPELINE_MERGE:
-        if (variant->merge_pipeline != VK_NULL_HANDLE)
+    case PIPELINE_MERGE_TAIL:
+    case PIPELINE_WINDOW_MERGE: {
+        /* The merge's own pipeline (the direct kernel where tuning.merge_direct
+         * says, else the shared-memory one), and two more of the shared-memory
+         * kernel: the merge that takes in a tail (TAKES_TAIL; the direct merge
+         * takes a tail in by itself) and the partition's window merge
+         * (WINDOW_MERGE; steps 1: THREE_PIECES). */
+        bool tail = kind == PIPELINE_MERGE_TAIL, window = kind == PIPELINE_WINDOW_MERGE;
+        if ((tail || window) && (tuning->merge_direct || wide))
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        VkPipeline *pipeline = window ? &variant->window_merge_pipeline[steps != 0]
+                               : tail ? &variant->merge_tail_pipeline
+                                      : &variant->merge_pipeline;
+        if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[3] = tuning->merge_fused_split_probes;  /* SPLIT_PROBES: its own searches' */
         merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
+        merge_constants[5] = window ? VK_TRUE : VK_FALSE;
+        merge_constants[7] = tail ? VK_TRUE : VK_FALSE;
         return create_pipeline(
             sorter, sorter->pipeline_cache, variant->pipeline_layout,
             tuning->merge_direct ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide)
             : tuning->merge_fused_split_by_subgroup && !wide
                 ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
                 : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
-            merge_constants, 5, &variant->merge_pipeline);
-    case PIPELINE_MERGE_TAIL:
-        /* The direct merge takes the tail in by itself. */
-        if (tuning->merge_direct || wide)
-            return VK_ERROR_FEATURE_NOT_PRESENT;
-        if (variant->merge_tail_pipeline != VK_NULL_HANDLE)
-            return VK_SUCCESS;
-        merge_constants[3] = tuning->merge_fused_split_probes;
-        merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;
-        merge_constants[7] = VK_TRUE;
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               tuning->merge_fused_split_by_subgroup
-                                   ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
-                                   : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, false),
-                               merge_constants, 8, &variant->merge_tail_pipeline);
+            merge_constants, tail ? 8u : window ? 7u : 5u, pipeline);
+    }
     case PIPELINE_MERGE_DIRECT:
         if (tuning->merge_direct || tuning->merge_direct_max_keys == 0)
             return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -655,19 +657,6 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                partition_constants, 4,
                                &variant->partition_pipeline);
     }
-    case PIPELINE_WINDOW_MERGE:
-        if (wide || tuning->merge_direct)
-            return VK_ERROR_FEATURE_NOT_PRESENT;
-        if (variant->window_merge_pipeline[steps != 0] != VK_NULL_HANDLE)
-            return VK_SUCCESS;
-        merge_constants[3] = tuning->merge_fused_split_probes;
-        merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;
-        merge_constants[5] = VK_TRUE;
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               tuning->merge_fused_split_by_subgroup
-                                   ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
-                                   : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, false),
-                               merge_constants, 7, &variant->window_merge_pipeline[steps != 0]);
     case PIPELINE_WINDOW_SPLIT:
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
