@@ -1604,15 +1604,14 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     if (plan_sort_runs(sorter, &nested, true, 0, false, &nested_plan) != BITONIC_SUCCESS)
         return;
     plan->partition_bytes = plan->nested_scratch_at + nested_plan.scratch_bytes;
-    /* The passes: the tile sort, the merges to the window, the window merge
-     * (a merge of runs of W; with no merge levels the schedule's first merge,
-     * the one after the tile sort, as a model). */
+    /* The passes: the schedule's tile sort and merges to the window, then the
+     * window merge, a merge of runs of W that takes no tail (its chunks and
+     * pipelines are record_partition_sort's). */
     plan->level_merges = window_log - tuning->tile_log;
     uint32_t pass_count = 1u + plan->level_merges;
-    plan->passes[pass_count] = plan->passes[plan->level_merges > 0 ? plan->level_merges : 1u];
-    plan->passes[pass_count].phase = window_log;
-    plan->passes[pass_count].last_phase = window_log;  /* no tail: merge_takes_tail() */
-    ++pass_count;
+    plan->passes[pass_count++] = (bitonic_pass){.kind = BITONIC_PASS_MERGE, .phase = window_log,
+                                                .stride_log = window_log - 1u, .last_phase = window_log,
+                                                .group_count = (uint32_t)runs};
     plan->pass_count = pass_count;
     /* Sample, the samples' sort (one pass for the profile, whatever it
      * records), count, scatter; the tile sort; each merge level and its split
