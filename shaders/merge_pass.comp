@@ -119,7 +119,7 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
 // enough that searching inside every merge workgroup costs more than a dispatch.
-// The samples lie after the splits, from word params.group_count (the chunks).
+// The samples lie after the splits, from word sort_chunks(CHUNK_LOG) (the chunks).
 #ifdef WIDE_ADDRESSING
 // 64-bit splits: a run of 2^32 keys has 2^32 + 1 of them.
 #ifdef SPLITS_ONLY
@@ -139,28 +139,16 @@ index_t read_split(uint chunk)
 #ifdef RUN_SAMPLES
 layout(std430, binding = 5) buffer Splits { uint splits[]; };
 #include "run_samples.glsl"
-// The chunks of the sort (where the samples start): params.group_count, but
-// for the merge that takes in the tail, whose workgroups past the chunks place
-// the tail's keys.
-uint sort_chunks()
-{
-#if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
-    if (TAKES_TAIL)
-        return (params.count + (CHUNK_KEYS - 1u)) >> CHUNK_LOG;
-#endif
-    return params.group_count;
-}
-
 // Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key) that the
 // pass before this merge left, an ordered key and its value.
 key_t sample_at(index_t group)
 {
-    return sample_key(sample_region_start(sort_chunks(), params.phase - 1u), group);
+    return sample_key(sample_region_start(sort_chunks(CHUNK_LOG), params.phase - 1u), group);
 }
 
 uint sample_value_at(index_t group)
 {
-    return sample_value(sample_region_start(sort_chunks(), params.phase - 1u), group);
+    return sample_value(sample_region_start(sort_chunks(CHUNK_LOG), params.phase - 1u), group);
 }
 
 // Whether A's sample at group a goes before B's at group b (KEY_BEFORE's
@@ -1324,7 +1312,7 @@ void store_registers_vector(merge_runs runs, index_t out_base, uint slot_count)
 #ifdef RUN_SAMPLES
     if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
         uint offset = sample_offset(runs.base, params.phase);
-        uint region = sample_region_start(params.group_count, params.phase);
+        uint region = sample_region_start(sort_chunks(CHUNK_LOG), params.phase);
         [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
             uint slot = first_slot + r;
             if (slot < slot_count && (slot & ((1u << SAMPLE_LOG) - 1u)) == offset) {
@@ -1555,7 +1543,7 @@ void main()
 #ifdef RUN_SAMPLES
     if ((params.sample_runs & SAMPLES_WRITE) != 0u) {
         uint offset = sample_offset(runs.base, params.phase);
-        uint region = sample_region_start(params.group_count, params.phase);
+        uint region = sample_region_start(sort_chunks(CHUNK_LOG), params.phase);
         index_t first_group = out_base >> SAMPLE_LOG;
         for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads) {
             uint slot = padded((g << SAMPLE_LOG) + offset);

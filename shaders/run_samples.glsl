@@ -40,6 +40,14 @@ uint sample_region_start(uint chunk_count, uint run_log)
     return chunk_count + (run_log & 1u) * ((params.count + ((1u << SAMPLE_LOG) - 1u)) >> SAMPLE_LOG) * SAMPLE_WORDS;
 }
 
+// The merge chunks of the sort (chunks of 2^chunk_log keys), where the samples
+// start: every pass that writes or reads them counts them the same way, from
+// the keys (a merge that takes in the tail has more workgroups than chunks).
+uint sort_chunks(uint chunk_log)
+{
+    return (params.count + ((1u << chunk_log) - 1u)) >> chunk_log;
+}
+
 // Which key of each group of a run this pass leaves: the first in an even run
 // of 2^run_log keys starting at run_base, the last in an odd one.
 uint sample_offset(index_t run_base, uint run_log)

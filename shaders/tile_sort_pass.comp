@@ -53,7 +53,6 @@ layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
 // on the H100 (log entry 44).
 void store_samples(index_t tile_base, uint first)
 {
-    uint chunks = (params.count + ((1u << MERGE_CHUNK_LOG) - 1u)) >> MERGE_CHUNK_LOG;
     index_t run_base = (tile_base + as_index(first)) & ~((index_t(1u) << params.last_phase) - 1u);
     bool last_of_group = sample_offset(run_base, params.last_phase) != 0u;
     index_t index = tile_base + as_index(first + (last_of_group ? REGISTERS - 1u : 0u));
@@ -64,7 +63,7 @@ void store_samples(index_t tile_base, uint first)
 #else
         uint value = 0u;
 #endif
-        store_sample(sample_region_start(chunks, params.last_phase), index >> SAMPLE_LOG,
+        store_sample(sample_region_start(sort_chunks(MERGE_CHUNK_LOG), params.last_phase), index >> SAMPLE_LOG,
                      last_of_group ? reg_keys[REGISTERS - 1u] : reg_keys[0], value);
     }
 }

@@ -2279,17 +2279,14 @@ static void record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeli
  * sample fields. First its split pass, one chunk's split a thread (on the
  * samples first where the pass before left them), where the plan has split
  * passes and the merge does not search its own splits on those samples
- * (fused: where the plan says, or fuse_split asks); then the merge, which
- * leaves samples for the next merge where write_samples. Returns whether it
- * left them. */
+ * (fused, where the plan says: never a direct merge's plan, which has no
+ * samples); then the merge, which leaves samples for the next merge where
+ * write_samples. Returns whether it left them. */
 static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_variant *variant, const sort_plan *plan,
                                  const bitonic_pass *pass, pass_push_constants constants, bool samples_left,
-                                 bool write_samples, bool fuse_split, dispatch_size split, dispatch_size merge)
+                                 bool write_samples, dispatch_size split, dispatch_size merge)
 {
-    /* The direct merge finds its own splits, on the keys. */
-    pipeline_kind kind = merge_pipeline_kind(variant, plan, pass);
-    bool direct = kind == PIPELINE_MERGE_DIRECT || variant->tuning.merge_direct;
-    bool fused = (plan->fused_split || fuse_split) && samples_left && !direct;
+    bool fused = plan->fused_split && samples_left;
     if (plan->split_pass && !fused) {
         constants.sample_runs = samples_left ? 1u : 0u;
         record_sized_dispatch(recorder, split_pipeline(variant, plan), &constants, split);
@@ -2298,7 +2295,8 @@ static bool record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     }
     uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
     constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
-    record_sized_dispatch(recorder, merge_pipeline_of(variant, kind), &constants, merge);
+    record_sized_dispatch(recorder, merge_pipeline_of(variant, merge_pipeline_kind(variant, plan, pass)), &constants,
+                          merge);
     return write_samples;
 }
 
@@ -2491,7 +2489,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         dispatch_size split = {split_x, split_y, VK_NULL_HANDLE, 0};
         dispatch_size merge = {group_x[p], group_y[p], VK_NULL_HANDLE, 0};
         samples_left = record_two_run_merge(&recorder, variant, plan, pass, constants, samples_left,
-                                            plan->run_samples && p + 2u < plan->pass_count, false, split, merge);
+                                            plan->run_samples && p + 2u < plan->pass_count, split, merge);
         record_pass_barrier(command_buffer);
     }
     /* 5. The fallback: from the runs of W (side 1) into the caller's side,
@@ -2624,7 +2622,7 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 /* Every pass after a merge merges: samples for the next one. */
                 constants.group_count = (uint32_t)merge_workgroups(&variant->tuning, &plan, pass);
                 samples_left = record_two_run_merge(&recorder, variant, &plan, pass, constants, samples_left,
-                                                    plan.run_samples && p + 1 < pass_count, false,
+                                                    plan.run_samples && p + 1 < pass_count,
                                                     (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0},
                                                     (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0});
                 if (p + 1 < pass_count)
