@@ -372,9 +372,10 @@ static void check_tail_passes(test_counter *t, bitonic_context_desc desc)
     check_tail_pass_counts(t, desc, "tail", small_sorts, 2, 1, true);
     static const tail_case past_small_sorts[] = {{TAIL_U32_KEYS, 19}, {TAIL_PAIRS, 18}, {TAIL_64BIT_KEYS, 17}};
     check_tail_pass_counts(t, desc, "large tail", past_small_sorts, 3, 5, true);
-    /* Four-run merges place no tail: the tail keeps a pass of its own there
-     * (pairs of 2^18 + 1 came out unsorted with four-run merges when the last
-     * merge took the tail in whatever the merges were). */
+    /* Four-run merges place no tail: there the tail is merged as a run of
+     * its own, and the sorts only have to come out right (pairs of 2^18 + 1
+     * came out unsorted with four-run merges when the last merge took the
+     * tail in whatever the merges were). */
     desc.merge_ways = 4;
     static const tail_case four_run_merges[] = {{TAIL_PAIRS, 18}, {TAIL_64BIT_KEYS, 17}};
     check_tail_pass_counts(t, desc, "tail, four-run merges", four_run_merges, 2, 5, false);
