@@ -8,18 +8,29 @@
 
 // Register r meets other_key (other_value) held by the partner lane. This
 // lane's key sits below the partner's when lower; the pair is exchanged when
-// the upper key is strictly smaller, the rule of compare_exchange().
+// the upper key is strictly smaller, the rule of compare_exchange(). 32-bit
+// keys alone take the lesser or the greater: one instruction where the two
+// comparisons and the select below took several (the tile merge sort's lane
+// phases on the H100, docs/PERFORMANCE.md log entry 76); 64-bit keys, whose
+// min and max are each a comparison and two selects, and pairs compare once:
+// this lane takes the partner's key exactly when the partner's goes first
+// and this lane is the lower (or not first and the upper: equal keys or pairs
+// are the same bits either way, so swapping them changes nothing).
 void lane_combine(uint r, key_t other_key, uint other_value, bool lower)
 {
-#ifdef WITH_VALUES
-    bool swap = lower ? pair_less(other_key, other_value, reg_keys[r], reg_values[r])
-                      : pair_less(reg_keys[r], reg_values[r], other_key, other_value);
+#if !defined(WITH_VALUES) && !defined(KEY64)
+    reg_keys[r] = lower ? min(reg_keys[r], other_key) : max(reg_keys[r], other_key);
 #else
-    bool swap = lower ? other_key < reg_keys[r] : reg_keys[r] < other_key;
-#endif
-    reg_keys[r] = swap ? other_key : reg_keys[r];
 #ifdef WITH_VALUES
-    reg_values[r] = swap ? other_value : reg_values[r];
+    bool other_first = pair_less(other_key, other_value, reg_keys[r], reg_values[r]);
+#else
+    bool other_first = other_key < reg_keys[r];
+#endif
+    bool take_other = other_first == lower;
+    reg_keys[r] = take_other ? other_key : reg_keys[r];
+#ifdef WITH_VALUES
+    reg_values[r] = take_other ? other_value : reg_values[r];
+#endif
 #endif
 }
 
