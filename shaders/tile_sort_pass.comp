@@ -71,9 +71,11 @@ void store_samples(index_t tile_base, uint first)
 
 // Padded one word in 32: a thread's REGISTERS consecutive slots fall in
 // distinct banks across a subgroup, and so do the coalesced loads and stores.
-shared key_t tile_keys[TILE_KEYS + (TILE_KEYS >> 5)];
+// One slot more than the tile (padded(TILE_KEYS)): a merge round reads the
+// head one past a run it has used up, and the last run ends with the tile.
+shared key_t tile_keys[TILE_KEYS + (TILE_KEYS >> 5) + 1u];
 #ifdef WITH_VALUES
-shared uint tile_values[TILE_KEYS + (TILE_KEYS >> 5)];
+shared uint tile_values[TILE_KEYS + (TILE_KEYS >> 5) + 1u];
 #endif
 
 uint padded(uint i)
@@ -81,17 +83,19 @@ uint padded(uint i)
     return i + (i >> 5);
 }
 
-// Slot i of the tile, clamped into it: a merge reads one past the end of a
-// run it has used up; that key is never taken, but the read stays in the tile.
+// Slot i of the tile, i at most TILE_KEYS: a merge round reads the head one
+// past the end of a run it has used up (never taken), and the runs of a
+// round fill the tile, so no read goes further; no clamp (an instruction of
+// every merge step).
 key_t slot_key(uint i)
 {
-    return tile_keys[padded(min(i, TILE_KEYS - 1u))];
+    return tile_keys[padded(i)];
 }
 
 uint slot_value(uint i)
 {
 #ifdef WITH_VALUES
-    return tile_values[padded(min(i, TILE_KEYS - 1u))];
+    return tile_values[padded(i)];
 #else
     return 0u;
 #endif
