@@ -799,32 +799,84 @@ void candidate_of(uint round, key_t prefix_key, uint prefix_value, out key_t key
         value |= 1u << (ORDER_BITS - 1u - round);
 }
 
+// Two keys (and values) put in order, ascending or not.
+void order_keys(inout key_t key_a, inout uint value_a, inout key_t key_b, inout uint value_b, bool ascending)
+{
+    if (ascending ? composite_before(key_b, value_b, key_a, value_a)
+                  : composite_before(key_a, value_a, key_b, value_b)) {
+        key_t key = key_a;
+        key_a = key_b;
+        key_b = key;
+        uint value = value_a;
+        value_a = value_b;
+        value_b = value;
+    }
+}
+
+key_t staged_key(uint slot)
+{
+    return stage_keys[slot];
+}
+
+uint staged_value(uint slot)
+{
+#ifdef WITH_VALUES
+    return stage_values[slot];
+#else
+    return 0u;
+#endif
+}
+
+void stage(uint slot, key_t key, uint value)
+{
+    stage_keys[slot] = key;
+#ifdef WITH_VALUES
+    stage_values[slot] = value;
+#endif
+}
+
 // The first `count` staged keys (a power of two) sorted by the bitonic
-// network in shared memory, a barrier before each step and after the last.
+// network in shared memory. Two steps of a phase at once where it has two
+// left (strides s and s / 2): a thread takes the four slots a, a + s / 2,
+// a + s, a + s + s / 2, which the two steps compare only among themselves,
+// so one barrier serves both; 30 barriers for 1024 keys where a step each
+// took 55 (the sample step, docs/PERFORMANCE.md log entry 78). A barrier
+// before each group of steps and after the last.
 void sort_staged(uint count)
 {
     uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
     for (uint size = 2u; size <= count; size <<= 1) {
-        for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
+        uint stride = size >> 1;
+        for (; stride >= 2u; stride >>= 2) {
+            uint half_stride = stride >> 1;
+            barrier();
+            for (uint i = thread; i < count / 4u; i += threads) {
+                uint a = ((i & ~(half_stride - 1u)) << 2) | (i & (half_stride - 1u));
+                bool ascending = (a & size) == 0u;
+                uint slots[4] = uint[4](a, a + half_stride, a + stride, a + stride + half_stride);
+                key_t k[4];
+                uint v[4];
+                [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                    k[j] = staged_key(slots[j]);
+                    v[j] = staged_value(slots[j]);
+                }
+                order_keys(k[0], v[0], k[2], v[2], ascending);
+                order_keys(k[1], v[1], k[3], v[3], ascending);
+                order_keys(k[0], v[0], k[1], v[1], ascending);
+                order_keys(k[2], v[2], k[3], v[3], ascending);
+                [[unroll]] for (uint j = 0u; j < 4u; ++j)
+                    stage(slots[j], k[j], v[j]);
+            }
+        }
+        if (stride == 1u) {  // an odd step left
             barrier();
             for (uint i = thread; i < count / 2u; i += threads) {
-                uint a = ((i & ~(stride - 1u)) << 1) | (i & (stride - 1u)), b = a | stride;
-                key_t key_a = stage_keys[a], key_b = stage_keys[b];
-#ifdef WITH_VALUES
-                uint value_a = stage_values[a], value_b = stage_values[b];
-#else
-                uint value_a = 0u, value_b = 0u;
-#endif
-                bool ascending = (a & size) == 0u;
-                if (ascending ? composite_before(key_b, value_b, key_a, value_a)
-                              : composite_before(key_a, value_a, key_b, value_b)) {
-                    stage_keys[a] = key_b;
-                    stage_keys[b] = key_a;
-#ifdef WITH_VALUES
-                    stage_values[a] = value_b;
-                    stage_values[b] = value_a;
-#endif
-                }
+                uint a = i << 1;
+                key_t key_a = staged_key(a), key_b = staged_key(a + 1u);
+                uint value_a = staged_value(a), value_b = staged_value(a + 1u);
+                order_keys(key_a, value_a, key_b, value_b, (a & size) == 0u);
+                stage(a, key_a, value_a);
+                stage(a + 1u, key_b, value_b);
             }
         }
     }
