@@ -637,6 +637,30 @@ shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
 #ifdef WITH_VALUES
 shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
 #endif
+// A staged slot's key and value (0 without values), and a key and value
+// staged at a slot: the scatter, the sample step and the fallback stage this
+// way, and sort_staged sorts what they staged.
+key_t staged_key(uint slot)
+{
+    return stage_keys[slot];
+}
+
+uint staged_value(uint slot)
+{
+#ifdef WITH_VALUES
+    return stage_values[slot];
+#else
+    return 0u;
+#endif
+}
+
+void store_staged(uint slot, key_t key, uint value)
+{
+    stage_keys[slot] = key;
+#ifdef WITH_VALUES
+    stage_values[slot] = value;
+#endif
+}
 shared uint tile_starts[MAX_BUCKETS];
 
 // Tile `tile`'s keys of this thread (a key of 0 past the end; none past the
@@ -699,10 +723,7 @@ void scatter_step()
             if (placed[j] != 0xffffffffu) {
                 uint bucket = placed[j] >> 16, rank = placed[j] & 0xffffu;
                 uint slot = tile_starts[bucket] + rank;
-                stage_keys[slot] = batch[j];
-#ifdef WITH_VALUES
-                stage_values[slot] = batch_values[j];
-#endif
+                store_staged(slot, batch[j], batch_values[j]);
                 workgroup_words[slot] = bucket_words[bucket] + rank;
             }
         }
@@ -813,28 +834,6 @@ void order_keys(inout key_t key_a, inout uint value_a, inout key_t key_b, inout 
     }
 }
 
-key_t staged_key(uint slot)
-{
-    return stage_keys[slot];
-}
-
-uint staged_value(uint slot)
-{
-#ifdef WITH_VALUES
-    return stage_values[slot];
-#else
-    return 0u;
-#endif
-}
-
-void stage(uint slot, key_t key, uint value)
-{
-    stage_keys[slot] = key;
-#ifdef WITH_VALUES
-    stage_values[slot] = value;
-#endif
-}
-
 // The first `count` staged keys (a power of two) sorted by the bitonic
 // network in shared memory. Two steps of a phase at once where it has two
 // left (strides s and s / 2): a thread takes the four slots a, a + s / 2,
@@ -865,7 +864,7 @@ void sort_staged(uint count)
                 order_keys(k[0], v[0], k[1], v[1], ascending);
                 order_keys(k[2], v[2], k[3], v[3], ascending);
                 [[unroll]] for (uint j = 0u; j < 4u; ++j)
-                    stage(slots[j], k[j], v[j]);
+                    store_staged(slots[j], k[j], v[j]);
             }
         }
         if (stride == 1u) {  // an odd step left
@@ -875,8 +874,8 @@ void sort_staged(uint count)
                 key_t key_a = staged_key(a), key_b = staged_key(a + 1u);
                 uint value_a = staged_value(a), value_b = staged_value(a + 1u);
                 order_keys(key_a, value_a, key_b, value_b, (a & size) == 0u);
-                stage(a, key_a, value_a);
-                stage(a + 1u, key_b, value_b);
+                store_staged(a, key_a, value_a);
+                store_staged(a + 1u, key_b, value_b);
             }
         }
     }
@@ -903,10 +902,7 @@ void sample_runs_step()
     if (gl_WorkGroupID.x < (1u << params.sample_runs_log)) {
         for (uint slot = thread; slot < run_keys; slot += threads) {
             uint position = sample_position(first + slot);
-            stage_keys[slot] = ordered(keys[position]);
-#ifdef WITH_VALUES
-            stage_values[slot] = values[position];
-#endif
+            store_staged(slot, ordered(keys[position]), value_at(position));
         }
         sort_staged(run_keys);
         for (uint slot = thread; slot < run_keys; slot += threads) {
@@ -1060,10 +1056,7 @@ void fallback_step()
             key = ordered(keys[index]);
             value = value_at(index);
         }
-        stage_keys[slot] = key;
-#ifdef WITH_VALUES
-        stage_values[slot] = value;
-#endif
+        store_staged(slot, key, value);
     }
     sort_staged(chunk_keys);
     for (uint slot = thread; slot < chunk_count; slot += threads) {

@@ -384,11 +384,12 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     for (uint32_t log = 1; log <= 24u; ++log) {
         uint32_t register_log = min_u32(preferred_register_log, log);
         uint64_t threads = (uint64_t)1 << (log - register_log);
-        /* and room beside the tile for a tail: tile_sort_pass.comp's tail
-         * arrays hold TAIL_KEYS + 1 keys (and values), and its tile one slot
-         * past the padded keys */
-        uint64_t tail_bytes = (((uint64_t)1 << TILE_TAIL_LOG) + 2u) * bytes_per_key;
-        uint64_t shared_bytes = bitonic_tile_shared_bytes(log, bytes_per_key) + tail_bytes;
+        /* and, in tile_sort_pass.comp, one slot past the padded keys (the
+         * head a merge round reads past a used-up run) and room beside the
+         * tile for a tail (its arrays hold TAIL_KEYS + 1 keys and values) */
+        uint64_t slot_past_bytes = bytes_per_key;
+        uint64_t tail_bytes = (((uint64_t)1 << TILE_TAIL_LOG) + 1u) * bytes_per_key;
+        uint64_t shared_bytes = bitonic_tile_shared_bytes(log, bytes_per_key) + slot_past_bytes + tail_bytes;
         if (shared_bytes <= limits->max_shared_memory_bytes && threads <= max_threads)
             tile_log = log;
     }
