@@ -800,8 +800,11 @@ uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal)
 // buckets the keys are in place. Every thread of the workgroup calls it, for
 // the same q; thread 0's cursor is the answer. With by_thread (or without
 // THREE_PIECES) each thread calls it for its own q, and three pieces are
-// window_split_by_selection's.
-void window_cursor_at(uint q, uint r, bool guided, bool by_thread, out uint cursor[5])
+// window_split_by_selection's. `role` picks the cursors this call finds:
+// ROLE_EVERY all of them; ROLE_TWO_PIECES those in place or in two pieces,
+// ROLE_THREE_PIECES those in three; false where the cursor is another role's.
+const uint ROLE_EVERY = 0u, ROLE_TWO_PIECES = 1u, ROLE_THREE_PIECES = 2u;
+bool window_cursor_at(uint q, uint r, bool guided, bool by_thread, uint role, out uint cursor[5])
 {
     bool at_start = q < straddle_word(r, 1u);
     bool at_end = !at_start && q > straddle_word(r + 1u, 0u);
@@ -812,8 +815,13 @@ void window_cursor_at(uint q, uint r, bool guided, bool by_thread, out uint curs
     if (at_start || at_end) {
         j0 = int(s >> params.phase);
         j1 = int((e - 1u) >> params.phase);
+    }
+    bool three = THREE_PIECES && j1 - j0 >= 2;
+    if (role != ROLE_EVERY && three != (role == ROLE_THREE_PIECES))
+        return false;  // the other role's cursor (uniform in workgroup mode, where role is ROLE_EVERY)
+    if (at_start || at_end) {
         uint b1 = uint(j0 + 1) << params.phase, d = q - s;
-        if (!THREE_PIECES || j1 - j0 == 1) {
+        if (!three) {
             // Two pieces: one thread, a merge-path search as the merges'
             // split passes search (the other threads' results are not used;
             // without THREE_PIECES or by_thread each thread has a chunk of
@@ -839,6 +847,7 @@ void window_cursor_at(uint q, uint r, bool guided, bool by_thread, out uint curs
                     : j0 == j1 ? q
                                : (j == j0 ? s : run_first_key(j)) + taken[j - j0];
     }
+    return true;
 }
 #endif
 
@@ -865,15 +874,30 @@ void main()
     if (WINDOW_MERGE && (!THREE_PIECES || by_thread)) {
         // Buckets of up to a window, or three pieces by one thread's
         // selection: a thread a chunk, as the merges' split passes take
-        // them (no barrier: an idle thread may leave).
+        // them (no barrier: an idle thread may leave). With three pieces
+        // the grid is two grids of a thread a chunk: the first's
+        // workgroups find the cursors in place or in two pieces (a guided
+        // search), the second's those in three (the selection). Each
+        // workgroup keeps to one kind of search, so no subgroup runs both
+        // one after the other: the cursors in three pieces lie a few to a
+        // bucket that spans three runs, and with a thread a chunk the
+        // subgroups that held both kinds took the two searches' time
+        // together (docs/PERFORMANCE.md, log entry 81).
+        uint role = ROLE_EVERY;
+        if (THREE_PIECES) {
+            uint grid = (params.group_count + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x;
+            role = workgroup < grid ? ROLE_TWO_PIECES : ROLE_THREE_PIECES;
+            workgroup -= workgroup < grid ? 0u : grid;
+        }
         uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         if (chunk >= params.group_count)
             return;
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
         uint position = chunk << CHUNK_LOG, cursor[5];
-        window_cursor_at(position, position >> params.phase, guided, true, cursor);
-        [[unroll]] for (uint i = 0u; i < 5u; ++i)
-            splits[5u * chunk + i] = cursor[i];
+        if (window_cursor_at(position, position >> params.phase, guided, true, role, cursor)) {
+            [[unroll]] for (uint i = 0u; i < 5u; ++i)
+                splits[5u * chunk + i] = cursor[i];
+        }
         return;
     }
     if (WINDOW_MERGE) {
@@ -887,7 +911,7 @@ void main()
         // the plan's merges' split passes guide theirs).
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
         uint position = workgroup << CHUNK_LOG, cursor[5];
-        window_cursor_at(position, position >> params.phase, guided, false, cursor);
+        window_cursor_at(position, position >> params.phase, guided, false, ROLE_EVERY, cursor);
         if (gl_LocalInvocationID.x == 0u) {
             [[unroll]] for (uint i = 0u; i < 5u; ++i)
                 splits[5u * workgroup + i] = cursor[i];

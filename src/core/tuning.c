@@ -159,7 +159,10 @@
  * took 0.0371 and 0.1259 (sorts 1.0% and 1.9% faster), but 0.0149 at 2^22
  * against 0.0132 (1.1% slower) and up to 2.5% slower from 1.5 x 2^21 to 2^23;
  * u64 sorts 0.3-1.5% faster from 2^23, pairs 0.6% slower at 2^24 and 0.8%
- * faster at 2^26 (2^25 not measured; docs/PERFORMANCE.md, log entry 66). */
+ * faster at 2^26 (2^25 not measured; docs/PERFORMANCE.md, log entry 66).
+ * Since the cursors in three pieces take workgroups of their own (entry 81)
+ * the thresholds held: u32 level either way from 2^21 to 2^23, pairs 0.5-4.9%
+ * slower by thread up to 2^24, u64 1.0% faster at 2^23-2^24 but slower below. */
 #define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32 (1u << 24)
 #define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64 (1u << 25)
 #define PARTITION_SAMPLES_PER_BUCKET 32u

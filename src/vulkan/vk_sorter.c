@@ -2340,15 +2340,18 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         return BITONIC_ERROR_TOO_LARGE;
     /* The window merge's grid, and its split pass's: a workgroup a chunk
      * where its threads search three pieces together, else a thread a chunk
-     * (the three-piece pipeline's workgroups have WINDOW_SPLIT_THREADS). */
+     * (the three-piece pipeline's workgroups have WINDOW_SPLIT_THREADS); a
+     * thread a chunk in three pieces takes two such grids, one for the
+     * cursors in place or in two pieces and one for those in three
+     * (merge_pass.comp, ROLE_TWO_PIECES and ROLE_THREE_PIECES). */
     uint32_t window_chunks = plan->window_chunks;
     uint32_t window_x, window_y, window_split_x, window_split_y;
     uint32_t split_threads = tuning->merge_split_workgroup_size;
     if (plan->window_three_pieces && split_threads > WINDOW_SPLIT_THREADS)
         split_threads = WINDOW_SPLIT_THREADS;
-    uint32_t split_groups_wanted = plan->window_three_pieces && !plan->window_split_by_thread
-                                       ? window_chunks
-                                       : (window_chunks + split_threads - 1u) / split_threads;
+    uint32_t split_groups_wanted = (window_chunks + split_threads - 1u) / split_threads;
+    if (plan->window_three_pieces)
+        split_groups_wanted = plan->window_split_by_thread ? 2u * split_groups_wanted : window_chunks;
     if (!split_groups(sorter, window_chunks, &window_x, &window_y) ||
         !split_groups(sorter, split_groups_wanted, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
