@@ -162,7 +162,8 @@
  * faster at 2^26 (2^25 not measured; docs/PERFORMANCE.md, log entry 66).
  * Since the cursors in three pieces take workgroups of their own (entry 81)
  * the thresholds held: u32 level either way from 2^21 to 2^23, pairs 0.5-4.9%
- * slower by thread up to 2^24, u64 1.0% faster at 2^23-2^24 but slower below. */
+ * slower by thread up to 2^24, u64 0.4% and 1.0% faster at 2^23 and 2^24 but
+ * slower below. */
 #define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32 (1u << 24)
 #define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64 (1u << 25)
 #define PARTITION_SAMPLES_PER_BUCKET 32u
