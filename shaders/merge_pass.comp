@@ -886,8 +886,10 @@ void main()
         uint role = ROLE_EVERY;
         if (THREE_PIECES) {
             uint grid = (params.group_count + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x;
-            role = workgroup < grid ? ROLE_TWO_PIECES : ROLE_THREE_PIECES;
-            workgroup -= workgroup < grid ? 0u : grid;
+            bool second_grid = workgroup >= grid;
+            role = second_grid ? ROLE_THREE_PIECES : ROLE_TWO_PIECES;
+            if (second_grid)
+                workgroup -= grid;
         }
         uint chunk = workgroup * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
         if (chunk >= params.group_count)
