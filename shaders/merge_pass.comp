@@ -115,9 +115,6 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 // (docs/PERFORMANCE.md, log entries 40 and 43).
 #if !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
 #define RUN_SAMPLES
-// The partition sort's window merge and its split pass (BUCKET_WINDOWS below):
-// a specialisation constant of the merge and of the split pass.
-layout(constant_id = 5) const bool WINDOW_MERGE = false;
 #endif
 
 // Splits found by a separate pass (SPLITS_ONLY, below), when the merge is big
@@ -142,24 +139,16 @@ index_t read_split(uint chunk)
 #ifdef RUN_SAMPLES
 layout(std430, binding = 5) buffer Splits { uint splits[]; };
 #include "run_samples.glsl"
-// The runs whose samples this pass reads: a merge's (and its split pass's)
-// input runs of 2^(phase - 1); the window split pass's runs of W = 2^phase,
-// which the last merge level left.
-uint sampled_run_log()
-{
-    return WINDOW_MERGE ? params.phase : params.phase - 1u;
-}
-
 // Sample `group` (of 2^SAMPLE_LOG keys, counted from the first key) that the
-// pass before this one left, an ordered key and its value.
+// pass before this merge left, an ordered key and its value.
 key_t sample_at(index_t group)
 {
-    return sample_key(sample_region_start(sort_chunks(CHUNK_LOG), sampled_run_log()), group);
+    return sample_key(sample_region_start(sort_chunks(CHUNK_LOG), params.phase - 1u), group);
 }
 
 uint sample_value_at(index_t group)
 {
-    return sample_value(sample_region_start(sort_chunks(CHUNK_LOG), sampled_run_log()), group);
+    return sample_value(sample_region_start(sort_chunks(CHUNK_LOG), params.phase - 1u), group);
 }
 
 // Whether A's sample at group a goes before B's at group b (KEY_BEFORE's
@@ -521,10 +510,8 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 // or the sort fell back) crosses one or two run boundaries at most, as [s_k,
 // e_k) with s_k < kW < e_k; the partition's scan noted each boundary's bucket
 // (s_k = e_k = kW where none crosses it) after the chunks' cursors in the
-// window table, from word params.window_table_at of the Splits binding (the
-// merges' splits and run samples lie before it, where the last merge level
-// left the samples of the runs of W): 5 words a chunk, then 2 a boundary from
-// word 5 x group_count on, boundaries 0 .. runs (the last: the count twice). Output position q of
+// Splits binding: 5 words a chunk, then 2 a boundary from word 5 x group_count
+// on, boundaries 0 .. runs (the last: the count twice). Output position q of
 // run r takes its key from one of runs r - 2 .. r + 2: keys of the runs
 // before r lie in the bucket around rW, of those after it in the bucket
 // around (r + 1)W. The cursor at q is, in each of those five runs, the first
@@ -533,6 +520,7 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 // there but not taken, and merges of 2^20 and 2^21 keys took 2.5-3.5% longer
 // on the H100 (log entry 57): the window merge has pipelines of its own.
 #define BUCKET_WINDOWS
+layout(constant_id = 5) const bool WINDOW_MERGE = false;
 // Open buckets of up to 2W, which may span three runs (true), or of up to W
 // (false: buckets of half a window on average; the pieces of runs r - 2 and
 // r + 2 are always empty, and the kernels are lighter).
@@ -544,7 +532,7 @@ const uint SPLIT_BY_THREAD = 8u;
 
 uint straddle_word(uint boundary, uint end)
 {
-    return splits[params.window_table_at + 5u * params.group_count + 2u * boundary + end];
+    return splits[5u * params.group_count + 2u * boundary + end];
 }
 
 // The first key of run j (none before run 0) and where its keys end.
@@ -640,51 +628,6 @@ void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
 #endif
 
 #if defined(BUCKET_WINDOWS) && defined(SPLITS_ONLY)
-
-// Key i (and its value), read from the samples of the runs of W where i is
-// one (sampled: i is a sample's position), else from the keys.
-key_t probe_key(uint i, bool sampled)
-{
-    return sampled ? sample_at(i >> SAMPLE_LOG) : load_key(read_key(i));
-}
-
-uint probe_value(uint i, bool sampled)
-{
-    return sampled ? sample_value_at(i >> SAMPLE_LOG) : value_or_zero(i);
-}
-
-// The merge-path split of diagonal d (how many keys of A its outputs hold)
-// between a bucket's two pieces A = [s, b1) and B = [b1, e), in runs j and
-// j + 1 (b1 = (j + 1)W), as the merges' split passes search: with on_samples
-// (the runs of W left samples), first on the samples. A run's samples are
-// each group's first key in an even run and its last in an odd one, and s +
-// d is a chunk's start, a multiple of the group: A[m] at s + m and B[d - 1 -
-// m] at b1 + d - 1 - m are both samples where s + m is at A's run's offset
-// (B's is then at the other), so the positions m0 + 32k narrow the split to
-// one group's keys before a key is read.
-uint window_split_two_pieces(uint s, uint b1, uint e, uint d, bool guided, bool on_samples)
-{
-    uint low = d > e - b1 ? d - (e - b1) : 0u, high = min(d, b1 - s);
-    uint b_top = b1 + d - 1u;
-    if (on_samples && low < high) {
-        const uint group_mask = (1u << SAMPLE_LOG) - 1u;
-        uint m0 = (sample_offset(s, params.phase) - s) & group_mask;
-        uint k_low = low > m0 ? (low - m0 + group_mask) >> SAMPLE_LOG : 0u;
-        uint k_high = high > m0 ? ((high - 1u - m0) >> SAMPLE_LOG) + 1u : 0u;
-        if (k_low < k_high) {
-            uint a_group = (s + m0) >> SAMPLE_LOG, b_group = (b_top - m0) >> SAMPLE_LOG;
-            uint first_false = guided ? guided_merge_path_search(k_low, k_high, a_group, b_group, true)
-                                      : merge_path_search(k_low, k_high, a_group, b_group, true);
-            if (first_false > k_low)
-                low = m0 + ((first_false - 1u) << SAMPLE_LOG) + 1u;
-            if (first_false < k_high)
-                high = m0 + (first_false << SAMPLE_LOG);
-        }
-        guided = false;  // at most a group wide: no guess pays there
-    }
-    return guided ? guided_merge_path_search(low, high, s, b_top, false)
-                  : merge_path_search(low, high, s, b_top, false);
-}
 
 // The first index in [low, high) of sorted keys whose key does not go before
 // (key, value), or with or_equal whose key goes after it (a run whose equal
@@ -821,20 +764,11 @@ uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
 // H100, 0.059 against 0.126 at 2^26; 0.015 against 0.013 at 2^22, log entry
 // 66). Three reads a piece a step took fewer steps but 50 registers and was
 // slower at every size. The same steps as src/cpu/reference_partition.c,
-// bitonic_reference_three_piece_split, but that with on_samples (the runs of
-// W left samples) a piece's count of 2 x 32 keys or more is cut back so that
-// its probe is a sample (a piece's run has one every 32 keys): the same key,
-// read from the samples, dense in the L2 cache, where the keys at 2^26 are
-// not. A shorter count keeps the step's bound (at most `rest` keys go before
-// the key whose piece is taken), and at least half of it is left.
-uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal, bool on_samples)
+// bitonic_reference_three_piece_split.
+uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal)
 {
     uvec3 at = uvec3(s, b1, b2);
     const uvec3 end = uvec3(b1, b2, e);
-    // Each piece's samples: offset 0 of each group in an even run, 31 in an
-    // odd one; P's and R's runs are of one parity, Q's of the other.
-    uint p_offset = sample_offset(s, params.phase);
-    const uvec3 offsets = uvec3(p_offset, ((1u << SAMPLE_LOG) - 1u) - p_offset, p_offset);
     uint rest = diagonal;
     while (rest > 0u) {
         bvec3 open = lessThan(at, end);
@@ -843,17 +777,9 @@ uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal,
         uvec3 count = min(uvec3(step), end - at);
         // A used-up piece reads its last key (every piece has one), unused.
         uvec3 probe = at + max(count, uvec3(1u)) - 1u;
-        // The sample at or before the probe (at most 31 keys back: inside
-        // the piece where its count is at least 32).
-        bvec3 sampled = bvec3(on_samples && count.x >= 2u << SAMPLE_LOG, on_samples && count.y >= 2u << SAMPLE_LOG,
-                              on_samples && count.z >= 2u << SAMPLE_LOG);
-        uvec3 sample_probe = probe - ((probe - offsets) & ((1u << SAMPLE_LOG) - 1u));
-        probe = mix(probe, sample_probe, sampled);
-        count = mix(count, probe - at + 1u, sampled);
-        key_t p_key = probe_key(probe.x, sampled.x), q_key = probe_key(probe.y, sampled.y),
-              r_key = probe_key(probe.z, sampled.z);
-        uint p_value = probe_value(probe.x, sampled.x), q_value = probe_value(probe.y, sampled.y),
-             r_value = probe_value(probe.z, sampled.z);
+        key_t p_key = load_key(read_key(probe.x)), q_key = load_key(read_key(probe.y)),
+              r_key = load_key(read_key(probe.z));
+        uint p_value = value_or_zero(probe.x), q_value = value_or_zero(probe.y), r_value = value_or_zero(probe.z);
         bool take_p = open.x && (!open.y || !KEY_BEFORE(q_key, q_value, p_key, p_value)) &&
                       (!open.z || !KEY_BEFORE(r_key, r_value, p_key, p_value));
         bool take_q = !take_p && open.y && (!open.z || !KEY_BEFORE(r_key, r_value, q_key, q_value));
@@ -868,9 +794,8 @@ uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal,
 // run's end, as run r's): the first key not yet output of each of runs r - 2
 // .. r + 2. Where q lies in the bucket around rW (q < e_r) or past the start
 // of the one around (r + 1)W (q > s_{r+1}; the same bucket where it spans run
-// r), the bucket's two pieces (one merge-path search by thread 0,
-// window_split_two_pieces; on the runs' samples first with on_samples) or
-// three (window_split_three, by every thread) give its runs' cursors, the runs
+// r), the bucket's two pieces (one merge-path search by thread 0) or three
+// (window_split_three, by every thread) give its runs' cursors, the runs
 // before it are used up and those after it untouched; between the two
 // buckets the keys are in place. Every thread of the workgroup calls it, for
 // the same q; thread 0's cursor is the answer. With by_thread (or without
@@ -879,7 +804,7 @@ uvec3 window_split_by_selection(uint s, uint b1, uint b2, uint e, uint diagonal,
 // ROLE_EVERY all of them; ROLE_TWO_PIECES those in place or in two pieces,
 // ROLE_THREE_PIECES those in three; false where the cursor is another role's.
 const uint ROLE_EVERY = 0u, ROLE_TWO_PIECES = 1u, ROLE_THREE_PIECES = 2u;
-bool window_cursor_at(uint q, uint r, bool guided, bool on_samples, bool by_thread, uint role, out uint cursor[5])
+bool window_cursor_at(uint q, uint r, bool guided, bool by_thread, uint role, out uint cursor[5])
 {
     bool at_start = q < straddle_word(r, 1u);
     bool at_end = !at_start && q > straddle_word(r + 1u, 0u);
@@ -902,11 +827,15 @@ bool window_cursor_at(uint q, uint r, bool guided, bool on_samples, bool by_thre
             // without THREE_PIECES or by_thread each thread has a chunk of
             // its own).
             if (!THREE_PIECES || by_thread || gl_LocalInvocationID.x == 0u) {
-                taken.x = window_split_two_pieces(s, b1, e, d, guided, on_samples);
+                merge_runs runs;
+                runs.base = s;
+                runs.a_count = b1 - s;
+                runs.b_count = e - b1;
+                taken.x = search_split(runs, d, false, guided, false);
                 taken.y = d - taken.x;
             }
         } else if (by_thread) {
-            taken = window_split_by_selection(s, b1, b1 + (1u << params.phase), e, d, on_samples);
+            taken = window_split_by_selection(s, b1, b1 + (1u << params.phase), e, d);
         } else {
             taken = window_split_three(s, b1, b1 + (1u << params.phase), e, d);
         }
@@ -966,11 +895,10 @@ void main()
         if (chunk >= params.group_count)
             return;
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
-        bool on_samples = (params.sample_runs & SAMPLES_SEARCH) != 0u;
         uint position = chunk << CHUNK_LOG, cursor[5];
-        if (window_cursor_at(position, position >> params.phase, guided, on_samples, true, role, cursor)) {
+        if (window_cursor_at(position, position >> params.phase, guided, true, role, cursor)) {
             [[unroll]] for (uint i = 0u; i < 5u; ++i)
-                splits[params.window_table_at + 5u * chunk + i] = cursor[i];
+                splits[5u * chunk + i] = cursor[i];
         }
         return;
     }
@@ -984,12 +912,11 @@ void main()
         // Two pieces' searches guided where the host says (SAMPLES_GUIDED:
         // the plan's merges' split passes guide theirs).
         bool guided = (params.sample_runs & SAMPLES_GUIDED) != 0u;
-        bool on_samples = (params.sample_runs & SAMPLES_SEARCH) != 0u;
         uint position = workgroup << CHUNK_LOG, cursor[5];
-        window_cursor_at(position, position >> params.phase, guided, on_samples, false, ROLE_EVERY, cursor);
+        window_cursor_at(position, position >> params.phase, guided, false, ROLE_EVERY, cursor);
         if (gl_LocalInvocationID.x == 0u) {
             [[unroll]] for (uint i = 0u; i < 5u; ++i)
-                splits[params.window_table_at + 5u * workgroup + i] = cursor[i];
+                splits[5u * workgroup + i] = cursor[i];
         }
         return;
     }
@@ -1529,12 +1456,11 @@ void main()
         if (active_chunk && q0 < live_count) {
             [[unroll]] for (uint i = 0u; i < 5u; ++i) {
                 int j = int(r) - 2 + int(i);
-                uint cursors = params.window_table_at + 5u * chunk;
-                from[i] = splits[cursors + i];
+                from[i] = splits[5u * chunk + i];
                 to[i] = q1 == live_count ? run_end_key(j)
-                        : q1 < next_run  ? splits[cursors + 5u + i]
+                        : q1 < next_run  ? splits[5u * chunk + 5u + i]
                         : i == 0u        ? run_end_key(j)
-                                         : splits[cursors + 5u + i - 1u];
+                                         : splits[5u * chunk + 5u + i - 1u];
             }
         }
         uint s_r = straddle_word(r, 0u);

@@ -60,7 +60,6 @@ layout(push_constant) uniform PassParams {
     uint view_mirror_phase; // not 0: rows in the upper half of a block of this phase have mirrored columns
     uint view_forward;      // transpose: 1 from the keys into the view, 0 back
     uint sample_runs;       // merge: 1 leaves run samples after the splits; split pass: 1 reads them
-    uint window_table_at;   // the window merge and its split pass: the table's first word of Splits
 #ifdef WIDE_ADDRESSING
     // Bits 32..63 of count, and where each side lies in device memory (the
     // pass's input keys and values, its output ones, the merge splits).

@@ -532,12 +532,6 @@ int main(void)
     desc.partition_levels = 1;
     run_partition_suite(&plain, desc, "partition, levels 1, buckets of a window, split by thread", 1u << 15,
                         run_levels_1);
-    /* The window split pass without the runs' samples (where the merges
-     * leave none): its searches in the keys alone. */
-    desc.merge_split_no_samples = true;
-    run_partition_suite(&plain, desc, "partition, levels 1, buckets of a window, split by thread, no run samples",
-                        1u << 15, run_levels_1);
-    desc.merge_split_no_samples = false;
     desc.partition_split_by_thread_min_keys = 0;
     desc.partition_buckets_per_window = 0;
     /* The other build of the steps (scans in shared memory, where the device

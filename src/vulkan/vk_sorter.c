@@ -61,12 +61,11 @@ typedef struct pass_push_constants {
     uint32_t view_mirror_phase;
     uint32_t view_forward;
     uint32_t sample_runs;   /* merge: leave run samples after the splits; split pass: read them */
-    uint32_t window_table_at;  /* the window merge and its split pass: the table's first word in the splits binding */
 } pass_push_constants;
 
 /* The push constants of the device-address kernels (WIDE_ADDRESSING in
  * shaders/network.glsl): the same, then the count's high word and where the
- * pass reads and writes. 128 bytes, the most every device offers. */
+ * pass reads and writes. 120 bytes, inside the 128 every device offers. */
 typedef struct wide_push_constants {
     pass_push_constants pass;
     uint32_t count_high;
@@ -76,7 +75,7 @@ typedef struct wide_push_constants {
     VkDeviceAddress values_out_address;
     VkDeviceAddress splits_address;
 } wide_push_constants;
-_Static_assert(offsetof(wide_push_constants, keys_address) == 88 && sizeof(wide_push_constants) == 128,
+_Static_assert(offsetof(wide_push_constants, keys_address) == 80 && sizeof(wide_push_constants) == 120,
                "the layout of PassParams in shaders/network.glsl");
 
 /* The bindings of every sort pipeline (shaders/network.glsl); the values ones
@@ -2390,20 +2389,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                                           plan->splits_bytes};
     VkDeviceSize partition_offset = info->scratch_offset + plan->partition_at;
     VkDescriptorBufferInfo partition = {info->scratch, partition_offset, plan->partition_bytes};
-    /* The window merge and its split pass read the window table and the run
-     * samples the last merge level leaves (merge_pass.comp, BUCKET_WINDOWS):
-     * one binding from the splits through the table, which lies after them in
-     * the partition's words. */
     VkDescriptorBufferInfo window_table = {info->scratch, partition_offset + plan->windows_at,
                                            plan->window_table_bytes};
-    uint32_t window_table_at = 0;
-    if (plan->splits_bytes > 0) {
-        VkDeviceSize splits_start = info->scratch_offset + plan->scratch_splits_at;
-        window_table = (VkDescriptorBufferInfo){info->scratch, splits_start,
-                                                partition_offset + plan->windows_at + plan->window_table_bytes -
-                                                    splits_start};
-        window_table_at = (uint32_t)((partition_offset + plan->windows_at - splits_start) / 4u);
-    }
     dispatch_recorder recorder = dispatch_recorder_for(command_buffer, variant, info);
 
     /* 1. The samples, and their sort. */
@@ -2493,11 +2480,6 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
             if (plan->window_split_by_thread)
                 constants.sample_runs |= MERGE_SPLIT_BY_THREAD;
-            /* Its searches narrowed on the samples of the runs of W first,
-             * where the pass before left them. */
-            if (samples_left)
-                constants.sample_runs |= MERGE_SAMPLES_SEARCH;
-            constants.window_table_at = window_table_at;
             record_dispatch(&recorder, variant->window_split_pipeline[plan->window_three_pieces], &constants,
                             sizeof constants, window_split_x, window_split_y);
             record_pass_barrier(command_buffer);
@@ -2510,14 +2492,12 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         dispatch_size split = {split_x, split_y, VK_NULL_HANDLE, 0};
         dispatch_size merge = {group_x[p], group_y[p], VK_NULL_HANDLE, 0};
         samples_left = record_two_run_merge(&recorder, variant, plan, pass, constants, samples_left,
-                                            plan->run_samples, split, merge);
+                                            plan->run_samples && p + 2u < plan->pass_count, split, merge);
         record_pass_barrier(command_buffer);
     }
     /* 5. The fallback: from the runs of W (side 1) into the caller's side,
-     * where the window merge has written. Its dispatch size lies among the
-     * partition's words, which the window passes' binding spans (from the
-     * splits to the window table): the barrier covers its read too. */
-    record_indirect_barrier(command_buffer);
+     * where the window merge has written. */
+    record_pass_barrier(command_buffer);
     push_sort_bindings(sorter, command_buffer, variant, with_values, (sort_sides){side_keys[1], side_values[1],
                        side_keys[0], side_values[0]}, count_binding, partition);
     steps.step = PARTITION_FALLBACK;
