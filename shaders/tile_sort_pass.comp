@@ -134,6 +134,25 @@ uint tail_slot_value(uint i)
 #endif
 }
 
+// Keys of the sorted run of `length` slots (a power of two) from slot `first`
+// at or before the key, and likewise of the run right after it: the two runs
+// the tile's last merge round read, searched side by side (a step reads one
+// slot of each, both in flight together).
+uvec2 runs_keys_at_or_before(uint first, uint length, key_t key, uint value)
+{
+    uvec2 count = uvec2(0u);
+    for (uint step = length; step > 0u; step >>= 1) {
+        uvec2 probe = count + uvec2(step);
+        // A probe past the run reads its last slot (and is not taken): no read past the tile.
+        uvec2 slot = uvec2(first, first + length) + min(probe, uvec2(length)) - 1u;
+        bool a_at_or_before = probe.x <= length && !KEY_BEFORE(key, value, slot_key(slot.x), slot_value(slot.x));
+        bool b_at_or_before = probe.y <= length && !KEY_BEFORE(key, value, slot_key(slot.y), slot_value(slot.y));
+        count.x = a_at_or_before ? probe.x : count.x;
+        count.y = b_at_or_before ? probe.y : count.y;
+    }
+    return count;
+}
+
 // Keys of the first `length` tile slots (one sorted run) at or before the key.
 uint tile_keys_at_or_before(uint length, key_t key, uint value)
 {
@@ -410,15 +429,59 @@ void main()
     }
 
     if (PLACES_TAIL) {  // uniform
-        // Every key placed from the slots in one short loop of each kind: the
-        // same work unrolled over a thread's registers (a walk through the tail
-        // from each) made the kernel's code 1.7 times as long and the sorts
-        // with a tail 2-14% slower on the H100 (log entry 71).
-        barrier();  // the rounds' reads of the slots are done
-        registers_to_slots(first);
-        barrier();
         uint tile_count = uint(live_count);  // 2^last_phase, or fewer and no tail
         uint tail_count = uint(key_count() - live_count);
+        if (first_merge_log < last_log) {  // uniform: the tile took merge rounds
+            // Every key placed straight from where it is, with no barrier: the
+            // slots still hold the last round's two runs (no thread writes them
+            // after that round's reads) and tail_keys were written before the
+            // rounds' barriers. Through the slots again (two barriers and a
+            // loop of shared reads and searches a thread) the step from 2^10 to
+            // 2^10 + 1 keys was 1.145x on the H200 (docs/PERFORMANCE.md, log
+            // entry 83).
+            // Tail key `thread` in order, after the tile keys at or below it in both runs.
+            if (thread < tail_count) {
+                key_t key = tail_keys[thread];
+                uint value = tail_slot_value(thread);
+                uvec2 counts = runs_keys_at_or_before(0u, 1u << (last_log - 1u), key, value);
+                store_result(as_index(thread + counts.x + counts.y), key, value);
+            }
+            // This thread's tile keys, each after the tail keys strictly below
+            // it: one search of the short tail a key, all of a thread's in step.
+            if (!pads_only) {
+                uint shift[REGISTERS];
+                [[unroll]] for (uint r = 0u; r < REGISTERS; ++r)
+                    shift[r] = 0u;
+                uint top = tail_count == 0u ? 0u : 1u << findMSB(tail_count);
+                for (uint step = top; step > 0u; step >>= 1) {
+                    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+                        uint probe = shift[r] + step;
+                        uint slot = min(probe, tail_count) - 1u;  // a probe past the tail is not taken
+#ifdef WITH_VALUES
+                        bool before = KEY_BEFORE(tail_keys[slot], tail_values[slot], reg_keys[r], reg_values[r]);
+#else
+                        bool before = KEY_BEFORE(tail_keys[slot], 0u, reg_keys[r], 0u);
+#endif
+                        shift[r] = probe <= tail_count && before ? probe : shift[r];
+                    }
+                }
+                [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+                    if (first + r < tile_count) {
+#ifdef WITH_VALUES
+                        store_result(as_index(first + r + shift[r]), reg_keys[r], reg_values[r]);
+#else
+                        store_result(as_index(first + r + shift[r]), reg_keys[r], 0u);
+#endif
+                    }
+                }
+            }
+            return;  // uniform: no thread of this workgroup meets another barrier
+        }
+        // No merge round (a tile of one subgroup's keys or fewer): every key
+        // placed from the slots in one short loop of each kind.
+        barrier();  // the tail is in tail_keys
+        registers_to_slots(first);
+        barrier();
         // Tile key i after the tail keys below it: consecutive threads, consecutive keys.
         for (uint i = thread; i < tile_count; i += threads) {
             key_t key = slot_key(i);
