@@ -32,6 +32,10 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TILE_LOG = 12u;
 const uint REGISTERS = 1u << REGISTER_LOG;
 const uint TILE_KEYS = 1u << TILE_LOG;
+// The most keys of a tail this pipeline places past the tile (0: none; see
+// the tail below).
+layout(constant_id = 3) const uint TAIL_KEYS = 0u;
+const bool PLACES_TAIL = TAIL_KEYS != 0u;
 
 #include "network.glsl"
 
@@ -73,9 +77,11 @@ void store_samples(index_t tile_base, uint first)
 // distinct banks across a subgroup, and so do the coalesced loads and stores.
 // One slot more than the tile (padded(TILE_KEYS)): a merge round reads the
 // head one past a run it has used up, and the last run ends with the tile.
-shared key_t tile_keys[TILE_KEYS + (TILE_KEYS >> 5) + 1u];
+// With a tail, room for it too: the whole sort leaves from the slots.
+const uint SLOT_COUNT = TILE_KEYS + TAIL_KEYS + ((TILE_KEYS + TAIL_KEYS) >> 5) + 1u;
+shared key_t tile_keys[SLOT_COUNT];
 #ifdef WITH_VALUES
-shared uint tile_values[TILE_KEYS + (TILE_KEYS >> 5) + 1u];
+shared uint tile_values[SLOT_COUNT];
 #endif
 
 uint padded(uint i)
@@ -118,8 +124,6 @@ uint slot_value(uint i)
 // tail keys below it and each tail key by the tile keys at or below it (ties
 // go to the tile, the earlier run): 2^12 + 1 keys take neither a tile of 2^13
 // keys nor a merge pass.
-layout(constant_id = 3) const uint TAIL_KEYS = 0u;
-const bool PLACES_TAIL = TAIL_KEYS != 0u;
 shared key_t tail_keys[TAIL_KEYS + 1u];
 #ifdef WITH_VALUES
 shared uint tail_values[TAIL_KEYS + 1u];
@@ -132,25 +136,6 @@ uint tail_slot_value(uint i)
 #else
     return 0u;
 #endif
-}
-
-// Keys of the sorted run of `length` slots (a power of two) from slot `first`
-// at or before the key, and likewise of the run right after it: the two runs
-// the tile's last merge round read, searched side by side (a step reads one
-// slot of each, both in flight together).
-uvec2 runs_keys_at_or_before(uint first, uint length, key_t key, uint value)
-{
-    uvec2 count = uvec2(0u);
-    for (uint step = length; step > 0u; step >>= 1) {
-        uvec2 probe = count + uvec2(step);
-        // A probe past the run reads its last slot (and is not taken): no read past the tile.
-        uvec2 slot = uvec2(first, first + length) + min(probe, uvec2(length)) - 1u;
-        bool a_at_or_before = probe.x <= length && !KEY_BEFORE(key, value, slot_key(slot.x), slot_value(slot.x));
-        bool b_at_or_before = probe.y <= length && !KEY_BEFORE(key, value, slot_key(slot.y), slot_value(slot.y));
-        count.x = a_at_or_before ? probe.x : count.x;
-        count.y = b_at_or_before ? probe.y : count.y;
-    }
-    return count;
 }
 
 // Keys of the first `length` tile slots (one sorted run) at or before the key.
@@ -188,6 +173,10 @@ uint tail_keys_before(uint tail_count, key_t key, uint value)
 #define MEMORY_VALUE(index) 0u
 #endif
 
+// The key after a thread's outputs in the last merge round (the tail's placing).
+#define SLOT_MERGE_NEXT_HEAD
+key_t next_head_key = PAD_KEY;
+uint next_head_value = 0u;
 #include "slot_merge.glsl"
 #ifdef LANE_MERGES
 #include "lane_network.glsl"
@@ -432,52 +421,72 @@ void main()
         uint tile_count = uint(live_count);  // 2^last_phase, or fewer and no tail
         uint tail_count = uint(key_count() - live_count);
         if (first_merge_log < last_log) {  // uniform: the tile took merge rounds
-            // Every key placed straight from where it is, with no barrier: the
-            // slots still hold the last round's two runs (no thread writes them
-            // after that round's reads) and tail_keys were written before the
-            // rounds' barriers. Through the slots again (two barriers and a
-            // loop of shared reads and searches a thread) the step from 2^10 to
-            // 2^10 + 1 keys was 1.145x on the H200 (docs/PERFORMANCE.md, log
-            // entry 83).
-            // Tail key `thread` in order, after the tile keys at or below it in both runs.
-            if (thread < tail_count) {
-                key_t key = tail_keys[thread];
-                uint value = tail_slot_value(thread);
-                uvec2 counts = runs_keys_at_or_before(0u, 1u << (last_log - 1u), key, value);
-                store_result(as_index(thread + counts.x + counts.y), key, value);
-            }
-            // This thread's tile keys, each after the tail keys strictly below
-            // it: one search of the short tail a key, all of a thread's in step.
-            if (!pads_only) {
-                uint shift[REGISTERS];
-                [[unroll]] for (uint r = 0u; r < REGISTERS; ++r)
-                    shift[r] = 0u;
-                uint top = tail_count == 0u ? 0u : 1u << findMSB(tail_count);
-                for (uint step = top; step > 0u; step >>= 1) {
-                    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-                        uint probe = shift[r] + step;
-                        uint slot = min(probe, tail_count) - 1u;  // a probe past the tail is not taken
+            // The whole sort in order in the slots, then out coalesced, with
+            // no search on the way out. Each of this thread's keys moves up by
+            // the tail keys strictly before it (all its keys searched in step,
+            // one step for a tail of one key); the tail keys from there to
+            // those before the next thread's first key (the last round's next
+            // output) fall after this thread's keys, each after those at or
+            // before it. The slots of the tile and the tail keys' searches in
+            // it (a search in the whole tile after a loop of searches in the
+            // tail) made the step from 2^11 to 2^11 + 1 keys 1.146x on the
+            // H200 (docs/PERFORMANCE.md, log entry 83).
+            uint shift[REGISTERS];
+            [[unroll]] for (uint r = 0u; r < REGISTERS; ++r)
+                shift[r] = 0u;
+            uint next_shift = 0u;
+            uint top = tail_count == 0u ? 0u : 1u << findMSB(tail_count);
+            for (uint step = top; step > 0u; step >>= 1) {
+                [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+                    uint probe = shift[r] + step;
+                    uint slot = min(probe, tail_count) - 1u;  // a probe past the tail is not taken
 #ifdef WITH_VALUES
-                        bool before = KEY_BEFORE(tail_keys[slot], tail_values[slot], reg_keys[r], reg_values[r]);
+                    bool before = KEY_BEFORE(tail_keys[slot], tail_values[slot], reg_keys[r], reg_values[r]);
 #else
-                        bool before = KEY_BEFORE(tail_keys[slot], 0u, reg_keys[r], 0u);
+                    bool before = KEY_BEFORE(tail_keys[slot], 0u, reg_keys[r], 0u);
 #endif
-                        shift[r] = probe <= tail_count && before ? probe : shift[r];
-                    }
+                    shift[r] = probe <= tail_count && before ? probe : shift[r];
                 }
+                uint probe = next_shift + step;
+                uint slot = min(probe, tail_count) - 1u;
+                bool before = KEY_BEFORE(tail_keys[slot], tail_slot_value(slot), next_head_key, next_head_value);
+                next_shift = probe <= tail_count && before ? probe : next_shift;
+            }
+            // The last thread with keys takes the tail keys past every tile key.
+            if (first + REGISTERS >= tile_count)
+                next_shift = tail_count;
+            barrier();  // the last round's reads of the slots are done
+            if (!pads_only) {
                 [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
                     if (first + r < tile_count) {
+                        uint slot = padded(first + r + shift[r]);
+                        tile_keys[slot] = reg_keys[r];
 #ifdef WITH_VALUES
-                        store_result(as_index(first + r + shift[r]), reg_keys[r], reg_values[r]);
-#else
-                        store_result(as_index(first + r + shift[r]), reg_keys[r], 0u);
+                        tile_values[slot] = reg_values[r];
 #endif
                     }
                 }
+                // Tail key j after this thread's keys at or before it (those
+                // with no more than j tail keys before them); thread 0 also
+                // places those before every tile key.
+                for (uint j = thread == 0u ? 0u : shift[0]; j < next_shift; ++j) {
+                    uint at_or_before = 0u;
+                    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r)
+                        at_or_before += shift[r] <= j && first + r < tile_count ? 1u : 0u;
+                    uint slot = padded(first + at_or_before + j);
+                    tile_keys[slot] = tail_keys[j];
+#ifdef WITH_VALUES
+                    tile_values[slot] = tail_values[j];
+#endif
+                }
             }
+            barrier();
+            uint total = tile_count + tail_count;
+            for (uint i = thread; i < total; i += threads)
+                store_result(as_index(i), slot_key(i), slot_value(i));
             return;  // uniform: no thread of this workgroup meets another barrier
         }
-        // No merge round (a tile of one subgroup's keys or fewer): every key
+        // No merge round (a tile of a subgroup's keys or fewer): every key
         // placed from the slots in one short loop of each kind.
         barrier();  // the tail is in tail_keys
         registers_to_slots(first);

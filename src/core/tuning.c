@@ -389,10 +389,12 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
         uint32_t register_log = min_u32(preferred_register_log, log);
         uint64_t threads = (uint64_t)1 << (log - register_log);
         /* and, in tile_sort_pass.comp, one slot past the padded keys (the
-         * head a merge round reads past a used-up run) and room beside the
-         * tile for a tail (its arrays hold TAIL_KEYS + 1 keys and values) */
+         * head a merge round reads past a used-up run) and room for a tail:
+         * its arrays hold TAIL_KEYS + 1 keys and values, and the slots grow by
+         * the tail, padded, for the sort's way out */
         uint64_t slot_past_bytes = bytes_per_key;
-        uint64_t tail_bytes = (((uint64_t)1 << TILE_TAIL_LOG) + 1u) * bytes_per_key;
+        uint64_t tail_keys = (uint64_t)1 << TILE_TAIL_LOG;
+        uint64_t tail_bytes = (tail_keys + 1u + tail_keys + (tail_keys >> 5) + 1u) * bytes_per_key;
         uint64_t shared_bytes = bitonic_tile_shared_bytes(log, bytes_per_key) + slot_past_bytes + tail_bytes;
         if (shared_bytes <= limits->max_shared_memory_bytes && threads <= max_threads)
             tile_log = log;
