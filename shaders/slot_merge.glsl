@@ -58,10 +58,12 @@ void slot_merge_to_registers(uint a_first, uint a_count, uint b_first, uint b_co
     }
 #ifdef SLOT_MERGE_NEXT_HEAD
     // Output diagonal + REGISTERS, the next thread's first (what the clamped
-    // reads gave, past the end of both runs): the includer declares
-    // next_head_key and next_head_value.
-    bool next_a = a_slot < a_end && (b_slot >= b_end || !KEY_BEFORE(key_b, value_b, key_a, value_a));
-    next_head_key = next_a ? key_a : key_b;
-    next_head_value = next_a ? value_a : value_b;
+    // reads gave, past the end of both runs), where the includer's condition
+    // SLOT_MERGE_NEXT_HEAD holds: it declares next_head_key and next_head_value.
+    if (SLOT_MERGE_NEXT_HEAD) {
+        bool next_a = a_slot < a_end && (b_slot >= b_end || !KEY_BEFORE(key_b, value_b, key_a, value_a));
+        next_head_key = next_a ? key_a : key_b;
+        next_head_value = next_a ? value_a : value_b;
+    }
 #endif
 }

@@ -173,10 +173,12 @@ uint tail_keys_before(uint tail_count, key_t key, uint value)
 #define MEMORY_VALUE(index) 0u
 #endif
 
-// The key after a thread's outputs in the last merge round (the tail's placing).
-#define SLOT_MERGE_NEXT_HEAD
-key_t next_head_key = PAD_KEY;
-uint next_head_value = 0u;
+// The key after a thread's outputs in the last merge round (the tail's
+// placing), in the pipelines that place a tail alone (a specialization
+// constant: the others compile as if the code were not there).
+#define SLOT_MERGE_NEXT_HEAD PLACES_TAIL
+key_t next_head_key;
+uint next_head_value;
 #include "slot_merge.glsl"
 #ifdef LANE_MERGES
 #include "lane_network.glsl"
