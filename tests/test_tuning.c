@@ -15,16 +15,19 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->tile_sort_register_log <= tuning->tile_log &&
            tuning->tile_sort_workgroup_size == 1u << (tuning->tile_log - tuning->tile_sort_register_log) &&
            tuning->tile_sort_workgroup_size <= limits->max_workgroup_invocations &&
-           /* the short tile: none, or shorter than the tile with at least two threads, whole
-              subgroups where the merge sort shuffles */
+           /* the short tile: none, or shorter than the tile with at least two threads and no
+              more keys a thread, a workgroup the device runs, whole subgroups where the merge
+              sort shuffles */
            (tuning->short_tile_log == 0 ||
-            (tuning->short_tile_log < tuning->tile_log && tuning->short_tile_log > tuning->tile_sort_register_log &&
+            (tuning->short_tile_log < tuning->tile_log && tuning->short_tile_log > tuning->short_tile_register_log &&
+             tuning->short_tile_register_log >= 1 && tuning->short_tile_register_log <= tuning->tile_sort_register_log &&
+             (1u << (tuning->short_tile_log - tuning->short_tile_register_log)) <= limits->max_workgroup_invocations &&
              (!tuning->tile_sort_uses_shuffle ||
-              (1u << (tuning->short_tile_log - tuning->tile_sort_register_log)) % limits->subgroup_size == 0))) &&
+              (1u << (tuning->short_tile_log - tuning->short_tile_register_log)) % limits->subgroup_size == 0))) &&
            /* a tail key a thread of the tile merge sort, on the short tile too */
            tuning->tile_tail_log <= 5u && (1u << tuning->tile_tail_log) <= tuning->tile_sort_workgroup_size &&
            (tuning->short_tile_log == 0 ||
-            (1u << tuning->tile_tail_log) <= (1u << (tuning->short_tile_log - tuning->tile_sort_register_log))) &&
+            (1u << tuning->tile_tail_log) <= (1u << (tuning->short_tile_log - tuning->short_tile_register_log))) &&
            tuning->global_workgroup_size <= limits->max_workgroup_invocations && tuning->max_global_steps >= 1 &&
            tuning->max_global_steps <= 5 &&
            /* merge chunks: in shared memory, one workgroup, never wider than two tiles */
@@ -78,7 +81,9 @@ int main(void)
     TEST_CHECK(&t, tuning.tile_merge_sort && tuning.tile_sort_register_log == 4 && tuning.tile_sort_workgroup_size == 512,
                "H100 keys: the tile merge-sorted by 512 threads of 16 keys (got 2^%u keys a thread)",
                tuning.tile_sort_register_log);
-    TEST_CHECK(&t, tuning.short_tile_log == 11, "H100 keys: a short tile of 2048 keys (got 2^%u)", tuning.short_tile_log);
+    TEST_CHECK(&t, tuning.short_tile_log == 11 && tuning.short_tile_register_log == 2,
+               "H100 keys: a short tile of 2048 keys, 4 a thread (got 2^%u, 2^%u a thread)", tuning.short_tile_log,
+               tuning.short_tile_register_log);
     TEST_CHECK(&t, tuning.tile_tail_log == 5, "H100 keys: tails of up to 32 keys placed by the tile (got 2^%u)",
                tuning.tile_tail_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && tuning.tile_merge_sort &&
@@ -89,6 +94,13 @@ int main(void)
                    tuning.tile_sort_workgroup_size == 128,
                "128-thread device, 2048-key tile: merge-sorted 16 keys a thread (got 2^%u)",
                tuning.tile_sort_register_log);
+    TEST_CHECK(&t, tuning.short_tile_log == 10 && tuning.short_tile_register_log == 3,
+               "128-thread device: the short tile of 1024 keys takes 8 a thread, its threads a workgroup (got 2^%u, "
+               "2^%u a thread)",
+               tuning.short_tile_log, tuning.short_tile_register_log);
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 8, 0, &tuning) && tuning.short_tile_register_log == 3,
+               "H100 pairs, 8 keys a thread asked for: the short tile's too (got 2^%u)",
+               tuning.short_tile_register_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && fits(&h100, 8, &tuning) && tuning.tile_log == 12,
                "H100 pairs: 4096-key tile (got 2^%u)", tuning.tile_log);
     TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, 0, &tuning) && fits(&small, 4, &tuning) && tuning.tile_log == 11,
@@ -141,6 +153,9 @@ int main(void)
                        tuning.tile_register_log == 3 && tuning.tile_uses_shuffle && tuning.merge_direct &&
                        small_max == (1u << 18) && fits(&h100_shuffle, 4, &tuning),
                "H100 small sorts: 4096-key tiles of 8 keys a thread, the direct merge, up to 2^18 keys");
+    TEST_CHECK(&t, tuning.short_tile_log == 11 && tuning.short_tile_register_log == 2 && tuning.tile_tail_log == 5,
+               "H100 small sorts: a short tile of 2048 keys, 4 a thread, tails of 32 (got 2^%u, 2^%u, 2^%u)",
+               tuning.short_tile_log, tuning.short_tile_register_log, tuning.tile_tail_log);
     TEST_CHECK(&t, bitonic_tuning_derive_small(&h100_shuffle, 4, 8192, 1u << 18, &tuning, &small_max) &&
                        tuning.tile_log == 13 && tuning.tile_register_log == 3 && tuning.tile_workgroup_size == 1024 &&
                        tuning.merge_direct && small_max == (1u << 18) && fits(&h100_shuffle, 4, &tuning),

@@ -100,8 +100,14 @@
  * workgroup before its threads start. */
 #define SMALL_TILE_KEYS 4096u
 #define SMALL_TILE_KEYS_PER_THREAD 8u
-/* The short tile (bitonic_tuning.short_tile_log), log2 of its keys. */
+/* The short tile (bitonic_tuning.short_tile_log), log2 of its keys, and of
+ * the keys a thread sorts on it. A sort of one short tile is one workgroup on
+ * one multiprocessor, bound by the latency of its chains, not by its work:
+ * 4 keys a thread (twice the threads, half the merge steps a round) sorted
+ * pairs and 64-bit keys of 1024 to 2049 keys 8-13% faster than 8 on the H200
+ * (docs/PERFORMANCE.md, log entry 84). */
 #define SHORT_TILE_LOG 11u
+#define SHORT_TILE_REGISTER_LOG 2u
 /* A sort of one tile and a tail of up to 2^TILE_TAIL_LOG keys (2^12 + 1 on
  * a 4096-key tile) places the tail in the tile pass (tile_sort_pass.comp):
  * each tail key ranks itself against the whole tail, so the tail stays short. */
@@ -210,6 +216,11 @@ uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_k
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
     return a < b ? a : b;
+}
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+    return a > b ? a : b;
 }
 
 /* The largest square block up to the preferred one whose padded keys fit
@@ -359,6 +370,30 @@ uint64_t bitonic_tuning_merge_direct_max_keys(bool key64, bool with_values, uint
     return ((uint64_t)1 << log) + ((uint64_t)1 << tile_log);
 }
 
+/* The short tile of a derived tuning (short_tile_log 0: none): about
+ * 2^wanted_register_log keys a thread, more where those threads would not fit
+ * a workgroup, never more than the tile merge sort's; and the tail the tile
+ * passes place, a key a thread of the smaller of their workgroups. */
+static void derive_short_tile(const bitonic_device_limits *limits, uint32_t wanted_register_log, bitonic_tuning *out)
+{
+    uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
+    uint32_t short_tile_log = min_u32(SHORT_TILE_LOG, out->tile_log - 1u);
+    uint32_t register_log = min_u32(max_u32(wanted_register_log, 1u), out->tile_sort_register_log);
+    while (register_log < out->tile_sort_register_log && short_tile_log > register_log &&
+           ((uint64_t)1 << (short_tile_log - register_log)) > max_threads)
+        ++register_log;
+    uint32_t short_tile_threads = short_tile_log > register_log ? 1u << (short_tile_log - register_log) : 0u;
+    bool fits = short_tile_threads >= 2u && short_tile_threads <= max_threads &&
+                (!out->tile_sort_uses_shuffle || short_tile_threads % limits->subgroup_size == 0);
+    out->short_tile_log = fits ? short_tile_log : 0u;
+    out->short_tile_register_log = fits ? register_log : out->tile_sort_register_log;
+
+    /* A tail key a thread, on the short tile's workgroup too. */
+    uint32_t tail_threads = out->short_tile_log != 0 ? min_u32(short_tile_threads, out->tile_sort_workgroup_size)
+                                                     : out->tile_sort_workgroup_size;
+    out->tile_tail_log = out->tile_merge_sort ? min_u32(TILE_TAIL_LOG, bitonic_ceil_log2(tail_threads + 1u) - 1u) : 0u;
+}
+
 bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                                  uint32_t max_keys_override, bitonic_tuning *out, uint64_t *out_max_keys)
 {
@@ -366,6 +401,8 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
     if (!bitonic_tuning_derive(limits, bytes_per_key, tile_keys, SMALL_TILE_KEYS_PER_THREAD, 0, out))
         return false;
     out->merge_direct = true;
+    /* The small sorts' tile takes SMALL_TILE_KEYS_PER_THREAD; their short tile its own. */
+    derive_short_tile(limits, SHORT_TILE_REGISTER_LOG, out);
     *out_max_keys = max_keys_override != 0 ? max_keys_override : SMALL_SORT_MAX_KEYS;
     return true;
 }
@@ -449,17 +486,10 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
      * took 1.8% and 2.7% less time on a short tile of 1024 keys, u32 keys as
      * long (docs/PERFORMANCE.md, log entry 69); one of 2048 keys took 1-3%
      * less again from 1536 to 2048 keys, and 1024 keys as long (entry 70). */
-    uint32_t short_tile_log = min_u32(SHORT_TILE_LOG, tile_log - 1u);
-    uint32_t short_tile_threads =
-        short_tile_log > out->tile_sort_register_log ? 1u << (short_tile_log - out->tile_sort_register_log) : 0u;
-    out->short_tile_log =
-        short_tile_threads >= 2u && (!out->tile_sort_uses_shuffle || short_tile_threads % limits->subgroup_size == 0)
-            ? short_tile_log
-            : 0u;
-
-    /* A tail key a thread, on the short tile's workgroup too. */
-    uint32_t tail_threads = out->short_tile_log != 0 ? short_tile_threads : out->tile_sort_workgroup_size;
-    out->tile_tail_log = out->tile_merge_sort ? min_u32(TILE_TAIL_LOG, bitonic_ceil_log2(tail_threads + 1u) - 1u) : 0u;
+    /* Keys a thread there: the tile's where the caller chose them, else
+     * SHORT_TILE_REGISTER_LOG where the threads fit a workgroup. */
+    derive_short_tile(limits, keys_per_thread_override != 0 ? out->tile_sort_register_log : SHORT_TILE_REGISTER_LOG,
+                      out);
 
     uint32_t steps = PREFERRED_GLOBAL_STEPS;
     if (max_steps_override != 0)

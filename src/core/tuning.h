@@ -36,10 +36,13 @@ typedef struct bitonic_tuning {
     bool tile_sort_uses_shuffle;
     /* A second, shorter tile for the merge sort (log2; 0: none): a sort
      * that is one tile pass stopping at runs of at most 2^short_tile_log keys
-     * (a sort of up to that many keys) runs it on a workgroup of
-     * 2^(short_tile_log - tile_sort_register_log) threads instead of the
-     * tile's, whose other threads would only meet its barriers. */
+     * (a sort of up to that many keys) runs it on a workgroup of its own
+     * instead of the tile's, whose other threads would only meet its
+     * barriers. */
     uint32_t short_tile_log;
+    /* Keys a thread on the short tile (log2; at most tile_sort_register_log):
+     * its workgroup is 2^(short_tile_log - short_tile_register_log) threads. */
+    uint32_t short_tile_register_log;
     /* The most keys past a power of two that a sort of one tile sorts apart
      * and places (log2; 0: none; bitonic_schedule_params.tile_tail_log): a
      * thread each in the tile merge sort's workgroup, the short tile's too. */

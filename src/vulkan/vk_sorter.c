@@ -542,15 +542,14 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         if ((short_tile && (tuning->short_tile_log == 0 || wide)) || (tail && (tuning->tile_tail_log == 0 || wide)))
             return VK_ERROR_FEATURE_NOT_PRESENT;
         uint32_t tile_log = short_tile ? tuning->short_tile_log : tuning->tile_log;
+        uint32_t register_log = short_tile ? tuning->short_tile_register_log : tuning->tile_sort_register_log;
         /* The merge chunk places the run samples the tile sort leaves. */
-        uint32_t tile_constants[4] = {1u << (tile_log - tuning->tile_sort_register_log), tile_log,
-                                      tuning->merge_chunk_log, tail ? 1u << tuning->tile_tail_log : 0u};
+        uint32_t tile_constants[4] = {1u << (tile_log - register_log), tile_log, tuning->merge_chunk_log,
+                                      tail ? 1u << tuning->tile_tail_log : 0u};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_sort_uses_shuffle && !wide
-                                   ? bitonic_spirv_tile_sort_lanes_pass(tuning->tile_sort_register_log, with_values,
-                                                                        key64)
-                                   : bitonic_spirv_tile_sort_pass(tuning->tile_sort_register_log, with_values, key64,
-                                                                  wide),
+                                   ? bitonic_spirv_tile_sort_lanes_pass(register_log, with_values, key64)
+                                   : bitonic_spirv_tile_sort_pass(register_log, with_values, key64, wide),
                                tile_constants, 4, pipeline);
     }
     case PIPELINE_GLOBAL: {
@@ -1154,7 +1153,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
             if (short_tile)
                 snprintf(short_keys, sizeof short_keys, "%u keys, ", 1u << variant->tuning.short_tile_log);
             snprintf(name, sizeof name, "tile merge sort%s%s%s (%s%u keys/thread)", tail ? " placing a tail" : "",
-                     short_tile ? ", short tile" : "", kind, short_keys, 1u << variant->tuning.tile_sort_register_log);
+                     short_tile ? ", short tile" : "", kind, short_keys,
+                     1u << (short_tile ? variant->tuning.short_tile_register_log
+                                       : variant->tuning.tile_sort_register_log));
             report_pipeline(sorter, tile_sorts[i], name, text, capacity, &used);
         }
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
