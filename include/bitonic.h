@@ -218,6 +218,11 @@ typedef struct bitonic_context_desc {
      * dispatch where the whole sort took three). For measuring the
      * difference. */
     bool partition_whole_samples;
+    /* Pairs of 32-bit keys in the partition sort stay two arrays through
+     * every pass, as before log entry 85 of docs/PERFORMANCE.md, instead of
+     * going packed as one 64-bit word a pair between the scatter and the
+     * last write. For measuring the difference. */
+    bool partition_split_pairs;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;

@@ -1,6 +1,8 @@
 // key_order.glsl: keys are bits. Every key type maps to an unsigned integer
 // whose order is the wanted order, and back (src/core/key_transform.h holds the
 // same maps for the CPU). Shared by the sort kernels and the search kernel.
+#ifndef KEY_ORDER_GLSL
+#define KEY_ORDER_GLSL  // included once (network.glsl may include it early)
 const uint KEY_U32 = 0u;
 const uint KEY_I32 = 1u;
 const uint KEY_F32 = 2u;
@@ -73,4 +75,5 @@ uint64_t stored_key64(uint64_t ordered, uint key_type, uint key_xor)
            : key_type == KEY_I64 ? bits ^ 0x8000000000000000UL
                                  : bits;
 }
+#endif
 #endif

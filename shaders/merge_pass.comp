@@ -188,7 +188,14 @@ uvec4 read_keys4(index_t g)
 }
 void write_keys_out4(index_t g, uvec4 four)
 {
+#ifdef UNPACK_OUT
+    // Two packed pairs (value, ordered key, value, ordered key) apart.
+    keys_out2[g] = uvec2(stored_key(four.y, params.key_type, params.key_xor),
+                         stored_key(four.w, params.key_type, params.key_xor));
+    values_out2[g] = four.xz;
+#else
     keys_out4[g] = four;
+#endif
 }
 #ifdef WITH_VALUES
 uvec4 read_values4(index_t g)

@@ -12,6 +12,12 @@
 // 64-bit (index_t), since 2^32 keys are past any 32-bit position. Only the
 // kernels of the merge path (tile sort, split pass, merge) are built this way;
 // rows and the transposed view stay with bound buffers.
+//
+// UNPACK_OUT (with KEY64, bound buffers) builds the partition sort's window
+// merge of packed pairs (vk_sorter.c, sort_plan.packed_pairs): its 64-bit keys
+// are pairs of 32-bit keys, the ordered key above the value, already in the
+// order they sort in, and it writes them to the caller's keys and values
+// apart, the key back to its stored bits (params.key_type, params.key_xor).
 #extension GL_EXT_control_flow_attributes : require
 #if defined(KEY64) || defined(WIDE_ADDRESSING)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -131,9 +137,14 @@ layout(std430, binding = 1) buffer Values { uint values[]; };
 #endif
 // Where a pass that does not work in place writes: the tile sort before an odd
 // number of merges, and every merge (they ping-pong between the keys and scratch).
+#ifdef UNPACK_OUT
+layout(std430, binding = 3) writeonly buffer KeysOut { uint keys_out[]; };
+layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
+#else
 layout(std430, binding = 3) writeonly buffer KeysOut { key_t keys_out[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
+#endif
 #endif
 
 // The same accesses through the bound buffers, so the kernels read one way.
@@ -159,10 +170,21 @@ void write_value(index_t i, uint value)
 }
 #endif
 #endif
+#ifdef UNPACK_OUT
+#include "key_order.glsl"
+// A packed pair (an ordered key above its value) to the caller's two arrays.
+void write_key_out(index_t i, key_t packed)
+{
+    uvec2 halves = unpackUint2x32(packed);
+    keys_out[i] = stored_key(halves.y, params.key_type, params.key_xor);
+    values_out[i] = halves.x;
+}
+#else
 void write_key_out(index_t i, key_t stored)
 {
     keys_out[i] = stored;
 }
+#endif
 #ifdef WITH_VALUES
 void write_value_out(index_t i, uint value)
 {
@@ -271,7 +293,9 @@ index_t tile_first_key(uint tile, uint tile_log)
 
 key_t load_key(key_t stored)
 {
-#ifdef KEY64
+#ifdef UNPACK_OUT
+    return stored;  // packed pairs are ordered already
+#elif defined(KEY64)
     return ordered_key64(stored, params.key_type, params.key_xor);
 #else
     return ordered_key(stored, params.key_type, params.key_xor);
@@ -280,7 +304,9 @@ key_t load_key(key_t stored)
 
 key_t store_key(key_t ordered)
 {
-#ifdef KEY64
+#ifdef UNPACK_OUT
+    return ordered;  // write_key_out unpacks
+#elif defined(KEY64)
     return stored_key64(ordered, params.key_type, params.key_xor);
 #else
     return stored_key(ordered, params.key_type, params.key_xor);

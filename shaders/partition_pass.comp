@@ -32,6 +32,13 @@
 //   sorted in shared memory. One dispatch where the merge levels used to run
 //   on to the whole array: 8 dispatches at 2^21 keys, which cost 0.011 ms
 //   when empty on the H100 (docs/PERFORMANCE.md, log entry 60).
+// - Pairs of 32-bit keys may go packed (params.packed_pairs): the scatter
+//   writes each pair as one 64-bit word, the ordered key above the value,
+//   whose order is the pairs' (key, then value), so the tile sort and the
+//   merges between the scatter and the window merge are those of 64-bit keys, each
+//   pair one 8-byte access where it was two of 4 bytes in two arrays; the
+//   window merge (merge_pass.comp with UNPACK_OUT) and the fallback, which
+//   reads the runs from PackedIn, write the caller's keys and values apart.
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample, or where the samples are sorted
@@ -88,6 +95,7 @@ layout(push_constant) uniform PartitionParams {
     uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
     uint sample_runs_log;  // the samples are sorted in 2^this runs (0: whole)
     uint longest;        // the longest open bucket the window merge sorts: W, or 2W (three pieces)
+    uint packed_pairs;   // 1: the scatter writes pairs packed (PackedOut), the fallback reads them (PackedIn)
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -95,6 +103,13 @@ layout(std430, binding = 3) writeonly buffer KeysOut { key_t keys_out[]; };
 #ifdef WITH_VALUES
 layout(std430, binding = 1) readonly buffer Values { uint values[]; };
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
+#ifndef KEY64
+// Packed pairs, (value, ordered key) as the low and high word of one 64-bit
+// key: the same buffers as Keys and KeysOut (the sorts' 16-byte views' bindings).
+layout(std430, binding = 6) readonly buffer PackedIn { uvec2 packed_in[]; };
+layout(std430, binding = 7) writeonly buffer PackedOut { uvec2 packed_out[]; };
+#define PACKED_PAIRS
+#endif
 #endif
 // The partition's words: the fallback's indirect dispatch arguments, the
 // verdict, the buckets' totals and their claims (keys placed so far), the
@@ -729,6 +744,13 @@ void scatter_step()
         }
         barrier();
         load_tile(tile + groups, tiles, batch, batch_values);
+#ifdef PACKED_PAIRS
+        if (params.packed_pairs != 0u) {
+            for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x)
+                packed_out[workgroup_words[slot]] = uvec2(stage_values[slot], ordered(stage_keys[slot]));
+            continue;
+        }
+#endif
         for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
             uint place = workgroup_words[slot];
             keys_out[place] = stage_keys[slot];
@@ -779,14 +801,34 @@ void set_fallback_word(uint j, uint runs, uint kind, uint word)
         cell_words[j] = word;
 }
 
+// Key i of the runs the fallback reads, ordered, and its value: from Keys and
+// Values, or from PackedIn where the runs are packed pairs.
+key_t run_key(uint i)
+{
+#ifdef PACKED_PAIRS
+    if (params.packed_pairs != 0u)
+        return packed_in[i].y;
+#endif
+    return ordered(keys[i]);
+}
+
+uint run_value(uint i)
+{
+#ifdef PACKED_PAIRS
+    if (params.packed_pairs != 0u)
+        return packed_in[i].x;
+#endif
+    return value_at(i);
+}
+
 // The first index in [low, high) of sorted keys whose key (and value) comes
 // after (key, value) (after) or does not come before it (!after).
 uint search_run(uint low, uint high, key_t key, uint value, bool after)
 {
     while (low < high) {
         uint middle = (low + high) / 2u;
-        key_t here = ordered(keys[middle]);
-        uint here_value = value_at(middle);
+        key_t here = run_key(middle);
+        uint here_value = run_value(middle);
         bool below = after ? !composite_before(key, value, here, here_value)
                            : composite_before(here, here_value, key, value);
         if (below)
@@ -1053,8 +1095,8 @@ void fallback_step()
                     high = middle;
             }
             uint index = bucket_words[low] + (slot - cell_words[low]);
-            key = ordered(keys[index]);
-            value = value_at(index);
+            key = run_key(index);
+            value = run_value(index);
         }
         store_staged(slot, key, value);
     }

@@ -10,7 +10,13 @@
 #define VECTOR_INPUT_RESTRICT
 #endif
 layout(std430, binding = 6) readonly VECTOR_INPUT_RESTRICT buffer Keys4 { uvec4 keys4[]; };
+#ifdef UNPACK_OUT
+// Two packed pairs a group: their keys and values, 8 bytes each.
+layout(std430, binding = 7) writeonly buffer KeysOut2 { uvec2 keys_out2[]; };
+layout(std430, binding = 9) writeonly buffer ValuesOut2 { uvec2 values_out2[]; };
+#else
 layout(std430, binding = 7) writeonly buffer KeysOut4 { uvec4 keys_out4[]; };
+#endif
 #ifdef WITH_VALUES
 layout(std430, binding = 8) readonly VECTOR_INPUT_RESTRICT buffer Values4 { uvec4 values4[]; };
 layout(std430, binding = 9) writeonly buffer ValuesOut4 { uvec4 values_out4[]; };

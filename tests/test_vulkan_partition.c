@@ -4,7 +4,8 @@
  * pattern and both orders, f32 keys with both zeros, infinities and NaNs of
  * both signs, pairs ordered by key then value with many equal keys, u64 keys,
  * and the indirect fallback forced by one sample a bucket (buckets then come
- * out longer than a window almost surely). Sorts go through the public
+ * out longer than a window almost surely); pairs packed (the default where
+ * the device has 64-bit keys) and as two arrays (partition_split_pairs). Sorts go through the public
  * context API, so the context's own scratch (INDIRECT_BUFFER usage) is used.
  *
  * Sizes are written for a 4096-key tile (lavapipe) and scale with the device's
@@ -515,6 +516,17 @@ int main(void)
     run_partition_suite(&plain, desc, "partition, levels 1", 1u << 15, run_levels_1);
     desc.partition_levels = 2;
     run_partition_suite(&plain, desc, "partition, levels 2", 1u << 16, run_levels_2);
+    /* Pairs as two arrays through every pass, as before they went packed
+     * (one 64-bit key a pair between the scatter and the window merge, where
+     * the device sorts 64-bit keys); the fallback too. */
+    desc.partition_split_pairs = true;
+    run_partition_suite(&plain, desc, "partition, levels 2, pairs apart", 1u << 16, run_levels_2);
+    desc.partition_levels = 0;
+    desc.partition_samples_per_bucket = 1;
+    run_partition_suite(&plain, desc, "partition, 1 sample a bucket, pairs apart", 1u << 16, run_fallback);
+    desc.partition_samples_per_bucket = 0;
+    desc.partition_split_pairs = false;
+    desc.partition_levels = 2;
     /* Buckets of a window on average (the default from 2^22 keys on the
      * H100, where the splitters run out): some span three runs, and the
      * window merge merges their pieces as three. */

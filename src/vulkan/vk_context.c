@@ -431,6 +431,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .partition_workgroup_size = desc->partition_workgroup_size,
                                               .partition_count_workgroups = desc->partition_count_workgroups,
                                               .partition_whole_samples = desc->partition_whole_samples,
+                                              .partition_split_pairs = desc->partition_split_pairs,
                                               .merge_fused_split_searcher = desc->merge_fused_split_searcher,
                                               .merge_store_from_registers = desc->merge_store_from_registers,
                                               .merge_kernel = desc->merge_kernel,

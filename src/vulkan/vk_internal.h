@@ -31,6 +31,13 @@ BITONIC_DECLARE_KERNEL_R1_TO_5(tile_sort_lanes_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(global_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge_lanes_pass)
+/* The window merge of packed pairs (UNPACK_OUT, network.glsl). */
+#define BITONIC_DECLARE_UNPACK(kernel)                                                                       \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r2) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r3) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r4) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r5)
+BITONIC_DECLARE_UNPACK(merge_pass)
+BITONIC_DECLARE_UNPACK(merge_lanes_pass)
 BITONIC_DECLARE_KERNEL(merge_split, 1)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge_direct)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
@@ -65,6 +72,8 @@ bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bool wit
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64);
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bool with_values, bool key64);
+/* merge_pass (lanes: merge_lanes_pass) built for packed pairs' window merge. */
+bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes);
 bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64, bool wide);
 bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values, bool key64);

@@ -167,6 +167,10 @@ typedef struct sorter_variant {
      * (sort_plan.window_three_pieces). */
     VkPipeline window_merge_pipeline[2];
     VkPipeline window_split_pipeline[2];
+    /* PAIRS32's alone: the window merge of packed pairs (sort_plan.packed_pairs),
+     * KEYS64's kernel built with UNPACK_OUT, writing the caller's keys and
+     * values apart; bound with this variant's layout, which has them. */
+    VkPipeline window_unpack_pipeline[2];
 } sorter_variant;
 
 typedef struct search_push_constants {
@@ -196,6 +200,10 @@ struct bitonic_vulkan_sorter {
     bitonic_strategy strategy;        /* what the scratch is for: merging, transposing, or nothing */
     sorter_variant variants[VARIANT_COUNT];
     uint64_t small_sort_max_keys;   /* 32-bit key sorts up to this count use KEYS32_SMALL (0: none) */
+    /* Partition sorts of pairs of 32-bit keys run packed, a pair one 64-bit
+     * key, on KEYS64's pipelines between the scatter and the unpack
+     * (pairs_pack_fits). */
+    bool pack_pairs;
     VkDescriptorSetLayout search_set_layout;
     VkPipelineLayout search_pipeline_layout;
     VkPipeline search_pipeline;
@@ -381,6 +389,19 @@ bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bool with_va
     }
 }
 
+bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes)
+{
+#define SPIRV_UNPACK_CASE(r)                                                                  \
+    case r:                                                                                   \
+        return lanes ? SPIRV_MODULE(bitonic_spirv_merge_lanes_pass_k64_unpack_r##r)          \
+                     : SPIRV_MODULE(bitonic_spirv_merge_pass_k64_unpack_r##r);
+    switch (register_log) {
+        SPIRV_UNPACK_CASE(1) SPIRV_UNPACK_CASE(2) SPIRV_UNPACK_CASE(3) SPIRV_UNPACK_CASE(4) SPIRV_UNPACK_CASE(5)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+#undef SPIRV_UNPACK_CASE
+}
+
 bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64, bool wide)
 {
     switch (register_log) {
@@ -502,6 +523,7 @@ typedef enum pipeline_kind {
     PIPELINE_PARTITION,
     PIPELINE_WINDOW_MERGE,
     PIPELINE_WINDOW_SPLIT,
+    PIPELINE_WINDOW_UNPACK,
 } pipeline_kind;
 
 static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *variant, pipeline_kind kind,
@@ -561,6 +583,21 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_global_pass(steps, with_values, key64), global_constants, 1,
                                &variant->global_pipelines[steps]);
+    }
+    case PIPELINE_WINDOW_UNPACK: {
+        /* PAIRS32's tuning: pairs_pack_fits saw KEYS64's merge agree. */
+        if (!with_values || key64 || wide || tuning->merge_direct)
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        VkPipeline *pipeline = &variant->window_unpack_pipeline[steps != 0];
+        if (*pipeline != VK_NULL_HANDLE)
+            return VK_SUCCESS;
+        merge_constants[3] = tuning->merge_fused_split_probes;
+        merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;
+        merge_constants[5] = VK_TRUE;  /* WINDOW_MERGE */
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                               bitonic_spirv_merge_unpack_pass(tuning->merge_register_log,
+                                                               tuning->merge_fused_split_by_subgroup),
+                               merge_constants, 7u, pipeline);
     }
     case PIPELINE_MERGE:
     case PIPELINE_MERGE_TAIL:
@@ -902,6 +939,36 @@ static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
     return result;
 }
 
+/* Whether a partition sort of pairs of 32-bit keys may run packed on KEYS64's
+ * pipelines: the plan is made with PAIRS32's tuning (the grids, the chunks,
+ * the split passes, the windows, the fallback's chunks), so KEYS64's must
+ * agree on every field those read. Both come from 8 bytes a key, so they do
+ * unless a device or an override tells them apart. */
+static bool pairs_pack_fits(const bitonic_vulkan_sorter *sorter)
+{
+    const sorter_variant *pairs = &sorter->variants[PAIRS32], *keys = &sorter->variants[KEYS64];
+    if (!pairs->available || !keys->available)
+        return false;
+    const bitonic_tuning *a = &pairs->tuning, *b = &keys->tuning;
+    return a->tile_log == b->tile_log && a->tile_merge_sort == b->tile_merge_sort &&
+           a->tile_sort_register_log == b->tile_sort_register_log &&
+           a->tile_sort_workgroup_size == b->tile_sort_workgroup_size && a->tile_register_log == b->tile_register_log &&
+           a->tile_workgroup_size == b->tile_workgroup_size && a->merge_chunk_log == b->merge_chunk_log &&
+           a->merge_register_log == b->merge_register_log && a->merge_workgroup_size == b->merge_workgroup_size &&
+           a->merge_split_pass_min_chunks == b->merge_split_pass_min_chunks &&
+           a->merge_split_probes_max_chunks == b->merge_split_probes_max_chunks &&
+           a->merge_split_workgroup_size == b->merge_split_workgroup_size &&
+           a->merge_split_guided_min_chunks == b->merge_split_guided_min_chunks &&
+           a->merge_split_samples == b->merge_split_samples &&
+           a->merge_fused_split_min_chunks == b->merge_fused_split_min_chunks && a->merge_direct == b->merge_direct &&
+           a->merge_ways == b->merge_ways && a->merge4_pivot_step_log == b->merge4_pivot_step_log &&
+           a->partition_min_keys == b->partition_min_keys && a->partition_levels == b->partition_levels &&
+           a->partition_max_splitters == b->partition_max_splitters &&
+           a->partition_workgroup_size == b->partition_workgroup_size &&
+           a->partition_scatter_keys == b->partition_scatter_keys &&
+           a->partition_split_by_thread_min_keys == b->partition_split_by_thread_min_keys;
+}
+
 bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
                                             bitonic_vulkan_sorter **out_sorter)
 {
@@ -1007,6 +1074,10 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (result != VK_SUCCESS)
             sorter->small_sort_max_keys = 0;
     }
+    sorter->pack_pairs = result == VK_SUCCESS && !desc->partition_split_pairs && pairs_pack_fits(sorter);
+    for (uint32_t three_pieces = 0; sorter->pack_pairs && eager && three_pieces < 2u && result == VK_SUCCESS;
+         ++three_pieces)
+        result = ensure_pipeline(sorter, &sorter->variants[PAIRS32], PIPELINE_WINDOW_UNPACK, three_pieces);
     if (result == VK_SUCCESS)
         result = create_search_pipeline(sorter, desc->pipeline_cache);
     if (result == VK_SUCCESS && eager)
@@ -1052,6 +1123,7 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         for (int i = 0; i < 2; ++i) {
             vkDestroyPipeline(sorter->device, variant->window_merge_pipeline[i], sorter->allocator);
             vkDestroyPipeline(sorter->device, variant->window_split_pipeline[i], sorter->allocator);
+            vkDestroyPipeline(sorter->device, variant->window_unpack_pipeline[i], sorter->allocator);
         }
         vkDestroyPipelineLayout(sorter->device, variant->pipeline_layout, sorter->allocator);
         vkDestroyDescriptorSetLayout(sorter->device, variant->set_layout, sorter->allocator);
@@ -1197,6 +1269,10 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
             report_pipeline(sorter, variant->window_merge_pipeline[i], name, text, capacity, &used);
             snprintf(name, sizeof name, "partition window merge splits%s%s", kind, pieces);
             report_pipeline(sorter, variant->window_split_pipeline[i], name, text, capacity, &used);
+            if (variant->window_unpack_pipeline[i] != VK_NULL_HANDLE) {
+                snprintf(name, sizeof name, "partition window merge of packed pairs%s", pieces);
+                report_pipeline(sorter, variant->window_unpack_pipeline[i], name, text, capacity, &used);
+            }
         }
     }
     return BITONIC_SUCCESS;
@@ -1356,6 +1432,13 @@ typedef struct sort_plan {
     VkDeviceSize partition_at, partition_bytes;
     VkDeviceSize samples_at, sample_values_at, nested_scratch_at;
     VkDeviceSize windows_at, window_table_bytes;
+    /* Pairs of 32-bit keys packed (sorter.pack_pairs): the scatter writes a
+     * pair as one 64-bit key (the ordered key above the value) into the
+     * scratch's first 8n bytes, KEYS64's tile sort and merges ping-pong
+     * between those and the 8n bytes from packed_at, and the unpack step
+     * writes the caller's keys and values from there. */
+    bool packed_pairs;
+    VkDeviceSize packed_at;
 } sort_plan;
 
 /* The split pipeline a plan's merges take (plan->split_pass set). */
@@ -1620,6 +1703,16 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     uint32_t level_splits = plan->split_pass ? plan->level_merges : 0u;
     plan->dispatch_count = (plan->sample_runs_log > 0 ? 3u : 4u) + 1u + plan->level_merges + level_splits + 2u + 1u;
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
+    /* Packed pairs: 8n bytes more where there are merge levels, which
+     * ping-pong with the scatter's packed pairs in the scratch's first 8n
+     * (the keys and values sections: the values start at or past 4n). */
+    plan->packed_pairs = sorter->pack_pairs && plan->variant_number == PAIRS32;
+    plan->packed_at = 0;
+    if (plan->packed_pairs && plan->level_merges > 0) {
+        VkDeviceSize alignment = sorter->storage_alignment < 16u ? 16u : sorter->storage_alignment;
+        plan->packed_at = align_up(plan->scratch_bytes, alignment);
+        plan->scratch_bytes = plan->packed_at + (VkDeviceSize)info->count * 8u;
+    }
     plan->partition = true;
 }
 
@@ -1638,6 +1731,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
                                      bool with_scratch, uint32_t run_log, bool allow_partition, sort_plan *plan)
 {
     plan->partition = false;
+    plan->packed_pairs = false;
     plan->short_tile = false;
     plan->merge_direct = false;
     for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
@@ -1870,6 +1964,12 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
 {
     sorter_variant *variant = &sorter->variants[plan->variant_number];
     VkResult result = plan->partition ? ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0) : VK_SUCCESS;
+    /* Packed pairs: the passes are KEYS64's, but for the window merge. */
+    if (plan->packed_pairs) {
+        if (result == VK_SUCCESS)
+            result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_UNPACK, plan->window_three_pieces ? 1u : 0u);
+        variant = &sorter->variants[KEYS64];
+    }
     if (result == VK_SUCCESS && plan->partition)
         result = ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, plan->window_three_pieces ? 1u : 0u);
     if (result == VK_SUCCESS && plan->partition)
@@ -2241,6 +2341,7 @@ typedef struct partition_push_constants {
     uint32_t straddles_at;
     uint32_t sample_runs_log;
     uint32_t longest;
+    uint32_t packed_pairs;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
@@ -2378,12 +2479,31 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     if (timed)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, info->timestamps, info->first_query);
     VkDescriptorBufferInfo count_binding = {info->keys, info->keys_offset, 4u};  /* unread: no count buffer */
+    VkDescriptorBufferInfo caller_keys = {info->keys, info->keys_offset, (VkDeviceSize)info->count * key_bytes};
+    VkDescriptorBufferInfo caller_values = {info->values, info->values_offset, (VkDeviceSize)info->count * 4u};
     VkDescriptorBufferInfo side_keys[2], side_values[2];
-    side_keys[0] = (VkDescriptorBufferInfo){info->keys, info->keys_offset, (VkDeviceSize)info->count * key_bytes};
-    side_values[0] = (VkDescriptorBufferInfo){info->values, info->values_offset, (VkDeviceSize)info->count * 4u};
+    side_keys[0] = caller_keys;
+    side_values[0] = caller_values;
     side_keys[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset, side_keys[0].range};
     side_values[1] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan->scratch_values_at,
                                               side_values[0].range};
+    /* Packed pairs (plan->packed_pairs): the tile sort, the merges and the
+     * window split pass are KEYS64's, without values, on the scratch's two
+     * sides of 8n bytes (side 1 where the scatter writes, side 0 at
+     * packed_at); the window merge and the fallback read packed pairs and
+     * write the caller's keys and values. */
+    bool packed = plan->packed_pairs;
+    const sorter_variant *runs_variant = packed ? &sorter->variants[KEYS64] : variant;
+    bool runs_values = with_values && !packed;
+    uint32_t runs_key_type = packed ? (uint32_t)BITONIC_KEY_U64 : (uint32_t)info->key_type;
+    uint32_t runs_key_xor = packed || info->order != BITONIC_ORDER_DESCENDING ? 0u : UINT32_MAX;
+    if (packed) {
+        side_keys[1].range = (VkDeviceSize)info->count * 8u;
+        side_keys[0] = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan->packed_at,
+                                                side_keys[1].range};
+        side_values[0] = side_keys[0];
+        side_values[1] = side_keys[1];
+    }
     VkDescriptorBufferInfo splits = count_binding;
     if (plan->splits_bytes > 0)
         splits = (VkDescriptorBufferInfo){info->scratch, info->scratch_offset + plan->scratch_splits_at,
@@ -2404,8 +2524,9 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .fallback_groups_x = fallback_x, .fallback_groups_y = fallback_y,
         .straddles_at = (uint32_t)((plan->windows_at / 4u) + 5u * (VkDeviceSize)window_chunks),
         .sample_runs_log = plan->sample_runs_log,
-        .longest = plan->window_three_pieces ? 2u << plan->window_log : 1u << plan->window_log};
-    sort_sides caller_to_scratch = {side_keys[0], side_values[0], side_keys[1], side_values[1]};
+        .longest = plan->window_three_pieces ? 2u << plan->window_log : 1u << plan->window_log,
+        .packed_pairs = packed ? 1u : 0u};
+    sort_sides caller_to_scratch = {caller_keys, caller_values, side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     /* With runs, a workgroup a run (the step sorts them); else a thread a sample. */
     uint32_t sample_groups = plan->sample_runs_log > 0 ? 1u << plan->sample_runs_log : (reach + threads - 1u) / threads;
@@ -2434,8 +2555,11 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
      * that leaves the window merge writing side 0. */
     uint32_t merge_count = plan->pass_count - 1u;
     uint32_t write_side = merge_count % 2u, read_side = 1u;
-    bool aligned = info->keys_offset % 16u == 0 && (!with_values || info->values_offset % 16u == 0) &&
-                   info->scratch_offset % 16u == 0 && (info->scratch_offset + plan->scratch_values_at) % 16u == 0;
+    bool aligned = packed ? info->scratch_offset % 16u == 0
+                          : info->keys_offset % 16u == 0 && (!with_values || info->values_offset % 16u == 0) &&
+                                info->scratch_offset % 16u == 0 &&
+                                (info->scratch_offset + plan->scratch_values_at) % 16u == 0;
+    recorder.layout = runs_variant->pipeline_layout;
     bool merge_vector_io = aligned && tuning->merge_vector_io;
     bool samples_left = false;
     for (uint32_t p = 0; p < plan->pass_count; ++p) {
@@ -2449,30 +2573,32 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                             side_values[write_side]};
         if (p == 0)  /* the tile sort: side 1 in place, or into side 0 */
             sides = (sort_sides){side_keys[1], side_values[1], side_keys[write_side], side_values[write_side]};
-        push_sort_bindings(sorter, command_buffer, variant, with_values, sides, count_binding,
+        push_sort_bindings(sorter, command_buffer, runs_variant, runs_values, sides, count_binding,
                            window ? window_table : splits);
         pass_push_constants constants = {
             .count = (uint32_t)info->count, .phase = pass->phase, .stride_log = pass->stride_log,
             .last_phase = pass->last_phase, .group_count = pass->group_count,
-            .key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u,
-            .key_type = (uint32_t)info->key_type,
+            .key_xor = runs_key_xor,
+            .key_type = runs_key_type,
             .count_offset = NO_COUNT_BUFFER,
             .output_buffer = p == 0 && write_side != 1u ? 1u : 0u,
             .vector_io = (p == 0 ? aligned && tuning->tile_vector_io : merge_vector_io) ? 1u : 0u,
         };
         if (p == 0) {
-            if (plan->run_samples && sorts_tile_by_merging(variant, pass) && pass->last_phase == tuning->tile_log) {
+            if (plan->run_samples && sorts_tile_by_merging(runs_variant, pass) && pass->last_phase == tuning->tile_log) {
                 constants.sample_runs = MERGE_SAMPLES_WRITE;
                 samples_left = true;
             }
-            record_dispatch(&recorder, tile_pipeline_for(variant, pass), &constants, sizeof constants, group_x[0],
+            record_dispatch(&recorder, tile_pipeline_for(runs_variant, pass), &constants, sizeof constants, group_x[0],
                             group_y[0]);
             record_pass_barrier(command_buffer);
             continue;
         }
         if (window) {
             /* Runs of W (phase: log2 W), a cursor of five runs a chunk,
-             * found by a split pass whatever the plan. */
+             * found by a split pass whatever the plan. Packed pairs' window
+             * merge is PAIRS32's pipeline: it writes the caller's keys and
+             * values apart, the keys back to their type and order. */
             constants.phase = plan->window_log;
             constants.group_count = window_chunks;
             /* Its two pieces' searches guided by the keys' values where the
@@ -2481,26 +2607,38 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
             if (plan->window_split_by_thread)
                 constants.sample_runs |= MERGE_SPLIT_BY_THREAD;
-            record_dispatch(&recorder, variant->window_split_pipeline[plan->window_three_pieces], &constants,
+            record_dispatch(&recorder, runs_variant->window_split_pipeline[plan->window_three_pieces], &constants,
                             sizeof constants, window_split_x, window_split_y);
             record_pass_barrier(command_buffer);
             constants.sample_runs = 0u;
-            record_dispatch(&recorder, variant->window_merge_pipeline[plan->window_three_pieces], &constants,
-                            sizeof constants, window_x, window_y);
+            VkPipeline window_merge = runs_variant->window_merge_pipeline[plan->window_three_pieces];
+            if (packed) {
+                window_merge = variant->window_unpack_pipeline[plan->window_three_pieces];
+                recorder.layout = variant->pipeline_layout;
+                push_sort_bindings(sorter, command_buffer, variant, true,
+                                   (sort_sides){side_keys[1], side_values[1], caller_keys, caller_values},
+                                   count_binding, window_table);
+                constants.key_type = (uint32_t)info->key_type;
+                constants.key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
+            }
+            record_dispatch(&recorder, window_merge, &constants, sizeof constants, window_x, window_y);
             continue;
         }
         constants.group_count = plan->chunk_count;
         dispatch_size split = {split_x, split_y, VK_NULL_HANDLE, 0};
         dispatch_size merge = {group_x[p], group_y[p], VK_NULL_HANDLE, 0};
-        samples_left = record_two_run_merge(&recorder, variant, plan, pass, constants, samples_left,
+        samples_left = record_two_run_merge(&recorder, runs_variant, plan, pass, constants, samples_left,
                                             plan->run_samples && p + 2u < plan->pass_count, split, merge);
         record_pass_barrier(command_buffer);
     }
     /* 5. The fallback: from the runs of W (side 1) into the caller's side,
-     * where the window merge has written. */
+     * where the window merge has written (packed pairs: the runs' pairs
+     * through PackedIn, the 16-byte view's binding). */
     record_pass_barrier(command_buffer);
-    push_sort_bindings(sorter, command_buffer, variant, with_values, (sort_sides){side_keys[1], side_values[1],
-                       side_keys[0], side_values[0]}, count_binding, partition);
+    recorder.layout = variant->pipeline_layout;
+    push_sort_bindings(sorter, command_buffer, variant, with_values,
+                       (sort_sides){side_keys[1], side_values[1], caller_keys, caller_values}, count_binding,
+                       partition);
     steps.step = PARTITION_FALLBACK;
     record_dispatch_indirect(&recorder, variant->partition_pipeline, &steps, sizeof steps, info->scratch,
                              partition_offset + PARTITION_FALLBACK_ARGS_BYTES);

@@ -518,6 +518,7 @@ int bench_run(const bench_options *options)
                                  .partition_count_workgroups = options->partition_count_groups,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .partition_whole_samples = options->partition_whole_samples,
+                                 .partition_split_pairs = options->partition_split_pairs,
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,

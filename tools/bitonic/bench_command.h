@@ -41,6 +41,7 @@ typedef struct bench_options {
     unsigned partition_threads;             /* a partition step's workgroup size, at most the derived; 0: derived */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     bool partition_whole_samples;    /* the partition's samples sorted whole */
+    bool partition_split_pairs;      /* pairs stay two arrays in the partition sort */
     int merge_fused_split_searcher;  /* bitonic_split_searcher */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
