@@ -1706,7 +1706,8 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     /* Packed pairs: 8n bytes more where there are merge levels, which
      * ping-pong with the scatter's packed pairs in the scratch's first 8n
      * (the keys and values sections: the values start at or past 4n). */
-    plan->packed_pairs = sorter->pack_pairs && plan->variant_number == PAIRS32;
+    plan->packed_pairs = sorter->pack_pairs && plan->variant_number == PAIRS32 &&
+                         info->count <= sorter->bound_max_keys / 2u;  /* a packed side is one binding */
     plan->packed_at = 0;
     if (plan->packed_pairs && plan->level_merges > 0) {
         VkDeviceSize alignment = sorter->storage_alignment < 16u ? 16u : sorter->storage_alignment;
