@@ -467,23 +467,23 @@ static void run_partition_suite(const suite *plain, bitonic_context_desc desc, c
     }
 }
 
-/* The default thresholds (2^20 32-bit keys alone, 2^19 + 1 pairs and 64-bit
- * keys; tuning.c, PARTITION_MIN_KEYS_*), only where
+/* The default thresholds (1.5 x 2^18 keys of 4 and 8 bytes; tuning.c,
+ * PARTITION_MIN_KEYS_*), only where
  * BITONIC_TEST_MAX_LOG asks for sizes that large (the GPU runs; lavapipe
  * would take minutes): s->context is a default context, s->plain one that
  * never partitions. */
 static void run_default_threshold(suite *s)
 {
-    size_t n = ((size_t)1 << 20) + 5, n_wide = ((size_t)1 << 19) + 5;
+    size_t threshold = (size_t)3 << 17;
+    size_t n = ((size_t)1 << 20) + 5, n_wide = threshold + 5;
     uint64_t seed = 2323;
     check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, n, ++seed}, true);
-    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, ((size_t)1 << 20) - 1, ++seed},
-               false);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, threshold, ++seed}, true);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, threshold - 1, ++seed}, false);
     check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, ((size_t)1 << 22) + 3, ++seed},
                true);
     check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, true, 0, n_wide, ++seed}, true);
-    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, true, 0, (size_t)1 << 19, ++seed},
-               false);
+    check_path(s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, true, 0, threshold - 1, ++seed}, false);
     if (s->keys64)
         check_path(s, (input){BITONIC_KEY_U64, BITONIC_ORDER_DESCENDING, RANDOM, false, 0, n_wide, ++seed}, true);
     for (int p = RANDOM; p <= FEW_KEYS; ++p)

@@ -129,8 +129,15 @@
 #define DIRECT_MERGE_MAX_LOG_32 18u
 #define DIRECT_MERGE_MAX_LOG_PAIRS 17u
 #define DIRECT_MERGE_MAX_LOG_64 16u
-/* The partition sort (bitonic_tuning, partition_*), from 2^20 32-bit keys
- * and 2^19 + 1 pairs and 64-bit keys: on the H100, since the fallback became
+/* The partition sort (bitonic_tuning, partition_*), from 1.5 x 2^18 keys of
+ * 4 and 8 bytes: on an H200, with the partition's steps as they are since
+ * log entry 84 and pairs packed (entry 85), against the merge levels u32
+ * sorted 5.4% faster at 1.5 x 2^18, 4.5% at 2^19, 7.2% at 2^19 + 1 and 11.1%
+ * at 1.5 x 2^19; pairs 11.1% and 14.2% faster at 1.5 x 2^18 and 2^19; u64
+ * 3.5% and 7.5% (docs/PERFORMANCE.md, log entry 86). From 2^18 + 1 pairs gained
+ * 6.3% there but u64 lost 2.7% and u32 tied; the two 8-byte kinds share the
+ * threshold. Before, on the H100 (2^20 32-bit keys and 2^19 + 1 pairs and
+ * 64-bit keys), since the fallback became
  * one dispatch and the samples are sorted in runs (docs/PERFORMANCE.md, log
  * entry 63), against the merge levels u32 sorts 4.1% faster at 2^20 and 10.5%
  * at 2^20 + 1, as fast at 2^19 + 1 and 1.5 x 2^19, 9.1% slower at 2^19;
@@ -153,8 +160,8 @@
  * level more from 2^22 keys up. At most 511 splitters: the scatter
  * stages a tile of 4096 keys in shared memory, and more buckets would leave
  * too few keys a bucket to write whole sectors (entry 55). */
-#define PARTITION_MIN_KEYS_32 (1u << 20)
-#define PARTITION_MIN_KEYS_64 ((1u << 19) + 1u)
+#define PARTITION_MIN_KEYS_32 (3u << 17)
+#define PARTITION_MIN_KEYS_64 (3u << 17)
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
