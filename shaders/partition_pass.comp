@@ -50,8 +50,10 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
-#ifdef KEY64
+#if defined(KEY64) || defined(PAIRS_AS_INT64)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
+#ifdef KEY64
 #define key_t uint64_t
 #else
 #define key_t uint
@@ -227,7 +229,9 @@ uint cell_of(key_t key)
 // Whether (key x, value vx) comes before (y, vy): ordered keys, then values.
 bool composite_before(key_t x, uint vx, key_t y, uint vy)
 {
-#ifdef WITH_VALUES
+#if defined(WITH_VALUES) && !defined(KEY64) && defined(PAIRS_AS_INT64)
+    return packUint2x32(uvec2(vx, x)) < packUint2x32(uvec2(vy, y));  // as network.glsl's pair_less
+#elif defined(WITH_VALUES)
     return x < y || (x == y && vx < vy);
 #else
     return x < y;

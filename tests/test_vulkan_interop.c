@@ -338,6 +338,9 @@ int main(void)
         return test_finish(&t);
     }
     bitonic_vulkan_sorter *sorter = NULL;
+    /* No enable_64bit_keys: these sorters build the pairs' kernels that compare
+     * a pair in two parts (a device without shaderInt64); the suites that sort
+     * through a context (vk_context.c) take the 64-bit comparison. */
     bitonic_vulkan_sorter_desc desc = {.instance = a.instance, .physical_device = a.physical_device,
                                        .device = a.device};
     bitonic_status status = bitonic_vulkan_sorter_create(&desc, &sorter);

@@ -14,10 +14,13 @@
 bitonic_status bitonic_status_from_vk(VkResult result);
 
 /* Generated from shaders/ at build time (cmake/embed_spirv.cmake): each kernel
- * once per keys-per-thread value, with and without values. */
+ * once per keys-per-thread value, with and without values; pairs of 32-bit
+ * keys also as values_i64 (compared as one 64-bit integer; not the _wide
+ * kernels, whose pairs compare so in their values build). */
 #define BITONIC_DECLARE_SPIRV(name) extern const uint32_t name[]; extern const size_t name##_size;
 #define BITONIC_DECLARE_KERNEL(kernel, r)                                                                    \
     BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_i64_r##r)                                          \
     BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_r##r)                                                 \
     BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_values_r##r)
 /* A kernel built for every keys-per-thread value the tuning can pick, 1..5. */
@@ -62,25 +65,34 @@ typedef struct bitonic_spirv {
     size_t size;
 } bitonic_spirv;
 
+/* Which build of a kernel: keys alone or with values, 32- or 64-bit keys, and
+ * whether pairs of 32-bit keys compare as one 64-bit integer (the values_i64
+ * builds, for a device with shaderInt64: network.glsl, pair_less). */
+typedef struct bitonic_kernel_form {
+    bool with_values;
+    bool key64;
+    bool pairs_as_int64;
+} bitonic_kernel_form;
+
 /* The module of a kernel ("tile" or "global") for a keys-per-thread log2; code
  * is NULL when that variant is not built. wide: the device-address build (the
  * merge path's kernels only). */
-bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
-bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
-bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
-bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide);
-bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bool with_values, bool key64);
+bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
+bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
+bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
+bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bitonic_kernel_form form);
+bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bitonic_kernel_form form);
+bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
+bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bitonic_kernel_form form);
 /* merge_pass (lanes: merge_lanes_pass) built for packed pairs' window merge. */
 bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes);
-bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide);
-bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64, bool wide);
-bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_merge4_cut(bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64);
-bitonic_spirv bitonic_spirv_partition_pass(bool with_values, bool key64, bool subgroup_scan);
+bitonic_spirv bitonic_spirv_merge_split(bitonic_kernel_form form, bool wide);
+bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bitonic_kernel_form form, bool wide);
+bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bitonic_kernel_form form);
+bitonic_spirv bitonic_spirv_merge4_cut(bitonic_kernel_form form);
+bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bitonic_kernel_form form);
+bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form);
+bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan);
 
 
 /* Merging presorted runs, for the chunked host sort (vk_context.c): each chunk

@@ -128,6 +128,7 @@ static bool is_values_binding(uint32_t binding)
 typedef struct sorter_variant {
     bool available;                 /* 64-bit variants need shaderInt64 (enable_64bit_keys) */
     bool with_values, key64;
+    bool pairs_as_int64;            /* pairs of 32-bit keys compared as one 64-bit integer (values_i64) */
     bool wide;                      /* device addresses: only the Count binding, wide push constants */
     bitonic_tuning tuning;
     VkDescriptorSetLayout set_layout;
@@ -293,18 +294,25 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
 }
 
 #define SPIRV_MODULE(name) ((bitonic_spirv){name, name##_size})
+/* The module of `form` (a bitonic_kernel_form in scope), pairs of 32-bit keys
+ * from values_module. */
+#define SPIRV_SELECT_FORMS(kernel, r, values_module)                                               \
+    (form.key64 ? (form.with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_values_r##r)       \
+                                    : SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r##r))             \
+                : (form.with_values ? (values_module) : SPIRV_MODULE(bitonic_spirv_##kernel##_r##r)))
 #define SPIRV_SELECT(kernel, r)                                                                    \
-    (key64 ? (with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_values_r##r)                 \
-                          : SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r##r))                       \
-           : (with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r)                     \
-                          : SPIRV_MODULE(bitonic_spirv_##kernel##_r##r)))
+    SPIRV_SELECT_FORMS(kernel, r,                                                                  \
+                       form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r##r) \
+                                           : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
+/* The device-address builds: one build of pairs, which compares them as 64-bit integers. */
+#define SPIRV_SELECT_WIDE(kernel, r) SPIRV_SELECT_FORMS(kernel, r, SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
 #define SPIRV_CASE(kernel, r) \
     case r: return SPIRV_SELECT(kernel, r);
 /* A kernel built twice: with bound buffers, and with device addresses (_wide). */
 #define SPIRV_CASE_WIDE(kernel, r) \
-    case r: return wide ? SPIRV_SELECT(kernel##_wide, r) : SPIRV_SELECT(kernel, r);
+    case r: return wide ? SPIRV_SELECT_WIDE(kernel##_wide, r) : SPIRV_SELECT(kernel, r);
 
-bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, bool key64, bool wide)
+bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     switch (register_log) {
         SPIRV_CASE_WIDE(tile_pass, 1) SPIRV_CASE_WIDE(tile_pass, 2) SPIRV_CASE_WIDE(tile_pass, 3)
@@ -313,7 +321,7 @@ bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bool with_values, b
     }
 }
 
-bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_values, bool key64, bool wide)
+bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     switch (register_log) {
         SPIRV_CASE_WIDE(tile_shuffle_pass, 1) SPIRV_CASE_WIDE(tile_shuffle_pass, 2)
@@ -323,7 +331,7 @@ bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bool with_v
     }
 }
 
-bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_values, bool key64, bool wide)
+bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     switch (register_log) {
         SPIRV_CASE_WIDE(tile_sort_pass, 1) SPIRV_CASE_WIDE(tile_sort_pass, 2)
@@ -333,7 +341,7 @@ bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bool with_valu
     }
 }
 
-bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
 {
     switch (register_log) {
         SPIRV_CASE(tile_sort_lanes_pass, 1) SPIRV_CASE(tile_sort_lanes_pass, 2)
@@ -343,7 +351,7 @@ bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bool wit
     }
 }
 
-bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bitonic_kernel_form form)
 {
     switch (register_log) {
         SPIRV_CASE(global_pass, 1) SPIRV_CASE(global_pass, 2) SPIRV_CASE(global_pass, 3)
@@ -352,24 +360,24 @@ bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bool with_values,
     }
 }
 
-bitonic_spirv bitonic_spirv_merge_split(bool with_values, bool key64, bool wide)
+bitonic_spirv bitonic_spirv_merge_split(bitonic_kernel_form form, bool wide)
 {
     switch (1) { SPIRV_CASE_WIDE(merge_split, 1) }
 }
 
-bitonic_spirv bitonic_spirv_transpose_pass(bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form)
 {
     switch (1) { SPIRV_CASE(transpose_pass, 1) }
 }
 
-bitonic_spirv bitonic_spirv_partition_pass(bool with_values, bool key64, bool subgroup_scan)
+bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan)
 {
     if (subgroup_scan)
         switch (1) { SPIRV_CASE(partition_lanes_pass, 1) }
     switch (1) { SPIRV_CASE(partition_pass, 1) }
 }
 
-bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, bool key64, bool wide)
+bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     if (wide)  /* not built: the device-address merge is the direct one */
         return (bitonic_spirv){NULL, 0};
@@ -380,7 +388,7 @@ bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bool with_values, 
     }
 }
 
-bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
 {
     switch (register_log) {
         SPIRV_CASE(merge_lanes_pass, 1) SPIRV_CASE(merge_lanes_pass, 2) SPIRV_CASE(merge_lanes_pass, 3)
@@ -402,7 +410,7 @@ bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes)
 #undef SPIRV_UNPACK_CASE
 }
 
-bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values, bool key64, bool wide)
+bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     switch (register_log) {
         SPIRV_CASE_WIDE(merge_direct, 1) SPIRV_CASE_WIDE(merge_direct, 2) SPIRV_CASE_WIDE(merge_direct, 3)
@@ -411,7 +419,7 @@ bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bool with_values
     }
 }
 
-bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bitonic_kernel_form form)
 {
     switch (register_log) {
         SPIRV_CASE(merge4_pass, 1) SPIRV_CASE(merge4_pass, 2) SPIRV_CASE(merge4_pass, 3)
@@ -420,12 +428,12 @@ bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bool with_values,
     }
 }
 
-bitonic_spirv bitonic_spirv_merge4_cut(bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_merge4_cut(bitonic_kernel_form form)
 {
     switch (1) { SPIRV_CASE(merge4_cut, 1) }
 }
 
-bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bool with_values, bool key64)
+bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bitonic_kernel_form form)
 {
     switch (register_log) {
         SPIRV_CASE(merge4_spill, 1) SPIRV_CASE(merge4_spill, 2) SPIRV_CASE(merge4_spill, 3)
@@ -468,7 +476,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     return result;
 }
 
-static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, bool with_values, bool key64,
+static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, bitonic_kernel_form form,
                                bool wide, sorter_variant *variant)
 {
     /* Keys, values (with values), the execution-time count, where a pass that
@@ -477,7 +485,7 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     uint32_t binding_numbers[MAX_SORT_BINDINGS];
     uint32_t binding_count = 0;
     for (uint32_t b = 0; b < MAX_SORT_BINDINGS; ++b)
-        if (wide ? b == COUNT_BINDING : (with_values || !is_values_binding(b)))
+        if (wide ? b == COUNT_BINDING : (form.with_values || !is_values_binding(b)))
             binding_numbers[binding_count++] = b;
     VkDescriptorSetLayoutBinding bindings[MAX_SORT_BINDINGS];
     for (uint32_t i = 0; i < binding_count; ++i)
@@ -496,8 +504,9 @@ static VkResult create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache ca
     VkPipelineLayoutCreateInfo layout_info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                               .setLayoutCount = 1, .pSetLayouts = &variant->set_layout,
                                               .pushConstantRangeCount = 1, .pPushConstantRanges = &range};
-    variant->with_values = with_values;
-    variant->key64 = key64;
+    variant->with_values = form.with_values;
+    variant->key64 = form.key64;
+    variant->pairs_as_int64 = form.pairs_as_int64 && form.with_values && !form.key64;
     variant->wide = wide;
     (void)cache;
     return vkCreatePipelineLayout(sorter->device, &layout_info, sorter->allocator, &variant->pipeline_layout);
@@ -531,6 +540,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 {
     const bitonic_tuning *tuning = &variant->tuning;
     bool with_values = variant->with_values, key64 = variant->key64, wide = variant->wide;
+    bitonic_kernel_form form = {.with_values = with_values, .key64 = key64, .pairs_as_int64 = variant->pairs_as_int64};
     /* The fourth is the split pass's probes a round (in the shared-memory merge,
      * those of its own searches on run samples); the fifth is SPLIT_GUIDED in
      * the split pass and STORE_FROM_REGISTERS in the shared-memory merge
@@ -547,8 +557,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         uint32_t tile_constants[2] = {tuning->tile_workgroup_size, tuning->tile_log};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_uses_shuffle
-                                   ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, with_values, key64, wide)
-                                   : bitonic_spirv_tile_pass(tuning->tile_register_log, with_values, key64, wide),
+                                   ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, form, wide)
+                                   : bitonic_spirv_tile_pass(tuning->tile_register_log, form, wide),
                                tile_constants, 2, &variant->tile_pipeline);
     }
     case PIPELINE_TILE_SORT:
@@ -570,8 +580,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                       tail ? 1u << tuning->tile_tail_log : 0u};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                tuning->tile_sort_uses_shuffle && !wide
-                                   ? bitonic_spirv_tile_sort_lanes_pass(register_log, with_values, key64)
-                                   : bitonic_spirv_tile_sort_pass(register_log, with_values, key64, wide),
+                                   ? bitonic_spirv_tile_sort_lanes_pass(register_log, form)
+                                   : bitonic_spirv_tile_sort_pass(register_log, form, wide),
                                tile_constants, 4, pipeline);
     }
     case PIPELINE_GLOBAL: {
@@ -581,7 +591,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_SUCCESS;
         uint32_t global_constants[1] = {tuning->global_workgroup_size};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_global_pass(steps, with_values, key64), global_constants, 1,
+                               bitonic_spirv_global_pass(steps, form), global_constants, 1,
                                &variant->global_pipelines[steps]);
     }
     case PIPELINE_WINDOW_UNPACK: {
@@ -621,10 +631,10 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         merge_constants[7] = tail ? VK_TRUE : VK_FALSE;
         return create_pipeline(
             sorter, sorter->pipeline_cache, variant->pipeline_layout,
-            tuning->merge_direct ? bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide)
+            tuning->merge_direct ? bitonic_spirv_merge_direct(tuning->merge_register_log, form, wide)
             : tuning->merge_fused_split_by_subgroup && !wide
-                ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, with_values, key64)
-                : bitonic_spirv_merge_pass(tuning->merge_register_log, with_values, key64, wide),
+                ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, form)
+                : bitonic_spirv_merge_pass(tuning->merge_register_log, form, wide),
             merge_constants, tail ? 8u : window ? 7u : 5u, pipeline);
     }
     case PIPELINE_MERGE_DIRECT:
@@ -633,14 +643,14 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         if (variant->merge_direct_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_direct(tuning->merge_register_log, with_values, key64, wide),
+                               bitonic_spirv_merge_direct(tuning->merge_register_log, form, wide),
                                merge_constants, 5, &variant->merge_direct_pipeline);
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[0] = tuning->merge_split_workgroup_size;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 5,
+                               bitonic_spirv_merge_split(form, wide), merge_constants, 5,
                                &variant->merge_split_pipeline);
     case PIPELINE_MERGE_SPLIT_BINARY:
         if (variant->merge_split_binary_pipeline != VK_NULL_HANDLE)
@@ -648,7 +658,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         merge_constants[0] = tuning->merge_split_workgroup_size;
         merge_constants[3] = 1u;  /* one probe a round */
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 5,
+                               bitonic_spirv_merge_split(form, wide), merge_constants, 5,
                                &variant->merge_split_binary_pipeline);
     case PIPELINE_MERGE_SPLIT_GUIDED:
         if (variant->merge_split_guided_pipeline != VK_NULL_HANDLE)
@@ -656,7 +666,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         merge_constants[0] = tuning->merge_split_workgroup_size;
         merge_constants[4] = 1u;  /* SPLIT_GUIDED */
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, wide), merge_constants, 5,
+                               bitonic_spirv_merge_split(form, wide), merge_constants, 5,
                                &variant->merge_split_guided_pipeline);
     case PIPELINE_MERGE4:
     case PIPELINE_MERGE4_CUT:
@@ -674,9 +684,9 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                                                       : tuning->merge4_spill_workgroup_size,
                                         tuning->merge4_pivot_step_log, tuning->merge4_capacity};
         bitonic_spirv spirv =
-            kind == PIPELINE_MERGE4       ? bitonic_spirv_merge4_pass(tuning->merge_register_log, with_values, key64)
-            : kind == PIPELINE_MERGE4_CUT ? bitonic_spirv_merge4_cut(with_values, key64)
-                                          : bitonic_spirv_merge4_spill(tuning->merge_register_log, with_values, key64);
+            kind == PIPELINE_MERGE4       ? bitonic_spirv_merge4_pass(tuning->merge_register_log, form)
+            : kind == PIPELINE_MERGE4_CUT ? bitonic_spirv_merge4_cut(form)
+                                          : bitonic_spirv_merge4_spill(tuning->merge_register_log, form);
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout, spirv, merge4_constants,
                                kind == PIPELINE_MERGE4 ? 3u : 2u, pipeline);
     }
@@ -689,7 +699,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                            2u * (tuning->partition_max_splitters + 1u),  /* the lookup table's cells */
                                            tuning->partition_scatter_keys};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_partition_pass(with_values, key64, tuning->partition_scan_by_subgroup),
+                               bitonic_spirv_partition_pass(form, tuning->partition_scan_by_subgroup),
                                partition_constants, 4,
                                &variant->partition_pipeline);
     }
@@ -705,7 +715,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                  : WINDOW_SPLIT_THREADS;
         merge_constants[5] = VK_TRUE;
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(with_values, key64, false), merge_constants, 7,
+                               bitonic_spirv_merge_split(form, false), merge_constants, 7,
                                &variant->window_split_pipeline[steps != 0]);
     case PIPELINE_TRANSPOSE: {
         if (wide)
@@ -714,7 +724,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             return VK_SUCCESS;
         uint32_t transpose_constants[2] = {tuning->transpose_workgroup_size, tuning->transpose_block_log};
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_transpose_pass(with_values, key64), transpose_constants, 2,
+                               bitonic_spirv_transpose_pass(form), transpose_constants, 2,
                                &variant->transpose_pipeline);
     }
     }
@@ -927,7 +937,9 @@ static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
          * both; docs/PERFORMANCE.md, log entry 41): the wide path searches by
          * plain rounds, whatever was asked. */
         variant->tuning.merge_split_guided_min_chunks = UINT32_MAX;
-        result = create_variant(sorter, desc->pipeline_cache, base->with_values, base->key64, true, variant);
+        bitonic_kernel_form form = {.with_values = base->with_values, .key64 = base->key64,
+                                    .pairs_as_int64 = base->pairs_as_int64};
+        result = create_variant(sorter, desc->pipeline_cache, form, true, variant);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, variant);
         variant->available = result == VK_SUCCESS;
@@ -1054,7 +1066,10 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.tile_merge_sort = false;
         if (desc->merge_ways == 2u || (desc->merge_ways == 4u && sorter->variants[variant].tuning.merge4_pivot_step_log != 0))
             sorter->variants[variant].tuning.merge_ways = desc->merge_ways;
-        result = create_variant(sorter, desc->pipeline_cache, with_values, key64, false, &sorter->variants[variant]);
+        /* Pairs of 32-bit keys compare as one 64-bit integer where the device has shaderInt64. */
+        bitonic_kernel_form form = {.with_values = with_values, .key64 = key64,
+                                    .pairs_as_int64 = with_values && !key64 && desc->enable_64bit_keys};
+        result = create_variant(sorter, desc->pipeline_cache, form, false, &sorter->variants[variant]);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, &sorter->variants[variant]);
         sorter->variants[variant].available = result == VK_SUCCESS;
@@ -1067,7 +1082,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         apply_split_overrides(sorter, desc, 4u, &sorter->variants[KEYS32_SMALL].tuning);
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
-        result = create_variant(sorter, desc->pipeline_cache, false, false, false, &sorter->variants[KEYS32_SMALL]);
+        result = create_variant(sorter, desc->pipeline_cache, (bitonic_kernel_form){0}, false,
+                                &sorter->variants[KEYS32_SMALL]);
         if (result == VK_SUCCESS && eager)
             result = create_variant_pipelines(sorter, &sorter->variants[KEYS32_SMALL]);
         sorter->variants[KEYS32_SMALL].available = result == VK_SUCCESS;
