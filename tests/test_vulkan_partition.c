@@ -527,6 +527,17 @@ int main(void)
     desc.partition_samples_per_bucket = 0;
     desc.partition_split_pairs = false;
     desc.partition_levels = 2;
+    /* The window merge of 32-bit keys storing through shared memory, as it
+     * did before it stored from registers (and as it still does for the other
+     * types); the fallback too. */
+    desc.partition_window_staged_stores = true;
+    run_partition_suite(&plain, desc, "partition, levels 2, window merge staged", 1u << 16, run_levels_2);
+    desc.partition_levels = 0;
+    desc.partition_samples_per_bucket = 1;
+    run_partition_suite(&plain, desc, "partition, 1 sample a bucket, window merge staged", 1u << 16, run_fallback);
+    desc.partition_samples_per_bucket = 0;
+    desc.partition_window_staged_stores = false;
+    desc.partition_levels = 2;
     /* Buckets of a window on average (the default from 2^22 keys on the
      * H100, where the splitters run out): some span three runs, and the
      * window merge merges their pieces as three. */

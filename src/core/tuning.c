@@ -266,6 +266,7 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
                                                  : bytes_per_key == 8u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64
                                                                        : UINT64_MAX;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
+    tuning->window_merge_store_from_registers = bytes_per_key == 4u;
     tuning->partition_sample_runs = true;
     /* A workgroup a multiprocessor where the device tells how many. */
     uint32_t workgroups = limits->multiprocessors != 0 ? limits->multiprocessors : PARTITION_WORKGROUPS;

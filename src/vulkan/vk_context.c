@@ -432,6 +432,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .partition_count_workgroups = desc->partition_count_workgroups,
                                               .partition_whole_samples = desc->partition_whole_samples,
                                               .partition_split_pairs = desc->partition_split_pairs,
+                                              .partition_window_staged_stores =
+                                                  desc->partition_window_staged_stores,
                                               .merge_fused_split_searcher = desc->merge_fused_split_searcher,
                                               .merge_store_from_registers = desc->merge_store_from_registers,
                                               .merge_kernel = desc->merge_kernel,

@@ -626,7 +626,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[3] = tuning->merge_fused_split_probes;  /* SPLIT_PROBES: its own searches' */
-        merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
+        bool from_registers = tuning->merge_store_from_registers || (window && tuning->window_merge_store_from_registers);
+        merge_constants[4] = from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
         merge_constants[5] = window ? VK_TRUE : VK_FALSE;
         merge_constants[7] = tail ? VK_TRUE : VK_FALSE;
         return create_pipeline(
@@ -1060,6 +1061,8 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_store_from_registers = true;
         if (desc->partition_whole_samples)
             sorter->variants[variant].tuning.partition_sample_runs = false;
+        if (desc->partition_window_staged_stores)
+            sorter->variants[variant].tuning.window_merge_store_from_registers = false;
         if (desc->tile_scalar_io)
             sorter->variants[variant].tuning.tile_vector_io = false;
         if (desc->network_tile_sort)

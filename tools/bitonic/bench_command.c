@@ -519,6 +519,7 @@ int bench_run(const bench_options *options)
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .partition_whole_samples = options->partition_whole_samples,
                                  .partition_split_pairs = options->partition_split_pairs,
+                                 .partition_window_staged_stores = options->partition_window_staged,
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,

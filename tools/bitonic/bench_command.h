@@ -42,6 +42,7 @@ typedef struct bench_options {
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     bool partition_whole_samples;    /* the partition's samples sorted whole */
     bool partition_split_pairs;      /* pairs stay two arrays in the partition sort */
+    bool partition_window_staged;    /* the window merge stores through shared memory */
     int merge_fused_split_searcher;  /* bitonic_split_searcher */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */

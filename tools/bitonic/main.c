@@ -43,7 +43,8 @@ static void usage(FILE *out)
           "                     [--no-subgroup-arithmetic]\n"
           "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
-          "                     [--partition-whole-samples] [--partition-split-pairs] [--partition-buckets-per-window 1|2]\n"
+          "                     [--partition-whole-samples] [--partition-split-pairs] [--partition-window-staged]\n"
+          "                     [--partition-buckets-per-window 1|2]\n"
           "                     [--partition-split-by-thread N (three-piece cursors by a thread from N keys; 4294967295: never)]\n"
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
@@ -496,6 +497,8 @@ int main(int argc, char **argv)
             bench.partition_whole_samples = true;
         } else if (strcmp(arg, "--partition-split-pairs") == 0) {
             bench.partition_split_pairs = true;
+        } else if (strcmp(arg, "--partition-window-staged") == 0) {
+            bench.partition_window_staged = true;
         } else if (strcmp(arg, "--tile-scalar-io") == 0) {
             bench.tile_scalar_io = true;
         } else if (strcmp(arg, "--network-tile-sort") == 0) {
