@@ -224,9 +224,10 @@ typedef struct bitonic_context_desc {
      * last write. For measuring the difference. */
     bool partition_split_pairs;
     /* The partition's window merge stores through shared memory, as the merge
-     * levels do, where for 32-bit keys it stores each thread's merged keys
-     * straight from its registers (log entry 88 of docs/PERFORMANCE.md). For
-     * measuring the difference. */
+     * levels do, where for 32-bit keys in buckets of up to three pieces (from
+     * 2^22 keys on the H200) it stores each thread's merged keys straight from
+     * its registers (log entry 88 of docs/PERFORMANCE.md). For measuring the
+     * difference. */
     bool partition_window_staged_stores;
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */

@@ -88,10 +88,12 @@ typedef struct bitonic_tuning {
      * faster on the H100 for 32-bit keys, slower for 64-bit keys and pairs
      * (docs/PERFORMANCE.md, log entry 44), so off by default. */
     bool merge_store_from_registers;
-    /* The partition's window merge (shared-memory kernel) stores from
-     * registers even where the merges do not: for 32-bit keys on the H200 the
-     * window merge took 3.5-5% less from 2^24 to 2^26 keys, the merge levels
-     * 1-4% more (docs/PERFORMANCE.md, log entry 88). */
+    /* The partition's window merge of buckets in up to three pieces (its
+     * shared-memory kernel with THREE_PIECES) stores from registers even
+     * where the merges do not: for 32-bit keys on the H200 it took 3.5-5%
+     * less from 2^24 to 2^26 keys (the merge levels from registers 1-4%
+     * more), level at 2^22; the lighter window merge of 2^20 keys took 16%
+     * more, so it stages its stores still (docs/PERFORMANCE.md, log entry 88). */
     bool window_merge_store_from_registers;
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */

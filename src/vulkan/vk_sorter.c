@@ -626,7 +626,9 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[3] = tuning->merge_fused_split_probes;  /* SPLIT_PROBES: its own searches' */
-        bool from_registers = tuning->merge_store_from_registers || (window && tuning->window_merge_store_from_registers);
+        /* The three-piece window merge of 32-bit keys from registers (tuning.h). */
+        bool from_registers =
+            tuning->merge_store_from_registers || (window && steps != 0 && tuning->window_merge_store_from_registers);
         merge_constants[4] = from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
         merge_constants[5] = window ? VK_TRUE : VK_FALSE;
         merge_constants[7] = tail ? VK_TRUE : VK_FALSE;
