@@ -43,6 +43,27 @@ uint stored_key(uint ordered, uint key_type, uint key_xor)
                                  : bits;
 }
 
+#ifdef WITH_VALUES
+// Whether (ordered key x, value vx) comes before (y, vy): by key, then by
+// value. Built with PAIRS_AS_INT64 (the pairs' kernels of a device with
+// shaderInt64; vk_sorter.c picks them) or WIDE_ADDRESSING (which needs it
+// anyway), a pair of 32-bit keys is compared as one 64-bit integer, the key
+// above the value: the same order in one comparison, which the driver makes a
+// compare and its extension where the two-part test took three compares and
+// their logic (pairs of 2^10 to 2^17 keys sorted 4-9% faster on the H200,
+// docs/PERFORMANCE.md log entry 87). The includer defines key_t and enables
+// 64-bit integers for those builds. network.glsl's pair_less and the
+// partition's comparisons are this one test.
+bool ordered_pair_before(key_t x, uint vx, key_t y, uint vy)
+{
+#if !defined(KEY64) && (defined(PAIRS_AS_INT64) || defined(WIDE_ADDRESSING))
+    return packUint2x32(uvec2(vx, x)) < packUint2x32(uvec2(vy, y));
+#else
+    return x < y || (x == y && vx < vy);
+#endif
+}
+#endif
+
 #ifdef KEY64
 // The same maps for 64-bit keys (u64, i64, f64); f64 in the order of f32.
 uint64_t ordered_from_double_bits(uint64_t x)

@@ -340,22 +340,12 @@ uint reg_values[REGISTERS];
 
 // With values, (key, value) pairs are ordered by key, then by value: equal keys
 // come out in value order, so a sort is deterministic, and with the original
-// indices as values it is stable.
-// Built with PAIRS_AS_INT64 (the pairs' kernels of a device with shaderInt64;
-// vk_sorter.c picks them) or WIDE_ADDRESSING (which needs it anyway), a pair
-// of 32-bit keys is compared as one 64-bit integer, the key above the value:
-// the same order in one comparison, which the driver makes a compare and its
-// extension where the two-part test took three compares and their logic.
-// On the H200 pairs of 2^10 to 2^17 keys sorted 4-9% faster (docs/PERFORMANCE.md,
-// log entry 87).
+// indices as values it is stable. The test is key_order.glsl's (one 64-bit
+// compare in the PAIRS_AS_INT64 and WIDE_ADDRESSING builds).
 #ifdef WITH_VALUES
 bool pair_less(key_t key_x, uint value_x, key_t key_y, uint value_y)
 {
-#if !defined(KEY64) && (defined(PAIRS_AS_INT64) || defined(WIDE_ADDRESSING))
-    return packUint2x32(uvec2(value_x, key_x)) < packUint2x32(uvec2(value_y, key_y));
-#else
-    return key_x < key_y || (key_x == key_y && value_x < value_y);
-#endif
+    return ordered_pair_before(key_x, value_x, key_y, value_y);
 }
 #endif
 

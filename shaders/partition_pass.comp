@@ -229,10 +229,8 @@ uint cell_of(key_t key)
 // Whether (key x, value vx) comes before (y, vy): ordered keys, then values.
 bool composite_before(key_t x, uint vx, key_t y, uint vy)
 {
-#if defined(WITH_VALUES) && !defined(KEY64) && defined(PAIRS_AS_INT64)
-    return packUint2x32(uvec2(vx, x)) < packUint2x32(uvec2(vy, y));  // as network.glsl's pair_less
-#elif defined(WITH_VALUES)
-    return x < y || (x == y && vx < vy);
+#ifdef WITH_VALUES
+    return ordered_pair_before(x, vx, y, vy);  // key_order.glsl: as network.glsl's pair_less
 #else
     return x < y;
 #endif

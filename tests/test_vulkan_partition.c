@@ -467,6 +467,21 @@ static void run_partition_suite(const suite *plain, bitonic_context_desc desc, c
     }
 }
 
+/* A way of the partition sort that a desc field picks (pairs apart, staged
+ * stores), checked on the merge levels and on the fallback alike: "levels 2",
+ * then the fallback forced by one sample a bucket. */
+static void run_levels_2_and_fallback(const suite *plain, bitonic_context_desc desc, const char *way)
+{
+    char label[96];
+    desc.partition_levels = 2;
+    snprintf(label, sizeof label, "partition, levels 2, %s", way);
+    run_partition_suite(plain, desc, label, 1u << 16, run_levels_2);
+    desc.partition_levels = 0;
+    desc.partition_samples_per_bucket = 1;
+    snprintf(label, sizeof label, "partition, 1 sample a bucket, %s", way);
+    run_partition_suite(plain, desc, label, 1u << 16, run_fallback);
+}
+
 /* The default thresholds (1.5 x 2^18 keys of 4 and 8 bytes; tuning.c,
  * PARTITION_MIN_KEYS_*), only where
  * BITONIC_TEST_MAX_LOG asks for sizes that large (the GPU runs; lavapipe
@@ -518,26 +533,16 @@ int main(void)
     run_partition_suite(&plain, desc, "partition, levels 2", 1u << 16, run_levels_2);
     /* Pairs as two arrays through every pass, as before they went packed
      * (one 64-bit key a pair between the scatter and the window merge, where
-     * the device sorts 64-bit keys); the fallback too. */
-    desc.partition_split_pairs = true;
-    run_partition_suite(&plain, desc, "partition, levels 2, pairs apart", 1u << 16, run_levels_2);
-    desc.partition_levels = 0;
-    desc.partition_samples_per_bucket = 1;
-    run_partition_suite(&plain, desc, "partition, 1 sample a bucket, pairs apart", 1u << 16, run_fallback);
-    desc.partition_samples_per_bucket = 0;
-    desc.partition_split_pairs = false;
-    desc.partition_levels = 2;
+     * the device sorts 64-bit keys). */
+    bitonic_context_desc apart = desc;
+    apart.partition_split_pairs = true;
+    run_levels_2_and_fallback(&plain, apart, "pairs apart");
     /* The window merge of 32-bit keys storing through shared memory, as it
      * did before it stored from registers (and as it still does for the other
-     * types); the fallback too. */
-    desc.partition_window_staged_stores = true;
-    run_partition_suite(&plain, desc, "partition, levels 2, window merge staged", 1u << 16, run_levels_2);
-    desc.partition_levels = 0;
-    desc.partition_samples_per_bucket = 1;
-    run_partition_suite(&plain, desc, "partition, 1 sample a bucket, window merge staged", 1u << 16, run_fallback);
-    desc.partition_samples_per_bucket = 0;
-    desc.partition_window_staged_stores = false;
-    desc.partition_levels = 2;
+     * types). */
+    bitonic_context_desc staged = desc;
+    staged.partition_window_staged_stores = true;
+    run_levels_2_and_fallback(&plain, staged, "window merge staged");
     /* Buckets of a window on average (the default from 2^22 keys on the
      * H100, where the splitters run out): some span three runs, and the
      * window merge merges their pieces as three. */
