@@ -232,9 +232,6 @@ typedef struct bitonic_context_desc {
     /* Merges store each thread's merged keys straight from its registers
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;
-    /* Merges write each thread's merged keys to a second shared-memory array
-     * instead of to registers, where shared memory holds both: for measuring. */
-    bool merge_into_shared;
     bitonic_merge_kernel merge_kernel;
     /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
      * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are

@@ -73,7 +73,6 @@ typedef struct bitonic_vulkan_sorter_desc {
     bool partition_split_pairs;         /* pairs stay two arrays in the partition sort (see bitonic_context_desc) */
     bool partition_window_staged_stores; /* the window merge stores through shared memory (see bitonic_context_desc) */
     bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */
-    bool merge_into_shared;             /* merges write to a second shared array, not registers (for measuring) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
     uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */
     bool merge_scalar_io;               /* merges load and store one key at a time (for measuring) */

@@ -107,17 +107,6 @@ shared key_t chunk_keys[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #ifdef WITH_VALUES
 shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 #endif
-// The chunk's last merge writes each output to a second shared array, not to
-// the thread's registers (MERGE_INTO_SHARED, the host's choice): no barrier
-// and no shared write between the merge and the stores, and REGISTERS
-// registers (twice with values) fewer a thread, so more workgroups share a
-// multiprocessor, for twice the shared memory. Off, the array is one slot.
-layout(constant_id = 8) const bool MERGE_INTO_SHARED = false;
-const uint MERGED_SLOTS = MERGE_INTO_SHARED ? CHUNK_KEYS + (CHUNK_KEYS >> 5) : 1u;
-shared key_t merged_keys[MERGED_SLOTS];
-#ifdef WITH_VALUES
-shared uint merged_values[MERGED_SLOTS];
-#endif
 #endif
 
 // Run samples (through bindings; run_samples.glsl): without them a split
@@ -240,43 +229,6 @@ uint slot_value(uint i)
 {
 #ifdef WITH_VALUES
     return chunk_values[padded(min(i, CHUNK_KEYS - 1u))];
-#else
-    return 0u;
-#endif
-}
-
-// Where the merge puts output `slot` (r: the thread's r-th): the shared
-// output array in the chunk's last merge when MERGE_INTO_SHARED, else
-// registers (the window merge's first merge of A's two parts always).
-bool merging_into_shared = false;
-void take_merged(uint r, uint slot, uint outputs, key_t key, uint value)
-{
-    if (MERGE_INTO_SHARED && merging_into_shared) {
-        if (slot < outputs) {
-            merged_keys[padded(slot)] = key;
-#ifdef WITH_VALUES
-            merged_values[padded(slot)] = value;
-#endif
-        }
-    } else {
-        reg_keys[r] = key;
-#ifdef WITH_VALUES
-        reg_values[r] = value;
-#endif
-    }
-}
-#define SLOT_MERGE_TAKE take_merged
-
-// Merged slot i, from wherever the chunk's last merge put it.
-key_t merged_key(uint i)
-{
-    return MERGE_INTO_SHARED ? merged_keys[padded(i)] : chunk_keys[padded(i)];
-}
-
-uint merged_value(uint i)
-{
-#ifdef WITH_VALUES
-    return MERGE_INTO_SHARED ? merged_values[padded(i)] : chunk_values[padded(i)];
 #else
     return 0u;
 #endif
@@ -1273,14 +1225,16 @@ void store_chunk_vector(index_t out_base, uint slot_count)
         index_t group = (out_base + slot) / KEYS_PER_VECTOR;
         if (slot + KEYS_PER_VECTOR <= slot_count && group < whole_groups) {
 #ifdef KEY64
-            write_keys_out4(group, key_vector(store_key(merged_key(slot)), store_key(merged_key(slot + 1u))));
+            write_keys_out4(group, key_vector(store_key(chunk_keys[padded(slot)]),
+                                              store_key(chunk_keys[padded(slot + 1u)])));
 #else
-            write_keys_out4(group, uvec4(store_key(merged_key(slot)), store_key(merged_key(slot + 1u)),
-                                         store_key(merged_key(slot + 2u)), store_key(merged_key(slot + 3u))));
+            write_keys_out4(group, uvec4(store_key(chunk_keys[padded(slot)]), store_key(chunk_keys[padded(slot + 1u)]),
+                                         store_key(chunk_keys[padded(slot + 2u)]),
+                                         store_key(chunk_keys[padded(slot + 3u)])));
 #endif
         } else {
             for (uint e = slot; e < min(slot + KEYS_PER_VECTOR, slot_count); ++e)
-                write_key_out(out_base + e, store_key(merged_key(e)));
+                write_key_out(out_base + e, store_key(chunk_keys[padded(e)]));
         }
     }
 #ifdef WITH_VALUES
@@ -1288,11 +1242,11 @@ void store_chunk_vector(index_t out_base, uint slot_count)
     for (uint slot = gl_LocalInvocationID.x * 4u; slot < slot_count; slot += gl_WorkGroupSize.x * 4u) {
         index_t group = (out_base + slot) >> 2;
         if (slot + 4u <= slot_count && group < whole_value_groups) {
-            write_values_out4(group, uvec4(merged_value(slot), merged_value(slot + 1u), merged_value(slot + 2u),
-                                           merged_value(slot + 3u)));
+            write_values_out4(group, uvec4(chunk_values[padded(slot)], chunk_values[padded(slot + 1u)],
+                                           chunk_values[padded(slot + 2u)], chunk_values[padded(slot + 3u)]));
         } else {
             for (uint e = slot; e < min(slot + 4u, slot_count); ++e)
-                write_value_out(out_base + e, merged_value(e));
+                write_value_out(out_base + e, chunk_values[padded(e)]);
         }
     }
 #endif
@@ -1312,8 +1266,12 @@ void store_chunk_past_tail(index_t out_base, uint slot_count, index_t tail_first
     uint tail_head_value = value_or_zero(tail_first);
     bool searched = false;
     [[dont_unroll]] for (uint slot = gl_LocalInvocationID.x; slot < slot_count; slot += gl_WorkGroupSize.x) {
-        key_t key = merged_key(slot);
-        uint value = merged_value(slot);
+        key_t key = chunk_keys[padded(slot)];
+#ifdef WITH_VALUES
+        uint value = chunk_values[padded(slot)];
+#else
+        uint value = 0u;
+#endif
         if (tail_before < tail_count && KEY_BEFORE(tail_head, tail_head_value, key, value)) {
             tail_before = tail_keys_before(key, value, tail_first, tail_before + 1u, tail_count, searched);
             searched = true;
@@ -1577,7 +1535,6 @@ void main()
         uint first_count = parts ? first_part : a_count;
         uint merged = parts ? a_count : slot_count;
         barrier();  // the slices are in place (and, after A's parts, every thread is done reading them)
-        merging_into_shared = !parts;
         slot_merge_to_registers(0u, first_count, first_count, merged - first_count, min(thread * REGISTERS, merged));
         if (parts) {
             barrier();  // every thread is done reading A's parts
@@ -1593,25 +1550,24 @@ void main()
         }
     }
 #ifdef VECTOR_IO
-    if (STORE_FROM_REGISTERS && !MERGE_INTO_SHARED && !TAKES_TAIL && params.vector_io != 0u) {
+    if (STORE_FROM_REGISTERS && !TAKES_TAIL && params.vector_io != 0u) {
         // Uniform: no thread meets another barrier, so none waits on this one.
         store_registers_vector(runs, out_base, slot_count);
         return;
     }
 #endif
-    if (!MERGE_INTO_SHARED) {
-        barrier();  // every thread is done reading the slices
-        [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
-            uint slot = thread * REGISTERS + r;
-            if (slot < slot_count) {
-                chunk_keys[padded(slot)] = reg_keys[r];
+    barrier();  // every thread is done reading the slices
+
+    [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
+        uint slot = thread * REGISTERS + r;
+        if (slot < slot_count) {
+            chunk_keys[padded(slot)] = reg_keys[r];
 #ifdef WITH_VALUES
-                chunk_values[padded(slot)] = reg_values[r];
+            chunk_values[padded(slot)] = reg_values[r];
 #endif
-            }
         }
     }
-    barrier();  // the merged chunk is in place
+    barrier();
     if (tail_count != 0u) {
         // Uniform; the last merge: it leaves no samples.
         store_chunk_past_tail(out_base, slot_count, tail_first, tail_count);
@@ -1623,8 +1579,12 @@ void main()
         uint region = sample_region_start(sort_chunks(CHUNK_LOG), params.phase);
         index_t first_group = out_base >> SAMPLE_LOG;
         for (uint g = thread; (g << SAMPLE_LOG) + offset < slot_count; g += threads) {
-            uint slot = (g << SAMPLE_LOG) + offset;
-            store_sample(region, first_group + g, merged_key(slot), merged_value(slot));
+            uint slot = padded((g << SAMPLE_LOG) + offset);
+#ifdef WITH_VALUES
+            store_sample(region, first_group + g, chunk_keys[slot], chunk_values[slot]);
+#else
+            store_sample(region, first_group + g, chunk_keys[slot], 0u);
+#endif
         }
     }
 #endif
@@ -1638,9 +1598,9 @@ void main()
         uint slot = r * threads + thread;
         if (slot < slot_count) {
             index_t index = out_base + slot;
-            write_key_out(index, store_key(merged_key(slot)));
+            write_key_out(index, store_key(chunk_keys[padded(slot)]));
 #ifdef WITH_VALUES
-            write_value_out(index, merged_value(slot));
+            write_value_out(index, chunk_values[padded(slot)]);
 #endif
         }
     }

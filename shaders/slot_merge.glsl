@@ -5,9 +5,6 @@
 // arrays, clamped into them: a run's head is read one past its end when the
 // run is used up, and that key is never taken) and KEY_BEFORE. Run A holds
 // a_count keys from slot a_first, run B b_count keys from slot b_first.
-// Where the includer defines SLOT_MERGE_TAKE(r, output, outputs, key, value),
-// each output goes there instead of to reg_keys[r] (merge_pass.comp's merge
-// into a second shared array).
 
 // How many keys of A the first `diagonal` outputs of the merge hold (the merge
 // path's split): A[m] goes first unless B[diagonal - 1 - m] is strictly before
@@ -44,16 +41,9 @@ void slot_merge_to_registers(uint a_first, uint a_count, uint b_first, uint b_co
     uint value_a = slot_value(a_slot), value_b = slot_value(b_slot);
     [[unroll]] for (uint r = 0u; r < REGISTERS; ++r) {
         bool take_a = a_slot < a_end && (b_slot >= b_end || !KEY_BEFORE(key_b, value_b, key_a, value_a));
-#ifdef SLOT_MERGE_TAKE
-        // The includer's own place for output diagonal + r (its registers,
-        // or its shared output slots below merged_end).
-        SLOT_MERGE_TAKE(r, diagonal + r, a_count + b_count, take_a ? key_a : key_b,
-                        take_a ? value_a : value_b);
-#else
         reg_keys[r] = take_a ? key_a : key_b;
 #ifdef WITH_VALUES
         reg_values[r] = take_a ? value_a : value_b;
-#endif
 #endif
         // One shared read a key: the head that was taken is refilled.
         uint next = (take_a ? a_slot : b_slot) + 1u;

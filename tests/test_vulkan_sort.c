@@ -324,11 +324,6 @@ int main(void)
     desc.merge_store_from_registers = true;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, merges stored from registers", max_log < 14 ? max_log : 14);
     desc.merge_store_from_registers = false;
-    /* Merges that write each thread's keys to a second shared array, not to
-     * its registers. */
-    desc.merge_into_shared = true;
-    run_suite(&t, &desc, "256-key tile, 64-key chunks, merges into shared memory", max_log < 14 ? max_log : 14);
-    desc.merge_into_shared = false;
     desc.tile_keys = 256;
     desc.merge_chunk_keys = 64;
     desc.merge_keys_per_thread = 4;

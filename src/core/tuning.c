@@ -345,7 +345,6 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
                 limits->subgroup_ballot &&
                 (bytes_per_key > 4u ? WIDE_MERGE_FUSED_SPLIT_BY_SUBGROUP : MERGE_FUSED_SPLIT_BY_SUBGROUP);
             tuning->merge_store_from_registers = false;
-            tuning->merge_into_shared = false;
             /* The four-run merge: the pivot step the chunk is, or less where its
              * two halves do not fit shared memory. */
             tuning->merge_ways = 2u;

@@ -88,10 +88,6 @@ typedef struct bitonic_tuning {
      * faster on the H100 for 32-bit keys, slower for 64-bit keys and pairs
      * (docs/PERFORMANCE.md, log entry 44), so off by default. */
     bool merge_store_from_registers;
-    /* The merge writes each thread's merged keys to a second shared-memory
-     * array (merge_pass.comp, MERGE_INTO_SHARED) instead of to registers:
-     * fewer registers and one barrier less, for twice the shared memory. */
-    bool merge_into_shared;
     /* The partition's window merge of buckets in up to three pieces (its
      * shared-memory kernel with THREE_PIECES) stores from registers even
      * where the merges do not: for 32-bit keys on the H200 it took 3.5-5%

@@ -436,7 +436,6 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                                   desc->partition_window_staged_stores,
                                               .merge_fused_split_searcher = desc->merge_fused_split_searcher,
                                               .merge_store_from_registers = desc->merge_store_from_registers,
-                                              .merge_into_shared = desc->merge_into_shared,
                                               .merge_kernel = desc->merge_kernel,
                                               .merge_ways = desc->merge_ways,
                                               .merge_scalar_io = desc->merge_scalar_io,

@@ -448,7 +448,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
 {
     if (!spirv.code)
         return VK_ERROR_FEATURE_NOT_PRESENT;
-    if (constant_count > 9u)
+    if (constant_count > 8u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
@@ -458,7 +458,7 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[9];
+    VkSpecializationMapEntry entries[8];
     for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
     VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
@@ -548,9 +548,8 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
      * the partition's window merge and its split pass alone, and the seventh
      * THREE_PIECES there (steps: 1 for buckets of up to two windows); the
      * eighth TAKES_TAIL, true in merge_tail_pipeline alone. */
-    uint32_t merge_constants[9] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
-                                   tuning->merge_split_probes, 0u, 0u, steps != 0 ? VK_TRUE : VK_FALSE, VK_FALSE,
-                                   tuning->merge_into_shared ? VK_TRUE : VK_FALSE};
+    uint32_t merge_constants[8] = {tuning->merge_workgroup_size, tuning->merge_chunk_log, tuning->merge_search_lanes,
+                                   tuning->merge_split_probes, 0u, 0u, steps != 0 ? VK_TRUE : VK_FALSE, VK_FALSE};
     switch (kind) {
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
@@ -608,7 +607,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_unpack_pass(tuning->merge_register_log,
                                                                tuning->merge_fused_split_by_subgroup),
-                               merge_constants, 9u, pipeline);
+                               merge_constants, 7u, pipeline);
     }
     case PIPELINE_MERGE:
     case PIPELINE_MERGE_TAIL:
@@ -639,7 +638,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             : tuning->merge_fused_split_by_subgroup && !wide
                 ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, form)
                 : bitonic_spirv_merge_pass(tuning->merge_register_log, form, wide),
-            merge_constants, 9u, pipeline);
+            merge_constants, tail ? 8u : window ? 7u : 5u, pipeline);
     }
     case PIPELINE_MERGE_DIRECT:
         if (tuning->merge_direct || tuning->merge_direct_max_keys == 0)
@@ -1062,11 +1061,6 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.merge_vector_io = false;
         if (desc->merge_store_from_registers)
             sorter->variants[variant].tuning.merge_store_from_registers = true;
-        /* Where shared memory holds the merge's slices and its output both. */
-        if (desc->merge_into_shared &&
-            2u * bitonic_tile_shared_bytes(sorter->variants[variant].tuning.merge_chunk_log, bytes_per_key) <=
-                sorter->limits.max_shared_memory_bytes)
-            sorter->variants[variant].tuning.merge_into_shared = true;
         if (desc->partition_whole_samples)
             sorter->variants[variant].tuning.partition_sample_runs = false;
         if (desc->partition_window_staged_stores)

@@ -517,7 +517,6 @@ int bench_run(const bench_options *options)
                                  .partition_workgroup_size = options->partition_threads,
                                  .partition_count_workgroups = options->partition_count_groups,
                                  .merge_store_from_registers = options->merge_store_from_registers,
-                                 .merge_into_shared = options->merge_into_shared,
                                  .partition_whole_samples = options->partition_whole_samples,
                                  .partition_split_pairs = options->partition_split_pairs,
                                  .partition_window_staged_stores = options->partition_window_staged,

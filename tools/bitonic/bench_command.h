@@ -40,7 +40,6 @@ typedef struct bench_options {
     unsigned partition_count_groups;        /* the partition count's workgroups at most, 0: derived */
     unsigned partition_threads;             /* a partition step's workgroup size, at most the derived; 0: derived */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
-    bool merge_into_shared;          /* merges write to a second shared array, not registers */
     bool partition_whole_samples;    /* the partition's samples sorted whole */
     bool partition_split_pairs;      /* pairs stay two arrays in the partition sort */
     bool partition_window_staged;    /* the window merge stores through shared memory */

@@ -24,7 +24,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: bitonic info [--device SEL] [--pipelines [--merge-into-shared]]\n"
+    fputs("usage: bitonic info [--device SEL] [--pipelines]\n"
           "       bitonic sort IN OUT [--descending] [--stable] [--argsort [--index-dtype uint32|int64]]\n"
           "                    [--device SEL] [--strategy merge|network|transpose] [--timing]\n"
           "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
@@ -35,7 +35,7 @@ static void usage(FILE *out)
           "                     [--merge-split-probes P] [--merge-split-workgroup T] [--merge-split-plain]\n"
           "                     [--merge-split-guided-min-chunks C] [--merge-split-no-samples] [--merge-ways 2|4]\n"
           "                     [--merge-fused-split-min-chunks C] [--merge-fused-split-probes P]\n"
-          "                     [--merge-no-fused-split] [--merge-store-registers] [--merge-into-shared]\n"
+          "                     [--merge-no-fused-split] [--merge-store-registers]\n"
           "                     [--merge-fused-split-searcher thread|subgroup]\n"
           "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
           "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
@@ -102,7 +102,7 @@ static void print_gles_info(void)
     bitonic_context_destroy(context);
 }
 
-static int command_info(const char *device, bool pipelines, bool merge_into_shared)
+static int command_info(const char *device, bool pipelines)
 {
     bitonic_device_info devices[16];
     uint32_t count = 0;
@@ -127,9 +127,7 @@ static int command_info(const char *device, bool pipelines, bool merge_into_shar
     }
     print_gles_info();
     bitonic_context *context;
-    status = bitonic_context_create(&(bitonic_context_desc){.device = device,
-                                                                   .capture_pipeline_statistics = pipelines,
-                                                                   .merge_into_shared = merge_into_shared},
+    status = bitonic_context_create(&(bitonic_context_desc){.device = device, .capture_pipeline_statistics = pipelines},
                                     &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device: %s\n", bitonic_status_string(status));
@@ -495,8 +493,6 @@ int main(int argc, char **argv)
             bench.merge_fused_split_min_chunks = UINT32_MAX;
         } else if (strcmp(arg, "--merge-store-registers") == 0) {
             bench.merge_store_from_registers = true;
-        } else if (strcmp(arg, "--merge-into-shared") == 0) {
-            bench.merge_into_shared = true;
         } else if (strcmp(arg, "--partition-whole-samples") == 0) {
             bench.partition_whole_samples = true;
         } else if (strcmp(arg, "--partition-split-pairs") == 0) {
@@ -608,7 +604,7 @@ int main(int argc, char **argv)
     }
     bench.device = device;
     if (strcmp(command, "info") == 0 && positional_count == 0)
-        return command_info(device, pipelines, bench.merge_into_shared);
+        return command_info(device, pipelines);
     if (strcmp(command, "sort") == 0 && positional_count == 2)
         return command_sort(&(sort_command){positional[0], positional[1], device, bench.strategy, descending, stable,
                                             argsort, int64_indices, sort_timing});
