@@ -21,10 +21,10 @@
  *   memory is short: a thread's merge is a chain of dependent shared-memory
  *   reads, so fewer keys a thread and more workgroups hide it better; on the
  *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md). Their
- *   shared memory counts as much as their registers: NVIDIA's driver gave
- *   these pipelines about 64 KiB a multiprocessor on the H200, and a merge
- *   level slowed in step with its shared bytes alone (log entry 92); 1024-key
- *   chunks of 32-bit keys run twelve workgroups by both limits.
+ *   shared memory counts as much as their registers: on the H200 a merge
+ *   level slowed in step with its shared bytes alone, as if NVIDIA's driver
+ *   gave these pipelines about 64 KiB a multiprocessor (log entry 92), so
+ *   1024-key chunks of 32-bit keys seem to run twelve workgroups by both limits.
  * - Four-run merges pivot every merge chunk (1024 keys; fewer where the spill
  *   pass's two buffers of four chunks do not fit shared memory) and merge up
  *   to 1.5 chunks at once in one buffer: on the H100 shared memory is what
