@@ -191,7 +191,12 @@ typedef struct bitonic_context_desc {
      * the driver tells their number, else 128).
      * partition_workgroup_size: threads a workgroup of the partition's steps
      * has, at most the tuning's (fewer threads than buckets give each thread
-     * several buckets: for tests and measuring). 0 = the tuning's choice for each. The
+     * several buckets: for tests and measuring).
+     * partition_scatter_tile_keys: keys the scatter stages in shared memory a
+     * tile (a power of two, at least the workgroup; the tuning's is 4096 for
+     * 32-bit keys and 2048 for the others): a smaller tile leaves room for
+     * more workgroups a multiprocessor, a larger one writes longer stretches
+     * a bucket. 0 = the tuning's choice for each. The
      * scratch buffer must then also have INDIRECT_BUFFER usage
      * (bitonic_vulkan_sort_info). */
     uint32_t partition_min_keys;
@@ -211,6 +216,7 @@ typedef struct bitonic_context_desc {
     uint32_t partition_scatter_workgroups;
     uint32_t partition_workgroup_size;
     uint32_t partition_count_workgroups;
+    uint32_t partition_scatter_tile_keys;
     /* The partition's samples sorted whole before the splitters are read from
      * them, as before: by default the sample step sorts them itself, in runs
      * of twice as many keys as buckets, a workgroup a run in shared memory,

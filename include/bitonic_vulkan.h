@@ -69,6 +69,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t partition_scatter_workgroups;  /* the partition scatter's workgroups at most (0: the tuning's, UINT32_MAX: one a tile) */
     uint32_t partition_workgroup_size;  /* threads a partition-step workgroup has, at most the tuning's (0: the tuning's; for tests) */
     uint32_t partition_count_workgroups;  /* the partition count's workgroups at most (0: the tuning's) */
+    uint32_t partition_scatter_tile_keys; /* keys the partition scatter stages a tile (0: the tuning's; see bitonic_context_desc) */
     bool partition_whole_samples;       /* the partition's samples sorted whole (see bitonic_context_desc) */
     bool partition_split_pairs;         /* pairs stay two arrays in the partition sort (see bitonic_context_desc) */
     bool partition_window_staged_stores; /* the window merge stores through shared memory (see bitonic_context_desc) */

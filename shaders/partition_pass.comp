@@ -98,6 +98,7 @@ layout(push_constant) uniform PartitionParams {
     uint sample_runs_log;  // the samples are sorted in 2^this runs (0: whole)
     uint longest;        // the longest open bucket the window merge sorts: W, or 2W (three pieces)
     uint packed_pairs;   // 1: the scatter writes pairs packed (PackedOut), the fallback reads them (PackedIn)
+    uint scatter_tile;   // keys a tile of the scatter: the staged tile, or half of it (vk_sorter.c)
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -517,13 +518,30 @@ void count_step()
     }
 }
 
-// Words of the workgroup: in the scan, the running sums (one a thread); in
-// the scatter, each staged key's place in the output (SCATTER_KEYS a thread).
-// The scatter stores the places only after its scan, past a barrier, so the
-// two share the memory that a tile of staged keys needs anyway.
 // Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
 layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
+// The scatter's staged tile (see scatter_step), declared here because 32-bit
+// keys alone lend it to the workgroup's words below.
+shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
+#ifdef WITH_VALUES
+shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
+#endif
+// Words of the workgroup: in the scan, the running sums (one a thread); in
+// the fallback's selection, three a run. Where keys are 32 bits and alone
+// (PLACES_BY_SEARCH) these are the staged tile's words: neither use overlaps
+// a staging (the scan comes after the tile's barrier that frees the stage and
+// ends before the one after which the tile is staged; the fallback stages its
+// chunk past a barrier after its last read of them), and the scatter finds a
+// staged key's place from its bucket, so a tile of twice as many keys fits
+// (log entry 93 of docs/PERFORMANCE.md). Else the scatter stores each staged
+// key's place in them (SCATTER_KEYS a thread), only after its scan, past a
+// barrier, so the two share the memory.
+#if !defined(KEY64) && !defined(WITH_VALUES)
+#define PLACES_BY_SEARCH
+#define workgroup_words stage_keys
+#else
 shared uint workgroup_words[gl_WorkGroupSize.x * SCATTER_KEYS];
+#endif
 shared uint too_long;
 
 // The sum of the spans of the threads before this one, each thread giving its
@@ -649,11 +667,11 @@ uint span_start()
 // (the host may launch fewer workgroups than tiles, so that each builds the
 // splitters' cells and sums the totals once for several), loading its next
 // tile's keys before it writes the current one's, so that the loads are in
-// flight meanwhile.
-shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
-#ifdef WITH_VALUES
-shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
-#endif
+// flight meanwhile. With PLACES_BY_SEARCH the staged keys' places are not
+// kept: tile_starts holds each bucket's place less its first slot, and the
+// writing thread finds a staged key's bucket again (2 or 3 steps of a search
+// in shared memory where the places took a load, but a tile twice as long:
+// each tile costs a chain of barriers and a claim a bucket whatever its size).
 // A staged slot's key and value (0 without values), and a key and value
 // staged at a slot: the scatter, the sample step and the fallback stage this
 // way, and sort_staged sorts what they staged.
@@ -684,7 +702,7 @@ shared uint tile_starts[MAX_BUCKETS];
 // last of `tiles`).
 void load_tile(uint tile, uint tiles, out key_t batch[SCATTER_KEYS], out uint batch_values[SCATTER_KEYS])
 {
-    uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
+    uint tile_keys = params.scatter_tile;
     uint first = tile * tile_keys;
     uint in_tile = tile < tiles ? min(tile_keys, params.count - first) : 0u;
     [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
@@ -701,7 +719,9 @@ void scatter_step()
     uint span_first, span_end;
     bucket_span(span_first, span_end);
     uint first_start = span_start();
-    uint tile_keys = gl_WorkGroupSize.x * SCATTER_KEYS;
+    // At most the staged tile: a thread's keys past it are masked as past the
+    // end (load_tile).
+    uint tile_keys = params.scatter_tile;
     uint tiles = (params.count + tile_keys - 1u) / tile_keys;
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the grid may be 2D (many tiles)
@@ -728,10 +748,20 @@ void scatter_step()
         uint bucket_start = first_start;
         for (uint b = span_first; b < span_end; ++b) {
             uint keys_here = bucket_words[b];
+#ifdef PLACES_BY_SEARCH
+            // The other way round: the bucket's first slot in bucket_words,
+            // and in tile_starts where slot s of its keys goes, less s. The
+            // write reads tile_starts, which the next tile sets only past two
+            // barriers, where it zeroes bucket_words before its first.
+            bucket_words[b] = start;
+            if (keys_here != 0u)
+                tile_starts[b] = bucket_start + atomicAdd(words[claims_at() + b], keys_here) - start;
+#else
             tile_starts[b] = start;
-            start += keys_here;
             if (keys_here != 0u)
                 bucket_words[b] = bucket_start + atomicAdd(words[claims_at() + b], keys_here);
+#endif
+            start += keys_here;
             if (b + 1u < span_end)
                 bucket_start += words[TOTALS_AT + b];
         }
@@ -739,9 +769,13 @@ void scatter_step()
         [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
             if (placed[j] != 0xffffffffu) {
                 uint bucket = placed[j] >> 16, rank = placed[j] & 0xffffu;
+#ifdef PLACES_BY_SEARCH
+                store_staged(bucket_words[bucket] + rank, batch[j], batch_values[j]);
+#else
                 uint slot = tile_starts[bucket] + rank;
                 store_staged(slot, batch[j], batch_values[j]);
                 workgroup_words[slot] = bucket_words[bucket] + rank;
+#endif
             }
         }
         barrier();
@@ -754,8 +788,14 @@ void scatter_step()
         }
 #endif
         for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
+#ifdef PLACES_BY_SEARCH
+            key_t key = stage_keys[slot];
+            uint place = tile_starts[bucket_of(ordered(key), 0u)] + slot;
+            keys_out[place] = key;
+#else
             uint place = workgroup_words[slot];
             keys_out[place] = stage_keys[slot];
+#endif
 #ifdef WITH_VALUES
             values_out[place] = stage_values[slot];
 #endif

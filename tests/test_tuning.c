@@ -46,12 +46,15 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
 /* The partition steps' shared memory as partition_pass.comp declares it, for
  * keys of key_bytes (4 or 8) with or without 32-bit values: the splitters
  * sorted, the lookup table's 2 (m + 1) cells of a word, two words for each
- * of the 2m + 1 buckets, the staged tile with a word a key, four more words. */
+ * of the 2m + 1 buckets, the staged tile with a word a key where the key is
+ * not 32 bits alone (those stage their scan's words in the tile), four more
+ * words. */
 static uint64_t partition_shared_bytes(const bitonic_tuning *tuning, uint32_t key_bytes, bool values)
 {
     uint64_t m = tuning->partition_max_splitters, item = key_bytes + (values ? 4u : 0u);
     uint64_t tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
-    return m * item + 2u * (m + 1u) * 4u + 2u * (2u * m + 1u) * 4u + tile * (item + 4u) + 16u;
+    uint64_t place = key_bytes == 4u && !values ? 0u : 4u;
+    return m * item + 2u * (m + 1u) * 4u + 2u * (2u * m + 1u) * 4u + tile * (item + place) + 16u;
 }
 
 /* The partition's sizes fit for every key type: its bytes a key are the key's
@@ -193,8 +196,8 @@ int main(void)
         }
     }
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 0, 0, &tuning) && tuning.partition_max_splitters == 511 &&
-                       tuning.partition_scatter_keys == 4 && !tuning.partition_scan_by_subgroup,
-                   "H100 u32 partition: 511 splitters, tiles of 4 keys a thread, the scan in shared memory without "
+                       tuning.partition_scatter_keys == 8 && !tuning.partition_scan_by_subgroup,
+                   "H100 u32 partition: 511 splitters, tiles of 8 keys a thread, the scan in shared memory without "
                    "subgroup arithmetic");
     const bitonic_device_limits h100_arithmetic = {1024, 1024, 49152, 32, true, true, true, 132};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 8, 0, 0, 0, &tuning) &&
@@ -202,8 +205,8 @@ int main(void)
                        tuning.partition_scan_by_subgroup,
                "H100 pairs partition: 511 splitters, tiles of 2 keys a thread, the scan by subgroups");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && tuning.partition_max_splitters == 511 &&
-                       tuning.partition_scatter_keys == 2,
-               "lavapipe u32 partition (32 KiB): 511 splitters, tiles of 2 keys a thread");
+                       tuning.partition_scatter_keys == 4,
+               "lavapipe u32 partition (32 KiB): 511 splitters, tiles of 4 keys a thread");
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 4, 0, 0, 0, &tuning) && tuning.partition_workgroups == 132 &&
                        tuning.partition_scatter_workgroups == 132,
                "132 multiprocessors: the count and the scatter a workgroup each (got %u, %u)",
@@ -212,16 +215,16 @@ int main(void)
                        tuning.partition_scatter_workgroups == 128,
                "multiprocessors unknown: 128 workgroups of the count and the scatter (got %u, %u)",
                tuning.partition_workgroups, tuning.partition_scatter_workgroups);
-    bitonic_tuning_set_partition_workgroup(&h100, 4, 256, &tuning);
+    bitonic_tuning_set_partition_workgroup(&h100, 4, 256, 0u, &tuning);
     TEST_CHECK(&t, tuning.partition_workgroup_size == 256 && tuning.partition_scatter_keys == 16 &&
                        tuning.partition_max_splitters == 511 && partition_fits(&h100, &tuning, 4, false),
-               "H100 u32, 256-thread partition workgroups: the same 4096-key staged tile, 16 keys a thread");
-    bitonic_tuning_set_partition_workgroup(&h100, 4, 8, &tuning);
+               "H100 u32, 256-thread partition workgroups: 16 keys a thread, the most (a 4096-key staged tile)");
+    bitonic_tuning_set_partition_workgroup(&h100, 4, 8, 0u, &tuning);
     TEST_CHECK(&t, tuning.partition_workgroup_size == 8 && tuning.partition_scatter_keys == 16 &&
                        partition_fits(&h100, &tuning, 4, false),
                "8-thread partition workgroups stage at most 16 keys a thread (got %u)", tuning.partition_scatter_keys);
-    bitonic_tuning_set_partition_workgroup(&lavapipe, 4, 4096, &tuning);
-    TEST_CHECK(&t, tuning.partition_workgroup_size == 1024 && tuning.partition_scatter_keys == 2 &&
+    bitonic_tuning_set_partition_workgroup(&lavapipe, 4, 4096, 0u, &tuning);
+    TEST_CHECK(&t, tuning.partition_workgroup_size == 1024 && tuning.partition_scatter_keys == 4 &&
                        partition_fits(&lavapipe, &tuning, 4, false),
                "a partition workgroup is cut to the device's (got %u threads)", tuning.partition_workgroup_size);
     return test_finish(&t);

@@ -570,6 +570,13 @@ int main(void)
     run_partition_suite(&plain, desc, "partition, scans in shared memory, 3 scatter workgroups", 1u << 16,
                         run_levels_2);
     desc.no_subgroup_arithmetic = false;
+    /* A staged tile of its own size (bitonic_context_desc's
+     * partition_scatter_tile_keys), taken whole or by halves as the rounds of
+     * the 3 workgroups decide (vk_sorter.c, scatter_tile_for). */
+    desc.partition_scatter_tile_keys = 1024;
+    run_partition_suite(&plain, desc, "partition, 1024-key staged tiles, 3 scatter workgroups", 1u << 16,
+                        run_levels_2);
+    desc.partition_scatter_tile_keys = 0;
     desc.partition_scatter_workgroups = 0;
     /* Workgroups of fewer threads than buckets: each thread sums, claims and
      * notes the window boundaries of several buckets. */

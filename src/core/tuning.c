@@ -190,9 +190,13 @@
  * scatter stages fewer keys a thread where shared memory would hold fewer. */
 #define PARTITION_GOOD_SPLITTERS 255u
 #define PARTITION_WORKGROUP_SIZE 1024u
-/* The scatter's staged tile (4-byte keys; half for the others), and the most
- * keys a thread stages (they are held in registers). */
-#define PARTITION_SCATTER_TILE_KEYS 4096u
+/* The scatter's staged tile (4-byte keys; a quarter of it for the others),
+ * and the most keys a thread stages (they are held in registers). 4-byte keys
+ * stage no place beside each key (partition_pass.comp, PLACES_BY_SEARCH), so
+ * twice as many fit: a tile of 8192 u32 keys took the scatter of 2^26 keys
+ * from 0.649 to 0.548 ms on the H200 (docs/PERFORMANCE.md, log entry 93;
+ * vk_sorter.c halves it where that takes fewer rounds). */
+#define PARTITION_SCATTER_TILE_KEYS 8192u
 #define PARTITION_MAX_SCATTER_KEYS 16u
 /* The count's and the scatter's workgroups at most: each builds the
  * splitters' cells once, then the count counts one stretch of the keys and
@@ -277,12 +281,12 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_workgroups = workgroups;
     tuning->partition_scatter_workgroups = workgroups;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
-    bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads),
+    bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads), 0u,
                                            tuning);
 }
 
 void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
-                                            uint32_t threads, bitonic_tuning *tuning)
+                                            uint32_t threads, uint32_t staged_tile_keys, bitonic_tuning *tuning)
 {
     uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
     tuning->partition_workgroup_size = threads < 1u ? 1u : min_u32(threads, max_threads);
@@ -290,18 +294,20 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
      * two words for each of its open and equality buckets (a count, a start);
      * besides them the scatter's staged tile (partition_pass.comp,
      * SCATTER_KEYS keys a thread) with a word a key (its place; the scan's
-     * word a thread before), and a few more. 2^d - 1 of them: the cells are a
+     * word a thread before) but for 4-byte keys, whose staged tile holds those
+     * words itself, and a few more. 2^d - 1 of them: the cells are a
      * power of two. The staged tile is PARTITION_SCATTER_TILE_KEYS keys where
      * that leaves room for PARTITION_GOOD_SPLITTERS (on the H100 every key
      * type keeps it; a device of 32 KiB, lavapipe, stages half as many keys),
      * whatever the workgroup's size, up to PARTITION_MAX_SCATTER_KEYS a thread. */
     uint64_t per_splitter = (uint64_t)bytes_per_key + 8u + 16u;
     uint64_t fit = 0;
-    uint32_t wanted = (bytes_per_key == 4u ? PARTITION_SCATTER_TILE_KEYS : PARTITION_SCATTER_TILE_KEYS / 2u) /
-                      tuning->partition_workgroup_size;
+    uint32_t preferred_tile = bytes_per_key == 4u ? PARTITION_SCATTER_TILE_KEYS : PARTITION_SCATTER_TILE_KEYS / 4u;
+    uint64_t place_bytes = bytes_per_key == 4u ? 0u : 4u;
+    uint32_t wanted = (staged_tile_keys != 0u ? staged_tile_keys : preferred_tile) / tuning->partition_workgroup_size;
     for (uint32_t keys = wanted < 1u ? 1u : min_u32(wanted, PARTITION_MAX_SCATTER_KEYS); keys >= 1u; keys /= 2u) {
         uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;
-        uint64_t fixed = 64u + bytes_per_key + tile_keys * (bytes_per_key + 4u);
+        uint64_t fixed = 64u + bytes_per_key + tile_keys * (bytes_per_key + place_bytes);
         fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
         tuning->partition_scatter_keys = keys;
         if (fit >= PARTITION_GOOD_SPLITTERS)

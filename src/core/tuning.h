@@ -173,9 +173,10 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
 
 /* Sets the partition steps' workgroup size of a derived tuning (cut to what
  * the device allows), and with it the keys a thread of the scatter stages
- * and the splitters that fit beside them. */
+ * (staged_tile_keys a tile where it is not 0, else the preferred tile) and the
+ * splitters that fit beside them. */
 void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
-                                            uint32_t threads, bitonic_tuning *tuning);
+                                            uint32_t threads, uint32_t staged_tile_keys, bitonic_tuning *tuning);
 
 /* Sets the merge sizes of a derived tuning: the chunk and keys per thread
  * asked for (0: the preferred ones), cut to what the device and the tile allow. */

@@ -430,6 +430,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .partition_scatter_workgroups = desc->partition_scatter_workgroups,
                                               .partition_workgroup_size = desc->partition_workgroup_size,
                                               .partition_count_workgroups = desc->partition_count_workgroups,
+                                              .partition_scatter_tile_keys = desc->partition_scatter_tile_keys,
                                               .partition_whole_samples = desc->partition_whole_samples,
                                               .partition_split_pairs = desc->partition_split_pairs,
                                               .partition_window_staged_stores =

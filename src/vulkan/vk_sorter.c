@@ -903,9 +903,15 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
     if (desc->partition_count_workgroups != 0)
         tuning->partition_workgroups = desc->partition_count_workgroups;
     /* Fewer threads stage as many keys, more a thread, where shared memory
-     * and the registers allow (tuning.c). */
-    if (desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size)
-        bitonic_tuning_set_partition_workgroup(&sorter->limits, bytes_per_key, desc->partition_workgroup_size, tuning);
+     * and the registers allow (tuning.c); a tile of its own size is staged
+     * by as many threads, more or fewer keys a thread. */
+    bool fewer_threads =
+        desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size;
+    if (fewer_threads || desc->partition_scatter_tile_keys != 0)
+        bitonic_tuning_set_partition_workgroup(
+            &sorter->limits, bytes_per_key,
+            fewer_threads ? desc->partition_workgroup_size : tuning->partition_workgroup_size,
+            desc->partition_scatter_tile_keys, tuning);
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -2364,10 +2370,29 @@ typedef struct partition_push_constants {
     uint32_t sample_runs_log;
     uint32_t longest;
     uint32_t packed_pairs;
+    uint32_t scatter_tile;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
 enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITION_FALLBACK = 3 };
+
+/* The keys a tile of the scatter takes: its staged tile, or half of it where
+ * that takes fewer rounds of its workgroups by more than a tile twice as long
+ * costs. A tile's cost is mostly its chain of barriers and claims, whatever its
+ * keys: on the H200 a tile of 8192 u32 keys took 1.69x one of 4096, so the
+ * scatter of 2^26 keys was 15% faster with the longer tiles, but that of
+ * 1.5 x 2^20 keys (192 tiles, two rounds of 132 workgroups, against three of
+ * 384 tiles) 9% slower (docs/PERFORMANCE.md, log entry 93). Costs taken as
+ * 17 against 10. */
+static uint64_t scatter_tile_for(uint64_t count, uint64_t staged_tile, uint32_t threads, uint32_t workgroups)
+{
+    uint64_t half = staged_tile / 2u;
+    if (half < threads || half == 0 || workgroups == 0)
+        return staged_tile;
+    uint64_t tiles = (count + staged_tile - 1u) / staged_tile, half_tiles = (count + half - 1u) / half;
+    uint64_t rounds = (tiles + workgroups - 1u) / workgroups, half_rounds = (half_tiles + workgroups - 1u) / workgroups;
+    return 10u * half_rounds < 17u * rounds ? half : staged_tile;
+}
 
 /* Where partition_pass.comp's scatter leaves the fallback's dispatch size
  * (FALLBACK_ARGS_AT there). */
@@ -2480,9 +2505,11 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         !split_groups(sorter, split_groups_wanted, &window_split_x, &window_split_y))
         return BITONIC_ERROR_TOO_LARGE;
     uint32_t threads = tuning->partition_workgroup_size;
-    /* The scatter's tiles: SCATTER_KEYS a thread in partition_pass.comp. */
+    /* The scatter's staged tile: SCATTER_KEYS a thread in partition_pass.comp. */
     uint64_t scatter_tile = (uint64_t)threads * tuning->partition_scatter_keys;
-    uint64_t scatter_groups = (info->count + scatter_tile - 1u) / scatter_tile;
+    uint64_t scatter_run_tile = scatter_tile_for(info->count, scatter_tile, tuning->partition_workgroup_size,
+                                                 tuning->partition_scatter_workgroups);
+    uint64_t scatter_groups = (info->count + scatter_run_tile - 1u) / scatter_run_tile;
     if (scatter_groups > tuning->partition_scatter_workgroups)
         scatter_groups = tuning->partition_scatter_workgroups;
     uint32_t scatter_x, scatter_y;
@@ -2547,7 +2574,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .straddles_at = (uint32_t)((plan->windows_at / 4u) + 5u * (VkDeviceSize)window_chunks),
         .sample_runs_log = plan->sample_runs_log,
         .longest = plan->window_three_pieces ? 2u << plan->window_log : 1u << plan->window_log,
-        .packed_pairs = packed ? 1u : 0u};
+        .packed_pairs = packed ? 1u : 0u, .scatter_tile = (uint32_t)scatter_run_tile};
     sort_sides caller_to_scratch = {caller_keys, caller_values, side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     /* With runs, a workgroup a run (the step sorts them); else a thread a sample. */

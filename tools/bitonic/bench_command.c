@@ -516,6 +516,7 @@ int bench_run(const bench_options *options)
                                  .partition_scatter_workgroups = options->partition_scatter_groups,
                                  .partition_workgroup_size = options->partition_threads,
                                  .partition_count_workgroups = options->partition_count_groups,
+                                 .partition_scatter_tile_keys = options->partition_scatter_tile,
                                  .merge_store_from_registers = options->merge_store_from_registers,
                                  .partition_whole_samples = options->partition_whole_samples,
                                  .partition_split_pairs = options->partition_split_pairs,

@@ -39,6 +39,7 @@ typedef struct bench_options {
     unsigned partition_scatter_groups;      /* the partition scatter's workgroups at most, 0: derived */
     unsigned partition_count_groups;        /* the partition count's workgroups at most, 0: derived */
     unsigned partition_threads;             /* a partition step's workgroup size, at most the derived; 0: derived */
+    unsigned partition_scatter_tile;        /* keys the partition scatter stages a tile, 0: derived */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */
     bool partition_whole_samples;    /* the partition's samples sorted whole */
     bool partition_split_pairs;      /* pairs stay two arrays in the partition sort */

@@ -49,6 +49,7 @@ static void usage(FILE *out)
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
           "                     [--partition-count-groups N (the partition count's workgroups at most)]\n"
+          "                     [--partition-scatter-tile N (keys the partition scatter stages a tile)]\n"
           "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
           "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
           "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
@@ -531,7 +532,8 @@ int main(int argc, char **argv)
                     strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
                     strcmp(arg, "--partition-buckets-per-window") == 0 ||
                     strcmp(arg, "--partition-split-by-thread") == 0 ||
-                    strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0) &&
+                    strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0 ||
+                    strcmp(arg, "--partition-scatter-tile") == 0) &&
                    value) {
             unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
                                : strcmp(arg, "--min-log") == 0   ? &bench.min_log
@@ -556,6 +558,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
                                : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
                                : strcmp(arg, "--partition-count-groups") == 0 ? &bench.partition_count_groups
+                               : strcmp(arg, "--partition-scatter-tile") == 0 ? &bench.partition_scatter_tile
                                : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
                                : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
                                                                  : &bench.keys_per_thread;
@@ -575,6 +578,7 @@ int main(int argc, char **argv)
                                       target == &bench.merge_split_min_chunks ||
                                       target == &bench.merge_split_guided_min_chunks ||
                                       target == &bench.merge_fused_split_min_chunks ? (1u << 24)
+                            : target == &bench.partition_scatter_tile ? (1u << 16)
                             : target == &bench.max_steps ? 5
                             : target == &bench.merge_split_probes ||
                                       target == &bench.merge_fused_split_probes ? 7
