@@ -2376,18 +2376,22 @@ _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), 
 
 enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITION_FALLBACK = 3 };
 
-/* The keys a tile of the scatter takes: its staged tile, or half of it where
- * that takes fewer rounds of its workgroups by more than a tile twice as long
- * costs. A tile's cost is mostly its chain of barriers and claims, whatever its
- * keys: on the H200 a tile of 8192 u32 keys took 1.69x one of 4096, so the
- * scatter of 2^26 keys was 15% faster with the longer tiles, but that of
- * 1.5 x 2^20 keys (192 tiles, two rounds of 132 workgroups, against three of
- * 384 tiles) 9% slower (docs/PERFORMANCE.md, log entry 93). Costs taken as
- * 17 against 10. */
-static uint64_t scatter_tile_for(uint64_t count, uint64_t staged_tile, uint32_t threads, uint32_t workgroups)
+/* The keys a tile of the scatter takes: its staged tile, or, for 32-bit keys
+ * alone (whose tile is twice as long as before, partition_pass.comp's
+ * PLACES_BY_SEARCH), half of it where that takes fewer rounds of its
+ * workgroups by more than a tile twice as long costs. A tile's cost is mostly
+ * its chain of barriers and claims, whatever its keys: on the H200 a tile of
+ * 8192 u32 keys took 1.69x one of 4096, so the scatter of 2^26 keys was 15%
+ * faster with the longer tiles, but that of 1.5 x 2^20 keys (192 tiles, two
+ * rounds of 132 workgroups, against three of 384 tiles) 9% slower
+ * (docs/PERFORMANCE.md, log entry 93). Costs taken as 17 against 10. Pairs'
+ * and 64-bit keys' tiles stay whole: halved, the scatter of 1.5 x 2^18 of
+ * them was 15-20% slower. */
+static uint64_t scatter_tile_for(uint64_t count, uint64_t staged_tile, bool may_halve, uint32_t threads,
+                                 uint32_t workgroups)
 {
     uint64_t half = staged_tile / 2u;
-    if (half < threads || half == 0 || workgroups == 0)
+    if (!may_halve || half < threads || half == 0 || workgroups == 0)
         return staged_tile;
     uint64_t tiles = (count + staged_tile - 1u) / staged_tile, half_tiles = (count + half - 1u) / half;
     uint64_t rounds = (tiles + workgroups - 1u) / workgroups, half_rounds = (half_tiles + workgroups - 1u) / workgroups;
@@ -2507,8 +2511,9 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's staged tile: SCATTER_KEYS a thread in partition_pass.comp. */
     uint64_t scatter_tile = (uint64_t)threads * tuning->partition_scatter_keys;
-    uint64_t scatter_run_tile = scatter_tile_for(info->count, scatter_tile, tuning->partition_workgroup_size,
-                                                 tuning->partition_scatter_workgroups);
+    bool places_by_search = !with_values && key_bytes == 4u;  /* as partition_pass.comp builds them */
+    uint64_t scatter_run_tile = scatter_tile_for(info->count, scatter_tile, places_by_search,
+                                                 tuning->partition_workgroup_size, tuning->partition_scatter_workgroups);
     uint64_t scatter_groups = (info->count + scatter_run_tile - 1u) / scatter_run_tile;
     if (scatter_groups > tuning->partition_scatter_workgroups)
         scatter_groups = tuning->partition_scatter_workgroups;
