@@ -193,10 +193,12 @@ typedef struct bitonic_context_desc {
      * has, at most the tuning's (fewer threads than buckets give each thread
      * several buckets: for tests and measuring).
      * partition_scatter_tile_keys: keys the scatter stages in shared memory a
-     * tile (a power of two, at least the workgroup; the tuning's is 4096 for
-     * 32-bit keys and 2048 for the others): a smaller tile leaves room for
-     * more workgroups a multiprocessor, a larger one writes longer stretches
-     * a bucket. 0 = the tuning's choice for each. The
+     * tile (a power of two, at least the workgroup; the tuning's is 8192 for
+     * 32-bit keys where shared memory holds it, and 2048 for the others; 32-bit
+     * keys take half tiles where that takes fewer rounds of workgroups): each
+     * tile costs a chain of barriers and claims, so longer tiles cost less a
+     * key, and write longer stretches a bucket, for measuring. 0 = the
+     * tuning's choice for each. The
      * scratch buffer must then also have INDIRECT_BUFFER usage
      * (bitonic_vulkan_sort_info). */
     uint32_t partition_min_keys;

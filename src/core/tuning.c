@@ -162,8 +162,9 @@
  * in one of two batches into 511, entry 56, each against a bucket of twice
  * the average.) Half a window on average, as before entry 65, took one merge
  * level more from 2^22 keys up. At most 511 splitters: the scatter
- * stages a tile of 4096 keys in shared memory, and more buckets would leave
- * too few keys a bucket to write whole sectors (entry 55). */
+ * stages a tile of 4096 keys in shared memory (8192 u32 keys since entry 93),
+ * and more buckets would leave too few keys a bucket to write whole sectors
+ * (entry 55). */
 #define PARTITION_MIN_KEYS_32 (3u << 17)
 #define PARTITION_MIN_KEYS_64 (3u << 17)
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
@@ -202,7 +203,8 @@
  * splitters' cells once, then the count counts one stretch of the keys and
  * the scatter takes tiles in turn, the next tile's keys loaded while it writes
  * the last. Their 1024-thread workgroups run one a multiprocessor on the
- * H100 (44 registers a thread), and each is a chain of waits (the table's
+ * H100 (44 registers a thread; 61 for u32 keys on the H200 since entry 93),
+ * and each is a chain of waits (the table's
  * barriers, the claims' atomics): one workgroup a multiprocessor, 132 there
  * where the driver tells it (bitonic_device_limits.multiprocessors), sorted
  * 2^21 u32 keys 4.7% faster than 256 (two rounds of workgroups), 2^22 2.4%,
