@@ -305,7 +305,8 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
     uint64_t per_splitter = (uint64_t)bytes_per_key + 8u + 16u;
     uint64_t fit = 0;
     uint32_t preferred_tile = bytes_per_key == 4u ? PARTITION_SCATTER_TILE_KEYS : PARTITION_SCATTER_TILE_KEYS / 4u;
-    uint64_t place_bytes = bytes_per_key == 4u ? 0u : 4u;
+    tuning->partition_places_by_search = bytes_per_key == 4u;
+    uint64_t place_bytes = tuning->partition_places_by_search ? 0u : 4u;
     uint32_t wanted = (staged_tile_keys != 0u ? staged_tile_keys : preferred_tile) / tuning->partition_workgroup_size;
     for (uint32_t keys = wanted < 1u ? 1u : min_u32(wanted, PARTITION_MAX_SCATTER_KEYS); keys >= 1u; keys /= 2u) {
         uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;

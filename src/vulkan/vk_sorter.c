@@ -2391,7 +2391,7 @@ static uint64_t scatter_tile_for(uint64_t count, uint64_t staged_tile, bool may_
                                  uint32_t workgroups)
 {
     uint64_t half = staged_tile / 2u;
-    if (!may_halve || half < threads || half == 0 || workgroups == 0)
+    if (!may_halve || half < threads || workgroups == 0)
         return staged_tile;
     uint64_t tiles = (count + staged_tile - 1u) / staged_tile, half_tiles = (count + half - 1u) / half;
     uint64_t rounds = (tiles + workgroups - 1u) / workgroups, half_rounds = (half_tiles + workgroups - 1u) / workgroups;
@@ -2511,8 +2511,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's staged tile: SCATTER_KEYS a thread in partition_pass.comp. */
     uint64_t scatter_tile = (uint64_t)threads * tuning->partition_scatter_keys;
-    bool places_by_search = !with_values && key_bytes == 4u;  /* as partition_pass.comp builds them */
-    uint64_t scatter_run_tile = scatter_tile_for(info->count, scatter_tile, places_by_search,
+    uint64_t scatter_run_tile = scatter_tile_for(info->count, scatter_tile, tuning->partition_places_by_search,
                                                  tuning->partition_workgroup_size, tuning->partition_scatter_workgroups);
     uint64_t scatter_groups = (info->count + scatter_run_tile - 1u) / scatter_run_tile;
     if (scatter_groups > tuning->partition_scatter_workgroups)
