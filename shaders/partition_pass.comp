@@ -39,6 +39,14 @@
 //   pair one 8-byte access where it was two of 4 bytes in two arrays; the
 //   window merge (merge_pass.comp with UNPACK_OUT) and the fallback, which
 //   reads the runs from PackedIn, write the caller's keys and values apart.
+// Two more builds take one step each, so that their pipelines hold only what
+// it needs (log entry 94): COUNT_ONLY, the count, without the scatter's
+// staged tile (about a fifth of the shared memory, and fewer registers, so
+// more of its workgroups share a multiprocessor); STORED_PLACES, the scatter
+// of 32-bit keys alone on half tiles, which stores each staged key's place
+// beside it (as the other key types do) instead of finding it again: where
+// tiles are halved the tile is short, and the search cost more than the
+// longer tile saves (log entry 93).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample, or where the samples are sorted
@@ -511,6 +519,7 @@ void count_step()
     }
 }
 
+#ifndef COUNT_ONLY
 // Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
 layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
 // The scatter's staged tile (see scatter_step), declared here because 32-bit
@@ -529,7 +538,7 @@ shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
 // (log entry 93 of docs/PERFORMANCE.md). Else the scatter stores each staged
 // key's place in them (SCATTER_KEYS a thread), only after its scan, past a
 // barrier, so the two share the memory.
-#if !defined(KEY64) && !defined(WITH_VALUES)
+#if !defined(KEY64) && !defined(WITH_VALUES) && !defined(STORED_PLACES)
 #define PLACES_BY_SEARCH
 #define workgroup_words stage_keys
 #else
@@ -1158,8 +1167,13 @@ void fallback_step()
     }
 }
 
+#endif  // COUNT_ONLY
+
 void main()
 {
+#ifdef COUNT_ONLY
+    count_step();
+#else
     if (params.step == STEP_SAMPLE && params.sample_runs_log != 0u)
         sample_runs_step();
     else if (params.step == STEP_SAMPLE)
@@ -1170,4 +1184,5 @@ void main()
         scatter_step();
     else
         fallback_step();
+#endif
 }

@@ -161,6 +161,11 @@ typedef struct sorter_variant {
     VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
     VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
     VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
+    /* Its count alone (COUNT_ONLY: no staged tile, so more workgroups share a
+     * multiprocessor), and for 32-bit keys alone its scatter on half tiles
+     * (STORED_PLACES; VK_NULL_HANDLE where tiles are never halved). */
+    VkPipeline partition_count_pipeline;
+    VkPipeline partition_half_scatter_pipeline;
     /* The partition sort's window merge and its split pass: merge_pass.comp
      * with WINDOW_MERGE, which every other merge pipeline has false. */
     /* The window merge and its split pass, for buckets of up to a window [0]
@@ -377,6 +382,17 @@ bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgro
     switch (1) { SPIRV_CASE(partition_pass, 1) }
 }
 
+bitonic_spirv bitonic_spirv_partition_count(bitonic_kernel_form form)
+{
+    switch (1) { SPIRV_CASE(partition_count, 1) }
+}
+
+bitonic_spirv bitonic_spirv_partition_stored_pass(bool subgroup_scan)
+{
+    return subgroup_scan ? SPIRV_MODULE(bitonic_spirv_partition_lanes_stored_pass_r1)
+                         : SPIRV_MODULE(bitonic_spirv_partition_stored_pass_r1);
+}
+
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     if (wide)  /* not built: the device-address merge is the direct one */
@@ -534,6 +550,14 @@ typedef enum pipeline_kind {
     PIPELINE_WINDOW_SPLIT,
     PIPELINE_WINDOW_UNPACK,
 } pipeline_kind;
+
+/* Whether the partition's scatter may take half tiles (scatter_tile_for):
+ * 32-bit keys alone, whose staged tile holds no places, and at least two keys
+ * a thread. */
+static bool partition_halves_tiles(const bitonic_tuning *tuning)
+{
+    return tuning->partition_places_by_search && tuning->partition_scatter_keys >= 2u;
+}
 
 static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *variant, pipeline_kind kind,
                                 uint32_t steps)
@@ -694,17 +718,31 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                kind == PIPELINE_MERGE4 ? 3u : 2u, pipeline);
     }
     case PIPELINE_PARTITION: {
+        /* All three of the partition's pipelines (the count's has no
+         * SCATTER_KEYS: a constant the module lacks is ignored). */
         if (wide || tuning->partition_max_splitters == 0)
             return VK_ERROR_FEATURE_NOT_PRESENT;
-        if (variant->partition_pipeline != VK_NULL_HANDLE)
-            return VK_SUCCESS;
         uint32_t partition_constants[4] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
                                            2u * (tuning->partition_max_splitters + 1u),  /* the lookup table's cells */
                                            tuning->partition_scatter_keys};
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_partition_pass(form, tuning->partition_scan_by_subgroup),
-                               partition_constants, 4,
-                               &variant->partition_pipeline);
+        VkResult result = VK_SUCCESS;
+        if (variant->partition_pipeline == VK_NULL_HANDLE)
+            result = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                                     bitonic_spirv_partition_pass(form, tuning->partition_scan_by_subgroup),
+                                     partition_constants, 4, &variant->partition_pipeline);
+        if (result == VK_SUCCESS && variant->partition_count_pipeline == VK_NULL_HANDLE)
+            result = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                                     bitonic_spirv_partition_count(form), partition_constants, 4,
+                                     &variant->partition_count_pipeline);
+        /* Half tiles (scatter_tile_for) with each staged key's place beside it. */
+        if (result == VK_SUCCESS && partition_halves_tiles(tuning) &&
+            variant->partition_half_scatter_pipeline == VK_NULL_HANDLE) {
+            partition_constants[3] = tuning->partition_scatter_keys / 2u;
+            result = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
+                                     bitonic_spirv_partition_stored_pass(tuning->partition_scan_by_subgroup),
+                                     partition_constants, 4, &variant->partition_half_scatter_pipeline);
+        }
+        return result;
     }
     case PIPELINE_WINDOW_SPLIT:
         if (wide)
@@ -1147,6 +1185,8 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->partition_count_pipeline, sorter->allocator);
+        vkDestroyPipeline(sorter->device, variant->partition_half_scatter_pipeline, sorter->allocator);
         for (int i = 0; i < 2; ++i) {
             vkDestroyPipeline(sorter->device, variant->window_merge_pipeline[i], sorter->allocator);
             vkDestroyPipeline(sorter->device, variant->window_split_pipeline[i], sorter->allocator);
@@ -1290,6 +1330,13 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
                  variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
                  variant->tuning.partition_scan_by_subgroup ? "by subgroups" : "in shared memory");
         report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
+        snprintf(name, sizeof name, "partition count%s", kind);
+        report_pipeline(sorter, variant->partition_count_pipeline, name, text, capacity, &used);
+        if (variant->partition_half_scatter_pipeline != VK_NULL_HANDLE) {
+            snprintf(name, sizeof name, "partition scatter%s (half tiles of %u keys, places staged)", kind,
+                     variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys / 2u);
+            report_pipeline(sorter, variant->partition_half_scatter_pipeline, name, text, capacity, &used);
+        }
         for (int i = 0; i < 2; ++i) {
             const char *pieces = i ? ", three pieces" : "";
             snprintf(name, sizeof name, "partition window merge%s%s", kind, pieces);
@@ -2384,14 +2431,16 @@ enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITI
  * 8192 u32 keys took 1.69x one of 4096, so the scatter of 2^26 keys was 15%
  * faster with the longer tiles, but that of 1.5 x 2^20 keys (192 tiles, two
  * rounds of 132 workgroups, against three of 384 tiles) 9% slower
- * (docs/PERFORMANCE.md, log entry 93). Costs taken as 17 against 10. Pairs'
+ * (docs/PERFORMANCE.md, log entry 93). Costs taken as 17 against 10. Half
+ * tiles go to a pipeline of their own (partition_half_scatter_pipeline) that
+ * stores each staged key's place, as before the long tiles (entry 94). Pairs'
  * and 64-bit keys' tiles stay whole: halved, the scatter of 1.5 x 2^18 of
  * them was 15-20% slower. */
-static uint64_t scatter_tile_for(uint64_t count, uint64_t staged_tile, bool may_halve, uint32_t threads,
-                                 uint32_t workgroups)
+static uint64_t scatter_tile_for(uint64_t count, const bitonic_tuning *tuning)
 {
-    uint64_t half = staged_tile / 2u;
-    if (!may_halve || half < threads || workgroups == 0)
+    uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
+    uint64_t half = staged_tile / 2u, workgroups = tuning->partition_scatter_workgroups;
+    if (!partition_halves_tiles(tuning) || workgroups == 0)
         return staged_tile;
     uint64_t tiles = (count + staged_tile - 1u) / staged_tile, half_tiles = (count + half - 1u) / half;
     uint64_t rounds = (tiles + workgroups - 1u) / workgroups, half_rounds = (half_tiles + workgroups - 1u) / workgroups;
@@ -2511,8 +2560,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t threads = tuning->partition_workgroup_size;
     /* The scatter's staged tile: SCATTER_KEYS a thread in partition_pass.comp. */
     uint64_t scatter_tile = (uint64_t)threads * tuning->partition_scatter_keys;
-    uint64_t scatter_run_tile = scatter_tile_for(info->count, scatter_tile, tuning->partition_places_by_search,
-                                                 tuning->partition_workgroup_size, tuning->partition_scatter_workgroups);
+    uint64_t scatter_run_tile = scatter_tile_for(info->count, tuning);
     uint64_t scatter_groups = (info->count + scatter_run_tile - 1u) / scatter_run_tile;
     if (scatter_groups > tuning->partition_scatter_workgroups)
         scatter_groups = tuning->partition_scatter_workgroups;
@@ -2598,10 +2646,12 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     /* 2. Count, scatter. */
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     steps.step = PARTITION_COUNT;
-    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
+    record_dispatch(&recorder, variant->partition_count_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     record_pass_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
-    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
+    VkPipeline scatter_pipeline = scatter_run_tile < scatter_tile ? variant->partition_half_scatter_pipeline
+                                                                  : variant->partition_pipeline;
+    record_dispatch(&recorder, scatter_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
     record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch size */
 
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
