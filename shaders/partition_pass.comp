@@ -165,18 +165,13 @@ shared uint splitter_values[MAX_SPLITTERS];
 // (as a breadth-first tree before) took 9, each a load from shared memory at
 // a place that differs from lane to lane (log entry 59). Where the splitters
 // crowd into few cells (keys far from uniform, many equal keys) the steps
-// grow back to what the whole search took. Each key takes the steps its own
-// cell needs (a cell of 0 splitters none), where every key took those of the
-// fullest cell: a subgroup's loop runs as long as its lanes' longest search,
-// and the lanes whose search is done load nothing (log entry 94).
+// grow back to what the whole search took: the steps are those the fullest
+// cell needs, the same for every thread.
 shared uint cell_words[MAX_CELLS];
 shared uint cell_shift;
+shared uint search_steps;
+shared uint fullest_cell;
 shared uint bucket_words[MAX_BUCKETS];
-// What cell_of needs besides the key, the same in every thread: copied from
-// shared memory once the table is built, so a key's cell costs no load.
-key_t first_splitter;
-uint key_cell_shift;
-uint last_cell;
 
 // A key in the partition's words from word `at` (two words, low first, for
 // 64-bit keys): the samples and the stored splitters.
@@ -233,10 +228,11 @@ uint bit_length(key_t x)
 // the last cell.
 uint cell_of(key_t key)
 {
-    if (key <= first_splitter)
+    key_t first = splitter_keys[0];
+    if (key <= first)
         return 0u;
-    key_t offset = (key - first_splitter) >> key_cell_shift;
-    return offset < key_t(last_cell) ? uint(offset) : last_cell;
+    key_t offset = (key - first) >> cell_shift;
+    return offset < key_t(cell_count() - 1u) ? uint(offset) : cell_count() - 1u;
 }
 
 // Whether (key x, value vx) comes before (y, vy): ordered keys, then values.
@@ -392,6 +388,8 @@ void load_splitters()
         splitter_values[i] = value;
 #endif
     }
+    if (gl_LocalInvocationID.x == 0u)
+        fullest_cell = 0u;
     barrier();
     uint cells = cell_count(), cells_log = findMSB(cells);
     if (gl_LocalInvocationID.x == 0u) {
@@ -399,31 +397,40 @@ void load_splitters()
         cell_shift = span_bits > cells_log ? span_bits - cells_log : 0u;
     }
     barrier();
-    first_splitter = splitter_keys[0];
-    key_cell_shift = cell_shift;
-    last_cell = cells - 1u;
     for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x)
         bucket_words[i] = cell_of(splitter_keys[i]);
     barrier();
+    uint fullest_here = 0u;
     for (uint c = gl_LocalInvocationID.x; c < cells; c += gl_WorkGroupSize.x) {
         uint first = splitters_before_cell(c), in_cell = splitters_before_cell(c + 1u) - first;
         cell_words[c] = first | (in_cell << 16);
+        fullest_here = max(fullest_here, in_cell);
     }
+#ifdef SUBGROUP_SCAN
+    fullest_here = subgroupMax(fullest_here);  // an atomic a subgroup, not a thread
+    if (subgroupElect())
+        atomicMax(fullest_cell, fullest_here);
+#else
+    atomicMax(fullest_cell, fullest_here);
+#endif
     barrier();
+    if (gl_LocalInvocationID.x == 0u)
+        search_steps = uint(findMSB(fullest_cell) + 1);
 }
 
 // The key's bucket (bitonic_partition_bucket() in reference_partition.c): 2i + 1
 // when it equals splitter i, else 2i where i splitters come before it. Every
 // splitter of an earlier cell comes before the key and none of a later one
-// does; within the key's cell of c splitters, steps of 2^(b - 1), ..., 1
-// splitters move past those before it, b the bits that hold c.
+// does; within the key's cell, steps of 2^(search_steps - 1), ..., 1 splitters
+// move past those before it (a cell holds fewer than 2^search_steps).
 uint bucket_of(key_t key, uint value)
 {
     uint cell_word = cell_words[cell_of(key)];
-    uint low = cell_word & 0xffffu, in_cell = cell_word >> 16, end = low + in_cell;
-    for (uint step = uint(findMSB(in_cell) + 1); step > 0u; --step) {
+    uint low = cell_word & 0xffffu, end = low + (cell_word >> 16);
+    for (uint step = search_steps; step > 0u; --step) {
         uint probe = low + (1u << (step - 1u));
-        if (probe <= end && splitter_before(probe - 1u, key, value))
+        bool inside = probe <= end;
+        if (splitter_before(inside ? probe - 1u : 0u, key, value) && inside)
             low = probe;
     }
 #ifdef WITH_VALUES
