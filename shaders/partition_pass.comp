@@ -39,14 +39,11 @@
 //   pair one 8-byte access where it was two of 4 bytes in two arrays; the
 //   window merge (merge_pass.comp with UNPACK_OUT) and the fallback, which
 //   reads the runs from PackedIn, write the caller's keys and values apart.
-// Two more builds take one step each, so that their pipelines hold only what
-// it needs (log entry 94): COUNT_ONLY, the count, without the scatter's
-// staged tile (about a fifth of the shared memory, and fewer registers, so
-// more of its workgroups share a multiprocessor); STORED_PLACES, the scatter
-// of 32-bit keys alone on half tiles, which stores each staged key's place
-// beside it (as the other key types do) instead of finding it again: where
-// tiles are halved the tile is short, and the search cost more than the
-// longer tile saves (log entry 93).
+// Built with STORED_PLACES (partition_stored_pass, 32-bit keys alone), for
+// the scatter on half tiles: each staged key's place is stored beside it, as
+// for the other key types, instead of found again from its bucket, which
+// cost more on a half tile than the staged tile's length saves (log entries
+// 93 and 94).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample, or where the samples are sorted
@@ -526,7 +523,6 @@ void count_step()
     }
 }
 
-#ifndef COUNT_ONLY
 // Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
 layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
 // The scatter's staged tile (see scatter_step), declared here because 32-bit
@@ -1174,13 +1170,8 @@ void fallback_step()
     }
 }
 
-#endif  // COUNT_ONLY
-
 void main()
 {
-#ifdef COUNT_ONLY
-    count_step();
-#else
     if (params.step == STEP_SAMPLE && params.sample_runs_log != 0u)
         sample_runs_step();
     else if (params.step == STEP_SAMPLE)
@@ -1191,5 +1182,4 @@ void main()
         scatter_step();
     else
         fallback_step();
-#endif
 }

@@ -46,7 +46,6 @@ BITONIC_DECLARE_KERNEL_R1_TO_5(merge_direct)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
 BITONIC_DECLARE_KERNEL(partition_pass, 1)
 BITONIC_DECLARE_KERNEL(partition_lanes_pass, 1)
-BITONIC_DECLARE_KERNEL(partition_count, 1)
 /* Built for 32-bit keys alone (STORED_PLACES: the scatter on half tiles). */
 BITONIC_DECLARE_SPIRV(bitonic_spirv_partition_stored_pass_r1)
 BITONIC_DECLARE_SPIRV(bitonic_spirv_partition_lanes_stored_pass_r1)
@@ -97,7 +96,6 @@ bitonic_spirv bitonic_spirv_merge4_cut(bitonic_kernel_form form);
 bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bitonic_kernel_form form);
 bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form);
 bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan);
-bitonic_spirv bitonic_spirv_partition_count(bitonic_kernel_form form);
 bitonic_spirv bitonic_spirv_partition_stored_pass(bool subgroup_scan);
 
 

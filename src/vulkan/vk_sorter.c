@@ -161,10 +161,8 @@ typedef struct sorter_variant {
     VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
     VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
     VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
-    /* Its count alone (COUNT_ONLY: no staged tile, so more workgroups share a
-     * multiprocessor), and for 32-bit keys alone its scatter on half tiles
-     * (STORED_PLACES; VK_NULL_HANDLE where tiles are never halved). */
-    VkPipeline partition_count_pipeline;
+    /* For 32-bit keys alone its scatter on half tiles (STORED_PLACES;
+     * VK_NULL_HANDLE where tiles are never halved). */
     VkPipeline partition_half_scatter_pipeline;
     /* The partition sort's window merge and its split pass: merge_pass.comp
      * with WINDOW_MERGE, which every other merge pipeline has false. */
@@ -380,11 +378,6 @@ bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgro
     if (subgroup_scan)
         switch (1) { SPIRV_CASE(partition_lanes_pass, 1) }
     switch (1) { SPIRV_CASE(partition_pass, 1) }
-}
-
-bitonic_spirv bitonic_spirv_partition_count(bitonic_kernel_form form)
-{
-    switch (1) { SPIRV_CASE(partition_count, 1) }
 }
 
 bitonic_spirv bitonic_spirv_partition_stored_pass(bool subgroup_scan)
@@ -718,8 +711,7 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                kind == PIPELINE_MERGE4 ? 3u : 2u, pipeline);
     }
     case PIPELINE_PARTITION: {
-        /* All three of the partition's pipelines (the count's has no
-         * SCATTER_KEYS: a constant the module lacks is ignored). */
+        /* Both of the partition's pipelines. */
         if (wide || tuning->partition_max_splitters == 0)
             return VK_ERROR_FEATURE_NOT_PRESENT;
         uint32_t partition_constants[4] = {tuning->partition_workgroup_size, tuning->partition_max_splitters,
@@ -730,10 +722,6 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
             result = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                      bitonic_spirv_partition_pass(form, tuning->partition_scan_by_subgroup),
                                      partition_constants, 4, &variant->partition_pipeline);
-        if (result == VK_SUCCESS && variant->partition_count_pipeline == VK_NULL_HANDLE)
-            result = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                                     bitonic_spirv_partition_count(form), partition_constants, 4,
-                                     &variant->partition_count_pipeline);
         /* Half tiles (scatter_tile_for) with each staged key's place beside it. */
         if (result == VK_SUCCESS && partition_halves_tiles(tuning) &&
             variant->partition_half_scatter_pipeline == VK_NULL_HANDLE) {
@@ -1185,7 +1173,6 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->partition_count_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->partition_half_scatter_pipeline, sorter->allocator);
         for (int i = 0; i < 2; ++i) {
             vkDestroyPipeline(sorter->device, variant->window_merge_pipeline[i], sorter->allocator);
@@ -1330,8 +1317,6 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
                  variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
                  variant->tuning.partition_scan_by_subgroup ? "by subgroups" : "in shared memory");
         report_pipeline(sorter, variant->partition_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "partition count%s", kind);
-        report_pipeline(sorter, variant->partition_count_pipeline, name, text, capacity, &used);
         if (variant->partition_half_scatter_pipeline != VK_NULL_HANDLE) {
             snprintf(name, sizeof name, "partition scatter%s (half tiles of %u keys, places staged)", kind,
                      variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys / 2u);
@@ -2646,7 +2631,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     /* 2. Count, scatter. */
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     steps.step = PARTITION_COUNT;
-    record_dispatch(&recorder, variant->partition_count_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
+    record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     record_pass_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
     VkPipeline scatter_pipeline = scatter_run_tile < scatter_tile ? variant->partition_half_scatter_pipeline
