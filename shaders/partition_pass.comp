@@ -169,6 +169,11 @@ shared uint cell_shift;
 shared uint search_steps;
 shared uint fullest_cell;
 shared uint bucket_words[MAX_BUCKETS];
+// What cell_of needs besides the key, the same in every thread: copied from
+// shared memory once the table is built, so a key's cell costs no load.
+key_t first_splitter;
+uint key_cell_shift;
+uint last_cell;
 
 // A key in the partition's words from word `at` (two words, low first, for
 // 64-bit keys): the samples and the stored splitters.
@@ -225,11 +230,10 @@ uint bit_length(key_t x)
 // the last cell.
 uint cell_of(key_t key)
 {
-    key_t first = splitter_keys[0];
-    if (key <= first)
+    if (key <= first_splitter)
         return 0u;
-    key_t offset = (key - first) >> cell_shift;
-    return offset < key_t(cell_count() - 1u) ? uint(offset) : cell_count() - 1u;
+    key_t offset = (key - first_splitter) >> key_cell_shift;
+    return offset < key_t(last_cell) ? uint(offset) : last_cell;
 }
 
 // Whether (key x, value vx) comes before (y, vy): ordered keys, then values.
@@ -394,6 +398,9 @@ void load_splitters()
         cell_shift = span_bits > cells_log ? span_bits - cells_log : 0u;
     }
     barrier();
+    first_splitter = splitter_keys[0];
+    key_cell_shift = cell_shift;
+    last_cell = cells - 1u;
     for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x)
         bucket_words[i] = cell_of(splitter_keys[i]);
     barrier();
