@@ -149,8 +149,9 @@ typedef struct bitonic_tuning {
     uint32_t partition_workgroup_size;
     uint32_t partition_workgroups;   /* count workgroups, at most */
     uint32_t partition_scatter_keys; /* keys a thread of the scatter's tiles stages */
-    /* 32-bit keys alone: the scatter stages no place beside each key and may
-     * take half tiles (partition_pass.comp's PLACES_BY_SEARCH, the same rule) */
+    /* 32-bit keys alone: the scatter stages no place beside each key
+     * (partition_pass.comp's PLACES_BY_SEARCH, the same rule) and may take
+     * half tiles, in a pipeline that stages places (STORED_PLACES) */
     bool partition_places_by_search;
     uint32_t partition_scatter_workgroups;  /* scatter workgroups at most, each taking tiles in turn */
     bool partition_scan_by_subgroup; /* the steps' scans by subgroup arithmetic (partition_lanes_pass) */
