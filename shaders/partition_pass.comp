@@ -748,18 +748,10 @@ void scatter_step()
         uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
         [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
             uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-#ifdef PLACES_BY_SEARCH
-            // The same for every thread: no search for a half tile's rest (the
-            // test cost the pairs' scatter 14% at 2^26 where no tile is halved).
-            placed[j] = 0xffffffffu;
-            if (j * gl_WorkGroupSize.x < tile_keys) {
-                uint b = bucket_of(ordered(batch[j]), batch_values[j]);
-                placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
-            }
-#else
+            // Every pipeline's tile is its staged tile: half tiles take the
+            // STORED_PLACES build, staged at half the keys a thread.
             uint b = bucket_of(ordered(batch[j]), batch_values[j]);
             placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
-#endif
         }
         barrier();
         // Where each bucket's keys start in the tile, and where in the output.
