@@ -39,11 +39,11 @@
 //   pair one 8-byte access where it was two of 4 bytes in two arrays; the
 //   window merge (merge_pass.comp with UNPACK_OUT) and the fallback, which
 //   reads the runs from PackedIn, write the caller's keys and values apart.
-// Built with STORED_PLACES (partition_stored_pass, 32-bit keys alone), for
-// the scatter on half tiles: each staged key's place is stored beside it, as
-// for the other key types, instead of found again from its bucket, which
-// cost more on a half tile than the staged tile's length saves (log entries
-// 93 and 94).
+// Built with STORED_PLACES (partition_stored_pass, 32-bit keys with or
+// without values), for the scatter on half tiles: each staged key's place is
+// stored beside it, as for 64-bit keys, instead of found again from its
+// bucket, which cost more on a half tile than the staged tile's length saves
+// (log entries 93, 94 and 95).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample, or where the samples are sorted
@@ -539,16 +539,17 @@ shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
 shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
 #endif
 // Words of the workgroup: in the scan, the running sums (one a thread); in
-// the fallback's selection, three a run. Where keys are 32 bits and alone
-// (PLACES_BY_SEARCH) these are the staged tile's words: neither use overlaps
+// the fallback's selection, three a run. Where keys are 32 bits, with or
+// without values (PLACES_BY_SEARCH), these are the staged keys' words: neither use overlaps
 // a staging (the scan comes after the tile's barrier that frees the stage and
 // ends before the one after which the tile is staged; the fallback stages its
 // chunk past a barrier after its last read of them), and the scatter finds a
 // staged key's place from its bucket, so a tile of twice as many keys fits
-// (log entry 93 of docs/PERFORMANCE.md). Else the scatter stores each staged
-// key's place in them (SCATTER_KEYS a thread), only after its scan, past a
-// barrier, so the two share the memory.
-#if !defined(KEY64) && !defined(WITH_VALUES) && !defined(STORED_PLACES)
+// (log entry 93 of docs/PERFORMANCE.md; pairs since entry 95, a tile of 4096
+// of them in the 32 KiB where 2048 took their places' words beside). Else
+// the scatter stores each staged key's place in them (SCATTER_KEYS a
+// thread), only after its scan, past a barrier, so the two share the memory.
+#if !defined(KEY64) && !defined(STORED_PLACES)
 #define PLACES_BY_SEARCH
 #define workgroup_words stage_keys
 #else
@@ -724,6 +725,16 @@ void load_tile(uint tile, uint tiles, out key_t batch[SCATTER_KEYS], out uint ba
     }
 }
 
+// Where the scatter's staged slot `slot` of this tile goes in the output.
+uint staged_place(uint slot)
+{
+#ifdef PLACES_BY_SEARCH
+    return tile_starts[bucket_of(ordered(stage_keys[slot]), staged_value(slot))] + slot;
+#else
+    return workgroup_words[slot];
+#endif
+}
+
 void scatter_step()
 {
     load_splitters();
@@ -797,19 +808,13 @@ void scatter_step()
 #ifdef PACKED_PAIRS
         if (params.packed_pairs != 0u) {
             for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x)
-                packed_out[workgroup_words[slot]] = uvec2(stage_values[slot], ordered(stage_keys[slot]));
+                packed_out[staged_place(slot)] = uvec2(stage_values[slot], ordered(stage_keys[slot]));
             continue;
         }
 #endif
         for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
-#ifdef PLACES_BY_SEARCH
-            key_t key = stage_keys[slot];
-            uint place = tile_starts[bucket_of(ordered(key), 0u)] + slot;
-            keys_out[place] = key;
-#else
-            uint place = workgroup_words[slot];
+            uint place = staged_place(slot);
             keys_out[place] = stage_keys[slot];
-#endif
 #ifdef WITH_VALUES
             values_out[place] = stage_values[slot];
 #endif
@@ -825,8 +830,20 @@ void scatter_step()
 // cell_words. The host keeps the runs at most MAX_BUCKETS and a third of
 // the scatter's tile (fallback_run_limit in vk_sorter.c): buckets of a
 // window on average make about as many runs as buckets.
-shared uint fallback_span[3];  // the start of the chunk's first bucket, the end of its last, a long one
-shared uint fallback_less[6];  // keys before a target's candidate, a pair a round, three rounds in turn
+// The fallback's own words: fallback_span(0..2), the start of the chunk's
+// first bucket, the end of its last, a long one; fallback_less(0..5), the
+// keys before a target's candidate, a pair a round, three rounds in turn.
+// Where keys are 32 bits they lie in splitter_keys, which the fallback never
+// loads (the host keeps MAX_SPLITTERS at least 9 there): those 36 bytes are
+// what a staged tile of 4096 pairs beside 511 splitters lacked of 48 KiB.
+#ifdef KEY64
+shared uint fallback_words[9];
+#define FALLBACK_WORDS fallback_words
+#else
+#define FALLBACK_WORDS splitter_keys
+#endif
+#define fallback_span(i) FALLBACK_WORDS[i]
+#define fallback_less(i) FALLBACK_WORDS[3u + (i)]
 
 uint fallback_chunk_keys()
 {
@@ -1030,7 +1047,7 @@ void fallback_step()
     // The buckets of the chunk's first and last keys, and whether an open
     // bucket longer than the window merge sorts holds any of its keys.
     if (thread == 0u)
-        fallback_span[2] = 0u;
+        fallback_span(2) = 0u;
     uint span_first, span_end;
     bucket_span(span_first, span_end);
     uint sum = 0u;
@@ -1041,27 +1058,27 @@ void fallback_step()
     for (uint b = span_first; b < span_end; ++b) {
         uint total = words[TOTALS_AT + b], bucket_end = start + total;
         if (start <= first_key && first_key < bucket_end)
-            fallback_span[0] = start;
+            fallback_span(0) = start;
         if (start <= last_key && last_key < bucket_end)
-            fallback_span[1] = bucket_end;
+            fallback_span(1) = bucket_end;
         long_here = long_here || ((b & 1u) == 0u && total > params.longest && start <= last_key &&
                                   first_key < bucket_end);
         start = bucket_end;
     }
     if (long_here)
-        atomicOr(fallback_span[2], 1u);
+        atomicOr(fallback_span(2), 1u);
     for (uint i = thread; i < 6u; i += threads)
-        fallback_less[i] = 0u;
+        fallback_less(i) = 0u;
     barrier();
-    if (fallback_span[2] == 0u)
+    if (fallback_span(2) == 0u)
         return;  // uniform: the window merge put this chunk in place
 
     // The runs those buckets span, and the chunk's first and end ranks among
     // their keys: target 0 and 1. Pair j < runs is run j's for target 0,
     // runs + j its for target 1.
     uint window = params.window;
-    uint first_run = fallback_span[0] / window;
-    uint runs = (fallback_span[1] - 1u) / window + 1u - first_run;
+    uint first_run = fallback_span(0) / window;
+    uint runs = (fallback_span(1) - 1u) / window + 1u - first_run;
     uint span_base = first_run * window;
     uint targets[2] = uint[2](first_key - span_base, end_key - span_base);
     uint pairs = 2u * runs;
@@ -1086,12 +1103,12 @@ void fallback_step()
             uint at = search_run(fallback_word(j, runs, FALLBACK_LOW), fallback_word(j, runs, FALLBACK_HIGH), key,
                                  value, false);
             set_fallback_word(j, runs, FALLBACK_PROBE, at);
-            atomicAdd(fallback_less[counts + t], at - (first_run + j % runs) * window);
+            atomicAdd(fallback_less(counts + t), at - (first_run + j % runs) * window);
         }
         barrier();
-        uint less[2] = uint[2](fallback_less[counts], fallback_less[counts + 1u]);
+        uint less[2] = uint[2](fallback_less(counts), fallback_less(counts + 1u));
         if (thread < 2u)
-            fallback_less[2u * ((round + 2u) % 3u) + thread] = 0u;  // read two rounds ago, added to next round
+            fallback_less(2u * ((round + 2u) % 3u) + thread) = 0u;  // read two rounds ago, added to next round
         for (uint j = thread; j < pairs; j += threads) {
             uint t = j < runs ? 0u : 1u;
             set_fallback_word(j, runs, less[t] <= targets[t] ? FALLBACK_LOW : FALLBACK_HIGH,

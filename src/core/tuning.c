@@ -283,11 +283,13 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_workgroups = workgroups;
     tuning->partition_scatter_workgroups = workgroups;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
-    bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads), 0u,
-                                           tuning);
+    /* 8 bytes a key are taken as a 64-bit key here: a sorter of pairs of
+     * 32-bit keys sets the workgroup again with key64 false (tuning.h). */
+    bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, bytes_per_key > 4u,
+                                           min_u32(PARTITION_WORKGROUP_SIZE, max_threads), 0u, tuning);
 }
 
-void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
+void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key, bool key64,
                                             uint32_t threads, uint32_t staged_tile_keys, bitonic_tuning *tuning)
 {
     uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
@@ -296,21 +298,29 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
      * two words for each of its open and equality buckets (a count, a start);
      * besides them the scatter's staged tile (partition_pass.comp,
      * SCATTER_KEYS keys a thread) with a word a key (its place; the scan's
-     * word a thread before) but for 4-byte keys, whose staged tile holds those
-     * words itself, and a few more. 2^d - 1 of them: the cells are a
-     * power of two. The staged tile is PARTITION_SCATTER_TILE_KEYS keys where
-     * that leaves room for PARTITION_GOOD_SPLITTERS (on the H100 every key
-     * type keeps it; a device of 32 KiB, lavapipe, stages half as many keys),
-     * whatever the workgroup's size, up to PARTITION_MAX_SCATTER_KEYS a thread. */
+     * word a thread before) but for 32-bit keys, alone or with values, whose
+     * staged keys hold those words themselves, and a few more: one more cell
+     * pair and bucket pair, four words, and for 64-bit keys the fallback's
+     * nine (32-bit keys keep them in the splitters' keys, so at least 9
+     * splitters: 15). 2^d - 1 of them: the cells are a power of two. The
+     * staged tile is 32 KiB of keys (and values) without places,
+     * PARTITION_SCATTER_TILE_KEYS / 4 keys with them, where that leaves room
+     * for PARTITION_GOOD_SPLITTERS (on the H100 and H200 every key type keeps
+     * it; a device of 32 KiB, lavapipe, stages half as many keys), whatever
+     * the workgroup's size, up to PARTITION_MAX_SCATTER_KEYS a thread. */
     uint64_t per_splitter = (uint64_t)bytes_per_key + 8u + 16u;
     uint64_t fit = 0;
-    uint32_t preferred_tile = bytes_per_key == 4u ? PARTITION_SCATTER_TILE_KEYS : PARTITION_SCATTER_TILE_KEYS / 4u;
-    tuning->partition_places_by_search = bytes_per_key == 4u;
+    tuning->partition_places_by_search = !key64 && bytes_per_key <= 8u;
+    uint32_t preferred_tile = tuning->partition_places_by_search ? PARTITION_SCATTER_TILE_KEYS * 4u / bytes_per_key
+                                                                 : PARTITION_SCATTER_TILE_KEYS / 4u;
     uint64_t place_bytes = tuning->partition_places_by_search ? 0u : 4u;
+    /* The exact words for 32-bit keys (a tile of 4096 pairs beside 511
+     * splitters fills 48 KiB to the byte); the old allowance for 64-bit ones. */
+    uint64_t other_bytes = key64 ? 64u + bytes_per_key : 32u;
     uint32_t wanted = (staged_tile_keys != 0u ? staged_tile_keys : preferred_tile) / tuning->partition_workgroup_size;
     for (uint32_t keys = wanted < 1u ? 1u : min_u32(wanted, PARTITION_MAX_SCATTER_KEYS); keys >= 1u; keys /= 2u) {
         uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;
-        uint64_t fixed = 64u + bytes_per_key + tile_keys * (bytes_per_key + place_bytes);
+        uint64_t fixed = other_bytes + tile_keys * (bytes_per_key + place_bytes);
         fit = limits->max_shared_memory_bytes > fixed ? (limits->max_shared_memory_bytes - fixed) / per_splitter : 0;
         tuning->partition_scatter_keys = keys;
         if (fit >= PARTITION_GOOD_SPLITTERS)
@@ -318,6 +328,8 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
     }
     if (fit > PARTITION_MAX_SPLITTERS)
         fit = PARTITION_MAX_SPLITTERS;
+    if (!key64 && fit < 15u)
+        fit = 0;  /* too few splitters to hold the fallback's words */
     tuning->partition_max_splitters = fit == 0 ? 0u : (1u << (bitonic_ceil_log2(fit + 2u) - 1u)) - 1u;
 }
 
