@@ -39,10 +39,10 @@
 //   pair one 8-byte access where it was two of 4 bytes in two arrays; the
 //   window merge (merge_pass.comp with UNPACK_OUT) and the fallback, which
 //   reads the runs from PackedIn, write the caller's keys and values apart.
-// Built with STORED_PLACES (partition_stored_pass, 32-bit keys with or
-// without values), for the scatter on half tiles: each staged key's place is
-// stored beside it, as for 64-bit keys, instead of found again from its
-// bucket, which cost more on a half tile than the staged tile's length saves
+// Built with STORED_PLACES (partition_stored_pass, keys of at most 8 bytes
+// with their values), for the scatter on half tiles: each staged key's place
+// is stored beside it, as for 64-bit keys with values, instead of found
+// again from its bucket, which cost more on a half tile than the staged tile's length saves
 // (log entries 93, 94 and 95).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
@@ -532,26 +532,40 @@ void count_step()
 
 // Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
 layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
-// The scatter's staged tile (see scatter_step), declared here because 32-bit
-// keys alone lend it to the workgroup's words below.
+// The scatter's staged tile (see scatter_step), declared here because it
+// lends its words to the workgroup's words below. 64-bit keys are staged as
+// two words, low and high, in two arrays: the low words serve as the
+// workgroup's words, and the high ones hold the fallback's (see
+// FALLBACK_WORDS); read through staged_key.
+#ifdef KEY64
+shared uint stage_low[gl_WorkGroupSize.x * SCATTER_KEYS];
+shared uint stage_high[gl_WorkGroupSize.x * SCATTER_KEYS];
+#else
 shared key_t stage_keys[gl_WorkGroupSize.x * SCATTER_KEYS];
+#endif
 #ifdef WITH_VALUES
 shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
 #endif
 // Words of the workgroup: in the scan, the running sums (one a thread); in
-// the fallback's selection, three a run. Where keys are 32 bits, with or
-// without values (PLACES_BY_SEARCH), these are the staged keys' words: neither use overlaps
+// the fallback's selection, three a run. Where a key and its value take at
+// most 8 bytes (PLACES_BY_SEARCH: 32-bit keys alone or with values, 64-bit
+// keys alone), these are the staged keys' (low) words: neither use overlaps
 // a staging (the scan comes after the tile's barrier that frees the stage and
 // ends before the one after which the tile is staged; the fallback stages its
 // chunk past a barrier after its last read of them), and the scatter finds a
 // staged key's place from its bucket, so a tile of twice as many keys fits
-// (log entry 93 of docs/PERFORMANCE.md; pairs since entry 95, a tile of 4096
-// of them in the 32 KiB where 2048 took their places' words beside). Else
-// the scatter stores each staged key's place in them (SCATTER_KEYS a
-// thread), only after its scan, past a barrier, so the two share the memory.
-#if !defined(KEY64) && !defined(STORED_PLACES)
+// (log entry 93 of docs/PERFORMANCE.md; pairs and 64-bit keys since entry
+// 95, a tile of 4096 of them in the 32 KiB where 2048 took their places'
+// words beside). Else (and in the STORED_PLACES build) the scatter stores
+// each staged key's place in them (SCATTER_KEYS a thread), only after its
+// scan, past a barrier, so the two share the memory.
+#if !(defined(KEY64) && defined(WITH_VALUES)) && !defined(STORED_PLACES)
 #define PLACES_BY_SEARCH
+#ifdef KEY64
+#define workgroup_words stage_low
+#else
 #define workgroup_words stage_keys
+#endif
 #else
 shared uint workgroup_words[gl_WorkGroupSize.x * SCATTER_KEYS];
 #endif
@@ -690,7 +704,11 @@ uint span_start()
 // way, and sort_staged sorts what they staged.
 key_t staged_key(uint slot)
 {
+#ifdef KEY64
+    return packUint2x32(uvec2(stage_low[slot], stage_high[slot]));
+#else
     return stage_keys[slot];
+#endif
 }
 
 uint staged_value(uint slot)
@@ -704,7 +722,13 @@ uint staged_value(uint slot)
 
 void store_staged(uint slot, key_t key, uint value)
 {
+#ifdef KEY64
+    uvec2 halves = unpackUint2x32(key);
+    stage_low[slot] = halves.x;
+    stage_high[slot] = halves.y;
+#else
     stage_keys[slot] = key;
+#endif
 #ifdef WITH_VALUES
     stage_values[slot] = value;
 #endif
@@ -729,7 +753,7 @@ void load_tile(uint tile, uint tiles, out key_t batch[SCATTER_KEYS], out uint ba
 uint staged_place(uint slot)
 {
 #ifdef PLACES_BY_SEARCH
-    return tile_starts[bucket_of(ordered(stage_keys[slot]), staged_value(slot))] + slot;
+    return tile_starts[bucket_of(ordered(staged_key(slot)), staged_value(slot))] + slot;
 #else
     return workgroup_words[slot];
 #endif
@@ -808,13 +832,13 @@ void scatter_step()
 #ifdef PACKED_PAIRS
         if (params.packed_pairs != 0u) {
             for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x)
-                packed_out[staged_place(slot)] = uvec2(stage_values[slot], ordered(stage_keys[slot]));
+                packed_out[staged_place(slot)] = uvec2(stage_values[slot], ordered(staged_key(slot)));
             continue;
         }
 #endif
         for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x) {
             uint place = staged_place(slot);
-            keys_out[place] = stage_keys[slot];
+            keys_out[place] = staged_key(slot);
 #ifdef WITH_VALUES
             values_out[place] = stage_values[slot];
 #endif
@@ -833,12 +857,15 @@ void scatter_step()
 // The fallback's own words: fallback_span(0..2), the start of the chunk's
 // first bucket, the end of its last, a long one; fallback_less(0..5), the
 // keys before a target's candidate, a pair a round, three rounds in turn.
-// Where keys are 32 bits they lie in splitter_keys, which the fallback never
-// loads (the host keeps MAX_SPLITTERS at least 9 there): those 36 bytes are
-// what a staged tile of 4096 pairs beside 511 splitters lacked of 48 KiB.
+// They lie in words the fallback has no use for meanwhile: where keys are
+// 32 bits, in splitter_keys, which it never loads (the host keeps
+// MAX_SPLITTERS at least 9); where keys are 64 bits, in the staged keys' high
+// words, which it stages only past a barrier after its last read of them
+// (and its selection keeps its words in the low ones, or in words of their
+// own). Those 36 bytes are what a staged tile of 4096 pairs or 64-bit keys
+// beside 511 splitters lacked of 48 KiB.
 #ifdef KEY64
-shared uint fallback_words[9];
-#define FALLBACK_WORDS fallback_words
+#define FALLBACK_WORDS stage_high
 #else
 #define FALLBACK_WORDS splitter_keys
 #endif
@@ -1022,9 +1049,9 @@ void sample_runs_step()
         sort_staged(run_keys);
         for (uint slot = thread; slot < run_keys; slot += threads) {
 #ifdef KEY64
-            key_t key = stored_key64(stage_keys[slot], params.key_type, params.key_xor);
+            key_t key = stored_key64(staged_key(slot), params.key_type, params.key_xor);
 #else
-            key_t key = stored_key(stage_keys[slot], params.key_type, params.key_xor);
+            key_t key = stored_key(staged_key(slot), params.key_type, params.key_xor);
 #endif
             store_words_key(params.samples_at + KEY_WORDS * (first + slot), key);
 #ifdef WITH_VALUES
@@ -1176,9 +1203,9 @@ void fallback_step()
     sort_staged(chunk_keys);
     for (uint slot = thread; slot < chunk_count; slot += threads) {
 #ifdef KEY64
-        keys_out[first_key + slot] = stored_key64(stage_keys[slot], params.key_type, params.key_xor);
+        keys_out[first_key + slot] = stored_key64(staged_key(slot), params.key_type, params.key_xor);
 #else
-        keys_out[first_key + slot] = stored_key(stage_keys[slot], params.key_type, params.key_xor);
+        keys_out[first_key + slot] = stored_key(staged_key(slot), params.key_type, params.key_xor);
 #endif
 #ifdef WITH_VALUES
         values_out[first_key + slot] = stage_values[slot];

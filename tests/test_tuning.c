@@ -46,16 +46,17 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
 /* The partition steps' shared memory as partition_pass.comp declares it, for
  * keys of key_bytes (4 or 8) with or without 32-bit values: the splitters
  * sorted, the lookup table's 2 (m + 1) cells of a word, two words for each
- * of the 2m + 1 buckets, the staged tile with a word a key where the key is
- * 64 bits (32-bit keys, with values or not, stage their scan's words in the
- * tile), four more words, and the fallback's nine where the key is 64 bits
- * (32-bit keys keep them in the splitters' keys, which takes 9 splitters). */
+ * of the 2m + 1 buckets, the staged tile with a word a key where a key and
+ * its value take more than 8 bytes (the others stage their scan's words in
+ * the tile), and four more words. The fallback's nine lie in the splitters'
+ * keys where keys are 32 bits (at least 9 splitters), else in the staged
+ * keys' high words. */
 static uint64_t partition_shared_bytes(const bitonic_tuning *tuning, uint32_t key_bytes, bool values)
 {
     uint64_t m = tuning->partition_max_splitters, item = key_bytes + (values ? 4u : 0u);
     uint64_t tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
-    uint64_t place = key_bytes == 4u ? 0u : 4u, fallback = key_bytes == 4u ? 0u : 36u;
-    return m * item + 2u * (m + 1u) * 4u + 2u * (2u * m + 1u) * 4u + tile * (item + place) + 16u + fallback;
+    uint64_t place = item <= 8u ? 0u : 4u;
+    return m * item + 2u * (m + 1u) * 4u + 2u * (2u * m + 1u) * 4u + tile * (item + place) + 16u;
 }
 
 /* The partition's sizes fit for every key type: its bytes a key are the key's
@@ -64,8 +65,9 @@ static bool partition_fits(const bitonic_device_limits *limits, const bitonic_tu
                            bool values)
 {
     uint32_t m = tuning->partition_max_splitters;
-    return m != 0 && ((m + 1u) & m) == 0 && tuning->partition_scatter_keys >= 1 && (key_bytes == 8u || m >= 9u) &&
-           tuning->partition_places_by_search == (key_bytes == 4u) &&
+    return m >= 9u && ((m + 1u) & m) == 0 && tuning->partition_scatter_keys >= 1 &&
+           (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys >= 9u &&
+           tuning->partition_places_by_search == (key_bytes + (values ? 4u : 0u) <= 8u) &&
            tuning->partition_workgroup_size <= limits->max_workgroup_invocations &&
            partition_shared_bytes(tuning, key_bytes, values) <= limits->max_shared_memory_bytes;
 }
@@ -190,10 +192,6 @@ int main(void)
             uint32_t key_bytes = partition_types[k].key_bytes;
             bool values = partition_types[k].values;
             bool derived = bitonic_tuning_derive(partition_devices[d], key_bytes + (values ? 4u : 0u), 0, 0, 0, &tuning);
-            /* Pairs of 32-bit keys, derived as 8-byte keys, set again (vk_sorter.c). */
-            if (derived && key_bytes == 4u && values)
-                bitonic_tuning_set_partition_workgroup(partition_devices[d], 8u, false, tuning.partition_workgroup_size,
-                                                       0u, &tuning);
             TEST_CHECK(&t, derived && partition_fits(partition_devices[d], &tuning, key_bytes, values),
                        "partition: device %zu, %u-byte keys%s: %u splitters, %u staged keys a thread, %" PRIu64
                        " bytes of shared memory", d, key_bytes, values ? " with values" : "",
@@ -207,15 +205,17 @@ int main(void)
                    "subgroup arithmetic");
     const bitonic_device_limits h100_arithmetic = {1024, 1024, 49152, 32, true, true, true, 132};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 8, 0, 0, 0, &tuning) &&
-                       tuning.partition_max_splitters == 511 && tuning.partition_scatter_keys == 2 &&
-                       !tuning.partition_places_by_search && tuning.partition_scan_by_subgroup,
-               "H100 u64 partition: 511 splitters, tiles of 2 keys a thread with their places, the scan by subgroups");
-    bitonic_tuning_set_partition_workgroup(&h100_arithmetic, 8, false, tuning.partition_workgroup_size, 0u, &tuning);
-    TEST_CHECK(&t, tuning.partition_max_splitters == 511 && tuning.partition_scatter_keys == 4 &&
-                       tuning.partition_places_by_search && partition_shared_bytes(&tuning, 4, true) == 49152u,
-               "H100 pairs partition: 511 splitters and tiles of 4 keys a thread, no places, 48 KiB to the byte "
-               "(got %u, %u, %" PRIu64 " bytes)",
+                       tuning.partition_max_splitters == 511 && tuning.partition_scatter_keys == 4 &&
+                       tuning.partition_places_by_search && tuning.partition_scan_by_subgroup &&
+                       partition_shared_bytes(&tuning, 4, true) == 49152u &&
+                       partition_shared_bytes(&tuning, 8, false) == 49152u,
+               "H100 pairs and u64 partition: 511 splitters and tiles of 4 keys a thread, no places, 48 KiB to the "
+               "byte, the scan by subgroups (got %u, %u, %" PRIu64 " bytes)",
                tuning.partition_max_splitters, tuning.partition_scatter_keys, partition_shared_bytes(&tuning, 4, true));
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100_arithmetic, 12, 0, 0, 0, &tuning) &&
+                       tuning.partition_scatter_keys == 2 && !tuning.partition_places_by_search,
+               "H100 u64 pairs partition: tiles of 2 keys a thread with their places (got %u)",
+               tuning.partition_scatter_keys);
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 0, 0, 0, &tuning) && tuning.partition_max_splitters == 511 &&
                        tuning.partition_scatter_keys == 4,
                "lavapipe u32 partition (32 KiB): 511 splitters, tiles of 4 keys a thread");
@@ -227,15 +227,15 @@ int main(void)
                        tuning.partition_scatter_workgroups == 128,
                "multiprocessors unknown: 128 workgroups of the count and the scatter (got %u, %u)",
                tuning.partition_workgroups, tuning.partition_scatter_workgroups);
-    bitonic_tuning_set_partition_workgroup(&h100, 4, false, 256, 0u, &tuning);
+    bitonic_tuning_set_partition_workgroup(&h100, 4, 256, 0u, &tuning);
     TEST_CHECK(&t, tuning.partition_workgroup_size == 256 && tuning.partition_scatter_keys == 16 &&
                        tuning.partition_max_splitters == 511 && partition_fits(&h100, &tuning, 4, false),
                "H100 u32, 256-thread partition workgroups: 16 keys a thread, the most (a 4096-key staged tile)");
-    bitonic_tuning_set_partition_workgroup(&h100, 4, false, 8, 0u, &tuning);
+    bitonic_tuning_set_partition_workgroup(&h100, 4, 8, 0u, &tuning);
     TEST_CHECK(&t, tuning.partition_workgroup_size == 8 && tuning.partition_scatter_keys == 16 &&
                        partition_fits(&h100, &tuning, 4, false),
                "8-thread partition workgroups stage at most 16 keys a thread (got %u)", tuning.partition_scatter_keys);
-    bitonic_tuning_set_partition_workgroup(&lavapipe, 4, false, 4096, 0u, &tuning);
+    bitonic_tuning_set_partition_workgroup(&lavapipe, 4, 4096, 0u, &tuning);
     TEST_CHECK(&t, tuning.partition_workgroup_size == 1024 && tuning.partition_scatter_keys == 4 &&
                        partition_fits(&lavapipe, &tuning, 4, false),
                "a partition workgroup is cut to the device's (got %u threads)", tuning.partition_workgroup_size);

@@ -283,13 +283,11 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_workgroups = workgroups;
     tuning->partition_scatter_workgroups = workgroups;
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
-    /* 8 bytes a key are taken as a 64-bit key here: a sorter of pairs of
-     * 32-bit keys sets the workgroup again with key64 false (tuning.h). */
-    bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, bytes_per_key > 4u,
-                                           min_u32(PARTITION_WORKGROUP_SIZE, max_threads), 0u, tuning);
+    bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads), 0u,
+                                           tuning);
 }
 
-void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key, bool key64,
+void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
                                             uint32_t threads, uint32_t staged_tile_keys, bitonic_tuning *tuning)
 {
     uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
@@ -298,11 +296,12 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
      * two words for each of its open and equality buckets (a count, a start);
      * besides them the scatter's staged tile (partition_pass.comp,
      * SCATTER_KEYS keys a thread) with a word a key (its place; the scan's
-     * word a thread before) but for 32-bit keys, alone or with values, whose
-     * staged keys hold those words themselves, and a few more: one more cell
-     * pair and bucket pair, four words, and for 64-bit keys the fallback's
-     * nine (32-bit keys keep them in the splitters' keys, so at least 9
-     * splitters: 15). 2^d - 1 of them: the cells are a power of two. The
+     * word a thread before) but where a key and its value take at most 8
+     * bytes, whose staged keys hold those words themselves, and a few more:
+     * one more cell pair and bucket pair, four words (the fallback's nine lie
+     * in the splitters' keys of 32-bit keys, so at least 9 splitters: 15; in
+     * the staged tile's high words of 64-bit keys, so a tile of at least 9).
+     * 2^d - 1 of them: the cells are a power of two. The
      * staged tile is 32 KiB of keys (and values) without places,
      * PARTITION_SCATTER_TILE_KEYS / 4 keys with them, where that leaves room
      * for PARTITION_GOOD_SPLITTERS (on the H100 and H200 every key type keeps
@@ -310,13 +309,14 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
      * the workgroup's size, up to PARTITION_MAX_SCATTER_KEYS a thread. */
     uint64_t per_splitter = (uint64_t)bytes_per_key + 8u + 16u;
     uint64_t fit = 0;
-    tuning->partition_places_by_search = !key64 && bytes_per_key <= 8u;
+    tuning->partition_places_by_search = bytes_per_key <= 8u;
     uint32_t preferred_tile = tuning->partition_places_by_search ? PARTITION_SCATTER_TILE_KEYS * 4u / bytes_per_key
                                                                  : PARTITION_SCATTER_TILE_KEYS / 4u;
     uint64_t place_bytes = tuning->partition_places_by_search ? 0u : 4u;
-    /* The exact words for 32-bit keys (a tile of 4096 pairs beside 511
-     * splitters fills 48 KiB to the byte); the old allowance for 64-bit ones. */
-    uint64_t other_bytes = key64 ? 64u + bytes_per_key : 32u;
+    /* The exact words where no places are staged (a tile of 4096 pairs or
+     * 64-bit keys beside 511 splitters fills 48 KiB to the byte); the old
+     * allowance for 64-bit keys with values. */
+    uint64_t other_bytes = tuning->partition_places_by_search ? 32u : 64u + bytes_per_key;
     uint32_t wanted = (staged_tile_keys != 0u ? staged_tile_keys : preferred_tile) / tuning->partition_workgroup_size;
     for (uint32_t keys = wanted < 1u ? 1u : min_u32(wanted, PARTITION_MAX_SCATTER_KEYS); keys >= 1u; keys /= 2u) {
         uint64_t tile_keys = (uint64_t)tuning->partition_workgroup_size * keys;
@@ -328,8 +328,8 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
     }
     if (fit > PARTITION_MAX_SPLITTERS)
         fit = PARTITION_MAX_SPLITTERS;
-    if (!key64 && fit < 15u)
-        fit = 0;  /* too few splitters to hold the fallback's words */
+    if (fit < 15u || (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys < 16u)
+        fit = 0;  /* too few splitters or staged keys to hold the fallback's words */
     tuning->partition_max_splitters = fit == 0 ? 0u : (1u << (bitonic_ceil_log2(fit + 2u) - 1u)) - 1u;
 }
 

@@ -149,9 +149,10 @@ typedef struct bitonic_tuning {
     uint32_t partition_workgroup_size;
     uint32_t partition_workgroups;   /* count workgroups, at most */
     uint32_t partition_scatter_keys; /* keys a thread of the scatter's tiles stages */
-    /* 32-bit keys, alone or with values: the scatter stages no place beside
-     * each key (partition_pass.comp's PLACES_BY_SEARCH, the same rule) and
-     * may take half tiles, in a pipeline that stages places (STORED_PLACES) */
+    /* A key and its value in at most 8 bytes (32-bit keys alone or with
+     * values, 64-bit keys alone): the scatter stages no place beside each key
+     * (partition_pass.comp's PLACES_BY_SEARCH, the same rule) and may take
+     * half tiles, in a pipeline that stages places (STORED_PLACES) */
     bool partition_places_by_search;
     uint32_t partition_scatter_workgroups;  /* scatter workgroups at most, each taking tiles in turn */
     bool partition_scan_by_subgroup; /* the steps' scans by subgroup arithmetic (partition_lanes_pass) */
@@ -178,11 +179,8 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
 /* Sets the partition steps' workgroup size of a derived tuning (cut to what
  * the device allows), and with it the keys a thread of the scatter stages
  * (staged_tile_keys a tile where it is not 0, else the preferred tile) and the
- * splitters that fit beside them. key64: the key is 64 bits (bytes_per_key 8
- * is a 64-bit key alone or a 32-bit key with its value, which stage
- * differently). bitonic_tuning_derive takes 8 bytes a key as a 64-bit key: a
- * sorter of pairs of 32-bit keys calls this again with key64 false. */
-void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key, bool key64,
+ * splitters that fit beside them. */
+void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
                                             uint32_t threads, uint32_t staged_tile_keys, bitonic_tuning *tuning);
 
 /* Sets the merge sizes of a derived tuning: the chunk and keys per thread

@@ -46,10 +46,11 @@ BITONIC_DECLARE_KERNEL_R1_TO_5(merge_direct)
 BITONIC_DECLARE_KERNEL(transpose_pass, 1)
 BITONIC_DECLARE_KERNEL(partition_pass, 1)
 BITONIC_DECLARE_KERNEL(partition_lanes_pass, 1)
-/* Built for 32-bit keys alone and with values (STORED_PLACES: the scatter on half tiles). */
+/* Built for 32-bit keys alone and with values and for 64-bit keys alone
+ * (STORED_PLACES: the scatter on half tiles). */
 #define BITONIC_DECLARE_STORED_PLACES(kernel)                                                                 \
     BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r1) \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_i64_r1)
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_i64_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_r1)
 BITONIC_DECLARE_STORED_PLACES(partition_stored_pass)
 BITONIC_DECLARE_STORED_PLACES(partition_lanes_stored_pass)
 BITONIC_DECLARE_KERNEL_R1_TO_5(merge4_pass)
@@ -99,7 +100,7 @@ bitonic_spirv bitonic_spirv_merge4_cut(bitonic_kernel_form form);
 bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bitonic_kernel_form form);
 bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form);
 bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan);
-/* 32-bit keys' forms alone: a 64-bit form gets no module ({NULL, 0}). */
+/* No module ({NULL, 0}) for 64-bit keys with values, which stage places on whole tiles. */
 bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool subgroup_scan);
 
 

@@ -380,15 +380,17 @@ bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgro
     switch (1) { SPIRV_CASE(partition_pass, 1) }
 }
 
-/* The kernels of STORED_PLACES are built for 32-bit keys alone and with values. */
+/* The kernels of STORED_PLACES are built for 32-bit keys alone and with
+ * values, and for 64-bit keys alone. */
 #define SPIRV_SELECT_STORED_PLACES(kernel)                                                       \
-    (!form.with_values      ? SPIRV_MODULE(bitonic_spirv_##kernel##_r1)                          \
+    (form.key64             ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r1)                      \
+     : !form.with_values    ? SPIRV_MODULE(bitonic_spirv_##kernel##_r1)                          \
      : form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r1)               \
                            : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r1))
 
 bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool subgroup_scan)
 {
-    if (form.key64)
+    if (form.key64 && form.with_values)
         return (bitonic_spirv){NULL, 0};
     return subgroup_scan ? SPIRV_SELECT_STORED_PLACES(partition_lanes_stored_pass)
                          : SPIRV_SELECT_STORED_PLACES(partition_stored_pass);
@@ -553,8 +555,8 @@ typedef enum pipeline_kind {
 } pipeline_kind;
 
 /* Whether the partition's scatter may take half tiles (scatter_tile_for):
- * 32-bit keys, alone or with values, whose staged tile holds no places, and
- * at least two keys a thread. */
+ * keys whose staged tile holds no places (a key and its value in at most 8
+ * bytes), and at least two keys a thread. */
 static bool partition_halves_tiles(const bitonic_tuning *tuning)
 {
     return tuning->partition_places_by_search && tuning->partition_scatter_keys >= 2u;
@@ -896,7 +898,7 @@ static uint32_t split_workgroup_size(const bitonic_vulkan_sorter *sorter, const 
 /* The split-pass choices the caller made, over a derived tuning (every
  * bound variant, the small sorts' included, takes them alike). */
 static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
-                                  uint32_t bytes_per_key, bool key64, bitonic_tuning *tuning)
+                                  uint32_t bytes_per_key, bitonic_tuning *tuning)
 {
     if (desc->merge_split_pass_min_chunks != 0)
         tuning->merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
@@ -943,7 +945,7 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size;
     if (fewer_threads || desc->partition_scatter_tile_keys != 0)
         bitonic_tuning_set_partition_workgroup(
-            &sorter->limits, bytes_per_key, key64,
+            &sorter->limits, bytes_per_key,
             fewer_threads ? desc->partition_workgroup_size : tuning->partition_workgroup_size,
             desc->partition_scatter_tile_keys, tuning);
 }
@@ -998,9 +1000,7 @@ static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
  * pipelines: the plan is made with PAIRS32's tuning (the grids, the chunks,
  * the split passes, the windows, the fallback's chunks), so KEYS64's must
  * agree on every field those read. Both come from 8 bytes a key, so they do
- * unless a device or an override tells them apart. The scatter's staged tile
- * may differ (PAIRS32's stages no places): the partition's own steps, the
- * fallback's too, run on PAIRS32's pipelines. */
+ * unless a device or an override tells them apart. */
 static bool pairs_pack_fits(const bitonic_vulkan_sorter *sorter)
 {
     const sorter_variant *pairs = &sorter->variants[PAIRS32], *keys = &sorter->variants[KEYS64];
@@ -1022,6 +1022,7 @@ static bool pairs_pack_fits(const bitonic_vulkan_sorter *sorter)
            a->partition_min_keys == b->partition_min_keys && a->partition_levels == b->partition_levels &&
            a->partition_max_splitters == b->partition_max_splitters &&
            a->partition_workgroup_size == b->partition_workgroup_size &&
+           a->partition_scatter_keys == b->partition_scatter_keys &&
            a->partition_split_by_thread_min_keys == b->partition_split_by_thread_min_keys;
 }
 
@@ -1092,13 +1093,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }
-        /* Pairs of 32-bit keys stage in the partition's scatter as 32-bit
-         * keys do, not as the 64-bit keys their 8 bytes were derived as. */
-        if (with_values && !key64)
-            bitonic_tuning_set_partition_workgroup(&sorter->limits, bytes_per_key, false,
-                                                   sorter->variants[variant].tuning.partition_workgroup_size, 0u,
-                                                   &sorter->variants[variant].tuning);
-        apply_split_overrides(sorter, desc, bytes_per_key, key64, &sorter->variants[variant].tuning);
+        apply_split_overrides(sorter, desc, bytes_per_key, &sorter->variants[variant].tuning);
         if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
             sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (small_shapes)
@@ -1131,7 +1126,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (result == VK_SUCCESS && small_shapes &&
         bitonic_tuning_derive_small(&sorter->limits, 4u, desc->small_sort_tile_keys, desc->small_sort_max_keys,
                                     &sorter->variants[KEYS32_SMALL].tuning, &sorter->small_sort_max_keys)) {
-        apply_split_overrides(sorter, desc, 4u, false, &sorter->variants[KEYS32_SMALL].tuning);
+        apply_split_overrides(sorter, desc, 4u, &sorter->variants[KEYS32_SMALL].tuning);
         if (desc->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, (bitonic_kernel_form){0}, false,
@@ -2434,9 +2429,8 @@ enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITI
  * (docs/PERFORMANCE.md, log entry 93). Costs taken as 17 against 10. Half
  * tiles go to a pipeline of their own (partition_half_scatter_pipeline) that
  * stores each staged key's place, as before the long tiles (entry 94); for
- * pairs that is the tile of 2048 they had before entry 95. 64-bit keys' tiles
- * stay whole: halved to 1024 keys, the scatter of 1.5 x 2^18 of them was
- * 15-20% slower. */
+ * pairs and 64-bit keys that is the tile of 2048 they had before entry 95
+ * (halved to 1024 keys, their scatter of 1.5 x 2^18 was 15-20% slower). */
 static uint64_t scatter_tile_for(uint64_t count, const bitonic_tuning *tuning)
 {
     uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
