@@ -161,8 +161,8 @@ typedef struct sorter_variant {
     VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
     VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
     VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
-    /* For 32-bit keys alone its scatter on half tiles (STORED_PLACES;
-     * VK_NULL_HANDLE where tiles are never halved). */
+    /* Its scatter on half tiles (STORED_PLACES), for keys of at most 8
+     * bytes with their values; VK_NULL_HANDLE where tiles are never halved. */
     VkPipeline partition_half_scatter_pipeline;
     /* The partition sort's window merge and its split pass: merge_pass.comp
      * with WINDOW_MERGE, which every other merge pipeline has false. */
