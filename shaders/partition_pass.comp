@@ -42,8 +42,8 @@
 // Built with STORED_PLACES (partition_stored_pass, keys of at most 8 bytes
 // with their values), for the scatter on half tiles: each staged key's place
 // is stored beside it, as for 64-bit keys with values, instead of found
-// again from its bucket, which cost more on a half tile than the staged tile's length saves
-// (log entries 93, 94 and 95).
+// again from its bucket, which cost more on a half tile than the staged
+// tile's length saves (log entries 93, 94 and 95).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample, or where the samples are sorted

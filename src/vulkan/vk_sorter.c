@@ -2418,10 +2418,10 @@ _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), 
 
 enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITION_FALLBACK = 3 };
 
-/* The keys a tile of the scatter takes: its staged tile, or, for 32-bit keys
- * alone or with values (whose tile is twice as long as before,
- * partition_pass.comp's PLACES_BY_SEARCH), half of it where that takes fewer rounds of its
- * workgroups by more than a tile twice as long costs. A tile's cost is mostly
+/* The keys a tile of the scatter takes: its staged tile, or, for keys of at
+ * most 8 bytes with their values (whose tile is twice as long as before,
+ * partition_pass.comp's PLACES_BY_SEARCH), half of it where that takes fewer
+ * rounds of its workgroups by more than a tile twice as long costs. A tile's cost is mostly
  * its chain of barriers and claims, whatever its keys: on the H200 a tile of
  * 8192 u32 keys took 1.69x one of 4096, so the scatter of 2^26 keys was 15%
  * faster with the longer tiles, but that of 1.5 x 2^20 keys (192 tiles, two
