@@ -327,7 +327,7 @@ void splitter_from_runs(uint i, out key_t key, out uint value)
             addend[1] = run_key;
 #endif
             uint carry = 0u;
-            for (uint l = 0u; l < 3u; ++l) {
+            [[unroll]] for (uint l = 0u; l < 3u; ++l) {
                 uint low_carry, high_carry;
                 uint sum = uaddCarry(limbs[l], addend[l], low_carry);
                 limbs[l] = uaddCarry(sum, carry, high_carry);
@@ -337,7 +337,7 @@ void splitter_from_runs(uint i, out key_t key, out uint value)
         }
     }
     if (runs_log > 0u) {
-        for (uint l = 0u; l < 3u; ++l)
+        [[unroll]] for (uint l = 0u; l < 3u; ++l)
             limbs[l] = (limbs[l] >> runs_log) | (limbs[l + 1u] << (32u - runs_log));
     }
     value = limbs[0];
@@ -1117,7 +1117,9 @@ void fallback_step()
     // The selection: v_t is the greatest (key, value) with at most targets[t]
     // keys before it, built bit by bit; each round every pair searches the
     // candidate inside its bounds, and the counts narrow the bounds. A pair
-    // is always the same thread's, so its words need no barrier.
+    // is always the same thread's, so its words need no barrier. The arrays
+    // of two are read at constant indices only (a select on t): indexed at
+    // run time, the driver kept them in local memory (log entry 96).
     key_t prefix_key[2] = key_t[2](key_t(0u), key_t(0u));
     uint prefix_value[2] = uint[2](0u, 0u);
     for (uint round = 0u; round < ORDER_BITS; ++round) {
@@ -1126,7 +1128,8 @@ void fallback_step()
             uint t = j < runs ? 0u : 1u;
             key_t key;
             uint value;
-            candidate_of(round, prefix_key[t], prefix_value[t], key, value);
+            candidate_of(round, t == 0u ? prefix_key[0] : prefix_key[1], t == 0u ? prefix_value[0] : prefix_value[1],
+                         key, value);
             uint at = search_run(fallback_word(j, runs, FALLBACK_LOW), fallback_word(j, runs, FALLBACK_HIGH), key,
                                  value, false);
             set_fallback_word(j, runs, FALLBACK_PROBE, at);
@@ -1138,10 +1141,11 @@ void fallback_step()
             fallback_less(2u * ((round + 2u) % 3u) + thread) = 0u;  // read two rounds ago, added to next round
         for (uint j = thread; j < pairs; j += threads) {
             uint t = j < runs ? 0u : 1u;
-            set_fallback_word(j, runs, less[t] <= targets[t] ? FALLBACK_LOW : FALLBACK_HIGH,
+            bool below = t == 0u ? less[0] <= targets[0] : less[1] <= targets[1];
+            set_fallback_word(j, runs, below ? FALLBACK_LOW : FALLBACK_HIGH,
                               fallback_word(j, runs, FALLBACK_PROBE));
         }
-        for (uint t = 0u; t < 2u; ++t) {
+        [[unroll]] for (uint t = 0u; t < 2u; ++t) {
             if (less[t] <= targets[t])
                 candidate_of(round, prefix_key[t], prefix_value[t], prefix_key[t], prefix_value[t]);
         }
@@ -1152,8 +1156,10 @@ void fallback_step()
     for (uint j = thread; j < pairs; j += threads) {
         uint t = j < runs ? 0u : 1u;
         uint high = fallback_word(j, runs, FALLBACK_HIGH);
-        uint before = search_run(fallback_word(j, runs, FALLBACK_LOW), high, prefix_key[t], prefix_value[t], false);
-        set_fallback_word(j, runs, FALLBACK_HIGH, search_run(before, high, prefix_key[t], prefix_value[t], true));
+        key_t key = t == 0u ? prefix_key[0] : prefix_key[1];
+        uint value = t == 0u ? prefix_value[0] : prefix_value[1];
+        uint before = search_run(fallback_word(j, runs, FALLBACK_LOW), high, key, value, false);
+        set_fallback_word(j, runs, FALLBACK_HIGH, search_run(before, high, key, value, true));
         set_fallback_word(j, runs, FALLBACK_LOW, before);
     }
     barrier();
@@ -1161,7 +1167,7 @@ void fallback_step()
         uint t = thread, taken = 0u;
         for (uint i = 0u; i < runs; ++i)
             taken += fallback_word(t * runs + i, runs, FALLBACK_LOW) - (first_run + i) * window;
-        uint ties = targets[t] - taken;
+        uint ties = (t == 0u ? targets[0] : targets[1]) - taken;
         for (uint i = 0u; i < runs; ++i) {
             uint j = t * runs + i, low = fallback_word(j, runs, FALLBACK_LOW);
             uint take = min(ties, fallback_word(j, runs, FALLBACK_HIGH) - low);
