@@ -1118,8 +1118,9 @@ void fallback_step()
     // keys before it, built bit by bit; each round every pair searches the
     // candidate inside its bounds, and the counts narrow the bounds. A pair
     // is always the same thread's, so its words need no barrier. The arrays
-    // of two are read at constant indices only (a select on t): indexed at
-    // run time, the driver kept them in local memory (log entry 96).
+    // of two are read at constant indices only (OF_TWO, a select on t):
+    // indexed at run time, the driver kept them in local memory (log entry 96).
+#define OF_TWO(pair, t) ((t) == 0u ? (pair)[0] : (pair)[1])
     key_t prefix_key[2] = key_t[2](key_t(0u), key_t(0u));
     uint prefix_value[2] = uint[2](0u, 0u);
     for (uint round = 0u; round < ORDER_BITS; ++round) {
@@ -1128,8 +1129,7 @@ void fallback_step()
             uint t = j < runs ? 0u : 1u;
             key_t key;
             uint value;
-            candidate_of(round, t == 0u ? prefix_key[0] : prefix_key[1], t == 0u ? prefix_value[0] : prefix_value[1],
-                         key, value);
+            candidate_of(round, OF_TWO(prefix_key, t), OF_TWO(prefix_value, t), key, value);
             uint at = search_run(fallback_word(j, runs, FALLBACK_LOW), fallback_word(j, runs, FALLBACK_HIGH), key,
                                  value, false);
             set_fallback_word(j, runs, FALLBACK_PROBE, at);
@@ -1141,8 +1141,7 @@ void fallback_step()
             fallback_less(2u * ((round + 2u) % 3u) + thread) = 0u;  // read two rounds ago, added to next round
         for (uint j = thread; j < pairs; j += threads) {
             uint t = j < runs ? 0u : 1u;
-            bool below = t == 0u ? less[0] <= targets[0] : less[1] <= targets[1];
-            set_fallback_word(j, runs, below ? FALLBACK_LOW : FALLBACK_HIGH,
+            set_fallback_word(j, runs, OF_TWO(less, t) <= OF_TWO(targets, t) ? FALLBACK_LOW : FALLBACK_HIGH,
                               fallback_word(j, runs, FALLBACK_PROBE));
         }
         [[unroll]] for (uint t = 0u; t < 2u; ++t) {
@@ -1156,8 +1155,8 @@ void fallback_step()
     for (uint j = thread; j < pairs; j += threads) {
         uint t = j < runs ? 0u : 1u;
         uint high = fallback_word(j, runs, FALLBACK_HIGH);
-        key_t key = t == 0u ? prefix_key[0] : prefix_key[1];
-        uint value = t == 0u ? prefix_value[0] : prefix_value[1];
+        key_t key = OF_TWO(prefix_key, t);
+        uint value = OF_TWO(prefix_value, t);
         uint before = search_run(fallback_word(j, runs, FALLBACK_LOW), high, key, value, false);
         set_fallback_word(j, runs, FALLBACK_HIGH, search_run(before, high, key, value, true));
         set_fallback_word(j, runs, FALLBACK_LOW, before);
@@ -1167,7 +1166,7 @@ void fallback_step()
         uint t = thread, taken = 0u;
         for (uint i = 0u; i < runs; ++i)
             taken += fallback_word(t * runs + i, runs, FALLBACK_LOW) - (first_run + i) * window;
-        uint ties = (t == 0u ? targets[0] : targets[1]) - taken;
+        uint ties = OF_TWO(targets, t) - taken;
         for (uint i = 0u; i < runs; ++i) {
             uint j = t * runs + i, low = fallback_word(j, runs, FALLBACK_LOW);
             uint take = min(ties, fallback_word(j, runs, FALLBACK_HIGH) - low);
