@@ -408,6 +408,13 @@ void main()
     // are never stored: its threads skip the merge rounds, and still meet every
     // barrier. A sort of 1024 keys on a 4096-key tile merges one block of four.
     bool pads_only = plain_layout && tile_base + as_index(first & ~((1u << last_log) - 1u)) >= live_count;
+    // A thread whose first slot lies past the keys holds pads in every round:
+    // a sorted block's keys fill its front, up to the sort's end, and the pads
+    // after them are the greatest. Its merges would leave its registers as they
+    // are, so it skips them (its slots still hold what it wrote). On the H200
+    // 1.5 x 2^10 keys sorted 2.7-4.6% faster, 1.5 x 2^11 1.8-3.1%, whole tiles
+    // level (docs/PERFORMANCE.md, log entry 98).
+    bool thread_pads_only = plain_layout && tile_base + as_index(first) >= live_count;
     for (uint run_log = first_merge_log; run_log < last_log; ++run_log) {
         barrier();  // every thread is done reading the slots of the last round
         if (!pads_only)
@@ -415,7 +422,7 @@ void main()
         barrier();
         uint run = 1u << run_log;
         uint base = first & ~(2u * run - 1u);
-        if (!pads_only)
+        if (!thread_pads_only)
             slot_merge_to_registers(base, run, base + run, run, first - base);
     }
 
