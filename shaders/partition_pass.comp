@@ -77,7 +77,10 @@ layout(constant_id = 2) const uint MAX_CELLS = 2048u;
 // counted, 4 was best on the H100 (entry 67 of docs/PERFORMANCE.md: 8 and 16
 // slower, 2 slower from 2^24); with the next batch's loads ahead, 2 made the
 // count of 2^24 u32 keys take 0.0564 ms against 0.0604, pairs 0.0783 against
-// 0.0880, and 4 0.0548 and 0.0924 (entry 74).
+// 0.0880, and 4 0.0548 and 0.0924 (entry 74). With the cells' first
+// splitters staged (entry 100), 4 took the u32 count of 2^26 keys from 0.1436
+// to 0.1376 ms on the H200 but pairs' from 0.1915 to 0.2032 and every count
+// of 2^20 longer; 8 for 32-bit keys alone was slower below 2^24.
 const uint KEYS_AT_ONCE = 2u;
 
 const uint STEP_SAMPLE = 0u;
@@ -489,47 +492,6 @@ void sample_step()
     }
 }
 
-void count_step()
-{
-    load_splitters();
-    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x)
-        bucket_words[b] = 0u;
-    barrier();
-    uint first, end;
-    chunk_of(first, end);
-    // KEYS_AT_ONCE keys a thread are loaded before any is searched, so the
-    // loads are in flight together, and the next batch's loads go out before
-    // this batch's searches, so the searches do not leave the memory idle.
-    uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
-    key_t next[KEYS_AT_ONCE];
-    uint next_values[KEYS_AT_ONCE];
-    [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
-        uint i = first + gl_LocalInvocationID.x + j * gl_WorkGroupSize.x;
-        next[j] = i < end ? keys[i] : key_t(0);
-        next_values[j] = i < end ? value_at(i) : 0u;
-    }
-    for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
-        key_t batch[KEYS_AT_ONCE] = next;
-        uint batch_values[KEYS_AT_ONCE] = next_values;
-        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
-            uint i = base + stride + j * gl_WorkGroupSize.x;  // past end: not read
-            next[j] = i < end ? keys[i] : key_t(0);
-            next_values[j] = i < end ? value_at(i) : 0u;
-        }
-        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j)
-            if (base + j * gl_WorkGroupSize.x < end)
-                atomicAdd(bucket_words[bucket_of(ordered(batch[j]), batch_values[j])], 1u);
-    }
-    barrier();
-    // The buckets' totals; where each scatter workgroup's keys go is claimed
-    // by the scatter itself.
-    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
-        uint keys_here = bucket_words[b];
-        if (keys_here != 0u)
-            atomicAdd(words[TOTALS_AT + b], keys_here);
-    }
-}
-
 // Keys a thread of the scatter stages: tuning.c's partition_scatter_keys.
 layout(constant_id = 3) const uint SCATTER_KEYS = 4u;
 // The scatter's staged tile (see scatter_step), declared here because it
@@ -733,6 +695,98 @@ void store_staged(uint slot, key_t key, uint value)
     stage_values[slot] = value;
 #endif
 }
+
+// The count's lookup (log entry 100 of docs/PERFORMANCE.md). The count
+// stages no keys, so its staged tile's first cell_count() slots hold each
+// cell's first splitter (key and value), for which the scatter's table has
+// no room. A key whose cell holds no splitter is in the cell's open bucket,
+// and one comparison with the cell's first splitter places most others: two
+// loads from shared memory and the count's atomic, where bucket_of's search
+// takes a load a step and one more for equality. Only a key equal to that
+// splitter (with values) or past it in a cell of two or more searches.
+void stage_cell_splitters()
+{
+    for (uint c = gl_LocalInvocationID.x; c < cell_count(); c += gl_WorkGroupSize.x) {
+        uint word = cell_words[c], first = word & 0xffffu;
+        if ((word >> 16) != 0u) {
+#ifdef WITH_VALUES
+            store_staged(c, splitter_keys[first], splitter_values[first]);
+#else
+            store_staged(c, splitter_keys[first], 0u);
+#endif
+        }
+    }
+}
+
+// bucket_of's bucket, through the staged cells' first splitters.
+uint bucket_by_cell_splitter(key_t key, uint value)
+{
+    uint cell = cell_of(key);
+    uint word = cell_words[cell];
+    uint first = word & 0xffffu, in_cell = word >> 16;
+    if (in_cell == 0u)
+        return 2u * first;
+    key_t splitter = staged_key(cell);
+    if (key < splitter)
+        return 2u * first;
+    if (key > splitter && in_cell == 1u)
+        return 2u * first + 2u;
+#ifndef WITH_VALUES
+    if (key == splitter)
+        return 2u * first + 1u;
+#endif
+    return bucket_of(key, value);
+}
+
+// The count, placed here because it borrows the scatter's staged tile.
+void count_step()
+{
+    load_splitters();
+    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x)
+        bucket_words[b] = 0u;
+    bool cell_splitters_staged = cell_count() <= gl_WorkGroupSize.x * SCATTER_KEYS;
+    if (cell_splitters_staged)
+        stage_cell_splitters();
+    barrier();
+    uint first, end;
+    chunk_of(first, end);
+    // KEYS_AT_ONCE keys a thread are loaded before any is searched, so the
+    // loads are in flight together, and the next batch's loads go out before
+    // this batch's searches, so the searches do not leave the memory idle.
+    uint stride = gl_WorkGroupSize.x * KEYS_AT_ONCE;
+    key_t next[KEYS_AT_ONCE];
+    uint next_values[KEYS_AT_ONCE];
+    [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
+        uint i = first + gl_LocalInvocationID.x + j * gl_WorkGroupSize.x;
+        next[j] = i < end ? keys[i] : key_t(0);
+        next_values[j] = i < end ? value_at(i) : 0u;
+    }
+    for (uint base = first + gl_LocalInvocationID.x; base < end; base += stride) {
+        key_t batch[KEYS_AT_ONCE] = next;
+        uint batch_values[KEYS_AT_ONCE] = next_values;
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j) {
+            uint i = base + stride + j * gl_WorkGroupSize.x;  // past end: not read
+            next[j] = i < end ? keys[i] : key_t(0);
+            next_values[j] = i < end ? value_at(i) : 0u;
+        }
+        [[unroll]] for (uint j = 0u; j < KEYS_AT_ONCE; ++j)
+            if (base + j * gl_WorkGroupSize.x < end) {
+                key_t key = ordered(batch[j]);
+                uint bucket = cell_splitters_staged ? bucket_by_cell_splitter(key, batch_values[j])
+                                                    : bucket_of(key, batch_values[j]);
+                atomicAdd(bucket_words[bucket], 1u);
+            }
+    }
+    barrier();
+    // The buckets' totals; where each scatter workgroup's keys go is claimed
+    // by the scatter itself.
+    for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
+        uint keys_here = bucket_words[b];
+        if (keys_here != 0u)
+            atomicAdd(words[TOTALS_AT + b], keys_here);
+    }
+}
+
 shared uint tile_starts[MAX_BUCKETS];
 
 // Tile `tile`'s keys of this thread (a key of 0 past the end; none past the
