@@ -430,10 +430,9 @@ void load_splitters()
 // splitter of an earlier cell comes before the key and none of a later one
 // does; within the key's cell, steps of 2^(search_steps - 1), ..., 1 splitters
 // move past those before it (a cell holds fewer than 2^search_steps).
-uint bucket_of(key_t key, uint value)
+// bucket_among searches the cell's splitters [low, end).
+uint bucket_among(key_t key, uint value, uint low, uint end)
 {
-    uint cell_word = cell_words[cell_of(key)];
-    uint low = cell_word & 0xffffu, end = low + (cell_word >> 16);
     for (uint step = search_steps; step > 0u; --step) {
         uint probe = low + (1u << (step - 1u));
         bool inside = probe <= end;
@@ -447,6 +446,71 @@ uint bucket_of(key_t key, uint value)
 #endif
     return equal ? 2u * low + 1u : 2u * low;
 }
+
+uint bucket_of(key_t key, uint value)
+{
+    uint cell_word = cell_words[cell_of(key)];
+    uint low = cell_word & 0xffffu;
+    return bucket_among(key, value, low, low + (cell_word >> 16));
+}
+
+#ifndef KEY64
+// The scatter's lookup for 32-bit keys (log entry 101 of docs/PERFORMANCE.md).
+// The scatter's staged tile leaves no room for the count's table of first
+// splitters (count_step), so each cell's word is repacked in place to hold
+// what that table gives: from bit 22 the splitters before the cell (at most
+// 1023: tuning.c keeps the splitters at most 511), at bits 20-21 whether the
+// cell holds none, one or more of them, and below, the top 20 bits of its
+// first splitter's offset in the cell (a cell spans 2^cell_shift values, up
+// to 2^22 for 511 splitters). A key whose offset's top bits differ from those
+// takes one load from shared memory and no search where bucket_of takes a
+// load a step and one for equality; the others (equal top bits, or past the
+// first of two or more) search as bucket_of does, the cell's count being
+// the next cell's splitters before it less its own.
+#define PACKED_CELLS
+const uint PACKED_OFFSET_BITS = 20u;
+uint packed_offset_drop;  // offset bits dropped: the same in every thread
+
+void pack_cells()
+{
+    packed_offset_drop = key_cell_shift > PACKED_OFFSET_BITS ? key_cell_shift - PACKED_OFFSET_BITS : 0u;
+    for (uint c = gl_LocalInvocationID.x; c < cell_count(); c += gl_WorkGroupSize.x) {
+        uint word = cell_words[c], first = word & 0xffffu, in_cell = word >> 16;
+        uint offset_top = 0u;
+        if (in_cell != 0u)
+            offset_top = ((splitter_keys[first] - first_splitter) - (c << key_cell_shift)) >> packed_offset_drop;
+        cell_words[c] = (first << 22) | (min(in_cell, 2u) << PACKED_OFFSET_BITS) | offset_top;
+    }
+    barrier();
+}
+
+uint bucket_in_packed_cell(uint cell, key_t key, uint value)
+{
+    uint first = cell_words[cell] >> 22;
+    uint end = cell < last_cell ? cell_words[cell + 1u] >> 22 : params.splitters;
+    return bucket_among(key, value, first, end);
+}
+
+uint bucket_by_packed_cell(key_t key, uint value)
+{
+    if (key <= first_splitter)
+        return key < first_splitter ? 0u : bucket_in_packed_cell(0u, key, value);
+    key_t offset = key - first_splitter;
+    uint cell = min(offset >> key_cell_shift, last_cell);
+    uint word = cell_words[cell];
+    uint first = word >> 22, kind = (word >> PACKED_OFFSET_BITS) & 3u;
+    if (kind == 0u)
+        return 2u * first;
+    // The last cell's keys past its span: top bits past any splitter's.
+    uint top = (offset - (cell << key_cell_shift)) >> packed_offset_drop;
+    uint splitter_top = word & ((1u << PACKED_OFFSET_BITS) - 1u);
+    if (top < splitter_top)
+        return 2u * first;
+    if (top > splitter_top && kind == 1u)
+        return 2u * first + 2u;
+    return bucket_in_packed_cell(cell, key, value);
+}
+#endif
 
 uint value_at(uint i)
 {
@@ -803,11 +867,18 @@ void load_tile(uint tile, uint tiles, out key_t batch[SCATTER_KEYS], out uint ba
     }
 }
 
+// The scatter's lookup: bucket_of's bucket.
+#ifdef PACKED_CELLS
+#define scatter_bucket_of bucket_by_packed_cell
+#else
+#define scatter_bucket_of bucket_of
+#endif
+
 // Where the scatter's staged slot `slot` of this tile goes in the output.
 uint staged_place(uint slot)
 {
 #ifdef PLACES_BY_SEARCH
-    return tile_starts[bucket_of(ordered(staged_key(slot)), staged_value(slot))] + slot;
+    return tile_starts[scatter_bucket_of(ordered(staged_key(slot)), staged_value(slot))] + slot;
 #else
     return workgroup_words[slot];
 #endif
@@ -816,6 +887,9 @@ uint staged_place(uint slot)
 void scatter_step()
 {
     load_splitters();
+#ifdef PACKED_CELLS
+    pack_cells();
+#endif
     uint buckets = bucket_count();
     uint span_first, span_end;
     bucket_span(span_first, span_end);
@@ -839,7 +913,7 @@ void scatter_step()
             uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
             // Every pipeline's tile is its staged tile: half tiles take the
             // STORED_PLACES build, staged at half the keys a thread.
-            uint b = bucket_of(ordered(batch[j]), batch_values[j]);
+            uint b = scatter_bucket_of(ordered(batch[j]), batch_values[j]);
             placed[j] = k < in_tile ? (b << 16) | atomicAdd(bucket_words[b], 1u) : 0xffffffffu;
         }
         barrier();
