@@ -799,7 +799,7 @@ uint bucket_by_cell_splitter(key_t key, uint value)
     if (key == splitter)
         return 2u * first + 1u;
 #endif
-    return bucket_of(key, value);
+    return bucket_among(key, value, first, first + in_cell);  // the cell's word is at hand
 }
 
 // The count, placed here because it borrows the scatter's staged tile.
