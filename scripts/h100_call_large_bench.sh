@@ -9,8 +9,8 @@
 # $OUT/large_bench.tar.gz: the device tool brings back only a few files from
 # $OUT, and a call that left fourteen lost its sweeps (docs/PERFORMANCE.md, log
 # entry 103). TYPES (default u32) picks the key types: a sweep of 2^27 to 2^28
-# takes about 90 s for u32 (keys made and checked on the host), so pairs and u64
-# want a call of their own with SWEEPS=1. MIN_LOG and MAX_LOG (27, 28) pick the
+# took about 90 s for u32 when the host made and checked the keys on one core
+# (threads since), so pairs and u64 may want a call of their own with SWEEPS=1. MIN_LOG and MAX_LOG (27, 28) pick the
 # sizes. Expects build-h100.tar.xz or build/ (the tool alone is enough) and .gl/.
 # A rehearsal on lavapipe: DEVICE=llvmpipe MIN_LOG=12 MAX_LOG=13 SKIP_CUB=1
 # OUT=/tmp/out bash scripts/h100_call_large_bench.sh (run in a copy of the tree).
