@@ -8,7 +8,10 @@
  * inputs: random keys, few values (equality buckets), one value, sorted,
  * reversed and periodic ones, and a plan that must fall back. Before them,
  * the window split's selection in three pieces against a stable merge, on
- * pieces longer than the proof's. */
+ * pieces longer than the proof's. Last the nested partition (a second
+ * partition inside each bucket of more than a window) on the same inputs:
+ * sorted, without the fallback where one level of splitters needs it, and
+ * the plain sort where it may split no bucket. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +35,25 @@ static bool sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_par
         memcpy(expected, keys, n * sizeof *keys);
         qsort(expected, n, sizeof *expected, compare_u64);
         ok = bitonic_reference_partition_sort(mine, n, plan, out) && memcmp(mine, expected, n * sizeof *mine) == 0;
+    }
+    free(mine);
+    free(expected);
+    return ok;
+}
+
+/* The nested sort of keys by the plan, with at most inner splitters a
+ * bucket, equals qsort's; the report through out. */
+static bool nested_sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_partition_plan *plan,
+                                    uint64_t inner, bitonic_partition_report *out)
+{
+    uint64_t *mine = malloc((n + 1u) * sizeof *mine), *expected = malloc((n + 1u) * sizeof *expected);
+    bool ok = mine && expected;
+    if (ok) {
+        memcpy(mine, keys, n * sizeof *keys);
+        memcpy(expected, keys, n * sizeof *keys);
+        qsort(expected, n, sizeof *expected, compare_u64);
+        ok = bitonic_reference_nested_partition_sort(mine, n, plan, inner, out) &&
+             memcmp(mine, expected, n * sizeof *mine) == 0;
     }
     free(mine);
     free(expected);
@@ -208,6 +230,56 @@ int main(void)
     narrow.window_keys = 2;
     narrow.chunk_keys = 1;
     TEST_CHECK(&t, sorts_like_qsort(keys, 4097u, &narrow, &report), "windows of 2 keys, sorted");
+
+    /* The nested partition: 64 samples, a splitter every 8 (8 splitters,
+     * buckets of about 11100 keys at 100003), windows of 256 keys, so one
+     * level leaves buckets of about 43 windows and the second splits each
+     * into about 87 of half a window. */
+    bitonic_partition_plan nested = {
+        .window_keys = 256, .chunk_keys = 64, .sample_count = 64, .samples_per_splitter = 8, .seed = 3};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c)
+        for (int p = 0; p < PATTERNS; ++p) {
+            uint64_t n = counts[c];
+            for (uint64_t i = 0; i < n; ++i) {
+                uint64_t r = test_random_u64(&seed);
+                keys[i] = p == RANDOM ? r : p == FEW ? r % 8u : p == ONE ? 42u : p == SORTED ? i
+                        : p == REVERSED ? n - i : i % 98u;
+            }
+            TEST_CHECK(&t, nested_sorts_like_qsort(keys, n, &nested, 127u, &report), "nested: %llu %s keys sorted",
+                       (unsigned long long)n, names[p]);
+            bool spread = p == RANDOM || p == SORTED || p == REVERSED;
+            TEST_CHECK(&t, n < 100003u || !spread || (!report.fell_back && report.inner_splitters > 8u * 64u),
+                       "nested: %llu %s keys in buckets under two windows (longest open %llu, %llu + %llu "
+                       "splitters)",
+                       (unsigned long long)n, names[p], (unsigned long long)report.longest_open_bucket,
+                       (unsigned long long)report.splitters, (unsigned long long)report.inner_splitters);
+        }
+    /* The same random keys fall back with one level of those splitters. */
+    for (uint64_t i = 0; i < 100003u; ++i)
+        keys[i] = test_random_u64(&seed);
+    TEST_CHECK(&t, sorts_like_qsort(keys, 100003u, &nested, &report) && report.fell_back,
+               "one level of 8 splitters: buckets of many windows, the fallback");
+    /* Eight samples: a single splitter, and the second level alone splits. */
+    bitonic_partition_plan nested_one = nested;
+    nested_one.sample_count = 8;
+    TEST_CHECK(&t, nested_sorts_like_qsort(keys, 100003u, &nested_one, 1023u, &report) && report.splitters == 1 &&
+                       report.inner_splitters > 700u && report.longest_open_bucket <= 2u * nested.window_keys,
+               "nested, one splitter: the second level splits both halves (%llu splitters, longest open %llu)",
+               (unsigned long long)report.inner_splitters, (unsigned long long)report.longest_open_bucket);
+    /* Too few splitters a bucket: the fallback, still sorted. */
+    TEST_CHECK(&t, nested_sorts_like_qsort(keys, 100003u, &nested, 3u, &report) && report.fell_back &&
+                       report.inner_splitters <= 3u * (report.splitters + 1u),
+               "nested, 3 splitters a bucket: the fallback, sorted");
+    /* No splitters a bucket: the plain partition sort, bucket for bucket. */
+    bitonic_partition_report plain;
+    TEST_CHECK(&t, sorts_like_qsort(keys, 100003u, &plan, &plain) &&
+                       nested_sorts_like_qsort(keys, 100003u, &plan, 0u, &report) && report.inner_splitters == 0 &&
+                       report.splitters == plain.splitters &&
+                       report.longest_open_bucket == plain.longest_open_bucket && report.fell_back == plain.fell_back,
+               "nested with no inner splitters: the plain partition sort");
+    TEST_CHECK(&t, !bitonic_reference_nested_partition_sort(keys, 10u, &(bitonic_partition_plan){.window_keys = 3,
+                       .sample_count = 1, .samples_per_splitter = 1}, 7u, NULL),
+               "nested: an odd window is refused");
     free(keys);
     return test_finish(&t);
 }

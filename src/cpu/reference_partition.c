@@ -186,11 +186,11 @@ static void merge_into(const uint64_t *a, uint64_t a_count, const uint64_t *b, u
 }
 
 /* The bucket that output position q (below the count) lies in: the last of
- * the 2m + 1 buckets to start at or before it (an empty one starts where the
- * next does). */
-static uint64_t bucket_at(const uint64_t *bucket_start, uint64_t m, uint64_t q)
+ * the buckets to start at or before it (an empty one starts where the next
+ * does). */
+static uint64_t bucket_at(const uint64_t *bucket_start, uint64_t buckets, uint64_t q)
 {
-    uint64_t low = 0, high = 2u * m + 1u;  /* bucket_start[low] <= q < bucket_start[high] */
+    uint64_t low = 0, high = buckets;  /* bucket_start[low] <= q < bucket_start[high] */
     while (high - low > 1u) {
         uint64_t middle = low + (high - low) / 2u;
         if (bucket_start[middle] <= q)
@@ -201,47 +201,58 @@ static uint64_t bucket_at(const uint64_t *bucket_start, uint64_t m, uint64_t q)
     return low;
 }
 
-bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys, uint64_t chunk_keys,
-                                           const uint64_t *splitters, uint64_t m, bitonic_partition_report *report)
+/* Step 2 on keys[first .. end - 1]: count, scan, scatter (stable) into the
+ * 2m + 1 buckets of m distinct ascending splitters, through scratch (the same
+ * positions). bucket_start[b] (2m + 2 of them) is where bucket b starts, the
+ * last one `end`. Returns false when memory runs out. */
+static bool partition_stretch(uint64_t *keys, uint64_t first, uint64_t end, const uint64_t *splitters, uint64_t m,
+                              uint64_t *scratch, uint64_t *bucket_start)
 {
-    uint64_t window = window_keys;
-    if (window < 2u || window % 2u != 0 || chunk_keys == 0 || window % chunk_keys != 0)
+    uint64_t buckets = 2u * m + 1u;
+    uint64_t *next = calloc(buckets + 1u, sizeof *next);
+    if (!next)
         return false;
-    bitonic_partition_report local = {0};
+    for (uint64_t i = first; i < end; ++i)
+        ++next[bitonic_partition_bucket(keys[i], splitters, m) + 1u];
+    next[0] = first;
+    for (uint64_t b = 0; b < buckets; ++b)
+        next[b + 1u] += next[b];
+    memcpy(bucket_start, next, (buckets + 1u) * sizeof *bucket_start);
+    for (uint64_t i = first; i < end; ++i)
+        scratch[next[bitonic_partition_bucket(keys[i], splitters, m)]++] = keys[i];
+    memcpy(keys + first, scratch + first, (end - first) * sizeof *keys);
+    free(next);
+    return true;
+}
+
+/* Steps 3-5 on keys partitioned into `buckets` (odd) buckets, open and
+ * equality in turn from an open one, bucket b at bucket_start[b] ..
+ * bucket_start[b + 1] - 1 (buckets + 1 starts, the last the count). Notes the
+ * longest buckets and the fallback in report. */
+static bool sort_partitioned(uint64_t *keys, uint64_t count, uint64_t window, uint64_t chunk_keys,
+                             const uint64_t *bucket_start, uint64_t buckets, uint64_t *scratch,
+                             bitonic_partition_report *report)
+{
     uint64_t runs = (count + window - 1u) / window;
-    uint64_t *scratch = malloc((count + 1u) * sizeof *scratch);
-    uint64_t *bucket_first = malloc((2u * m + 2u) * sizeof *bucket_first);
-    uint64_t *bucket_start = malloc((2u * m + 2u) * sizeof *bucket_start);
     uint64_t *straddle_first = malloc((runs + 2u) * sizeof *straddle_first);
     uint64_t *straddle_end = malloc((runs + 2u) * sizeof *straddle_end);
     uint64_t *span = malloc((count + 1u) * sizeof *span);
-    bool ok = scratch && bucket_first && bucket_start && straddle_first && straddle_end && span;
+    bool ok = straddle_first && straddle_end && span;
     if (ok) {
-        /* Step 2: count, scan, scatter (stable). */
-        memset(bucket_first, 0, (2u * m + 2u) * sizeof *bucket_first);
-        for (uint64_t i = 0; i < count; ++i)
-            ++bucket_first[bitonic_partition_bucket(keys[i], splitters, m) + 1u];
-        for (uint64_t b = 0; b < 2u * m + 1u; ++b) {
-            uint64_t keys_in = bucket_first[b + 1u];
-            if (b % 2u == 0 && keys_in > local.longest_open_bucket)
-                local.longest_open_bucket = keys_in;
-            if (b % 2u == 1 && keys_in > local.longest_equal_bucket)
-                local.longest_equal_bucket = keys_in;
-            bucket_first[b + 1u] += bucket_first[b];
+        for (uint64_t b = 0; b < buckets; ++b) {
+            uint64_t keys_in = bucket_start[b + 1u] - bucket_start[b];
+            uint64_t *longest = b % 2u == 0 ? &report->longest_open_bucket : &report->longest_equal_bucket;
+            if (keys_in > *longest)
+                *longest = keys_in;
         }
-        memcpy(bucket_start, bucket_first, (2u * m + 2u) * sizeof *bucket_start);
-        for (uint64_t i = 0; i < count; ++i)
-            scratch[bucket_first[bitonic_partition_bucket(keys[i], splitters, m)]++] = keys[i];
-        memcpy(keys, scratch, count * sizeof *keys);
-        local.splitters = m;
-        local.fell_back = local.longest_open_bucket > 2u * window;
+        report->fell_back = report->longest_open_bucket > 2u * window;
 
         /* The scan's table: each boundary kW inside the keys lies in one
          * bucket, which sets it (its start and end where it is open, at most
          * 2W long and starts before kW, else kW twice); the last, past the
          * keys, is the count twice. A bucket of more than W keys may span
          * run k whole and be noted at kW and (k + 1)W both. */
-        for (uint64_t b = 0; b < 2u * m + 1u; ++b) {
+        for (uint64_t b = 0; b < buckets; ++b) {
             uint64_t start = bucket_start[b], end = bucket_start[b + 1u];
             for (uint64_t k = (start + window - 1u) / window; k * window < end; ++k) {
                 bool straddles = b % 2u == 0 && end - start <= 2u * window && start < k * window;
@@ -322,9 +333,9 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
          * below them, every key of a later one above), which the GPU's
          * selection cuts from each run; here the span sorted whole. */
         uint64_t span_first = 0, span_end = 0;  /* the span that `span` holds sorted */
-        for (uint64_t q0 = 0; q0 < count && ok && local.fell_back; q0 += chunk_keys) {
+        for (uint64_t q0 = 0; q0 < count && ok && report->fell_back; q0 += chunk_keys) {
             uint64_t q1 = count - q0 < chunk_keys ? count : q0 + chunk_keys;
-            uint64_t b0 = bucket_at(bucket_start, m, q0), b1 = bucket_at(bucket_start, m, q1 - 1u);
+            uint64_t b0 = bucket_at(bucket_start, buckets, q0), b1 = bucket_at(bucket_start, buckets, q1 - 1u);
             bool touched = false;
             for (uint64_t b = b0; b <= b1; ++b)
                 touched = touched || (b % 2u == 0 && bucket_start[b + 1u] - bucket_start[b] > 2u * window);
@@ -344,14 +355,106 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
         if (ok)
             memcpy(keys, scratch, count * sizeof *keys);
     }
-    if (report)
-        *report = local;
-    free(scratch);
-    free(bucket_first);
-    free(bucket_start);
     free(straddle_first);
     free(straddle_end);
     free(span);
+    return ok;
+}
+
+bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint64_t window_keys, uint64_t chunk_keys,
+                                           const uint64_t *splitters, uint64_t m, bitonic_partition_report *report)
+{
+    if (window_keys < 2u || window_keys % 2u != 0 || chunk_keys == 0 || window_keys % chunk_keys != 0)
+        return false;
+    bitonic_partition_report local = {.splitters = m};
+    uint64_t *scratch = malloc((count + 1u) * sizeof *scratch);
+    uint64_t *bucket_start = malloc((2u * m + 2u) * sizeof *bucket_start);
+    bool ok = scratch && bucket_start && partition_stretch(keys, 0, count, splitters, m, scratch, bucket_start) &&
+              sort_partitioned(keys, count, window_keys, chunk_keys, bucket_start, 2u * m + 1u, scratch, &local);
+    if (report)
+        *report = local;
+    free(scratch);
+    free(bucket_start);
+    return ok;
+}
+
+/* Step 2 again inside each open bucket of more than W keys (the nested
+ * partition): its own splitters, drawn as step 1 draws them from its keys
+ * alone, enough for buckets of about W / 2 (2L / W of them for L keys, at
+ * most inner_max_splitters + 1; none where that is 0), and its keys
+ * partitioned by them in place.
+ * Its 2m' + 1 buckets take its place in the list, open and equality in turn
+ * from an open one as the whole list is, so steps 3-5 run on the finer list
+ * unchanged. refined_start gets the finer starts (room for buckets x (2
+ * inner_max_splitters + 1) + 1); returns the finer bucket count, 0 when memory
+ * runs out. */
+static uint64_t refine_open_buckets(uint64_t *keys, const bitonic_partition_plan *plan, uint64_t inner_max_splitters,
+                                    const uint64_t *bucket_start, uint64_t buckets, uint64_t *scratch,
+                                    uint64_t *refined_start, bitonic_partition_report *report)
+{
+    uint64_t window = plan->window_keys, most_samples = (inner_max_splitters + 1u) * plan->samples_per_splitter;
+    uint64_t *splitters = malloc((most_samples + 1u) * sizeof *splitters);
+    if (!splitters)
+        return 0;
+    uint64_t refined = 0;
+    for (uint64_t b = 0; b < buckets; ++b) {
+        uint64_t first = bucket_start[b], end = bucket_start[b + 1u], length = end - first;
+        if (b % 2u == 1u || length <= window || inner_max_splitters == 0) {
+            refined_start[refined++] = first;
+            continue;
+        }
+        uint64_t parts = (2u * length + window - 1u) / window;
+        parts = parts < inner_max_splitters + 1u ? parts : inner_max_splitters + 1u;
+        /* parts x s - 1 samples: every s-th of them, parts - 1 splitters
+         * near the quantiles j / parts (parts x s would add one near the
+         * bucket's top and a last bucket of about s keys). A seed of the
+         * bucket's own, so that buckets of like keys do not sample the same
+         * phases of their stretches. */
+        bitonic_partition_plan inner = *plan;
+        inner.sample_count = parts * plan->samples_per_splitter - 1u;
+        inner.seed = plan->seed ^ mix(b + 1u);
+        uint64_t m = bitonic_reference_partition_splitters(keys + first, length, &inner, splitters);
+        report->inner_splitters += m;
+        if (!partition_stretch(keys, first, end, splitters, m, scratch, refined_start + refined)) {
+            refined = 0;
+            break;
+        }
+        refined += 2u * m + 1u;
+    }
+    free(splitters);
+    if (refined != 0)
+        refined_start[refined] = bucket_start[buckets];
+    return refined;
+}
+
+bool bitonic_reference_nested_partition_sort(uint64_t *keys, uint64_t count, const bitonic_partition_plan *plan,
+                                             uint64_t inner_max_splitters, bitonic_partition_report *report)
+{
+    uint64_t window = plan->window_keys, chunk = plan->chunk_keys ? plan->chunk_keys : plan->window_keys;
+    if (plan->sample_count == 0 || plan->samples_per_splitter == 0 || window < 2u || window % 2u != 0 ||
+        window % chunk != 0)
+        return false;
+    bitonic_partition_report local = {0};
+    uint64_t *splitters = malloc(plan->sample_count * sizeof *splitters);
+    uint64_t *scratch = malloc((count + 1u) * sizeof *scratch);
+    uint64_t m = splitters ? bitonic_reference_partition_splitters(keys, count, plan, splitters) : 0;
+    uint64_t buckets = 2u * m + 1u, refined_most = buckets * (2u * inner_max_splitters + 1u) + 1u;
+    uint64_t *bucket_start = malloc((buckets + 1u) * sizeof *bucket_start);
+    uint64_t *refined_start = malloc(refined_most * sizeof *refined_start);
+    bool ok = splitters && scratch && bucket_start && refined_start &&
+              partition_stretch(keys, 0, count, splitters, m, scratch, bucket_start);
+    local.splitters = m;
+    uint64_t refined = ok ? refine_open_buckets(keys, plan, inner_max_splitters, bucket_start, buckets, scratch,
+                                                refined_start, &local)
+                          : 0;
+    ok = ok && refined != 0 &&
+         sort_partitioned(keys, count, window, chunk, refined_start, refined, scratch, &local);
+    if (report)
+        *report = local;
+    free(splitters);
+    free(scratch);
+    free(bucket_start);
+    free(refined_start);
     return ok;
 }
 

@@ -19,6 +19,16 @@
  *    keys equal to splitter i (a key heavy enough to be sampled twice gets one,
  *    and its bucket needs no sorting however long). Stable, as a count, a scan
  *    and a scatter would place them.
+ * 2b. (The nested partition only.) Step 2 again inside each open bucket of
+ *    more than W keys, with splitters of its own drawn from its keys as step
+ *    1 draws them (2L / W buckets of about W / 2 for L keys, at most
+ *    inner_max_splitters + 1), its keys partitioned by them in place; its
+ *    2m' + 1 buckets take its place in the list, which stays open and
+ *    equality buckets in turn from an open one, so steps 3-5 run on it as
+ *    they are. A sort whose first splitters leave buckets of many windows
+ *    (the GPU's scatter holds at most 511 splitters) so gets buckets of
+ *    about half a window, and needs no merge level at all: the window can
+ *    be the tile (docs/PERFORMANCE.md, log entry 105).
  * 3. Sort aligned runs of W keys (the tile sort and the merge levels).
  * 4. The window merge. An open bucket of at most 2W keys crosses one or two
  *    run boundaries, and its pieces (the end of run k - 1, the start of run
@@ -68,6 +78,7 @@ typedef struct bitonic_partition_plan {
 
 typedef struct bitonic_partition_report {
     uint64_t splitters;             /* distinct splitters: 2 x splitters + 1 buckets */
+    uint64_t inner_splitters;       /* the nested partition's, over every bucket it split */
     uint64_t longest_open_bucket;   /* keys */
     uint64_t longest_equal_bucket;  /* keys */
     bool fell_back;                 /* an open bucket was longer than 2W */
@@ -101,5 +112,13 @@ void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint6
  * out or the plan is not one the steps can run. report may be NULL. */
 bool bitonic_reference_partition_sort(uint64_t *keys, uint64_t count, const bitonic_partition_plan *plan,
                                       bitonic_partition_report *report);
+
+/* Steps 1, 2, 2b and 3-5 on keys in place: the nested partition, with at
+ * most inner_max_splitters splitters a bucket in step 2b (0: none, the plain
+ * partition sort). Returns false when memory runs out or the plan is not one
+ * the steps can run. The report's longest buckets are those of the finer
+ * list. report may be NULL. */
+bool bitonic_reference_nested_partition_sort(uint64_t *keys, uint64_t count, const bitonic_partition_plan *plan,
+                                             uint64_t inner_max_splitters, bitonic_partition_report *report);
 
 #endif /* BITONIC_REFERENCE_PARTITION_H */
