@@ -24,9 +24,15 @@ static int compare_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The sort of keys by the plan equals qsort's; the report through out. */
-static bool sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_partition_plan *plan,
-                             bitonic_partition_report *out)
+/* inner for the plain partition sort, not the nested one with no inner
+ * splitters (which one test compares with it). */
+#define PLAIN_SORT UINT64_MAX
+
+/* The sort of keys by the plan (nested, with at most inner splitters a
+ * bucket, unless inner is PLAIN_SORT) equals qsort's; the report through
+ * out. */
+static bool sort_matches_qsort(const uint64_t *keys, uint64_t n, const bitonic_partition_plan *plan, uint64_t inner,
+                               bitonic_partition_report *out)
 {
     uint64_t *mine = malloc((n + 1u) * sizeof *mine), *expected = malloc((n + 1u) * sizeof *expected);
     bool ok = mine && expected;
@@ -34,30 +40,25 @@ static bool sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_par
         memcpy(mine, keys, n * sizeof *keys);
         memcpy(expected, keys, n * sizeof *keys);
         qsort(expected, n, sizeof *expected, compare_u64);
-        ok = bitonic_reference_partition_sort(mine, n, plan, out) && memcmp(mine, expected, n * sizeof *mine) == 0;
+        ok = (inner == PLAIN_SORT ? bitonic_reference_partition_sort(mine, n, plan, out)
+                                  : bitonic_reference_nested_partition_sort(mine, n, plan, inner, out)) &&
+             memcmp(mine, expected, n * sizeof *mine) == 0;
     }
     free(mine);
     free(expected);
     return ok;
 }
 
-/* The nested sort of keys by the plan, with at most inner splitters a
- * bucket, equals qsort's; the report through out. */
+static bool sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_partition_plan *plan,
+                             bitonic_partition_report *out)
+{
+    return sort_matches_qsort(keys, n, plan, PLAIN_SORT, out);
+}
+
 static bool nested_sorts_like_qsort(const uint64_t *keys, uint64_t n, const bitonic_partition_plan *plan,
                                     uint64_t inner, bitonic_partition_report *out)
 {
-    uint64_t *mine = malloc((n + 1u) * sizeof *mine), *expected = malloc((n + 1u) * sizeof *expected);
-    bool ok = mine && expected;
-    if (ok) {
-        memcpy(mine, keys, n * sizeof *keys);
-        memcpy(expected, keys, n * sizeof *keys);
-        qsort(expected, n, sizeof *expected, compare_u64);
-        ok = bitonic_reference_nested_partition_sort(mine, n, plan, inner, out) &&
-             memcmp(mine, expected, n * sizeof *mine) == 0;
-    }
-    free(mine);
-    free(expected);
-    return ok;
+    return sort_matches_qsort(keys, n, plan, inner, out);
 }
 
 /* Keys of three sorted pieces, first[i] .. end[i] - 1 in keys[], split at
