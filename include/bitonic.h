@@ -209,6 +209,17 @@ typedef struct bitonic_context_desc {
      * 1 buckets of a window (which may span three runs) wherever there are
      * windows; more is clamped to 2. For tests and measuring. */
     uint32_t partition_buckets_per_window;
+    /* The nested partition: where the partition's windows would take at
+     * least this many merge levels above the tile, each open bucket of more
+     * than a tile is partitioned again by splitters of its own, into buckets
+     * of about half a tile, and the window merge runs on the tile sort's
+     * runs, with no merge level (0 = the tuning's, UINT32_MAX = never). Keys
+     * without values. For tests and measuring. */
+    uint32_t partition_nested_min_levels;
+    /* The partition's fallback selects in batches of runs even where its runs
+     * fit shared memory, as it does where a nested partition's bucket spans
+     * more (for tests: that takes more keys than they can sort). */
+    bool partition_fallback_in_batches;
     /* Sorts of at least this many keys find the window merge's cursors in
      * buckets that span three runs by a thread each, smaller ones by a
      * workgroup's search (0 = the tuning's, 2^24 32-bit keys and 2^25 pairs

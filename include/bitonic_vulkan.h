@@ -65,6 +65,8 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t partition_levels;          /* the partition sort's windows: at least the tile times 2^this (0: the tuning's, UINT32_MAX: 0) */
     uint32_t partition_samples_per_bucket;  /* samples a bucket of the partition sort (0: the tuning's) */
     uint32_t partition_buckets_per_window;  /* the partition's buckets a window at most, 1 or 2 (0: the tuning's; see bitonic_context_desc) */
+    uint32_t partition_nested_min_levels;  /* nested partitions where windows would take this many merge levels (0: the tuning's, UINT32_MAX: never; see bitonic_context_desc) */
+    bool partition_fallback_in_batches;  /* the partition's fallback selects in batches of runs (see bitonic_context_desc) */
     uint32_t partition_split_by_thread_min_keys;  /* three-piece cursors by a thread from this many keys (0: the tuning's; see bitonic_context_desc) */
     uint32_t partition_scatter_workgroups;  /* the partition scatter's workgroups at most (0: the tuning's, UINT32_MAX: one a tile) */
     uint32_t partition_workgroup_size;  /* threads a partition-step workgroup has, at most the tuning's (0: the tuning's; for tests) */

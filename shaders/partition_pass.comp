@@ -32,7 +32,7 @@
 //   sorted in shared memory. One dispatch where the merge levels used to run
 //   on to the whole array: 8 dispatches at 2^21 keys, which cost 0.011 ms
 //   when empty on the H100 (docs/PERFORMANCE.md, log entry 60).
-// - Pairs of 32-bit keys may go packed (params.packed_pairs): the scatter
+// - Pairs of 32-bit keys may go packed (FLAG_PACKED_PAIRS): the scatter
 //   writes each pair as one 64-bit word, the ordered key above the value,
 //   whose order is the pairs' (key, then value), so the tile sort and the
 //   merges between the scatter and the window merge are those of 64-bit keys, each
@@ -87,6 +87,16 @@ const uint STEP_SAMPLE = 0u;
 const uint STEP_COUNT = 1u;
 const uint STEP_SCATTER = 2u;
 const uint STEP_FALLBACK = 3u;
+const uint STEP_NESTED_SAMPLE = 4u;
+const uint STEP_NESTED_COUNT = 5u;
+const uint STEP_NESTED_SCATTER = 6u;
+
+// The scatter writes pairs packed (PackedOut), the fallback reads them (PackedIn).
+const uint FLAG_PACKED_PAIRS = 1u;
+// The fallback selects in batches of runs however few (fallback_stage_unbounded):
+// for tests, which could not sort enough keys for a segment to span more runs
+// than the shared words hold.
+const uint FLAG_FALLBACK_IN_BATCHES = 2u;
 
 // partition_push_constants in vk_sorter.c.
 layout(push_constant) uniform PartitionParams {
@@ -105,8 +115,10 @@ layout(push_constant) uniform PartitionParams {
     uint straddles_at;   // words into Partition: a pair of words a window boundary (merge_pass.comp)
     uint sample_runs_log;  // the samples are sorted in 2^this runs (0: whole)
     uint longest;        // the longest open bucket the window merge sorts: W, or 2W (three pieces)
-    uint packed_pairs;   // 1: the scatter writes pairs packed (PackedOut), the fallback reads them (PackedIn)
+    uint flags;          // FLAG_*
     uint scatter_tile;   // keys a tile of the scatter: the staged tile, or half of it (vk_sorter.c)
+    uint nested_at;      // words into Partition: the nested partition's table (0: not nested)
+    uint nested_splitters;  // the most splitters a bucket's nested partition takes (P)
 } params;
 
 layout(std430, binding = 0) readonly buffer Keys { key_t keys[]; };
@@ -132,14 +144,23 @@ const uint TOTALS_AT = 8u;
 
 #include "key_order.glsl"
 
+// What this workgroup partitions: the whole keys, or in the nested steps one
+// bucket of the first partition (a segment: enter_segment), which has
+// splitters, totals and claims of its own. Set once in main, the same in
+// every thread.
+uint splitter_count;  // m: the first partition's splitters, or the segment's
+uint totals_at;       // words into Partition: the buckets' totals, then their claims
+uint keys_base;       // the keys partitioned: [keys_base, keys_base + keys_count)
+uint keys_count;
+
 uint bucket_count()
 {
-    return 2u * params.splitters + 1u;
+    return 2u * splitter_count + 1u;
 }
 
 uint claims_at()
 {
-    return TOTALS_AT + bucket_count();
+    return totals_at + bucket_count();
 }
 
 key_t ordered(key_t stored)
@@ -215,7 +236,7 @@ key_t sample_key(uint s)
 // Cells of the table: twice the least power of two above the splitters.
 uint cell_count()
 {
-    return 2u << (findMSB(params.splitters) + 1u);
+    return 2u << (findMSB(splitter_count) + 1u);
 }
 
 // Bits of x up to its highest set one (0 for 0).
@@ -263,7 +284,7 @@ bool splitter_before(uint i, key_t key, uint value)
 // load_splitters leaves in bucket_words meanwhile.
 uint splitters_before_cell(uint c)
 {
-    uint low = 0u, high = params.splitters;
+    uint low = 0u, high = splitter_count;
     while (low < high) {
         uint middle = (low + high) / 2u;
         if (bucket_words[middle] < c)
@@ -370,8 +391,10 @@ uint stored_splitter_at(uint i)
 
 void load_splitters()
 {
-    uint m = params.splitters;
-    bool stored = params.step == STEP_SCATTER;
+    uint m = splitter_count;
+    // The first scatter and the nested steps read the splitters stored by the
+    // first count (the nested ones by the nested sample step).
+    bool stored = params.step == STEP_SCATTER || params.step == STEP_NESTED_COUNT || params.step == STEP_NESTED_SCATTER;
     bool store = params.step == STEP_COUNT && gl_WorkGroupID.x == 0u && gl_WorkGroupID.y == 0u;
     for (uint i = gl_LocalInvocationID.x; i < m; i += gl_WorkGroupSize.x) {
         key_t key;
@@ -440,9 +463,9 @@ uint bucket_among(key_t key, uint value, uint low, uint end)
             low = probe;
     }
 #ifdef WITH_VALUES
-    bool equal = low < params.splitters && splitter_keys[low] == key && splitter_values[low] == value;
+    bool equal = low < splitter_count && splitter_keys[low] == key && splitter_values[low] == value;
 #else
-    bool equal = low < params.splitters && splitter_keys[low] == key;
+    bool equal = low < splitter_count && splitter_keys[low] == key;
 #endif
     return equal ? 2u * low + 1u : 2u * low;
 }
@@ -487,7 +510,7 @@ void pack_cells()
 uint bucket_in_packed_cell(uint cell, key_t key, uint value)
 {
     uint first = cell_words[cell] >> 22;
-    uint end = cell < last_cell ? cell_words[cell + 1u] >> 22 : params.splitters;
+    uint end = cell < last_cell ? cell_words[cell + 1u] >> 22 : splitter_count;
     return bucket_among(key, value, first, end);
 }
 
@@ -521,12 +544,19 @@ uint value_at(uint i)
 #endif
 }
 
-// The keys of this workgroup's chunk: [first, end).
+// The keys of this workgroup's chunk: [first, end). In the nested count, the
+// segment's keys in gl_NumWorkGroups.x equal chunks (whole threads' worth).
 void chunk_of(out uint first, out uint end)
 {
     uint group = gl_WorkGroupID.x;
-    first = min(group * params.chunk_keys, params.count);
-    end = min(first + params.chunk_keys, params.count);
+    uint chunk = params.chunk_keys;
+    if (params.step == STEP_NESTED_COUNT) {
+        uint threads = gl_WorkGroupSize.x;
+        chunk = (keys_count + gl_NumWorkGroups.x - 1u) / gl_NumWorkGroups.x;
+        chunk = (chunk + threads - 1u) / threads * threads;
+    }
+    first = keys_base + min(group * chunk, keys_count);
+    end = keys_base + min(group * chunk + chunk, keys_count);
 }
 
 // Where sample i comes from: one key from each of sample_count equal
@@ -651,32 +681,12 @@ void bucket_span(out uint first, out uint end)
     end = min(first + span, buckets);
 }
 
-// Where the buckets of this thread's span start in the output: the sum of the
-// totals of the buckets before it. Workgroup 0 also writes what a scan step
-// did before: the verdict, the fallback's dispatch size and the window table.
-uint span_start()
+// The window table's boundaries inside buckets [first, end), the first of
+// which starts at key `start`.
+void write_straddles(uint first, uint end, uint start)
 {
-    uint first, end;
-    bucket_span(first, end);
-    uint sum = 0u;
-    bool long_bucket = false;
     for (uint b = first; b < end; ++b) {
-        uint total = words[TOTALS_AT + b];
-        sum += total;
-        long_bucket = long_bucket || ((b & 1u) == 0u && total > params.longest);
-    }
-    if (gl_LocalInvocationID.x == 0u)
-        too_long = 0u;
-    barrier();
-    if (long_bucket)
-        atomicOr(too_long, 1u);
-    uint start = sum_before(sum);  // its barriers put every atomicOr before the reads of too_long
-    uint span_first_start = start;
-    if (gl_WorkGroupID.x != 0u || gl_WorkGroupID.y != 0u)
-        return span_first_start;
-    bool fall_back = too_long != 0u;
-    for (uint b = first; b < end; ++b) {
-        uint total = words[TOTALS_AT + b];
+        uint total = words[totals_at + b];
         // The window boundaries inside this bucket: each lies in exactly one
         // bucket, so each pair of words is written once. An open bucket of at
         // most `longest` keys (W, or 2W) holds one or two (then it spans a
@@ -693,6 +703,80 @@ uint span_start()
         }
         start = bucket_end;
     }
+}
+
+// The nested partition's table (from word nested_at): the first
+// partition's buckets' starts (2m + 1 words, the first scatter's), then a
+// segment's words for each of its buckets: the splitters of its own m' (at
+// most P = nested_splitters, 0 where it is not split), whether it falls back,
+// its 2m' + 1 buckets' totals and claims, and its splitters (3 words each,
+// as stored_splitter_at reads them).
+uint segment_at(uint b)
+{
+    uint first_buckets = 2u * params.splitters + 1u;
+    return params.nested_at + first_buckets + b * (7u * params.nested_splitters + 4u);
+}
+
+// Where the buckets of this thread's span start in the output: the sum of the
+// totals of the buckets before it. Workgroup 0 also writes what a scan step
+// did before: the verdict, the fallback's dispatch size and the window table.
+uint span_start()
+{
+    uint first, end;
+    bucket_span(first, end);
+    uint sum = 0u;
+    bool long_bucket = false;
+    for (uint b = first; b < end; ++b) {
+        uint total = words[totals_at + b];
+        sum += total;
+        long_bucket = long_bucket || ((b & 1u) == 0u && total > params.longest);
+    }
+    if (gl_LocalInvocationID.x == 0u)
+        too_long = 0u;
+    barrier();
+    if (long_bucket)
+        atomicOr(too_long, 1u);
+    uint start = sum_before(sum);  // its barriers put every atomicOr before the reads of too_long
+    uint span_first_start = start;
+    bool nested_step = params.step == STEP_NESTED_SCATTER;
+    // The first scatter's workgroup 0, or each segment's first workgroup.
+    if (gl_WorkGroupID.x != 0u || (gl_WorkGroupID.y != 0u && !nested_step))
+        return span_first_start;
+    bool nested = params.nested_at != 0u;
+    if (nested && !nested_step) {
+        // The first scatter of a nested partition: the buckets' starts, for
+        // the nested steps, which judge the partition and write the window
+        // table (the boundary past the keys' end below excepted).
+        for (uint b = first; b < end; ++b) {
+            words[params.nested_at + b] = start;
+            start += words[totals_at + b];
+        }
+        if (gl_LocalInvocationID.x == 0u) {
+            uint runs = (params.count + params.window - 1u) / params.window;
+            words[params.straddles_at + 2u * runs] = params.count;
+            words[params.straddles_at + 2u * runs + 1u] = params.count;
+            words[FALLBACK_ARGS_AT] = 0u;
+            words[FALLBACK_ARGS_AT + 1u] = 1u;
+            words[FALLBACK_ARGS_AT + 2u] = 1u;
+            words[VERDICT_AT] = 0u;
+        }
+        return span_first_start;
+    }
+    if (nested_step) {
+        // A segment whose open bucket is too long: the fallback remakes the
+        // chunks it touches (from the runs its whole segment spans).
+        if (too_long != 0u && gl_LocalInvocationID.x == 0u) {
+            words[segment_at(gl_WorkGroupID.y) + 1u] = 1u;
+            atomicMax(words[FALLBACK_ARGS_AT], params.fallback_groups_x);
+            atomicMax(words[FALLBACK_ARGS_AT + 1u], params.fallback_groups_y);
+            atomicMax(words[VERDICT_AT], 1u);
+        }
+        start += keys_base;
+        write_straddles(first, end, start);
+        return span_first_start;
+    }
+    bool fall_back = too_long != 0u;
+    write_straddles(first, end, start);
     if (gl_LocalInvocationID.x == 0u) {
         // The boundary at or past the keys' end (k = runs): the count twice.
         uint runs = (params.count + params.window - 1u) / params.window;
@@ -847,7 +931,7 @@ void count_step()
     for (uint b = gl_LocalInvocationID.x; b < bucket_count(); b += gl_WorkGroupSize.x) {
         uint keys_here = bucket_words[b];
         if (keys_here != 0u)
-            atomicAdd(words[TOTALS_AT + b], keys_here);
+            atomicAdd(words[totals_at + b], keys_here);
     }
 }
 
@@ -859,11 +943,11 @@ void load_tile(uint tile, uint tiles, out key_t batch[SCATTER_KEYS], out uint ba
 {
     uint tile_keys = params.scatter_tile;
     uint first = tile * tile_keys;
-    uint in_tile = tile < tiles ? min(tile_keys, params.count - first) : 0u;
+    uint in_tile = tile < tiles ? min(tile_keys, keys_count - first) : 0u;
     [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
         uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-        batch[j] = k < in_tile ? keys[first + k] : key_t(0);
-        batch_values[j] = k < in_tile ? value_at(first + k) : 0u;
+        batch[j] = k < in_tile ? keys[keys_base + first + k] : key_t(0);
+        batch_values[j] = k < in_tile ? value_at(keys_base + first + k) : 0u;
     }
 }
 
@@ -893,13 +977,15 @@ void scatter_step()
     uint buckets = bucket_count();
     uint span_first, span_end;
     bucket_span(span_first, span_end);
-    uint first_start = span_start();
+    uint first_start = keys_base + span_start();
     // At most the staged tile: a thread's keys past it are masked as past the
     // end (load_tile).
     uint tile_keys = params.scatter_tile;
-    uint tiles = (params.count + tile_keys - 1u) / tile_keys;
-    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the grid may be 2D (many tiles)
+    uint tiles = (keys_count + tile_keys - 1u) / tile_keys;
+    // The grid may be 2D (many tiles); the nested scatter's rows are segments.
+    bool nested_step = params.step == STEP_NESTED_SCATTER;
+    uint groups = nested_step ? gl_NumWorkGroups.x : gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint tile = nested_step ? gl_WorkGroupID.x : gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     key_t batch[SCATTER_KEYS];
     uint batch_values[SCATTER_KEYS];
     load_tile(tile, tiles, batch, batch_values);
@@ -907,7 +993,7 @@ void scatter_step()
         for (uint b = gl_LocalInvocationID.x; b < buckets; b += gl_WorkGroupSize.x)
             bucket_words[b] = 0u;
         barrier();  // also: the last tile's keys are written, its stage free
-        uint in_tile = min(tile_keys, params.count - tile * tile_keys);
+        uint in_tile = min(tile_keys, keys_count - tile * tile_keys);
         uint placed[SCATTER_KEYS];  // bucket << 16 | rank among the tile's keys of the bucket
         [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
             uint k = j * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
@@ -940,7 +1026,7 @@ void scatter_step()
 #endif
             start += keys_here;
             if (b + 1u < span_end)
-                bucket_start += words[TOTALS_AT + b];
+                bucket_start += words[totals_at + b];
         }
         barrier();
         [[unroll]] for (uint j = 0u; j < SCATTER_KEYS; ++j) {
@@ -958,7 +1044,7 @@ void scatter_step()
         barrier();
         load_tile(tile + groups, tiles, batch, batch_values);
 #ifdef PACKED_PAIRS
-        if (params.packed_pairs != 0u) {
+        if ((params.flags & FLAG_PACKED_PAIRS) != 0u) {
             for (uint slot = gl_LocalInvocationID.x; slot < in_tile; slot += gl_WorkGroupSize.x)
                 packed_out[staged_place(slot)] = uvec2(stage_values[slot], ordered(staged_key(slot)));
             continue;
@@ -1034,7 +1120,7 @@ void set_fallback_word(uint j, uint runs, uint kind, uint word)
 key_t run_key(uint i)
 {
 #ifdef PACKED_PAIRS
-    if (params.packed_pairs != 0u)
+    if ((params.flags & FLAG_PACKED_PAIRS) != 0u)
         return packed_in[i].y;
 #endif
     return ordered(keys[i]);
@@ -1043,7 +1129,7 @@ key_t run_key(uint i)
 uint run_value(uint i)
 {
 #ifdef PACKED_PAIRS
-    if (params.packed_pairs != 0u)
+    if ((params.flags & FLAG_PACKED_PAIRS) != 0u)
         return packed_in[i].x;
 #endif
     return value_at(i);
@@ -1189,53 +1275,134 @@ void sample_runs_step()
     }
 }
 
-void fallback_step()
+// The nested partition (params.nested_at not 0; vk_sorter.c plans it where
+// the first partition's buckets would take merge levels): after the first
+// scatter, each open bucket of more than W keys (a segment) is partitioned
+// again by splitters of its own, into about 2L / W buckets for L keys (at
+// most P + 1), so that the window merge, on runs of W = the tile sort's
+// tile, takes the place of the merge levels (reference_partition.c,
+// refine_open_buckets, is the same on the CPU). A dispatch row a bucket of
+// the first partition:
+// - STEP_NESTED_SAMPLE: workgroup (0, b) samples its segment (sample_count
+//   keys a splitter, as many as the staged tile holds at most), sorts the
+//   samples in shared memory, stores every s-th as a splitter, and zeroes
+//   the segment's totals and claims; a bucket it does not split is one
+//   bucket of its own.
+// - STEP_NESTED_COUNT and STEP_NESTED_SCATTER: count_step and scatter_step
+//   on the segment's keys, gl_NumWorkGroups.x workgroups a segment, from the
+//   first scatter's side into the other; a bucket not split is copied. Each
+//   segment's first scatter workgroup writes the window table's boundaries
+//   inside it and, where an open bucket of it is longer than `longest`, marks
+//   the segment for the fallback, which remakes the chunks it touches from
+//   the runs the whole segment spans.
+
+// The segment of row gl_WorkGroupID.y (a bucket of the first partition):
+// sets the workgroup's context; returns its splitters.
+uint enter_segment()
+{
+    uint b = gl_WorkGroupID.y, at = segment_at(b);
+    keys_base = words[params.nested_at + b];
+    keys_count = words[TOTALS_AT + b];
+    splitter_count = words[at];
+    totals_at = at + 2u;
+    return splitter_count;
+}
+
+// The splitters the nested partition gives a segment of `length` keys of
+// bucket b of the first partition: 2L / W buckets of an open bucket longer
+// than W (at most P + 1), none else.
+uint nested_splitters_for(uint b, uint length)
+{
+    uint window = params.window;
+    if ((b & 1u) != 0u || length <= window)
+        return 0u;
+    uint parts = length / window * 2u + ((length % window) * 2u + window - 1u) / window;  // 2L / W rounded up
+    return min(parts, params.nested_splitters + 1u) - 1u;
+}
+
+void nested_sample_step()
+{
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
+    uint b = gl_WorkGroupID.y, at = segment_at(b);
+    uint first = words[params.nested_at + b], length = words[TOTALS_AT + b];
+    uint m = nested_splitters_for(b, length);
+    // m + 1 quantiles from (m + 1) s - 1 samples: every s-th (the last
+    // would add one near the top), fewer where the staged tile holds fewer.
+    uint samples = min(min((m + 1u) * params.sample_count - 1u, fallback_chunk_keys()), length);
+    uint padded = m == 0u ? 0u : 2u << findMSB((max(samples, 1u) - 1u) | 1u);  // a power of two, at least 2
+    uint stretch = samples == 0u ? 1u : length / samples;
+    uint seed = (b + 1u) * 0x85ebca6bu;
+    for (uint slot = thread; slot < padded; slot += threads) {
+        key_t key = ~key_t(0u);  // pads after every sample
+        uint value = 0xffffffffu;
+        if (slot < samples) {
+            uint hashed = (slot + 1u) * 0x9e3779b9u ^ seed;
+            hashed ^= hashed >> 16;
+            uint position = first + slot * stretch + hashed % stretch;
+            key = ordered(keys[position]);
+            value = value_at(position);
+        }
+        store_staged(slot, key, value);
+    }
+    if (m != 0u)  // uniform: the same words in every thread
+        sort_staged(padded);
+    splitter_count = m;
+    totals_at = at + 2u;
+    for (uint i = thread; i < m; i += threads) {
+        uint slot = (i + 1u) * (samples + 1u) / (m + 1u) - 1u;
+        uint stored = stored_splitter_at(i);
+        store_words_key(stored, staged_key(slot));
+        words[stored + 2u] = staged_value(slot);
+    }
+    for (uint i = thread; i < bucket_count(); i += threads) {
+        words[totals_at + i] = m == 0u ? length : 0u;
+        words[claims_at() + i] = 0u;
+    }
+    if (thread == 0u) {
+        words[at] = m;
+        words[at + 1u] = 0u;
+    }
+}
+
+// A segment the nested partition leaves whole: its keys copied to the
+// other side, its first workgroup writing the window table inside it (and
+// marking it for the fallback where it is an open bucket longer than
+// `longest`, as where the nested splitters run out).
+void nested_copy_step()
+{
+    uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
+    for (uint i = gl_WorkGroupID.x * threads + thread; i < keys_count; i += gl_NumWorkGroups.x * threads) {
+        keys_out[keys_base + i] = keys[keys_base + i];
+#ifdef WITH_VALUES
+        values_out[keys_base + i] = values[keys_base + i];
+#endif
+    }
+    if (gl_WorkGroupID.x != 0u || thread != 0u)
+        return;
+    bool open = (gl_WorkGroupID.y & 1u) == 0u;
+    if (open && keys_count > params.longest) {
+        words[segment_at(gl_WorkGroupID.y) + 1u] = 1u;
+        atomicMax(words[FALLBACK_ARGS_AT], params.fallback_groups_x);
+        atomicMax(words[FALLBACK_ARGS_AT + 1u], params.fallback_groups_y);
+        atomicMax(words[VERDICT_AT], 1u);
+    }
+    // As write_straddles for one bucket: an equality bucket's keys, or an
+    // open one's (first partition's bucket b is open for even b).
+    uint start = keys_base, bucket_end = keys_base + keys_count;
+    for (uint k = (start + params.window - 1u) / params.window; k * params.window < bucket_end; ++k) {
+        bool straddles = open && keys_count <= params.longest && start < k * params.window;
+        words[params.straddles_at + 2u * k] = straddles ? start : k * params.window;
+        words[params.straddles_at + 2u * k + 1u] = straddles ? bucket_end : k * params.window;
+    }
+}
+
+// The fallback's selection and staging where its runs fit the shared words
+// (fallback_run_limit): each run's bounds narrowed round by round.
+void fallback_stage_bounded(uint first_key, uint end_key, uint first_run, uint runs, uint targets[2])
 {
     uint threads = gl_WorkGroupSize.x, thread = gl_LocalInvocationID.x;
     uint chunk_keys = fallback_chunk_keys();
-    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    if (chunk >= (params.count + chunk_keys - 1u) / chunk_keys)
-        return;  // uniform: past the keys (the grid may be 2D)
-    uint first_key = chunk * chunk_keys, end_key = min(first_key + chunk_keys, params.count);
-    uint last_key = end_key - 1u;
-
-    // The buckets of the chunk's first and last keys, and whether an open
-    // bucket longer than the window merge sorts holds any of its keys.
-    if (thread == 0u)
-        fallback_span(2) = 0u;
-    uint span_first, span_end;
-    bucket_span(span_first, span_end);
-    uint sum = 0u;
-    for (uint b = span_first; b < span_end; ++b)
-        sum += words[TOTALS_AT + b];
-    uint start = sum_before(sum);  // its barriers put the write above before the atomicOr below
-    bool long_here = false;
-    for (uint b = span_first; b < span_end; ++b) {
-        uint total = words[TOTALS_AT + b], bucket_end = start + total;
-        if (start <= first_key && first_key < bucket_end)
-            fallback_span(0) = start;
-        if (start <= last_key && last_key < bucket_end)
-            fallback_span(1) = bucket_end;
-        long_here = long_here || ((b & 1u) == 0u && total > params.longest && start <= last_key &&
-                                  first_key < bucket_end);
-        start = bucket_end;
-    }
-    if (long_here)
-        atomicOr(fallback_span(2), 1u);
-    for (uint i = thread; i < 6u; i += threads)
-        fallback_less(i) = 0u;
-    barrier();
-    if (fallback_span(2) == 0u)
-        return;  // uniform: the window merge put this chunk in place
-
-    // The runs those buckets span, and the chunk's first and end ranks among
-    // their keys: target 0 and 1. Pair j < runs is run j's for target 0,
-    // runs + j its for target 1.
     uint window = params.window;
-    uint first_run = fallback_span(0) / window;
-    uint runs = (fallback_span(1) - 1u) / window + 1u - first_run;
-    uint span_base = first_run * window;
-    uint targets[2] = uint[2](first_key - span_base, end_key - span_base);
     uint pairs = 2u * runs;
     for (uint j = thread; j < pairs; j += threads) {
         uint run = first_run + j % runs;
@@ -1333,6 +1500,191 @@ void fallback_step()
         }
         store_staged(slot, key, value);
     }
+}
+
+// The most runs fallback_stage_bounded keeps words for: for target 0 a pair
+// of bounds and a probe a run in bucket_words, tile_starts and cell_words
+// (then a piece's place a run, and one more, in cell_words), for target 1
+// three a run in workgroup_words. The first partition's runs are within it
+// (vk_sorter.c); a nested partition's segment may span more.
+uint fallback_run_limit()
+{
+    return min(min(MAX_BUCKETS, MAX_CELLS - 1u), gl_WorkGroupSize.x * SCATTER_KEYS / 3u);
+}
+
+// Inclusive sums of bucket_words, tile_starts and cell_words over slots
+// [0, batch), batch at most the workgroup; a barrier before and after.
+void scan_three(uint batch)
+{
+    uint t = gl_LocalInvocationID.x;
+    for (uint reach = 1u; reach < batch; reach <<= 1) {
+        barrier();
+        uvec3 add = uvec3(0u);
+        if (t < batch && t >= reach)
+            add = uvec3(bucket_words[t - reach], tile_starts[t - reach], cell_words[t - reach]);
+        barrier();
+        if (t < batch) {
+            bucket_words[t] += add.x;
+            tile_starts[t] += add.y;
+            cell_words[t] += add.z;
+        }
+    }
+    barrier();
+}
+
+// The fallback's selection and staging where its runs are more than
+// fallback_run_limit: each round searches every run whole (no bounds kept),
+// and the cuts and pieces go a batch of runs at a time, their running sums
+// scanned in shared memory and carried from batch to batch. Slower; only a
+// nested partition's segment with a bucket too long for the window merge
+// that spans that many runs takes it.
+void fallback_stage_unbounded(uint first_key, uint end_key, uint first_run, uint runs, uint targets[2])
+{
+    uint threads = gl_WorkGroupSize.x, thread = gl_LocalInvocationID.x;
+    uint chunk_keys = fallback_chunk_keys(), chunk_count = end_key - first_key;
+    uint window = params.window;
+    uint pairs = 2u * runs;
+    key_t prefix_key[2] = key_t[2](key_t(0u), key_t(0u));
+    uint prefix_value[2] = uint[2](0u, 0u);
+    for (uint round = 0u; round < ORDER_BITS; ++round) {
+        uint counts = 2u * (round % 3u);
+        for (uint j = thread; j < pairs; j += threads) {
+            uint t = j < runs ? 0u : 1u;
+            uint low = (first_run + j % runs) * window, high = min(low + window, params.count);
+            key_t key;
+            uint value;
+            candidate_of(round, OF_TWO(prefix_key, t), OF_TWO(prefix_value, t), key, value);
+            atomicAdd(fallback_less(counts + t), search_run(low, high, key, value, false) - low);
+        }
+        barrier();
+        uint less[2] = uint[2](fallback_less(counts), fallback_less(counts + 1u));
+        if (thread < 2u)
+            fallback_less(2u * ((round + 2u) % 3u) + thread) = 0u;  // as in fallback_stage_bounded
+        [[unroll]] for (uint t = 0u; t < 2u; ++t) {
+            if (less[t] <= targets[t])
+                candidate_of(round, prefix_key[t], prefix_value[t], prefix_key[t], prefix_value[t]);
+        }
+    }
+    // The keys before v_t in every run: the ties are what the target has
+    // beyond them, taken in run order (as fallback_stage_bounded takes them).
+    barrier();
+    if (thread < 2u)
+        fallback_less(thread) = 0u;
+    barrier();
+    for (uint j = thread; j < pairs; j += threads) {
+        uint t = j < runs ? 0u : 1u;
+        uint low = (first_run + j % runs) * window, high = min(low + window, params.count);
+        atomicAdd(fallback_less(t),
+                  search_run(low, high, OF_TWO(prefix_key, t), OF_TWO(prefix_value, t), false) - low);
+    }
+    barrier();
+    uint ties_left[2] = uint[2](targets[0] - fallback_less(0u), targets[1] - fallback_less(1u));
+    barrier();  // the fallback's words (the staged high words for 64-bit keys) are free from here
+    for (uint slot = chunk_count + thread; slot < chunk_keys; slot += threads)
+        store_staged(slot, ~key_t(0u), 0xffffffffu);  // pads after every key
+    uint batch = 1u << findMSB(min(min(threads, MAX_BUCKETS), MAX_CELLS));
+    uint place = 0u;
+    for (uint first = 0u; first < runs; first += batch) {
+        uint j = first + thread;
+        bool mine = thread < batch && j < runs;
+        uint low = 0u, high = 0u;
+        uint before[2] = uint[2](0u, 0u), upto[2] = uint[2](0u, 0u);
+        if (mine) {
+            low = (first_run + j) * window;
+            high = min(low + window, params.count);
+            [[unroll]] for (uint t = 0u; t < 2u; ++t) {
+                before[t] = search_run(low, high, prefix_key[t], prefix_value[t], false);
+                upto[t] = search_run(before[t], high, prefix_key[t], prefix_value[t], true);
+            }
+        }
+        if (thread < batch) {
+            bucket_words[thread] = upto[0] - before[0];
+            tile_starts[thread] = upto[1] - before[1];
+            cell_words[thread] = 0u;
+        }
+        scan_three(batch);
+        uint cut[2] = uint[2](0u, 0u);
+        if (mine) {
+            uint inclusive[2] = uint[2](bucket_words[thread], tile_starts[thread]);
+            [[unroll]] for (uint t = 0u; t < 2u; ++t) {
+                uint equal = upto[t] - before[t], earlier = inclusive[t] - equal;
+                cut[t] = before[t] + min(ties_left[t] - min(earlier, ties_left[t]), equal);
+            }
+        }
+        uint batch_equal[2] = uint[2](bucket_words[batch - 1u], tile_starts[batch - 1u]);
+        barrier();
+        if (thread < batch) {
+            bucket_words[thread] = 0u;
+            tile_starts[thread] = 0u;
+            cell_words[thread] = cut[1] - cut[0];
+        }
+        scan_three(batch);
+        if (mine) {
+            uint length = cut[1] - cut[0], at = place + cell_words[thread] - length;
+            for (uint k = 0u; k < length; ++k)
+                store_staged(at + k, run_key(cut[0] + k), run_value(cut[0] + k));
+        }
+        place += cell_words[batch - 1u];
+        [[unroll]] for (uint t = 0u; t < 2u; ++t)
+            ties_left[t] -= min(batch_equal[t], ties_left[t]);
+        barrier();
+    }
+}
+
+void fallback_step()
+{
+    uint threads = gl_WorkGroupSize.x, thread = gl_LocalInvocationID.x;
+    uint chunk_keys = fallback_chunk_keys();
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chunk >= (params.count + chunk_keys - 1u) / chunk_keys)
+        return;  // uniform: past the keys (the grid may be 2D)
+    uint first_key = chunk * chunk_keys, end_key = min(first_key + chunk_keys, params.count);
+    uint last_key = end_key - 1u;
+
+    // The buckets of the chunk's first and last keys, and whether an open
+    // bucket longer than the window merge sorts holds any of its keys.
+    if (thread == 0u)
+        fallback_span(2) = 0u;
+    uint span_first, span_end;
+    bucket_span(span_first, span_end);
+    uint sum = 0u;
+    for (uint b = span_first; b < span_end; ++b)
+        sum += words[TOTALS_AT + b];
+    uint start = sum_before(sum);  // its barriers put the write above before the atomicOr below
+    bool long_here = false;
+    for (uint b = span_first; b < span_end; ++b) {
+        uint total = words[TOTALS_AT + b], bucket_end = start + total;
+        if (start <= first_key && first_key < bucket_end)
+            fallback_span(0) = start;
+        if (start <= last_key && last_key < bucket_end)
+            fallback_span(1) = bucket_end;
+        // Nested: a segment marked by the nested scatter (any of its open
+        // buckets too long), whose runs the fallback takes whole.
+        bool too_long = params.nested_at != 0u ? words[segment_at(b) + 1u] != 0u : total > params.longest;
+        long_here = long_here || ((b & 1u) == 0u && too_long && start <= last_key && first_key < bucket_end);
+        start = bucket_end;
+    }
+    if (long_here)
+        atomicOr(fallback_span(2), 1u);
+    for (uint i = thread; i < 6u; i += threads)
+        fallback_less(i) = 0u;
+    barrier();
+    if (fallback_span(2) == 0u)
+        return;  // uniform: the window merge put this chunk in place
+
+    // The runs those buckets span, and the chunk's first and end ranks among
+    // their keys: target 0 and 1. Pair j < runs is run j's for target 0,
+    // runs + j its for target 1.
+    uint window = params.window;
+    uint first_run = fallback_span(0) / window;
+    uint runs = (fallback_span(1) - 1u) / window + 1u - first_run;
+    uint span_base = first_run * window;
+    uint targets[2] = uint[2](first_key - span_base, end_key - span_base);
+    if (runs <= fallback_run_limit() && (params.flags & FLAG_FALLBACK_IN_BATCHES) == 0u)  // uniform
+        fallback_stage_bounded(first_key, end_key, first_run, runs, targets);
+    else
+        fallback_stage_unbounded(first_key, end_key, first_run, runs, targets);
+    uint chunk_count = end_key - first_key;
     sort_staged(chunk_keys);
     for (uint slot = thread; slot < chunk_count; slot += threads) {
 #ifdef KEY64
@@ -1348,6 +1700,26 @@ void fallback_step()
 
 void main()
 {
+    splitter_count = params.splitters;
+    totals_at = TOTALS_AT;
+    keys_base = 0u;
+    keys_count = params.count;
+    if (params.step == STEP_NESTED_SAMPLE) {
+        nested_sample_step();
+        return;
+    }
+    if (params.step == STEP_NESTED_COUNT || params.step == STEP_NESTED_SCATTER) {
+        uint m = enter_segment();  // uniform: the same words in every thread
+        if (m == 0u) {
+            if (params.step == STEP_NESTED_SCATTER)
+                nested_copy_step();
+        } else if (params.step == STEP_NESTED_COUNT) {
+            count_step();
+        } else {
+            scatter_step();
+        }
+        return;
+    }
     if (params.step == STEP_SAMPLE && params.sample_runs_log != 0u)
         sample_runs_step();
     else if (params.step == STEP_SAMPLE)

@@ -430,6 +430,30 @@ static void run_fallback(suite *s)
     }
 }
 
+/* The nested partition is taken where asked: a sort of 2^17 keys (scaled)
+ * records other dispatches than with the nested partition off, the three
+ * nested steps in the place of two merge levels, and both sort exactly. */
+static void check_nested_taken(test_counter *t, const suite *plain, bitonic_context_desc nested_desc)
+{
+    bitonic_context_desc flat_desc = nested_desc;
+    flat_desc.partition_nested_min_levels = UINT32_MAX;
+    nested_desc.partition_min_keys = flat_desc.partition_min_keys = 1;
+    suite nested = {.t = t, .label = "nested partition, path"}, flat = {.t = t, .label = "the same, not nested"};
+    if (!open_suite(&nested, &nested_desc))
+        return;
+    if (open_suite(&flat, &flat_desc)) {
+        input in = {BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, scaled(plain, 1u << 17, 0), 77};
+        uint32_t nested_passes = 0, flat_passes = 0;
+        bool exact = buffer_sort_matches(nested.context, &in, &nested_passes) &&
+                     buffer_sort_matches(flat.context, &in, &flat_passes);
+        TEST_CHECK(t, exact && nested_passes != flat_passes && nested_passes > 0 && flat_passes > 0,
+                   "nested partition: %zu keys exact, %u dispatches nested, %u not", in.count, nested_passes,
+                   flat_passes);
+        close_suite(&flat);
+    }
+    close_suite(&nested);
+}
+
 /* Whether the context sorts 64-bit keys (shaderInt64): one tiny sort tells;
  * only BITONIC_ERROR_UNSUPPORTED lets the u64 checks be skipped. */
 static bool sorts_64bit_keys(test_counter *t, bitonic_context *context)
@@ -525,6 +549,30 @@ int main(void)
     plain.keys64 = sorts_64bit_keys(&t, plain.context);
 
     bitonic_context_desc desc = base;
+    /* The nested partition (partition_nested_min_levels 1): the first
+     * partition's windows of four tiles would take two merge levels, so each
+     * of its open buckets of more than a tile is partitioned again, and the
+     * window merge runs on the tile sort's runs (keys alone; pairs take the
+     * first partition's windows). Then one sample a bucket at both levels:
+     * buckets too long for the window merge, whose segments the fallback
+     * remakes; and the same with the fallback selecting in batches of runs,
+     * as it does where a segment spans more runs than its shared words hold. */
+    bitonic_context_desc nested = base;
+    nested.partition_levels = 2;
+    nested.partition_nested_min_levels = 1;
+    check_nested_taken(&t, &plain, nested);
+    run_partition_suite(&plain, nested, "nested partition", 1u << 16, run_levels_2);
+    nested.partition_samples_per_bucket = 1;
+    run_partition_suite(&plain, nested, "nested partition, 1 sample a bucket", 1u << 16, run_fallback);
+    nested.partition_fallback_in_batches = true;
+    run_partition_suite(&plain, nested, "nested partition, 1 sample a bucket, fallback in batches", 1u << 16,
+                        run_fallback);
+    desc.partition_fallback_in_batches = true;
+    desc.partition_samples_per_bucket = 1;
+    run_partition_suite(&plain, desc, "partition, 1 sample a bucket, fallback in batches", 1u << 16, run_fallback);
+    desc.partition_fallback_in_batches = false;
+    desc.partition_samples_per_bucket = 0;
+
     desc.partition_levels = UINT32_MAX;
     run_partition_suite(&plain, desc, "partition, no merge levels", 1u << 14, run_levels_0);
     desc.partition_levels = 1;

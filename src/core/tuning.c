@@ -170,6 +170,9 @@
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
+/* The nested partition: not yet measured against the merge levels on a GPU,
+ * so off by default (docs/PERFORMANCE.md, log entry 106). */
+#define PARTITION_NESTED_MIN_LEVELS UINT32_MAX
 /* The window split pass's cursors in three pieces by one thread's selection
  * from 2^24 32-bit keys and 2^25 pairs and 64-bit keys, by the workgroup's
  * search below. On the H100 the selection's chain of about 22 steps made the
@@ -272,6 +275,7 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
                                                        : PARTITION_MIN_KEYS_WIDE;
     tuning->partition_levels = PARTITION_LEVELS;
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
+    tuning->partition_nested_min_levels = PARTITION_NESTED_MIN_LEVELS;
     tuning->partition_split_by_thread_min_keys = bytes_per_key == 4u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32
                                                  : bytes_per_key == 8u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64
                                                                        : UINT64_MAX;

@@ -139,6 +139,13 @@ typedef struct bitonic_tuning {
     uint64_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_buckets_per_window;
+    /* The nested partition (vk_sorter.c, plan_partition) where the windows
+     * would take at least this many merge levels (UINT32_MAX: never): each
+     * open bucket longer than the tile partitioned again, up to
+     * partition_max_splitters splitters of its own, and windows of the tile. */
+    uint32_t partition_nested_min_levels;
+    /* The fallback selects in batches of runs however few (for tests). */
+    bool partition_fallback_in_batches;
     /* Sorts of at least this many keys find the window merge's cursors in
      * buckets that span three runs by one thread's selection each, smaller
      * ones by a workgroup's search (UINT64_MAX: never). */

@@ -425,6 +425,8 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .partition_levels = desc->partition_levels,
                                               .partition_samples_per_bucket = desc->partition_samples_per_bucket,
                                               .partition_buckets_per_window = desc->partition_buckets_per_window,
+                                              .partition_nested_min_levels = desc->partition_nested_min_levels,
+                                              .partition_fallback_in_batches = desc->partition_fallback_in_batches,
                                               .partition_split_by_thread_min_keys =
                                                   desc->partition_split_by_thread_min_keys,
                                               .partition_scatter_workgroups = desc->partition_scatter_workgroups,

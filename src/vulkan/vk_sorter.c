@@ -930,6 +930,9 @@ static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bit
         tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
     if (desc->partition_buckets_per_window != 0)
         tuning->partition_buckets_per_window = desc->partition_buckets_per_window < 2u ? 1u : 2u;
+    if (desc->partition_nested_min_levels != 0)
+        tuning->partition_nested_min_levels = desc->partition_nested_min_levels;
+    tuning->partition_fallback_in_batches = desc->partition_fallback_in_batches;
     if (desc->partition_split_by_thread_min_keys != 0)
         tuning->partition_split_by_thread_min_keys = desc->partition_split_by_thread_min_keys == UINT32_MAX
                                                          ? UINT64_MAX
@@ -1020,6 +1023,8 @@ static bool pairs_pack_fits(const bitonic_vulkan_sorter *sorter)
            a->merge_fused_split_min_chunks == b->merge_fused_split_min_chunks && a->merge_direct == b->merge_direct &&
            a->merge_ways == b->merge_ways && a->merge4_pivot_step_log == b->merge4_pivot_step_log &&
            a->partition_min_keys == b->partition_min_keys && a->partition_levels == b->partition_levels &&
+           a->partition_nested_min_levels == b->partition_nested_min_levels &&
+           a->partition_fallback_in_batches == b->partition_fallback_in_batches &&
            a->partition_max_splitters == b->partition_max_splitters &&
            a->partition_workgroup_size == b->partition_workgroup_size &&
            a->partition_scatter_keys == b->partition_scatter_keys &&
@@ -1498,6 +1503,14 @@ typedef struct sort_plan {
     uint32_t sample_runs_log;
     uint32_t partition_groups, partition_chunk_keys;
     uint32_t level_merges;
+    /* The nested partition (tuning.partition_nested_min_levels): each open
+     * bucket of more than the tile partitioned again by up to
+     * nested_splitters splitters of its own, nested_groups workgroups a
+     * bucket in its count and scatter, its table from byte nested_at of the
+     * partition's words; windows of the tile (window_log = tile_log). */
+    bool nested;
+    uint32_t nested_splitters, nested_groups;
+    VkDeviceSize nested_at;
     VkDeviceSize partition_at, partition_bytes;
     VkDeviceSize samples_at, sample_values_at, nested_scratch_at;
     VkDeviceSize windows_at, window_table_bytes;
@@ -1656,6 +1669,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         return;
     uint32_t window_log = tuning->tile_log + tuning->partition_levels;
     uint64_t buckets = 0;
+    plan->nested = false;
     for (; window_log + 2u <= count_log; ++window_log) {
         /* The least window that keeps buckets of at most a window on average
          * (the window merge sorts buckets of up to 2W), with as many buckets
@@ -1700,8 +1714,31 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     uint64_t rank_bound = (samples + ((uint64_t)1 << plan->sample_runs_log)) * buckets;
     if (samples > info->count / 2u || rank_bound >= ((uint64_t)1 << 32))
         return;
+    /* The nested partition where the windows would take enough merge levels:
+     * each open bucket of more than the tile is partitioned again into
+     * buckets of about half a tile (at most partition_max_splitters + 1 of
+     * them, fewer where the nested sample, which the scatter's staged tile
+     * holds, would have fewer samples than splitters), so that windows of
+     * the tile do, with three pieces (buckets of up to two tiles). A second
+     * count and scatter instead of the levels: docs/PERFORMANCE.md, log
+     * entries 105 and 106. Keys alone (the pairs' packed scatter is not
+     * nested). */
+    uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
+    uint64_t nested_capacity = (uint64_t)1 << (bitonic_ceil_log2(staged_tile + 1u) - 1u);
+    uint32_t nested_splitters = tuning->partition_max_splitters;
+    if (nested_splitters + 1u > nested_capacity / 2u)
+        nested_splitters = (uint32_t)(nested_capacity / 2u) - 1u;
+    if (info->values == VK_NULL_HANDLE && tuning->partition_nested_min_levels <= 30u &&
+        window_log - tuning->tile_log >= tuning->partition_nested_min_levels && nested_splitters >= 1u) {
+        plan->nested = true;
+        window_log = tuning->tile_log;
+        plan->nested_splitters = nested_splitters;
+        /* A workgroup for about 8 scatter tiles of an average bucket. */
+        uint64_t average_tiles = info->count / buckets / staged_tile;
+        plan->nested_groups = (uint32_t)(average_tiles / 8u < 1u ? 1u : average_tiles / 8u > 64u ? 64u : average_tiles / 8u);
+    }
     plan->window_log = window_log;
-    plan->window_three_pieces = buckets * ((uint64_t)1 << window_log) < 2u * info->count;
+    plan->window_three_pieces = plan->nested || buckets * ((uint64_t)1 << window_log) < 2u * info->count;
     plan->window_split_by_thread =
         plan->window_three_pieces && info->count >= tuning->partition_split_by_thread_min_keys;
     plan->splitter_count = (uint32_t)(buckets - 1u);
@@ -1738,7 +1775,9 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * make about as many runs as buckets: 513 at 2^22 + 1 keys. */
     uint64_t fallback_runs = 2u * (uint64_t)tuning->partition_max_splitters + 1u;
     uint64_t tile_words = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
-    if (runs > fallback_runs || 3u * runs > tile_words)
+    /* (A nested partition's fallback spans the segments it touches; where
+     * those span more runs, it selects in batches of runs, slower.) */
+    if (!plan->nested && (runs > fallback_runs || 3u * runs > tile_words))
         return;
     plan->window_chunks = (uint32_t)window_chunks;
     plan->windows_at = align_up(words_bytes, sorter->storage_alignment);
@@ -1757,6 +1796,14 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     if (plan_sort_runs(sorter, &nested, true, 0, false, &nested_plan) != BITONIC_SUCCESS)
         return;
     plan->partition_bytes = plan->nested_scratch_at + nested_plan.scratch_bytes;
+    if (plan->nested) {
+        /* partition_pass.comp, segment_at: the first buckets' starts, then
+         * 7P + 4 words a first bucket. */
+        uint64_t first_buckets = 2u * (uint64_t)plan->splitter_count + 1u;
+        plan->nested_at = align_up(plan->partition_bytes, 4u);
+        plan->partition_bytes =
+            plan->nested_at + (first_buckets + first_buckets * (7u * (uint64_t)plan->nested_splitters + 4u)) * 4u;
+    }
     /* The passes: the schedule's tile sort and merges to the window, then the
      * window merge, a merge of runs of W that takes no tail (its chunks and
      * pipelines are record_partition_sort's). */
@@ -1770,7 +1817,8 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * records), count, scatter; the tile sort; each merge level and its split
      * pass; the window merge and its split pass; the fallback. */
     uint32_t level_splits = plan->split_pass ? plan->level_merges : 0u;
-    plan->dispatch_count = (plan->sample_runs_log > 0 ? 3u : 4u) + 1u + plan->level_merges + level_splits + 2u + 1u;
+    plan->dispatch_count = (plan->sample_runs_log > 0 ? 3u : 4u) + 1u + plan->level_merges + level_splits + 2u + 1u +
+                           (plan->nested ? 3u : 0u);
     plan->scratch_bytes = plan->partition_at + plan->partition_bytes;
     /* Packed pairs: 8n bytes more where there are merge levels, which
      * ping-pong with the scatter's packed pairs in the scratch's first 8n
@@ -2411,12 +2459,24 @@ typedef struct partition_push_constants {
     uint32_t straddles_at;
     uint32_t sample_runs_log;
     uint32_t longest;
-    uint32_t packed_pairs;
+    uint32_t flags;              /* PARTITION_FLAG_* */
     uint32_t scatter_tile;
+    uint32_t nested_at;          /* words into the partition's: the nested table (0: not nested) */
+    uint32_t nested_splitters;
 } partition_push_constants;
 _Static_assert(sizeof(partition_push_constants) <= sizeof(pass_push_constants), "the pipeline layout's range");
 
-enum { PARTITION_SAMPLE = 0, PARTITION_COUNT = 1, PARTITION_SCATTER = 2, PARTITION_FALLBACK = 3 };
+enum {
+    PARTITION_SAMPLE = 0,
+    PARTITION_COUNT = 1,
+    PARTITION_SCATTER = 2,
+    PARTITION_FALLBACK = 3,
+    PARTITION_NESTED_SAMPLE = 4,
+    PARTITION_NESTED_COUNT = 5,
+    PARTITION_NESTED_SCATTER = 6
+};
+/* partition_pass.comp's FLAG_*. */
+enum { PARTITION_FLAG_PACKED_PAIRS = 1, PARTITION_FLAG_FALLBACK_IN_BATCHES = 2 };
 
 /* The keys a tile of the scatter takes: its staged tile, or, for keys of at
  * most 8 bytes with their values (whose tile is twice as long as before,
@@ -2621,7 +2681,11 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .straddles_at = (uint32_t)((plan->windows_at / 4u) + 5u * (VkDeviceSize)window_chunks),
         .sample_runs_log = plan->sample_runs_log,
         .longest = plan->window_three_pieces ? 2u << plan->window_log : 1u << plan->window_log,
-        .packed_pairs = packed ? 1u : 0u, .scatter_tile = (uint32_t)scatter_run_tile};
+        .flags = (packed ? PARTITION_FLAG_PACKED_PAIRS : 0u) |
+                 (tuning->partition_fallback_in_batches ? PARTITION_FLAG_FALLBACK_IN_BATCHES : 0u),
+        .scatter_tile = (uint32_t)scatter_run_tile,
+        .nested_at = plan->nested ? (uint32_t)(plan->nested_at / 4u) : 0u,
+        .nested_splitters = plan->nested ? plan->nested_splitters : 0u};
     sort_sides caller_to_scratch = {caller_keys, caller_values, side_keys[1], side_values[1]};
     push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
     /* With runs, a workgroup a run (the step sorts them); else a thread a sample. */
@@ -2649,6 +2713,29 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     record_dispatch(&recorder, scatter_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
     record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch size */
 
+    /* 2b. The nested partition: a row of workgroups a bucket of the first;
+     * its sample step, then its count and scatter from side 1 (the first
+     * scatter's) into side 0 on the staged tile's whole pipeline. */
+    if (plan->nested) {
+        uint32_t first_buckets = 2u * plan->splitter_count + 1u;
+        push_sort_bindings(sorter, command_buffer, variant, with_values,
+                           (sort_sides){side_keys[1], side_values[1], side_keys[0], side_values[0]}, count_binding,
+                           partition);
+        steps.sample_count = tuning->partition_samples_per_bucket;
+        steps.scatter_tile = (uint32_t)scatter_tile;
+        steps.step = PARTITION_NESTED_SAMPLE;
+        record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, 1u, first_buckets);
+        record_pass_barrier(command_buffer);
+        steps.step = PARTITION_NESTED_COUNT;
+        record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->nested_groups,
+                        first_buckets);
+        record_pass_barrier(command_buffer);
+        steps.step = PARTITION_NESTED_SCATTER;
+        record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->nested_groups,
+                        first_buckets);
+        record_indirect_barrier(command_buffer);  /* the fallback's dispatch size again */
+    }
+
     /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
      * that leaves the window merge writing side 0. */
     uint32_t merge_count = plan->pass_count - 1u;
@@ -2671,6 +2758,8 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                             side_values[write_side]};
         if (p == 0)  /* the tile sort: side 1 in place, or into side 0 */
             sides = (sort_sides){side_keys[1], side_values[1], side_keys[write_side], side_values[write_side]};
+        if (p == 0 && plan->nested)  /* the nested scatter's side 0 into side 1 */
+            sides = (sort_sides){side_keys[0], side_values[0], side_keys[1], side_values[1]};
         push_sort_bindings(sorter, command_buffer, runs_variant, runs_values, sides, count_binding,
                            window ? window_table : splits);
         pass_push_constants constants = {
@@ -2679,7 +2768,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             .key_xor = runs_key_xor,
             .key_type = runs_key_type,
             .count_offset = NO_COUNT_BUFFER,
-            .output_buffer = p == 0 && write_side != 1u ? 1u : 0u,
+            .output_buffer = p == 0 && (write_side != 1u || plan->nested) ? 1u : 0u,
             .vector_io = (p == 0 ? aligned && tuning->tile_vector_io : merge_vector_io) ? 1u : 0u,
         };
         if (p == 0) {

@@ -612,6 +612,7 @@ int bench_run(const bench_options *options)
                                  .partition_levels = options->partition_levels,
                                  .partition_samples_per_bucket = options->partition_samples,
                                  .partition_buckets_per_window = options->partition_buckets_per_window,
+                                 .partition_nested_min_levels = options->partition_nested_min_levels,
                                  .partition_split_by_thread_min_keys = options->partition_split_by_thread,
                                  .partition_scatter_workgroups = options->partition_scatter_groups,
                                  .partition_workgroup_size = options->partition_threads,

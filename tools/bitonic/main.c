@@ -45,6 +45,7 @@ static void usage(FILE *out)
           "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
           "                     [--partition-whole-samples] [--partition-split-pairs] [--partition-window-staged]\n"
           "                     [--partition-buckets-per-window 1|2]\n"
+          "                     [--partition-nested L (nested partitions from L merge levels; 4294967295: never)]\n"
           "                     [--partition-split-by-thread N (three-piece cursors by a thread from N keys; 4294967295: never)]\n"
           "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
           "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
@@ -531,6 +532,7 @@ int main(int argc, char **argv)
                     strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
                     strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
                     strcmp(arg, "--partition-buckets-per-window") == 0 ||
+                    strcmp(arg, "--partition-nested") == 0 ||
                     strcmp(arg, "--partition-split-by-thread") == 0 ||
                     strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0 ||
                     strcmp(arg, "--partition-scatter-tile") == 0) &&
@@ -554,6 +556,7 @@ int main(int argc, char **argv)
                                : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
                                : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
                                : strcmp(arg, "--partition-buckets-per-window") == 0 ? &bench.partition_buckets_per_window
+                               : strcmp(arg, "--partition-nested") == 0 ? &bench.partition_nested_min_levels
                                : strcmp(arg, "--partition-split-by-thread") == 0 ? &bench.partition_split_by_thread
                                : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
                                : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
@@ -569,6 +572,7 @@ int main(int argc, char **argv)
                             : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ||
                                       target == &bench.partition_scatter_groups || target == &bench.partition_levels ||
                                       target == &bench.partition_count_groups ||
+                                      target == &bench.partition_nested_min_levels ||
                                       target == &bench.partition_split_by_thread
                                   ? UINT32_MAX
                             : target == &bench.partition_samples ? 1024
