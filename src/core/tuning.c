@@ -170,9 +170,16 @@
 #define PARTITION_MIN_KEYS_WIDE (1u << 23)
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
-/* The nested partition: not yet measured against the merge levels on a GPU,
- * so off by default (docs/PERFORMANCE.md, log entry 106). */
-#define PARTITION_NESTED_MIN_LEVELS UINT32_MAX
+/* The nested partition where the first partition's windows would take at
+ * least 3 merge levels (32-bit keys from 2^25, 64-bit keys from 2^24 on a
+ * 48 KiB device): on an H200, against those levels, u32 sorted as fast at
+ * 2^25 (1.380 against 1.377 ms), 11% faster at 2^26 (2.563 against 2.885),
+ * 20% at 2^27 and 26% at 2^28 (9.716 against 13.150); u64 3% faster at 2^24,
+ * 12% at 2^25, 20% at 2^26 and 32% at 2^28 (17.36 against 25.41). From 1
+ * level (2^23), u32 took 32% longer at 2^23 and 14% at 2^24 (the second
+ * count and scatter cost more than one or two levels); u64 9% longer at
+ * 2^23 (docs/PERFORMANCE.md, log entry 106). */
+#define PARTITION_NESTED_MIN_LEVELS 3u
 /* The window split pass's cursors in three pieces by one thread's selection
  * from 2^24 32-bit keys and 2^25 pairs and 64-bit keys, by the workgroup's
  * search below. On the H100 the selection's chain of about 22 steps made the
