@@ -552,8 +552,8 @@ int main(void)
     /* The nested partition (partition_nested_min_levels 1): the first
      * partition's windows of four tiles would take two merge levels, so each
      * of its open buckets of more than a tile is partitioned again, and the
-     * window merge runs on the tile sort's runs (keys alone; pairs take the
-     * first partition's windows). Then one sample a bucket at both levels:
+     * window merge runs on the tile sort's runs (pairs as two arrays). Then
+     * one sample a bucket at both levels:
      * buckets too long for the window merge, whose segments the fallback
      * remakes; and the same with the fallback selecting in batches of runs,
      * as it does where a segment spans more runs than its shared words hold. */

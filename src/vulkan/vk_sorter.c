@@ -1721,14 +1721,14 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * holds, would have fewer samples than splitters), so that windows of
      * the tile do, with three pieces (buckets of up to two tiles). A second
      * count and scatter instead of the levels: docs/PERFORMANCE.md, log
-     * entries 105 and 106. Keys alone (the pairs' packed scatter is not
-     * nested). */
+     * entries 105 and 106. Pairs go as two arrays through it (their packed
+     * scatter is not nested: below, packed_pairs). */
     uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
     uint64_t nested_capacity = (uint64_t)1 << (bitonic_ceil_log2(staged_tile + 1u) - 1u);
     uint32_t nested_splitters = tuning->partition_max_splitters;
     if (nested_splitters + 1u > nested_capacity / 2u)
         nested_splitters = (uint32_t)(nested_capacity / 2u) - 1u;
-    if (info->values == VK_NULL_HANDLE && tuning->partition_nested_min_levels <= 30u &&
+    if (tuning->partition_nested_min_levels <= 30u &&
         window_log - tuning->tile_log >= tuning->partition_nested_min_levels && nested_splitters >= 1u) {
         plan->nested = true;
         window_log = tuning->tile_log;
@@ -1823,7 +1823,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     /* Packed pairs: 8n bytes more where there are merge levels, which
      * ping-pong with the scatter's packed pairs in the scratch's first 8n
      * (the keys and values sections: the values start at or past 4n). */
-    plan->packed_pairs = sorter->pack_pairs && plan->variant_number == PAIRS32 &&
+    plan->packed_pairs = sorter->pack_pairs && plan->variant_number == PAIRS32 && !plan->nested &&
                          info->count <= sorter->bound_max_keys / 2u;  /* a packed side is one binding */
     plan->packed_at = 0;
     if (plan->packed_pairs && plan->level_merges > 0) {
