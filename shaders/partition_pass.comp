@@ -32,6 +32,12 @@
 //   sorted in shared memory. One dispatch where the merge levels used to run
 //   on to the whole array: 8 dispatches at 2^21 keys, which cost 0.011 ms
 //   when empty on the H100 (docs/PERFORMANCE.md, log entry 60).
+// - STEP_NESTED_SAMPLE, STEP_NESTED_COUNT, STEP_NESTED_SCATTER, after the
+//   scatter where the partition is nested: each open bucket of more than a
+//   window partitioned again by splitters of its own (see "The nested
+//   partition" below), and the fallback taking whole the segments whose
+//   nested buckets are too long, selecting in batches of runs where they span
+//   more than its shared words hold (fallback_stage_unbounded).
 // - Pairs of 32-bit keys may go packed (FLAG_PACKED_PAIRS): the scatter
 //   writes each pair as one 64-bit word, the ordered key above the value,
 //   whose order is the pairs' (key, then value), so the tile sort and the
@@ -681,27 +687,30 @@ void bucket_span(out uint first, out uint end)
     end = min(first + span, buckets);
 }
 
-// The window table's boundaries inside buckets [first, end), the first of
-// which starts at key `start`.
+// The window table's boundaries inside one bucket of `total` keys from key
+// `start`: each lies in exactly one bucket, so each pair of words is written
+// once. An open bucket of at most `longest` keys (W, or 2W) holds one or two
+// (then it spans a run whole); an equality bucket's keys are all alike and in
+// place already, wherever the boundaries cut it. A longer open bucket is the
+// fallback's: none of its boundaries is noted, so the window merge leaves its
+// runs' pieces of it where they are.
+void write_bucket_straddles(uint start, uint total, bool open)
+{
+    uint bucket_end = start + total;
+    for (uint k = (start + params.window - 1u) / params.window; k * params.window < bucket_end; ++k) {
+        bool straddles = open && total <= params.longest && start < k * params.window;
+        words[params.straddles_at + 2u * k] = straddles ? start : k * params.window;
+        words[params.straddles_at + 2u * k + 1u] = straddles ? bucket_end : k * params.window;
+    }
+}
+
+// The same for buckets [first, end), the first of which starts at key `start`.
 void write_straddles(uint first, uint end, uint start)
 {
     for (uint b = first; b < end; ++b) {
         uint total = words[totals_at + b];
-        // The window boundaries inside this bucket: each lies in exactly one
-        // bucket, so each pair of words is written once. An open bucket of at
-        // most `longest` keys (W, or 2W) holds one or two (then it spans a
-        // run whole); an
-        // equality bucket's keys are all alike and in place already, wherever
-        // the boundaries cut it. A longer open bucket is the fallback's: none
-        // of its boundaries is noted, so the window merge leaves its runs'
-        // pieces of it where they are.
-        uint bucket_end = start + total;
-        for (uint k = (start + params.window - 1u) / params.window; k * params.window < bucket_end; ++k) {
-            bool straddles = (b & 1u) == 0u && total <= params.longest && start < k * params.window;
-            words[params.straddles_at + 2u * k] = straddles ? start : k * params.window;
-            words[params.straddles_at + 2u * k + 1u] = straddles ? bucket_end : k * params.window;
-        }
-        start = bucket_end;
+        write_bucket_straddles(start, total, (b & 1u) == 0u);
+        start += total;
     }
 }
 
@@ -715,6 +724,16 @@ uint segment_at(uint b)
 {
     uint first_buckets = 2u * params.splitters + 1u;
     return params.nested_at + first_buckets + b * (7u * params.nested_splitters + 4u);
+}
+
+// Segment b has an open bucket too long for the window merge: the fallback
+// remakes the chunks the segment touches (from the runs it spans whole).
+void mark_segment_for_fallback(uint b)
+{
+    words[segment_at(b) + 1u] = 1u;
+    atomicMax(words[FALLBACK_ARGS_AT], params.fallback_groups_x);
+    atomicMax(words[FALLBACK_ARGS_AT + 1u], params.fallback_groups_y);
+    atomicMax(words[VERDICT_AT], 1u);
 }
 
 // Where the buckets of this thread's span start in the output: the sum of the
@@ -742,41 +761,25 @@ uint span_start()
     // The first scatter's workgroup 0, or each segment's first workgroup.
     if (gl_WorkGroupID.x != 0u || (gl_WorkGroupID.y != 0u && !nested_step))
         return span_first_start;
+    if (nested_step) {
+        if (too_long != 0u && gl_LocalInvocationID.x == 0u)
+            mark_segment_for_fallback(gl_WorkGroupID.y);
+        write_straddles(first, end, keys_base + start);
+        return span_first_start;
+    }
+    // The first scatter of a nested partition notes the buckets' starts for
+    // the nested steps, which judge the partition and write the window table
+    // (the boundary past the keys' end below excepted).
     bool nested = params.nested_at != 0u;
-    if (nested && !nested_step) {
-        // The first scatter of a nested partition: the buckets' starts, for
-        // the nested steps, which judge the partition and write the window
-        // table (the boundary past the keys' end below excepted).
+    bool fall_back = too_long != 0u && !nested;
+    if (nested) {
         for (uint b = first; b < end; ++b) {
             words[params.nested_at + b] = start;
             start += words[totals_at + b];
         }
-        if (gl_LocalInvocationID.x == 0u) {
-            uint runs = (params.count + params.window - 1u) / params.window;
-            words[params.straddles_at + 2u * runs] = params.count;
-            words[params.straddles_at + 2u * runs + 1u] = params.count;
-            words[FALLBACK_ARGS_AT] = 0u;
-            words[FALLBACK_ARGS_AT + 1u] = 1u;
-            words[FALLBACK_ARGS_AT + 2u] = 1u;
-            words[VERDICT_AT] = 0u;
-        }
-        return span_first_start;
-    }
-    if (nested_step) {
-        // A segment whose open bucket is too long: the fallback remakes the
-        // chunks it touches (from the runs its whole segment spans).
-        if (too_long != 0u && gl_LocalInvocationID.x == 0u) {
-            words[segment_at(gl_WorkGroupID.y) + 1u] = 1u;
-            atomicMax(words[FALLBACK_ARGS_AT], params.fallback_groups_x);
-            atomicMax(words[FALLBACK_ARGS_AT + 1u], params.fallback_groups_y);
-            atomicMax(words[VERDICT_AT], 1u);
-        }
-        start += keys_base;
+    } else {
         write_straddles(first, end, start);
-        return span_first_start;
     }
-    bool fall_back = too_long != 0u;
-    write_straddles(first, end, start);
     if (gl_LocalInvocationID.x == 0u) {
         // The boundary at or past the keys' end (k = runs): the count twice.
         uint runs = (params.count + params.window - 1u) / params.window;
@@ -1379,21 +1382,10 @@ void nested_copy_step()
     }
     if (gl_WorkGroupID.x != 0u || thread != 0u)
         return;
-    bool open = (gl_WorkGroupID.y & 1u) == 0u;
-    if (open && keys_count > params.longest) {
-        words[segment_at(gl_WorkGroupID.y) + 1u] = 1u;
-        atomicMax(words[FALLBACK_ARGS_AT], params.fallback_groups_x);
-        atomicMax(words[FALLBACK_ARGS_AT + 1u], params.fallback_groups_y);
-        atomicMax(words[VERDICT_AT], 1u);
-    }
-    // As write_straddles for one bucket: an equality bucket's keys, or an
-    // open one's (first partition's bucket b is open for even b).
-    uint start = keys_base, bucket_end = keys_base + keys_count;
-    for (uint k = (start + params.window - 1u) / params.window; k * params.window < bucket_end; ++k) {
-        bool straddles = open && keys_count <= params.longest && start < k * params.window;
-        words[params.straddles_at + 2u * k] = straddles ? start : k * params.window;
-        words[params.straddles_at + 2u * k + 1u] = straddles ? bucket_end : k * params.window;
-    }
+    bool open = (gl_WorkGroupID.y & 1u) == 0u;  // the first partition's bucket b is open for even b
+    if (open && keys_count > params.longest)
+        mark_segment_for_fallback(gl_WorkGroupID.y);
+    write_bucket_straddles(keys_base, keys_count, open);
 }
 
 // The fallback's selection and staging where its runs fit the shared words
