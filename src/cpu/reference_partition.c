@@ -380,10 +380,11 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
 
 /* Step 2 again inside each open bucket of more than W keys (the nested
  * partition; on the GPU, partition_pass.comp's STEP_NESTED_* steps, which
- * also cap a bucket's samples at the scatter's staged tile): its own splitters, drawn as step 1 draws them from its keys
- * alone, enough for buckets of about W / 2 (2L / W of them for L keys, at
- * most inner_max_splitters + 1; none where that is 0), and its keys
- * partitioned by them in place.
+ * also cap a bucket's samples at the scatter's staged tile): its own
+ * splitters, drawn as step 1 draws them from its keys alone, enough for
+ * buckets of about W / 2 (2L / W of them for L keys, at most
+ * inner_max_splitters + 1; none where that is 0), and its keys partitioned by
+ * them in place.
  * Its 2m' + 1 buckets take its place in the list, open and equality in turn
  * from an open one as the whole list is, so steps 3-5 run on the finer list
  * unchanged. refined_start gets the finer starts (room for buckets x (2
