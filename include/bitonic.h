@@ -213,7 +213,8 @@ typedef struct bitonic_context_desc {
      * least this many merge levels above the tile, each open bucket of more
      * than a tile is partitioned again by splitters of its own, into buckets
      * of about half a tile, and the window merge runs on the tile sort's
-     * runs, with no merge level (0 = the tuning's, 3; UINT32_MAX = never).
+     * runs, with no merge level (0 = the tuning's: 4 for 32-bit keys, 3 for
+     * the others; UINT32_MAX = never).
      * Pairs go through it as two arrays (not packed as one 64-bit word). */
     uint32_t partition_nested_min_levels;
     /* The partition's fallback selects in batches of runs even where its runs

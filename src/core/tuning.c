@@ -171,15 +171,20 @@
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
 /* The nested partition where the first partition's windows would take at
- * least 3 merge levels (32-bit keys from 2^25, 64-bit keys from 2^24 on a
- * 48 KiB device): on an H200, against those levels, u32 sorted as fast at
- * 2^25 (1.380 against 1.377 ms), 11% faster at 2^26 (2.563 against 2.885),
- * 20% at 2^27 and 26% at 2^28 (9.716 against 13.150); u64 3% faster at 2^24,
- * 12% at 2^25, 20% at 2^26 and 32% at 2^28 (17.36 against 25.41). From 1
- * level (2^23), u32 took 32% longer at 2^23 and 14% at 2^24 (the second
- * count and scatter cost more than one or two levels); u64 9% longer at
- * 2^23 (docs/PERFORMANCE.md, log entry 106). */
-#define PARTITION_NESTED_MIN_LEVELS 3u
+ * least this many merge levels: 4 for 32-bit keys (from 1.5 x 2^25 on a 48
+ * KiB device), 3 for the others (pairs and 64-bit keys from 2^24). On an
+ * H200, against those levels in the same call, u32 sorted 11% faster at 2^26
+ * (2.563 against 2.885 ms), 20% at 2^27 and 26% at 2^28 (9.716 against
+ * 13.150), but at 3 levels only as fast (2^25: 1.380 against 1.377), and 1.5
+ * x 2^24 took 1.092 ms nested where the flat sort had taken 1.058 in the
+ * session before; u64 3% faster at 2^24 (3 levels), 12% at 2^25, 20% at
+ * 2^26 and 32% at 2^28 (17.36 against 25.41); pairs 2% faster at 2^24, 10%
+ * at 2^25, 18% at 2^26 and 30% at 2^28. From 1 level (2^23), u32 took 32%
+ * longer at 2^23 and 14% at 2^24 (the second count and scatter cost more
+ * than one or two levels); u64 9% longer at 2^23 (docs/PERFORMANCE.md, log
+ * entry 106). */
+#define PARTITION_NESTED_MIN_LEVELS_32 4u
+#define PARTITION_NESTED_MIN_LEVELS_64 3u
 /* The window split pass's cursors in three pieces by one thread's selection
  * from 2^24 32-bit keys and 2^25 pairs and 64-bit keys, by the workgroup's
  * search below. On the H100 the selection's chain of about 22 steps made the
@@ -282,7 +287,8 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
                                                        : PARTITION_MIN_KEYS_WIDE;
     tuning->partition_levels = PARTITION_LEVELS;
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
-    tuning->partition_nested_min_levels = PARTITION_NESTED_MIN_LEVELS;
+    tuning->partition_nested_min_levels =
+        bytes_per_key == 4u ? PARTITION_NESTED_MIN_LEVELS_32 : PARTITION_NESTED_MIN_LEVELS_64;
     tuning->partition_split_by_thread_min_keys = bytes_per_key == 4u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32
                                                  : bytes_per_key == 8u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64
                                                                        : UINT64_MAX;
