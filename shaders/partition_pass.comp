@@ -1299,16 +1299,17 @@ void sample_runs_step()
 //   the segment for the fallback, which remakes the chunks it touches from
 //   the runs the whole segment spans.
 
-// The segment of row gl_WorkGroupID.y (a bucket of the first partition):
-// sets the workgroup's context; returns its splitters.
-uint enter_segment()
+// Segment b (a bucket of the first partition) as the workgroup's context:
+// its keys, its totals and claims (its splitter count is the caller's to
+// set: the nested sample step finds it, the others read it). Returns its
+// words (segment_at).
+uint enter_segment(uint b)
 {
-    uint b = gl_WorkGroupID.y, at = segment_at(b);
+    uint at = segment_at(b);
     keys_base = words[params.nested_at + b];
     keys_count = words[TOTALS_AT + b];
-    splitter_count = words[at];
     totals_at = at + 2u;
-    return splitter_count;
+    return at;
 }
 
 // The splitters the nested partition gives a segment of `length` keys of
@@ -1326,9 +1327,10 @@ uint nested_splitters_for(uint b, uint length)
 void nested_sample_step()
 {
     uint thread = gl_LocalInvocationID.x, threads = gl_WorkGroupSize.x;
-    uint b = gl_WorkGroupID.y, at = segment_at(b);
-    uint first = words[params.nested_at + b], length = words[TOTALS_AT + b];
+    uint b = gl_WorkGroupID.y, at = enter_segment(b);
+    uint first = keys_base, length = keys_count;
     uint m = nested_splitters_for(b, length);
+    splitter_count = m;
     // m + 1 quantiles from (m + 1) s - 1 samples: every s-th (the last
     // would add one near the top), fewer where the staged tile holds fewer.
     uint samples = min(min((m + 1u) * params.sample_count - 1u, fallback_chunk_keys()), length);
@@ -1349,8 +1351,6 @@ void nested_sample_step()
     }
     if (m != 0u)  // uniform: the same words in every thread
         sort_staged(padded);
-    splitter_count = m;
-    totals_at = at + 2u;
     for (uint i = thread; i < m; i += threads) {
         uint slot = (i + 1u) * (samples + 1u) / (m + 1u) - 1u;
         uint stored = stored_splitter_at(i);
@@ -1701,8 +1701,8 @@ void main()
         return;
     }
     if (params.step == STEP_NESTED_COUNT || params.step == STEP_NESTED_SCATTER) {
-        uint m = enter_segment();  // uniform: the same words in every thread
-        if (m == 0u) {
+        splitter_count = words[enter_segment(gl_WorkGroupID.y)];
+        if (splitter_count == 0u) {  // uniform: the same words in every thread
             if (params.step == STEP_NESTED_SCATTER)
                 nested_copy_step();
         } else if (params.step == STEP_NESTED_COUNT) {

@@ -1580,6 +1580,15 @@ static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
     return (x + alignment - 1u) / alignment * alignment;
 }
 
+/* The largest power of two within the scatter's staged tile: the fallback's
+ * chunk and the most samples a nested bucket takes (fallback_chunk_keys() in
+ * partition_pass.comp). */
+static uint64_t staged_power_of_two(const bitonic_tuning *tuning)
+{
+    uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
+    return (uint64_t)1 << (bitonic_ceil_log2(staged_tile + 1u) - 1u);
+}
+
 /* The plan of a sort of one array of more than a tile with the transpose
  * strategy: the views in scratch when the caller gives it (and the schedule
  * fits the pass limit and one binding holds the view), else the network. */
@@ -1724,7 +1733,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * entries 105 and 106. Pairs go as two arrays through it (their packed
      * scatter is not nested: below, packed_pairs). */
     uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
-    uint64_t nested_capacity = (uint64_t)1 << (bitonic_ceil_log2(staged_tile + 1u) - 1u);
+    uint64_t nested_capacity = staged_power_of_two(tuning);
     uint32_t nested_splitters = tuning->partition_max_splitters;
     if (nested_splitters + 1u > nested_capacity / 2u)
         nested_splitters = (uint32_t)(nested_capacity / 2u) - 1u;
@@ -2622,9 +2631,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     uint32_t scatter_x, scatter_y;
     if (!split_groups(sorter, scatter_groups, &scatter_x, &scatter_y))
         return BITONIC_ERROR_TOO_LARGE;
-    /* The fallback's chunks: the largest power of two within the scatter's
-     * tile (fallback_chunk_keys() in partition_pass.comp). */
-    uint64_t fallback_chunk = (uint64_t)1 << (bitonic_ceil_log2(scatter_tile + 1u) - 1u);
+    uint64_t fallback_chunk = staged_power_of_two(tuning);
     uint32_t fallback_x, fallback_y;
     if (!split_groups(sorter, (info->count + fallback_chunk - 1u) / fallback_chunk, &fallback_x, &fallback_y))
         return BITONIC_ERROR_TOO_LARGE;
@@ -2736,8 +2743,10 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         record_indirect_barrier(command_buffer);  /* the fallback's dispatch size again */
     }
 
-    /* 3-5. The tile sort reads the scattered keys (side 1) and writes the side
-     * that leaves the window merge writing side 0. */
+    /* 3-5. The tile sort reads the scattered keys (side 1, or side 0 after
+     * the nested scatter) and writes the side that leaves the window merge
+     * writing side 0. */
+    uint32_t scattered_side = plan->nested ? 0u : 1u;
     uint32_t merge_count = plan->pass_count - 1u;
     uint32_t write_side = merge_count % 2u, read_side = 1u;
     bool aligned = packed ? info->scratch_offset % 16u == 0
@@ -2756,10 +2765,9 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         }
         sort_sides sides = {side_keys[read_side], side_values[read_side], side_keys[write_side],
                             side_values[write_side]};
-        if (p == 0)  /* the tile sort: side 1 in place, or into side 0 */
-            sides = (sort_sides){side_keys[1], side_values[1], side_keys[write_side], side_values[write_side]};
-        if (p == 0 && plan->nested)  /* the nested scatter's side 0 into side 1 */
-            sides = (sort_sides){side_keys[0], side_values[0], side_keys[1], side_values[1]};
+        if (p == 0)  /* the tile sort: the scattered side in place, or into the other */
+            sides = (sort_sides){side_keys[scattered_side], side_values[scattered_side], side_keys[write_side],
+                                 side_values[write_side]};
         push_sort_bindings(sorter, command_buffer, runs_variant, runs_values, sides, count_binding,
                            window ? window_table : splits);
         pass_push_constants constants = {
@@ -2768,7 +2776,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             .key_xor = runs_key_xor,
             .key_type = runs_key_type,
             .count_offset = NO_COUNT_BUFFER,
-            .output_buffer = p == 0 && (write_side != 1u || plan->nested) ? 1u : 0u,
+            .output_buffer = p == 0 && write_side != scattered_side ? 1u : 0u,
             .vector_io = (p == 0 ? aligned && tuning->tile_vector_io : merge_vector_io) ? 1u : 0u,
         };
         if (p == 0) {
