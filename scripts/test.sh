@@ -1,6 +1,7 @@
 #!/bin/sh
 # test.sh: the whole test suite, as CI runs it: a warnings-as-errors build and
-# its CTest suite (Vulkan tests on lavapipe with validation on), the same suite
+# its CTest suite (Vulkan tests on lavapipe with validation on), a shared build
+# and its install test, the same suite
 # under AddressSanitizer + UndefinedBehaviorSanitizer, and a bounded run of the
 # libFuzzer target for the key-file readers.
 set -eu
@@ -12,6 +13,12 @@ echo "== build (Release, -Werror) and tests"
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DBITONIC_WERROR=ON > build-test.log
 cmake --build build-test -j"$jobs" >> build-test.log
 (cd build-test && ctest --output-on-failure -j1)
+
+echo "== shared library: build, then the README's install commands on it"
+cmake -S . -B build-shared -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DBITONIC_BUILD_TESTS=OFF \
+    -DBITONIC_BUILD_BENCH=OFF -DBITONIC_BUILD_APPS=OFF > build-shared.log
+cmake --build build-shared -j"$jobs" >> build-shared.log
+sh tests/test_install.sh build-shared .
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBITONIC_SANITIZE=ON -DBITONIC_BUILD_BENCH=OFF > build-asan.log

@@ -2,6 +2,6 @@
 # CPU supports, both orders, many lengths and shapes, checked against qsort.
 add_executable(test_cpu_sort ${CMAKE_CURRENT_LIST_DIR}/test_cpu_sort.c)
 target_include_directories(test_cpu_sort PRIVATE ${PROJECT_SOURCE_DIR}/src/cpu)
-target_link_libraries(test_cpu_sort PRIVATE bitonic bitonic_build_flags)
+target_link_libraries(test_cpu_sort PRIVATE bitonic_internal bitonic_build_flags)
 add_test(NAME cpu_sort COMMAND test_cpu_sort)
 set_tests_properties(cpu_sort PROPERTIES TIMEOUT 300)
