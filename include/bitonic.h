@@ -31,6 +31,15 @@ extern "C" {
 #define BITONIC_VERSION_MINOR 1
 #define BITONIC_VERSION_PATCH 0
 
+/* Marks the functions the library exports. A shared build compiles everything
+ * else hidden (-fvisibility=hidden), so only what these headers declare is
+ * part of the ABI; a static build links the same way. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BITONIC_API __attribute__((visibility("default")))
+#else
+#define BITONIC_API
+#endif
+
 typedef enum bitonic_status {
     BITONIC_SUCCESS = 0,
     BITONIC_ERROR_INVALID_ARGUMENT,  /* a NULL pointer, an unknown enum value, a count above capacity */
@@ -49,7 +58,7 @@ typedef enum bitonic_status {
 } bitonic_status;
 
 /* A short English sentence for a status; never NULL. */
-const char *bitonic_status_string(bitonic_status status);
+BITONIC_API const char *bitonic_status_string(bitonic_status status);
 
 typedef enum bitonic_order {
     BITONIC_ORDER_ASCENDING = 0,
@@ -131,10 +140,10 @@ typedef struct bitonic_context_desc {
      * backend max_strides_per_global_pass is the steps one draw runs (1..3,
      * default 1). */
     uint32_t tile_keys;
-    uint32_t tile_keys_per_thread;   /* a power of two, 2..32 */
+    uint32_t tile_keys_per_thread;   /* a power of two, 2..16 (more is clamped) */
     uint32_t max_strides_per_global_pass;
     uint32_t merge_chunk_keys;       /* keys one merge workgroup writes, a power of two */
-    uint32_t merge_keys_per_thread;  /* a power of two, 2..32 */
+    uint32_t merge_keys_per_thread;  /* a power of two, 2..16 (more is clamped) */
     /* From this many merge chunks (keys / merge_chunk_keys) up, each merge pass
      * finds its splits in a dispatch of its own (bitonic_vulkan.h). */
     uint32_t merge_split_pass_min_chunks;
@@ -253,11 +262,6 @@ typedef struct bitonic_context_desc {
      * instead of through shared memory once more: for measuring the difference. */
     bool merge_store_from_registers;
     bitonic_merge_kernel merge_kernel;
-    /* Runs a merge pass merges into one: 2, or 4 (half the passes over memory;
-     * shaders/merge4_pass.comp), 0 = the tuning's choice. Other values are
-     * invalid. Sorts with the direct merge kernel and past the largest binding
-     * merge two. */
-    uint32_t merge_ways;
     /* Merges load and store one key (and value) at a time instead of 16 bytes
      * at a time (where the buffers are 16-byte aligned): for measuring the
      * difference. */
@@ -325,8 +329,8 @@ typedef struct bitonic_context bitonic_context;
 /* desc may be NULL (all defaults). On failure *out_context is NULL. With the
  * default selection (and "vulkan") the logical device is made on the first
  * call that needs it, which then returns any failure to make it. */
-bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_context **out_context);
-void bitonic_context_destroy(bitonic_context *context);
+BITONIC_API bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_context **out_context);
+BITONIC_API void bitonic_context_destroy(bitonic_context *context);
 
 typedef struct bitonic_context_info {
     bitonic_backend backend;
@@ -373,7 +377,7 @@ typedef struct bitonic_context_info {
     uint32_t tile_sort_keys_per_thread;
 } bitonic_context_info;
 
-bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);
+BITONIC_API bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info);
 
 typedef struct bitonic_sort_options {
     bitonic_order order;
@@ -386,12 +390,12 @@ typedef struct bitonic_sort_options {
 /* The driver's statistics of each sort pipeline, one line each, when the context
  * was created with capture_pipeline_statistics and the device offers them;
  * otherwise BITONIC_ERROR_UNSUPPORTED. */
-bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, char *text, size_t capacity);
+BITONIC_API bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, char *text, size_t capacity);
 
 /* Sorts count 32-bit unsigned keys in host memory, in place. options may be NULL.
  * On the Vulkan backend this uploads, records the same sort that
  * bitonic_vulkan_record_sort() records, submits, waits and downloads. */
-bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,
+BITONIC_API bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t count,
                                 const bitonic_sort_options *options);
 
 /* Host memory that the GPU reaches directly ("pinned" memory, as CUDA users
@@ -407,48 +411,48 @@ bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *keys, size_t
  * destroying it (blocks left are freed with the context). bytes 0 or out_memory
  * NULL: BITONIC_ERROR_INVALID_ARGUMENT; BITONIC_ERROR_OUT_OF_HOST_MEMORY when
  * no memory at all could be had. */
-bitonic_status bitonic_host_alloc(bitonic_context *context, size_t bytes, void **out_memory);
+BITONIC_API bitonic_status bitonic_host_alloc(bitonic_context *context, size_t bytes, void **out_memory);
 /* NULL is ignored. */
-void bitonic_host_free(bitonic_context *context, void *memory);
+BITONIC_API void bitonic_host_free(bitonic_context *context, void *memory);
 
 /* Sorts count 32-bit keys of options->key_type in place (bitonic_sort_u32 with
  * a type). */
-bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options);
+BITONIC_API bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options);
 
 /* Sorts row_count independent rows of row_length keys each, stored one after
  * another, in one call: each row costs about what its own length costs. */
-bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
+BITONIC_API bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
                                  const bitonic_sort_options *options);
 
 /* Sorts segments of keys independently: segment s is keys[offsets[s] ..
  * offsets[s+1]) (offsets has segment_count + 1 entries, non-decreasing). Segments
  * are grouped by their length rounded up to a power of two and each group is
  * sorted as batched rows, so a segment costs at most about twice its length. */
-bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
+BITONIC_API bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
                                      size_t segment_count, const bitonic_sort_options *options);
 
 /* Sorts count keys and moves the 32-bit value at the same index with each key.
  * Equal keys come out ordered by value, or in input order with options->stable.
  * The GPU and the CPU path give the same result, element for element. */
-bitonic_status bitonic_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+BITONIC_API bitonic_status bitonic_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
                                   const bitonic_sort_options *options);
 
 /* The permutation that sorts keys (keys are left as they are): out_indices[r]
  * is the index of the key of rank r. Equal keys keep their input order, so it
  * is the stable argsort. count must be below 2^32 - 1. */
-bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
+BITONIC_API bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
                                const bitonic_sort_options *options);
 
 /* The inverse of the argsort: out_ranks[i] is the rank of key i in sorted
  * order (the boids seed's ValueIdxToKeyIdx). */
-bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
+BITONIC_API bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
                                 const bitonic_sort_options *options);
 
 /* Sorts count records of stride bytes each (an array of structs) by the
  * 32-bit key of options->key_type at key_offset in each record, for example
  * RGBA texels by one channel. Equal keys keep their input order. Done as a
  * (key, index) sort on the context's device and one gather of the records. */
-bitonic_status bitonic_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
+BITONIC_API bitonic_status bitonic_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
                                     size_t key_offset, const bitonic_sort_options *options);
 
 /* Range search on keys already sorted with the same options (order and key
@@ -456,7 +460,7 @@ bitonic_status bitonic_sort_records(bitonic_context *context, void *records, siz
  * out_end[i] the upper bound of highs[i], so positions [first, end) hold
  * exactly the keys between low and high (pass the same array twice for point
  * queries). In descending order pass the larger bound as the low. */
-bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
+BITONIC_API bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
                                     const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
                                     uint32_t *out_end, const bitonic_sort_options *options);
 
@@ -464,14 +468,14 @@ bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted
  * the buffer is host memory. */
 typedef struct bitonic_buffer bitonic_buffer;
 
-bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer);
-void bitonic_buffer_destroy(bitonic_buffer *buffer);
-bitonic_status bitonic_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count);
-bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count);
+BITONIC_API bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer);
+BITONIC_API void bitonic_buffer_destroy(bitonic_buffer *buffer);
+BITONIC_API bitonic_status bitonic_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count);
+BITONIC_API bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count);
 
 /* Values for pair sorts of a resident buffer, one per key. */
-bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count);
-bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count);
+BITONIC_API bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count);
+BITONIC_API bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count);
 
 /* Timing of one sort, filled when a pointer is given. GPU time comes from
  * timestamp queries around the recorded passes; on the CPU path it is the wall
@@ -488,17 +492,17 @@ typedef struct bitonic_timing {
 /* Sorts the first count keys of the buffer in place and waits for the result.
  * A key of a 64-bit type takes two 32-bit words of the buffer (upload and
  * download 2 x count words, little-endian). */
-bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+BITONIC_API bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                    bitonic_timing *out_timing);
 
 /* Sorts the first row_count x row_length keys of the buffer as independent
  * rows (bitonic_sort_rows on resident keys). */
-bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
+BITONIC_API bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
                                         const bitonic_sort_options *options, bitonic_timing *out_timing);
 
 /* Sorts the first count (key, value) pairs of the buffer, ordered by key, then
  * by value (options->stable is not taken here: use indices as the values). */
-bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+BITONIC_API bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
                                          bitonic_timing *out_timing);
 
 /* Where the last host-memory sort of this context (bitonic_sort,
@@ -524,7 +528,7 @@ typedef struct bitonic_host_timing {
 } bitonic_host_timing;
 
 /* BITONIC_ERROR_INVALID_ARGUMENT before the first host sort. */
-bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing);
+BITONIC_API bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing);
 
 /* Devices the library can see, for listing (`bitonic info`). Index i is the
  * Vulkan physical device index; the CPU path is not listed. */
@@ -545,7 +549,7 @@ typedef struct bitonic_device_info {
 
 /* Writes up to capacity entries and sets *out_count to the number of devices.
  * BITONIC_ERROR_VULKAN_UNAVAILABLE when there is no loader or no driver. */
-bitonic_status bitonic_list_devices(bitonic_device_info *out_devices, uint32_t capacity, uint32_t *out_count);
+BITONIC_API bitonic_status bitonic_list_devices(bitonic_device_info *out_devices, uint32_t capacity, uint32_t *out_count);
 
 #ifdef __cplusplus
 }

@@ -62,20 +62,20 @@ typedef enum bitonic_gles_layout {
 
 /* The texture size a host sort of count keys uses with this layout, given the
  * largest texture side. BITONIC_ERROR_TOO_LARGE when they do not fit. */
-bitonic_status bitonic_gles_texture_size(uint64_t count, bitonic_gles_layout layout, uint32_t max_texture_size,
+BITONIC_API bitonic_status bitonic_gles_texture_size(uint64_t count, bitonic_gles_layout layout, uint32_t max_texture_size,
                                          uint32_t *out_width, uint32_t *out_height);
 
 /* Steps of the network for count keys, and so its draws at one step per draw:
  * log2 N (log2 N + 1) / 2, N the next power of two at or above count (0 for
  * count <= 1). */
-uint32_t bitonic_gles_network_pass_count(uint64_t count);
+BITONIC_API uint32_t bitonic_gles_network_pass_count(uint64_t count);
 
 /* The most steps one draw runs: each fragment then reads 2^steps texels. */
 #define BITONIC_GLES_MAX_STEPS_PER_DRAW 3u
 
 /* Draws of a sort of count keys with up to steps_per_draw steps of one phase
  * per draw (0 means 1); 0 for an invalid steps_per_draw. */
-uint32_t bitonic_gles_draw_count(uint64_t count, uint32_t steps_per_draw);
+BITONIC_API uint32_t bitonic_gles_draw_count(uint64_t count, uint32_t steps_per_draw);
 
 /* Programs, a scratch texture and two framebuffers, made in the context that is
  * current when it is created; use and destroy it only with that context (or
@@ -97,8 +97,8 @@ typedef struct bitonic_gles_sorter_desc {
 /* desc may be NULL. BITONIC_ERROR_INVALID_ARGUMENT for steps_per_draw above
  * BITONIC_GLES_MAX_STEPS_PER_DRAW. BITONIC_ERROR_GLES_UNAVAILABLE when no context is current;
  * BITONIC_ERROR_UNSUPPORTED when it is below OpenGL ES 3.0. */
-bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, bitonic_gles_sorter **out_sorter);
-void bitonic_gles_sorter_destroy(bitonic_gles_sorter *sorter);
+BITONIC_API bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, bitonic_gles_sorter **out_sorter);
+BITONIC_API void bitonic_gles_sorter_destroy(bitonic_gles_sorter *sorter);
 
 typedef struct bitonic_gles_sort_info {
     /* The caller's texture: GL_TEXTURE_2D, level 0 of internal format
@@ -142,7 +142,7 @@ typedef struct bitonic_gles_sort_result {
  * render target (wrong format); BITONIC_ERROR_GL when a GL call failed (GL
  * errors pending before the call are cleared first, so only the sort's own
  * count). result may be NULL. */
-bitonic_status bitonic_gles_record_sort(bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info,
+BITONIC_API bitonic_status bitonic_gles_record_sort(bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info,
                                         bitonic_gles_sort_result *result);
 
 /* Host call on a context created with device "gles": sorts count RGBA records
@@ -152,7 +152,7 @@ bitonic_status bitonic_gles_record_sort(bitonic_gles_sorter *sorter, const biton
  * where the driver has GL_EXT_disjoint_timer_query, else wall time between two
  * glFinish calls; bitonic_context_info.gles_timer_query says which).
  * BITONIC_ERROR_UNSUPPORTED on any other backend. */
-bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *records, size_t count,
+BITONIC_API bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *records, size_t count,
                                          uint32_t component, const bitonic_sort_options *options,
                                          bitonic_timing *timing);
 

@@ -86,7 +86,7 @@ typedef struct bitonic_mpi_timing {
  * or none); a rank may give 0 keys (and NULL pointers). options may be NULL
  * (ascending u32). out_timing may be NULL. On failure the arrays hold the
  * rank's keys in an unspecified order (values still with their keys). */
-bitonic_status bitonic_mpi_sort(bitonic_context *context, MPI_Comm comm, void *keys, uint32_t *values,
+BITONIC_API bitonic_status bitonic_mpi_sort(bitonic_context *context, MPI_Comm comm, void *keys, uint32_t *values,
                                 size_t count, const bitonic_mpi_sort_options *options,
                                 bitonic_mpi_timing *out_timing);
 
@@ -103,13 +103,13 @@ typedef struct bitonic_mpi_result {
  * between splitters r - 1 and r (about count / ranks each, not exactly), in
  * out_result. keys and values are this rank's input; on return they hold it
  * sorted locally. On failure out_result is zeroed. */
-bitonic_status bitonic_mpi_sort_ranges(bitonic_context *context, MPI_Comm comm, void *keys, uint32_t *values,
+BITONIC_API bitonic_status bitonic_mpi_sort_ranges(bitonic_context *context, MPI_Comm comm, void *keys, uint32_t *values,
                                        size_t count, const bitonic_mpi_sort_options *options,
                                        bitonic_mpi_result *out_result, bitonic_mpi_timing *out_timing);
 
 /* Releases what bitonic_mpi_sort_ranges() allocated and zeroes the result;
  * NULL or a zeroed result is fine. */
-void bitonic_mpi_result_free(bitonic_mpi_result *result);
+BITONIC_API void bitonic_mpi_result_free(bitonic_mpi_result *result);
 
 #ifdef __cplusplus
 }

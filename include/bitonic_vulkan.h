@@ -47,7 +47,7 @@ typedef struct bitonic_vulkan_sorter_desc {
     uint32_t tile_keys_per_thread;
     uint32_t max_strides_per_global_pass;
     uint32_t merge_chunk_keys;          /* keys a merge workgroup writes, a power of two */
-    uint32_t merge_keys_per_thread;     /* a power of two, 2..32 */
+    uint32_t merge_keys_per_thread;     /* a power of two, 2..16 (more is clamped) */
     /* From this many merge chunks (count / merge_chunk_keys) up, each merge pass
      * finds its merge-path splits in a dispatch of its own instead of in every
      * merge workgroup (0: the tuning's choice). */
@@ -77,7 +77,6 @@ typedef struct bitonic_vulkan_sorter_desc {
     bool partition_window_staged_stores; /* the window merge stores through shared memory (see bitonic_context_desc) */
     bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */
     bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
-    uint32_t merge_ways;                /* runs a merge pass merges: 2 or 4, 0 = the tuning's (see bitonic_context_desc) */
     bool merge_scalar_io;               /* merges load and store one key at a time (for measuring) */
     bool tile_scalar_io;                /* the tile sort loads and stores one key at a time (for measuring) */
     /* Create the pipelines with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR so
@@ -127,10 +126,10 @@ typedef struct bitonic_vulkan_sorter_desc {
 
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;
 
-bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
+BITONIC_API bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
                                             bitonic_vulkan_sorter **out_sorter);
 /* The caller makes sure no recorded sort is still pending on the GPU. */
-void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter);
+BITONIC_API void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter);
 
 typedef struct bitonic_vulkan_sorter_info {
     uint32_t subgroup_size;
@@ -162,7 +161,7 @@ typedef struct bitonic_vulkan_sorter_info {
     uint32_t tile_sort_keys_per_thread;
 } bitonic_vulkan_sorter_info;
 
-void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);
+BITONIC_API void bitonic_vulkan_sorter_get_info(const bitonic_vulkan_sorter *sorter, bitonic_vulkan_sorter_info *out_info);
 
 typedef struct bitonic_vulkan_sort_info {
     /* count keys at keys_offset in keys (4 bytes each, 8 for 64-bit key types), sorted in place. The buffer needs
@@ -233,7 +232,7 @@ VkDeviceSize bitonic_vulkan_sort_scratch_bytes(const bitonic_vulkan_sorter *sort
  * (for example register count and spills), NUL-terminated and cut to capacity.
  * BITONIC_ERROR_UNSUPPORTED unless the sorter was created with
  * capture_pipeline_statistics. */
-bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter *sorter, char *text,
+BITONIC_API bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter *sorter, char *text,
                                                      size_t capacity);
 
 /* Number of passes (dispatches) bitonic_vulkan_record_sort() records for this
@@ -241,7 +240,7 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
  * dispatches, its splits and the merge; a partition sort's sort of its samples
  * counts as one); 0 if it would record none or the info is refused. With
  * profile_passes, a timestamp follows each of them. */
-uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info);
+BITONIC_API uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sort_info *info);
 
 /* Records the sort into command_buffer, which must be in the recording state,
  * outside a render pass, on a queue family with compute.
@@ -262,7 +261,7 @@ uint32_t bitonic_vulkan_sort_pass_count(const bitonic_vulkan_sorter *sorter, con
  * BITONIC_ERROR_TOO_LARGE and records nothing; so does a count above
  * bound_max_keys that device addresses cannot take (no scratch, rows, another
  * strategy, or a device without them). */
-bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+BITONIC_API bitonic_status bitonic_vulkan_record_sort(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                           const bitonic_vulkan_sort_info *info);
 
 typedef struct bitonic_vulkan_search_info {
@@ -290,7 +289,7 @@ typedef struct bitonic_vulkan_search_info {
  * are multiples of minStorageBufferOffsetAlignment. It begins with
  * COMPUTE_SHADER reads of keys, lows and highs and ends with COMPUTE_SHADER
  * writes of first and end; it leaves the same state undefined as a sort. */
-bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
+BITONIC_API bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                             const bitonic_vulkan_search_info *info);
 
 #ifdef __cplusplus

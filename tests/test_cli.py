@@ -7,6 +7,7 @@ key type, as must `--strategy transpose`'s; checks that bad input gets one clear
 exit, and no output file (an existing output is left untouched)."""
 import math
 import os
+import re
 import random
 import struct
 import subprocess
@@ -184,7 +185,25 @@ with tempfile.TemporaryDirectory() as scratch:
     r = run("sort", path("keys.bin"), path("x.bin"), "--device", "no such device")
     check(r.returncode != 0 and not os.path.exists(path("x.bin")), "unknown device: non-zero, no output")
     r = run("frobnicate")
-    check(r.returncode == 2 and "usage" in r.stderr, "unknown command prints usage")
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "see bitonic --help" in r.stderr,
+          "unknown command: one line that points at --help")
+    r = run("sort", "--frobnicate")
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "--frobnicate" in r.stderr,
+          "unknown option: one line naming it")
+    for words in (["--help"], ["-h"], ["help"], ["sort", "--help"], ["bench", "-h"]):
+        r = run(*words)
+        lines = r.stdout.splitlines()
+        check(r.returncode == 0 and lines and lines[0].startswith("usage: bitonic") and len(lines) <= 25 and
+              max(len(l) for l in lines) <= 100 and not r.stderr, f"{' '.join(words)}: the help, at most 25 lines")
+    r = run("--version")
+    check(r.returncode == 0 and re.fullmatch(r"bitonic \d+\.\d+\.\d+\n", r.stdout) is not None, "--version")
+    r = run("bench", "--tune", "help")
+    check(r.returncode == 0 and "merge-chunk=" in r.stdout and "partition-nested=" in r.stdout,
+          "--tune help lists the experiment settings")
+    for setting in ("merge-chunk=abc", "merge-chunk", "no-such-setting=1", "merge-kernel=fast"):
+        r = run("bench", "--device", "cpu", "--tune", setting)
+        check(r.returncode == 2 and r.stderr.count("\n") == 1 and "--help" in r.stderr,
+              f"--tune {setting}: refused in one line")
     r = run("info")
     check(r.returncode == 0 and "Chosen:" in r.stdout, "info names the chosen device")
     r = run("bench", "--device", "cpu", "--min-log", "10", "--max-log", "12", "--runs", "10", "--csv",
@@ -254,7 +273,7 @@ with tempfile.TemporaryDirectory() as scratch:
               and {row[1] for row in rows} == {"u32", "rgba_f32"}, "bench on gles verifies, passes = formula: "
               + r.stdout + r.stderr)
         r = run("bench", "--device", "gles", "--min-log", "10", "--max-log", "11", "--runs", "10", "--csv",
-                "--types", "u32,records", "--max-steps", "3")
+                "--types", "u32,records", "--tune", "max-steps=3")
         rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
         check(r.returncode == 0 and len(rows) == 4 and all(row[-1] == "1" and row[5] == "3" and row[6] == row[8]
               and int(row[6]) < int(row[7]) for row in rows), "bench on gles, 3 steps a draw: " + r.stdout + r.stderr)

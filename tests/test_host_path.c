@@ -499,7 +499,7 @@ static void test_census(test_counter *t, const char *root)
 
 /* Host sorts through imported arrays, staged arrays, and staged arrays cut into
  * chunks (chunk_bytes: the pipeline's smallest chunk, "0" for none). */
-static void test_transfers(test_counter *t, bool import, const char *chunk_bytes, uint32_t merge_ways)
+static void test_transfers(test_counter *t, bool import, const char *chunk_bytes)
 {
     setenv("BITONIC_IMPORT_MIN_BYTES", "0", 1);
     setenv("BITONIC_HOST_IMPORT", import ? "1" : "0", 1);
@@ -509,7 +509,6 @@ static void test_transfers(test_counter *t, bool import, const char *chunk_bytes
     bitonic_context_desc desc = test_desc(NULL);
     desc.no_disk_cache = true;
     desc.crossover_keys = 1;
-    desc.merge_ways = merge_ways;
     bitonic_context *context;
     bool created = bitonic_context_create(&desc, &context) == BITONIC_SUCCESS;
     unsetenv("BITONIC_IMPORT_MIN_BYTES");
@@ -716,11 +715,9 @@ int main(void)
     test_pipeline_cache(&t, root);
     test_device_choice(&t, root);
     test_census(&t, root);
-    test_transfers(&t, true, "0", 0);
-    test_transfers(&t, false, "0", 0);
-    test_transfers(&t, false, "16384", 0);
-    /* The chunks' merge of runs with four-run merges: their count kept even. */
-    test_transfers(&t, false, "16384", 4);
+    test_transfers(&t, true, "0");
+    test_transfers(&t, false, "0");
+    test_transfers(&t, false, "16384");
     test_pinned(&t);
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", root);

@@ -372,13 +372,6 @@ static void check_tail_passes(test_counter *t, bitonic_context_desc desc)
     check_tail_pass_counts(t, desc, "tail", small_sorts, 2, 1, true);
     static const tail_case past_small_sorts[] = {{TAIL_U32_KEYS, 19}, {TAIL_PAIRS, 18}, {TAIL_64BIT_KEYS, 17}};
     check_tail_pass_counts(t, desc, "large tail", past_small_sorts, 3, 5, true);
-    /* Four-run merges place no tail: there the tail is merged as a run of
-     * its own, and the sorts only have to come out right (pairs of 2^18 + 1
-     * came out unsorted with four-run merges when the last merge took the
-     * tail in whatever the merges were). */
-    desc.merge_ways = 4;
-    static const tail_case four_run_merges[] = {{TAIL_PAIRS, 18}, {TAIL_64BIT_KEYS, 17}};
-    check_tail_pass_counts(t, desc, "tail, four-run merges", four_run_merges, 2, 5, false);
 }
 
 /* A tail the tile pass places (2^k + m keys, m up to 32, one tile): every
@@ -492,12 +485,6 @@ int main(void)
     vulkan.merge_split_guided_min_chunks = 0;
     /* The merges' split searches on run samples, each way (merge_search_suites.h). */
     run_merge_search_suites(&t, vulkan, run_merge_searches);
-    /* The four-run merge (its spill pass included: segments past 1.5 pivot steps). */
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
-    vulkan.merge_ways = 4;
-    run_all(&t, &vulkan, "vulkan, 64-key tile, four-run merges");
-    vulkan.merge_ways = 0;
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
     vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
     run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
     vulkan.strategy = BITONIC_STRATEGY_MERGE;

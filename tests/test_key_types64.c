@@ -280,12 +280,6 @@ int main(void)
     vulkan.merge_split_guided_min_chunks = 0;
     /* The merges' split searches on run samples, each way (merge_search_suites.h). */
     run_merge_search_suites(&t, vulkan, run_merge_searches);
-    /* The four-run merge (its spill pass included: segments past 1.5 pivot steps). */
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
-    vulkan.merge_ways = 4;
-    run_all(&t, &vulkan, "vulkan, 64-key tile, four-run merges");
-    vulkan.merge_ways = 0;
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
     vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
     run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
     vulkan.strategy = BITONIC_STRATEGY_MERGE;

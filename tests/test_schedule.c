@@ -306,67 +306,9 @@ static void check_transpose_strategy(test_counter *t)
     }
 }
 
-/* The four-run merge (bitonic_reference_merge_four_runs) on keys whose runs of
- * run_keys are sorted: the same as sorting each group of four runs, segments
- * of at most 4 x step - 3 keys. digits > 0: the keys are the base-`alphabet`
- * digits of `digits` (every input of a length once, many ties); else random
- * keys below alphabet (0: any 64-bit key). */
-static bool four_run_merge_sorts(uint64_t n, uint64_t run_keys, uint64_t step, uint64_t alphabet, uint64_t digits,
-                                 uint64_t *seed)
-{
-    uint64_t *keys = malloc((n + 1) * sizeof *keys), *expected = malloc((n + 1) * sizeof *expected),
-             *out = malloc((n + 1) * sizeof *out);
-    bool ok = keys && expected && out;
-    for (uint64_t i = 0; ok && i < n; ++i) {
-        if (digits > 0) {
-            keys[i] = digits % alphabet;
-            digits /= alphabet;
-        } else {
-            uint64_t r = test_random_u64(seed);
-            keys[i] = alphabet ? r % alphabet : r;
-        }
-    }
-    for (uint64_t r = 0; ok && r < n; r += run_keys)
-        qsort(keys + r, n - r < run_keys ? n - r : run_keys, sizeof *keys, compare_u64);
-    if (ok) {
-        memcpy(expected, keys, n * sizeof *keys);
-        for (uint64_t g = 0; g < n; g += 4u * run_keys)
-            qsort(expected + g, n - g < 4u * run_keys ? n - g : 4u * run_keys, sizeof *expected, compare_u64);
-    }
-    uint64_t max_segment = 0;
-    ok = ok && bitonic_reference_merge_four_runs(keys, out, n, run_keys, step, &max_segment) &&
-         memcmp(out, expected, n * sizeof *out) == 0 && max_segment <= 4u * step - 3u;
-    free(keys);
-    free(expected);
-    free(out);
-    return ok;
-}
-
 int main(void)
 {
     test_counter t = {0};
-
-    /* The four-run merge: every input of up to 8 keys of 3 values (ties
-     * everywhere), runs of 1-3 keys, pivots every 1-6 keys; then random keys,
-     * ragged counts, with many ties and with none. */
-    bool every = true;
-    for (uint64_t run_keys = 1; run_keys <= 3; ++run_keys)
-        for (uint64_t step = 1; step <= 6; ++step)
-            for (uint64_t n = 0, inputs = 1; n <= 8; ++n, inputs *= 3)
-                for (uint64_t digits = 0; digits < inputs && every; ++digits)
-                    /* + inputs: the digits of the input stay, and the number is not 0. */
-                    every = four_run_merge_sorts(n, run_keys, step, 3, digits + inputs, NULL);
-    TEST_CHECK(&t, every, "four-run merge: every input of up to 8 keys of 3 values");
-    uint64_t merge_seed = 99;
-    const uint64_t merge_sizes[] = {1, 1000, 4096, 4097, 40000, 65536, 100003};
-    for (size_t k = 0; k < sizeof merge_sizes / sizeof merge_sizes[0]; ++k)
-        for (uint64_t alphabet = 0; alphabet <= 16; alphabet += 16) {
-            uint64_t n = merge_sizes[k];
-            TEST_CHECK(&t, four_run_merge_sorts(n, 1024, 256, alphabet, 0, &merge_seed) &&
-                               four_run_merge_sorts(n, 4096, 1024, alphabet, 0, &merge_seed) &&
-                               four_run_merge_sorts(n, 1000, 64, alphabet, 0, &merge_seed),
-                       "four-run merge: %" PRIu64 " random keys below %" PRIu64, n, alphabet);
-        }
 
     for (size_t i = 0; i < SHAPE_COUNT; ++i) {
         const shape *s = &shapes[i];

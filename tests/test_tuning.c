@@ -11,7 +11,7 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->tile_workgroup_size <= limits->max_workgroup_invocations &&
            tuning->tile_workgroup_size == 1u << (tuning->tile_log - tuning->tile_register_log) &&
            /* the merge sort of a tile: the same tile, its own keys a thread */
-           tuning->tile_sort_register_log >= 1 && tuning->tile_sort_register_log <= 5 &&
+           tuning->tile_sort_register_log >= 1 && tuning->tile_sort_register_log <= BITONIC_GPU_MAX_REGISTER_LOG &&
            tuning->tile_sort_register_log <= tuning->tile_log &&
            tuning->tile_sort_workgroup_size == 1u << (tuning->tile_log - tuning->tile_sort_register_log) &&
            tuning->tile_sort_workgroup_size <= limits->max_workgroup_invocations &&
@@ -29,12 +29,12 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            (tuning->short_tile_log == 0 ||
             (1u << tuning->tile_tail_log) <= (1u << (tuning->short_tile_log - tuning->short_tile_register_log))) &&
            tuning->global_workgroup_size <= limits->max_workgroup_invocations && tuning->max_global_steps >= 1 &&
-           tuning->max_global_steps <= 5 &&
+           tuning->max_global_steps <= BITONIC_GPU_MAX_REGISTER_LOG &&
            /* merge chunks: in shared memory, one workgroup, never wider than two tiles */
            tuning->merge_chunk_log >= 1 && tuning->merge_chunk_log <= tuning->tile_log + 1 &&
            bitonic_tile_shared_bytes(tuning->merge_chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
            tuning->merge_workgroup_size == 1u << (tuning->merge_chunk_log - tuning->merge_register_log) &&
-           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= 5 &&
+           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= BITONIC_GPU_MAX_REGISTER_LOG &&
            /* transpose blocks: in shared memory, whole rows of the block a workgroup */
            tuning->transpose_block_log >= 1 &&
            bitonic_transpose_shared_bytes(tuning->transpose_block_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
@@ -118,10 +118,10 @@ int main(void)
                        tuning.max_global_steps == 2 && fits(&lavapipe, 4, &tuning),
                "overrides: 32-key tile, 2 steps per pass");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 1u << 20, 0, 9, &tuning) && tuning.tile_log == 12 &&
-                       tuning.max_global_steps == 5, "overrides are clamped to the device and the kernels built");
-    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 32, 0, &tuning) && tuning.tile_register_log == 5 &&
-                       tuning.tile_log == 13 && tuning.tile_workgroup_size == 256 && fits(&h100, 4, &tuning),
-               "32 keys per thread: 256 threads hold the 8192-key tile");
+                       tuning.max_global_steps == 4, "overrides are clamped to the device and the kernels built");
+    TEST_CHECK(&t, bitonic_tuning_derive(&h100, 4, 0, 32, 0, &tuning) && tuning.tile_register_log == 4 &&
+                       tuning.tile_log == 13 && tuning.tile_workgroup_size == 512 && fits(&h100, 4, &tuning),
+               "32 keys per thread is clamped to the 16 the kernels are built for: 512 threads a 8192-key tile");
     const bitonic_device_limits h100_shuffle = {1024, 1024, 49152, 32, true, false, false, 0};
     const bitonic_device_limits lavapipe_shuffle = {1024, 1024, 32768, 8, true, false, false, 0};
     TEST_CHECK(&t, bitonic_tuning_derive(&h100_shuffle, 4, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&

@@ -225,7 +225,7 @@ int main(void)
     desc.merge_chunk_keys = 2;  /* one-thread merge workgroups */
     run_suite(&t, &desc, "32-key tile, 2-key merge chunks", max_log < 11 ? max_log : 11);
     desc.tile_keys = 256;
-    desc.max_strides_per_global_pass = 5;
+    desc.max_strides_per_global_pass = 4;
     desc.merge_chunk_keys = 64;
     desc.merge_keys_per_thread = 2;
     run_suite(&t, &desc, "256-key tile, 64-key merge chunks", max_log < 14 ? max_log : 14);
@@ -327,30 +327,12 @@ int main(void)
     desc.tile_keys = 256;
     desc.merge_chunk_keys = 64;
     desc.merge_keys_per_thread = 4;
-    /* Four-run merges (merge4_pass.comp): pivots every 64 keys (segments of up
-     * to 253 keys), and every 4 keys (the least chunk: pivot offsets of 0 and 1). */
     desc.merge_split_pass_min_chunks = 0;
-    desc.merge_ways = 4;
-    run_suite(&t, &desc, "256-key tile, four-run merges of 64-key pivot steps", max_log < 14 ? max_log : 14);
-    desc.merge_scalar_io = true;
-    run_suite(&t, &desc, "256-key tile, four-run merges, scalar loads", max_log < 13 ? max_log : 13);
-    desc.merge_scalar_io = false;
-    desc.tile_keys = 32;
-    desc.merge_chunk_keys = 2;
     desc.merge_keys_per_thread = 0;
-    run_suite(&t, &desc, "32-key tile, four-run merges of 4-key pivot steps", max_log < 11 ? max_log : 11);
-    desc.tile_keys = 0;
-    desc.merge_chunk_keys = 0;
     desc.max_strides_per_global_pass = 0;
     desc.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
-    run_suite(&t, &desc, "device tile, four-run merges", max_log);
-    desc.merge_ways = 3;
-    bitonic_context *three_ways = NULL;
-    TEST_CHECK(&t, bitonic_context_create(&desc, &three_ways) == BITONIC_ERROR_INVALID_ARGUMENT && !three_ways,
-               "merge_ways 3 is refused");
-    desc.merge_ways = 0;
     desc.tile_keys = 256;
-    desc.max_strides_per_global_pass = 5;
+    desc.max_strides_per_global_pass = 4;
     desc.merge_chunk_keys = 64;
     desc.merge_keys_per_thread = 4;
     desc.merge_split_pass_min_chunks = 1;
@@ -387,7 +369,7 @@ int main(void)
     run_suite(&t, &desc, "32-key tile, 2-key merge chunks, scalar loads", max_log < 11 ? max_log : 11);
     desc.merge_scalar_io = false;
     desc.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
-    desc.max_strides_per_global_pass = 5;
+    desc.max_strides_per_global_pass = 4;
     desc.merge_chunk_keys = 0;
     desc.merge_keys_per_thread = 0;
     desc.tile_keys = 0;
@@ -395,9 +377,9 @@ int main(void)
     run_suite(&t, &desc, "device tile, tile sort one key at a time", max_log < 15 ? max_log : 15);
     desc.tile_scalar_io = false;
     desc.tile_keys = 1024;
-    desc.tile_keys_per_thread = 32;
+    desc.tile_keys_per_thread = 16;
     desc.max_strides_per_global_pass = 3;
-    run_suite(&t, &desc, "1024-key tile, 32 keys a thread", max_log < 15 ? max_log : 15);
+    run_suite(&t, &desc, "1024-key tile, 16 keys a thread", max_log < 15 ? max_log : 15);
     desc.tile_keys = 0;
     desc.tile_keys_per_thread = 4;
     desc.max_strides_per_global_pass = 4;

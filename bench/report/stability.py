@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """stability.py: says whether a benchmark's numbers hold still.
 
-Joins the rows of several sweeps of `bitonic bench --csv --batch-log LOG` with the GPU's SM clock
+Joins the rows of several sweeps of `bitonic bench --csv --tune batch-log=LOG` with the GPU's SM clock
 sampled meanwhile (`nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv,noheader -lms 100`),
 so every row carries the clock seen during its timed batch, flags the rows whose clock was below the
 highest clock of the whole log, and checks that the sweeps agree row by row.

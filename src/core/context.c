@@ -71,8 +71,6 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
     if (!out_context)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_context = NULL;
-    if (desc && desc->merge_ways != 0 && desc->merge_ways != 2u && desc->merge_ways != 4u)
-        return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_context *context = calloc(1, sizeof *context);
     if (!context)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;

@@ -25,14 +25,6 @@
  *   level slowed in step with its shared bytes alone, as if NVIDIA's driver
  *   gave these pipelines about 64 KiB a multiprocessor (log entry 92), so
  *   1024-key chunks of 32-bit keys seem to run twelve workgroups by both limits.
- * - Four-run merges pivot every merge chunk (1024 keys; fewer where the spill
- *   pass's two buffers of four chunks do not fit shared memory) and merge up
- *   to 1.5 chunks at once in one buffer: on the H100 shared memory is what
- *   limits the workgroups a multiprocessor runs, so room for the longest
- *   segment made the merge 8x slower (docs/PERFORMANCE.md, log entry 32).
- *   The workgroup is as small as holds 1.5 chunks in two units of keys a
- *   thread. Two-run merges stay the default until the four-run merge is
- *   measured faster.
  * - Transpose blocks of 32 x 32 keys, 8 rows at a time (256 threads), smaller
  *   where shared memory or the workgroup is short: a row of 32 keys is a whole
  *   128-byte line of 32-bit keys both when read and when written, and 32 is
@@ -77,7 +69,6 @@
  * 2^22 (docs/PERFORMANCE.md, log entry 41). */
 #define MERGE_SPLIT_GUIDED_MIN_CHUNKS 16384u
 #define WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS 8192u
-#define PREFERRED_MERGE_WAYS 2u
 /* Merges below the split pass's threshold search their own splits on the run
  * samples from 16 chunks (2^14 keys), every key type. On the H100, against the
  * workgroup's k-ary search of the keys: pairs 4-8% and u64 6-9% faster at 2^14
@@ -234,11 +225,6 @@ uint64_t bitonic_tile_shared_bytes(uint32_t tile_log, uint32_t bytes_per_key)
     return (keys + (keys >> 5)) * bytes_per_key;
 }
 
-uint64_t bitonic_merge4_shared_bytes(uint32_t pivot_step_log, uint32_t bytes_per_key)
-{
-    return 2u * bitonic_tile_shared_bytes(pivot_step_log + 2u, bytes_per_key);
-}
-
 uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_key)
 {
     uint64_t side = (uint64_t)1 << block_log;
@@ -359,7 +345,7 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
         wanted_chunk_log = bitonic_ceil_log2(chunk_keys_override);
     uint32_t wanted_register_log = bytes_per_key > 4u ? WIDE_PREFERRED_MERGE_REGISTER_LOG : PREFERRED_MERGE_REGISTER_LOG;
     if (keys_per_thread_override != 0)
-        wanted_register_log = min_u32(bitonic_ceil_log2(keys_per_thread_override), BITONIC_MAX_STEP_GROUP_LOG);
+        wanted_register_log = min_u32(bitonic_ceil_log2(keys_per_thread_override), BITONIC_GPU_MAX_REGISTER_LOG);
     /* The largest chunk up to the wanted one that fits shared memory, the
      * workgroup limit and tile_log + 1 (at least 2: a 4-key chunk of 2 threads). */
     for (uint32_t chunk_log = min_u32(wanted_chunk_log < 2u ? 2u : wanted_chunk_log, tuning->tile_log + 1u);
@@ -387,26 +373,6 @@ bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t byte
                 limits->subgroup_ballot &&
                 (bytes_per_key > 4u ? WIDE_MERGE_FUSED_SPLIT_BY_SUBGROUP : MERGE_FUSED_SPLIT_BY_SUBGROUP);
             tuning->merge_store_from_registers = false;
-            /* The four-run merge: the pivot step the chunk is, or less where its
-             * two halves do not fit shared memory. */
-            tuning->merge_ways = 2u;
-            tuning->merge4_pivot_step_log = 0;
-            tuning->merge4_spill_workgroup_size = min_u32(2u * tuning->merge_workgroup_size, max_threads);
-            for (uint32_t step_log = chunk_log; step_log >= 1u && tuning->merge4_pivot_step_log == 0; --step_log)
-                if (bitonic_merge4_shared_bytes(step_log, bytes_per_key) <= limits->max_shared_memory_bytes)
-                    tuning->merge4_pivot_step_log = step_log;
-            /* Two units of keys a thread hold round one's units (capacity /
-             * keys-a-thread, plus one ragged unit a pair) and round two's. */
-            uint32_t step = 1u << tuning->merge4_pivot_step_log, keys = 1u << register_log;
-            tuning->merge4_capacity = step + step / 2u;
-            uint32_t units = tuning->merge4_capacity / keys + 2u, threads = 1u;
-            while (2u * threads < units || 2u * threads * keys < tuning->merge4_capacity)
-                threads *= 2u;
-            tuning->merge4_workgroup_size = threads;
-            if (tuning->merge4_pivot_step_log != 0 && threads <= max_threads)
-                tuning->merge_ways = PREFERRED_MERGE_WAYS;
-            else
-                tuning->merge4_pivot_step_log = 0;
             set_partition(limits, bytes_per_key, max_threads, tuning);
             return true;
         }
@@ -464,7 +430,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     if (keys_per_thread_override != 0) {
         preferred_register_log = bitonic_ceil_log2(keys_per_thread_override);
         preferred_register_log = preferred_register_log < 1u ? 1u : preferred_register_log;
-        preferred_register_log = min_u32(preferred_register_log, BITONIC_MAX_STEP_GROUP_LOG);
+        preferred_register_log = min_u32(preferred_register_log, BITONIC_GPU_MAX_REGISTER_LOG);
     }
     uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
     if (max_threads == 0 || bytes_per_key == 0)
@@ -543,7 +509,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
 
     uint32_t steps = PREFERRED_GLOBAL_STEPS;
     if (max_steps_override != 0)
-        steps = min_u32(max_steps_override, BITONIC_MAX_STEP_GROUP_LOG);
+        steps = min_u32(max_steps_override, BITONIC_GPU_MAX_REGISTER_LOG);
     out->max_global_steps = steps;
     out->global_workgroup_size = min_u32(PREFERRED_GLOBAL_WORKGROUP, max_threads);
     return derive_transpose(limits, bytes_per_key, max_threads, out) &&

@@ -7,6 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The most keys a thread (log2) the GPU kernels are built for
+ * (shaders/CMakeLists.txt, register_logs): the tuning never asks for more, and
+ * an override above it is clamped. 32 keys a thread (5) was never derived,
+ * and held 40% of the embedded SPIR-V. */
+#define BITONIC_GPU_MAX_REGISTER_LOG 4u
+
 typedef struct bitonic_device_limits {
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_size_x;
@@ -104,21 +110,6 @@ typedef struct bitonic_tuning {
      * not bandwidth, and the direct merge also takes in the tail past a power of
      * two (src/core/schedule.h, merge_tail_log). */
     uint64_t merge_direct_max_keys;
-    /* Four-run merges (merge4_pass.comp): with merge_ways 4 every two merge
-     * levels are one pass over memory. Pivots lie every 2^merge4_pivot_step_log
-     * keys of a run, a workgroup merges one pivot's segment (at most four
-     * steps of keys, two halves of them in shared memory) with
-     * merge4_workgroup_size threads of 2^merge_register_log keys. A
-     * merge4_pivot_step_log of 0: the device cannot run it (merge_ways 2). */
-    uint32_t merge_ways;
-    uint32_t merge4_pivot_step_log;
-    uint32_t merge4_workgroup_size;
-    /* Keys a four-run merge workgroup merges at once: longer segments (random
-     * runs give up to about 1.4 pivot steps) go to the spill pass, whose
-     * workgroups of merge4_spill_workgroup_size threads have room for four
-     * pivot steps. */
-    uint32_t merge4_capacity;
-    uint32_t merge4_spill_workgroup_size;
     /* Merges load and store 16 bytes at a time (four 32-bit keys or values,
      * two 64-bit keys) where the buffers are 16-byte aligned. */
     bool merge_vector_io;
@@ -195,9 +186,6 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
                               uint32_t keys_per_thread_override, bitonic_tuning *tuning);
 
-/* Shared memory a four-run spill workgroup takes with pivots every
- * 2^pivot_step_log keys: two buffers of four steps of keys, padded as a tile. */
-uint64_t bitonic_merge4_shared_bytes(uint32_t pivot_step_log, uint32_t bytes_per_key);
 /* Shared memory a transpose block of 2^block_log x 2^block_log keys takes, with
  * one word of padding a row (the transpose kernel's layout). */
 uint64_t bitonic_transpose_shared_bytes(uint32_t block_log, uint32_t bytes_per_key);

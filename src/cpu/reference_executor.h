@@ -34,20 +34,6 @@ typedef struct bitonic_reference_config {
 bool bitonic_reference_run(const bitonic_pass *passes, uint32_t pass_count, const bitonic_reference_config *config,
                            uint64_t *keys, uint64_t count);
 
-/* The merge of four runs a pass planned for the GPU (docs/PERFORMANCE.md, log
- * entry 30): merges each group of four neighbouring sorted runs of run_keys keys
- * of keys[0 .. count-1] (the last group ragged) into out, as a split dispatch
- * and a merge dispatch would. The first key of every run and every
- * pivot_step-th key from an offset of run x pivot_step / 4 are its pivots;
- * the split finds, for each pivot, how many keys of each of the four runs go
- * before it in the order (key, run, index), three binary searches; the merge
- * of a pivot writes the keys from its own cut to the cut of the pivot that
- * follows it (the smallest rank among the first pivot of each run at or past
- * its cut), at most 4 x pivot_step - 3 keys. Returns false when memory runs
- * out or a check fails (cuts not ordered, segments not covering the group);
- * out_max_segment (may be NULL) gets the longest segment. */
-bool bitonic_reference_merge_four_runs(const uint64_t *keys, uint64_t *out, uint64_t count, uint64_t run_keys,
-                                       uint64_t pivot_step, uint64_t *out_max_segment);
 
 /* Runs step group `group` over every group index below group_count. */
 void bitonic_reference_run_step_group(const bitonic_step_group *group, uint64_t group_count, uint64_t first_key,

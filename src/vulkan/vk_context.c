@@ -440,7 +440,6 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                               .merge_fused_split_searcher = desc->merge_fused_split_searcher,
                                               .merge_store_from_registers = desc->merge_store_from_registers,
                                               .merge_kernel = desc->merge_kernel,
-                                              .merge_ways = desc->merge_ways,
                                               .merge_scalar_io = desc->merge_scalar_io,
                                               .tile_scalar_io = desc->tile_scalar_io,
                                               .capture_pipeline_statistics = statistics,

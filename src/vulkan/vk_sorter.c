@@ -157,9 +157,6 @@ typedef struct sorter_variant {
      * tuning.merge_split_guided_min_chunks chunks (tuning.c says why). */
     VkPipeline merge_split_guided_pipeline;
     VkPipeline transpose_pipeline;    /* TRANSPOSE passes of the transpose strategy */
-    VkPipeline merge4_pipeline;       /* four-run merges (tuning.merge_ways 4) */
-    VkPipeline merge4_cut_pipeline;   /* ... the cut pass before each */
-    VkPipeline merge4_spill_pipeline; /* ... and the spill pass after each */
     VkPipeline partition_pipeline;    /* the partition sort's steps (partition_pass.comp) */
     /* Its scatter on half tiles (STORED_PLACES), for keys of at most 8
      * bytes with their values; VK_NULL_HANDLE where tiles are never halved. */
@@ -296,102 +293,83 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
     *out_max_storage_range = limits->maxStorageBufferRange;
 }
 
-#define SPIRV_MODULE(name) ((bitonic_spirv){name, name##_size})
+#define SPIRV_MODULE(name) ((bitonic_spirv){name, name##_size, 0})
 /* The module of `form` (a bitonic_kernel_form in scope), pairs of 32-bit keys
  * from values_module. */
-#define SPIRV_SELECT_FORMS(kernel, r, values_module)                                               \
-    (form.key64 ? (form.with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_values_r##r)       \
-                                    : SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r##r))             \
-                : (form.with_values ? (values_module) : SPIRV_MODULE(bitonic_spirv_##kernel##_r##r)))
-#define SPIRV_SELECT(kernel, r)                                                                    \
-    SPIRV_SELECT_FORMS(kernel, r,                                                                  \
-                       form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r##r) \
-                                           : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
+#define SPIRV_SELECT_FORMS(kernel, values_module)                                                  \
+    (form.key64 ? (form.with_values ? SPIRV_MODULE(bitonic_module_##kernel##_k64_values)            \
+                                    : SPIRV_MODULE(bitonic_module_##kernel##_k64))                  \
+                : (form.with_values ? (values_module) : SPIRV_MODULE(bitonic_module_##kernel)))
+#define SPIRV_SELECT(kernel)                                                                       \
+    SPIRV_SELECT_FORMS(kernel, form.pairs_as_int64 ? SPIRV_MODULE(bitonic_module_##kernel##_values_i64) \
+                                                   : SPIRV_MODULE(bitonic_module_##kernel##_values))
 /* The device-address builds: one build of pairs, which compares them as 64-bit integers. */
-#define SPIRV_SELECT_WIDE(kernel, r) SPIRV_SELECT_FORMS(kernel, r, SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
-#define SPIRV_CASE(kernel, r) \
-    case r: return SPIRV_SELECT(kernel, r);
+#define SPIRV_SELECT_WIDE(kernel) SPIRV_SELECT_FORMS(kernel, SPIRV_MODULE(bitonic_module_##kernel##_values))
 /* A kernel built twice: with bound buffers, and with device addresses (_wide). */
-#define SPIRV_CASE_WIDE(kernel, r) \
-    case r: return wide ? SPIRV_SELECT_WIDE(kernel##_wide, r) : SPIRV_SELECT(kernel, r);
+#define SPIRV_SELECT_BOUND_OR_WIDE(kernel) (wide ? SPIRV_SELECT_WIDE(kernel##_wide) : SPIRV_SELECT(kernel))
+
+/* spirv made for 2^register_log keys a thread: none past what the tuning picks. */
+static bitonic_spirv with_registers(bitonic_spirv spirv, uint32_t register_log)
+{
+    if (register_log == 0 || register_log > BITONIC_GPU_MAX_REGISTER_LOG)
+        return (bitonic_spirv){NULL, 0, 0};
+    spirv.register_log = register_log;
+    return spirv;
+}
 
 bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    switch (register_log) {
-        SPIRV_CASE_WIDE(tile_pass, 1) SPIRV_CASE_WIDE(tile_pass, 2) SPIRV_CASE_WIDE(tile_pass, 3)
-        SPIRV_CASE_WIDE(tile_pass, 4) SPIRV_CASE_WIDE(tile_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(tile_pass), register_log);
 }
 
 bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    switch (register_log) {
-        SPIRV_CASE_WIDE(tile_shuffle_pass, 1) SPIRV_CASE_WIDE(tile_shuffle_pass, 2)
-        SPIRV_CASE_WIDE(tile_shuffle_pass, 3) SPIRV_CASE_WIDE(tile_shuffle_pass, 4)
-        SPIRV_CASE_WIDE(tile_shuffle_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(tile_shuffle_pass), register_log);
 }
 
 bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    switch (register_log) {
-        SPIRV_CASE_WIDE(tile_sort_pass, 1) SPIRV_CASE_WIDE(tile_sort_pass, 2)
-        SPIRV_CASE_WIDE(tile_sort_pass, 3) SPIRV_CASE_WIDE(tile_sort_pass, 4)
-        SPIRV_CASE_WIDE(tile_sort_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(tile_sort_pass), register_log);
 }
 
 bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
 {
-    switch (register_log) {
-        SPIRV_CASE(tile_sort_lanes_pass, 1) SPIRV_CASE(tile_sort_lanes_pass, 2)
-        SPIRV_CASE(tile_sort_lanes_pass, 3) SPIRV_CASE(tile_sort_lanes_pass, 4)
-        SPIRV_CASE(tile_sort_lanes_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    return with_registers(SPIRV_SELECT(tile_sort_lanes_pass), register_log);
 }
 
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bitonic_kernel_form form)
 {
-    switch (register_log) {
-        SPIRV_CASE(global_pass, 1) SPIRV_CASE(global_pass, 2) SPIRV_CASE(global_pass, 3)
-        SPIRV_CASE(global_pass, 4) SPIRV_CASE(global_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    return with_registers(SPIRV_SELECT(global_pass), register_log);
 }
 
+/* The split pass and the transpose hold no keys in registers: one each. */
 bitonic_spirv bitonic_spirv_merge_split(bitonic_kernel_form form, bool wide)
 {
-    switch (1) { SPIRV_CASE_WIDE(merge_split, 1) }
+    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(merge_split), 1u);
 }
 
 bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form)
 {
-    switch (1) { SPIRV_CASE(transpose_pass, 1) }
+    return with_registers(SPIRV_SELECT(transpose_pass), 1u);
 }
 
 bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan)
 {
-    if (subgroup_scan)
-        switch (1) { SPIRV_CASE(partition_lanes_pass, 1) }
-    switch (1) { SPIRV_CASE(partition_pass, 1) }
+    return subgroup_scan ? SPIRV_SELECT(partition_lanes_pass) : SPIRV_SELECT(partition_pass);
 }
 
 /* The kernels of STORED_PLACES are built for 32-bit keys alone and with
  * values, and for 64-bit keys alone. */
 #define SPIRV_SELECT_STORED_PLACES(kernel)                                                       \
-    (form.key64             ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r1)                      \
-     : !form.with_values    ? SPIRV_MODULE(bitonic_spirv_##kernel##_r1)                          \
-     : form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r1)               \
-                           : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r1))
+    (form.key64             ? SPIRV_MODULE(bitonic_module_##kernel##_k64)                         \
+     : !form.with_values    ? SPIRV_MODULE(bitonic_module_##kernel)                               \
+     : form.pairs_as_int64 ? SPIRV_MODULE(bitonic_module_##kernel##_values_i64)                  \
+                           : SPIRV_MODULE(bitonic_module_##kernel##_values))
 
 bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool subgroup_scan)
 {
     if (form.key64 && form.with_values)
-        return (bitonic_spirv){NULL, 0};
+        return (bitonic_spirv){NULL, 0, 0};
     return subgroup_scan ? SPIRV_SELECT_STORED_PLACES(partition_lanes_stored_pass)
                          : SPIRV_SELECT_STORED_PLACES(partition_stored_pass);
 }
@@ -399,66 +377,25 @@ bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     if (wide)  /* not built: the device-address merge is the direct one */
-        return (bitonic_spirv){NULL, 0};
-    switch (register_log) {
-        SPIRV_CASE(merge_pass, 1) SPIRV_CASE(merge_pass, 2) SPIRV_CASE(merge_pass, 3)
-        SPIRV_CASE(merge_pass, 4) SPIRV_CASE(merge_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+        return (bitonic_spirv){NULL, 0, 0};
+    return with_registers(SPIRV_SELECT(merge_pass), register_log);
 }
 
 bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
 {
-    switch (register_log) {
-        SPIRV_CASE(merge_lanes_pass, 1) SPIRV_CASE(merge_lanes_pass, 2) SPIRV_CASE(merge_lanes_pass, 3)
-        SPIRV_CASE(merge_lanes_pass, 4) SPIRV_CASE(merge_lanes_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    return with_registers(SPIRV_SELECT(merge_lanes_pass), register_log);
 }
 
 bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes)
 {
-#define SPIRV_UNPACK_CASE(r)                                                                  \
-    case r:                                                                                   \
-        return lanes ? SPIRV_MODULE(bitonic_spirv_merge_lanes_pass_k64_unpack_r##r)          \
-                     : SPIRV_MODULE(bitonic_spirv_merge_pass_k64_unpack_r##r);
-    switch (register_log) {
-        SPIRV_UNPACK_CASE(1) SPIRV_UNPACK_CASE(2) SPIRV_UNPACK_CASE(3) SPIRV_UNPACK_CASE(4) SPIRV_UNPACK_CASE(5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-#undef SPIRV_UNPACK_CASE
+    return with_registers(lanes ? SPIRV_MODULE(bitonic_module_merge_lanes_pass_k64_unpack)
+                                : SPIRV_MODULE(bitonic_module_merge_pass_k64_unpack),
+                          register_log);
 }
 
 bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    switch (register_log) {
-        SPIRV_CASE_WIDE(merge_direct, 1) SPIRV_CASE_WIDE(merge_direct, 2) SPIRV_CASE_WIDE(merge_direct, 3)
-        SPIRV_CASE_WIDE(merge_direct, 4) SPIRV_CASE_WIDE(merge_direct, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_merge4_pass(uint32_t register_log, bitonic_kernel_form form)
-{
-    switch (register_log) {
-        SPIRV_CASE(merge4_pass, 1) SPIRV_CASE(merge4_pass, 2) SPIRV_CASE(merge4_pass, 3)
-        SPIRV_CASE(merge4_pass, 4) SPIRV_CASE(merge4_pass, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_merge4_cut(bitonic_kernel_form form)
-{
-    switch (1) { SPIRV_CASE(merge4_cut, 1) }
-}
-
-bitonic_spirv bitonic_spirv_merge4_spill(uint32_t register_log, bitonic_kernel_form form)
-{
-    switch (register_log) {
-        SPIRV_CASE(merge4_spill, 1) SPIRV_CASE(merge4_spill, 2) SPIRV_CASE(merge4_spill, 3)
-        SPIRV_CASE(merge4_spill, 4) SPIRV_CASE(merge4_spill, 5)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(merge_direct), register_log);
 }
 
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
@@ -469,6 +406,9 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
         return VK_ERROR_FEATURE_NOT_PRESENT;
     if (constant_count > 8u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
+    /* The kernel's constants are ids 0 .. constant_count - 1; its keys a
+     * thread is id 16 (REGISTER_LOG, shaders/registers.glsl), where it has one. */
+    enum { REGISTER_LOG_CONSTANT_ID = 16 };
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
     VkShaderModuleCreateInfo module_info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -477,11 +417,20 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[8];
-    for (uint32_t i = 0; i < constant_count; ++i)
+    VkSpecializationMapEntry entries[9];
+    uint32_t data[9];
+    for (uint32_t i = 0; i < constant_count; ++i) {
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
-    VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
-                                           .dataSize = constant_count * 4u, .pData = constants};
+        data[i] = constants[i];
+    }
+    uint32_t entry_count = constant_count;
+    if (spirv.register_log != 0) {
+        entries[entry_count] = (VkSpecializationMapEntry){.constantID = REGISTER_LOG_CONSTANT_ID,
+                                                          .offset = entry_count * 4u, .size = 4};
+        data[entry_count++] = spirv.register_log;
+    }
+    VkSpecializationInfo specialization = {.mapEntryCount = entry_count, .pMapEntries = entries,
+                                           .dataSize = entry_count * 4u, .pData = data};
     VkComputePipelineCreateInfo pipeline_info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -545,9 +494,6 @@ typedef enum pipeline_kind {
     PIPELINE_MERGE_SPLIT_BINARY,
     PIPELINE_MERGE_SPLIT_GUIDED,
     PIPELINE_TRANSPOSE,
-    PIPELINE_MERGE4,
-    PIPELINE_MERGE4_CUT,
-    PIPELINE_MERGE4_SPILL,
     PIPELINE_PARTITION,
     PIPELINE_WINDOW_MERGE,
     PIPELINE_WINDOW_SPLIT,
@@ -698,28 +644,6 @@ static VkResult ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
                                bitonic_spirv_merge_split(form, wide), merge_constants, 5,
                                &variant->merge_split_guided_pipeline);
-    case PIPELINE_MERGE4:
-    case PIPELINE_MERGE4_CUT:
-    case PIPELINE_MERGE4_SPILL: {
-        if (wide || tuning->merge4_pivot_step_log == 0)
-            return VK_ERROR_FEATURE_NOT_PRESENT;
-        VkPipeline *pipeline = kind == PIPELINE_MERGE4       ? &variant->merge4_pipeline
-                               : kind == PIPELINE_MERGE4_CUT ? &variant->merge4_cut_pipeline
-                                                             : &variant->merge4_spill_pipeline;
-        if (*pipeline != VK_NULL_HANDLE)
-            return VK_SUCCESS;
-        /* The cut pass runs a thread a pivot in the two-run split pass's workgroups. */
-        uint32_t merge4_constants[3] = {kind == PIPELINE_MERGE4       ? tuning->merge4_workgroup_size
-                                        : kind == PIPELINE_MERGE4_CUT ? tuning->merge_workgroup_size
-                                                                      : tuning->merge4_spill_workgroup_size,
-                                        tuning->merge4_pivot_step_log, tuning->merge4_capacity};
-        bitonic_spirv spirv =
-            kind == PIPELINE_MERGE4       ? bitonic_spirv_merge4_pass(tuning->merge_register_log, form)
-            : kind == PIPELINE_MERGE4_CUT ? bitonic_spirv_merge4_cut(form)
-                                          : bitonic_spirv_merge4_spill(tuning->merge_register_log, form);
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout, spirv, merge4_constants,
-                               kind == PIPELINE_MERGE4 ? 3u : 2u, pipeline);
-    }
     case PIPELINE_PARTITION: {
         /* Both of the partition's pipelines. */
         if (wide || tuning->partition_max_splitters == 0)
@@ -802,13 +726,6 @@ static VkResult create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
         result = ensure_pipeline(sorter, variant, PIPELINE_MERGE_SPLIT_GUIDED, 0);
     if (result == VK_SUCCESS && !variant->wide)
         result = ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
-    /* The four-run merge wherever the device can run it: a sort may ask for it. */
-    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
-        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
-    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
-        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
-    if (result == VK_SUCCESS && !variant->wide && variant->tuning.merge4_pivot_step_log != 0)
-        result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
     bool partitions = !variant->wide && variant->tuning.partition_min_keys != UINT64_MAX &&
                       variant->tuning.partition_max_splitters != 0 && !variant->tuning.merge_direct;
     if (result == VK_SUCCESS && partitions)
@@ -858,8 +775,8 @@ static VkResult ensure_search_pipeline(bitonic_vulkan_sorter *sorter, bool key64
     uint32_t workgroup = SEARCH_WORKGROUP < sorter->limits.max_workgroup_invocations
                              ? SEARCH_WORKGROUP
                              : sorter->limits.max_workgroup_invocations;
-    bitonic_spirv spirv = key64 ? (bitonic_spirv){bitonic_spirv_search_k64, bitonic_spirv_search_k64_size}
-                                : (bitonic_spirv){bitonic_spirv_search, bitonic_spirv_search_size};
+    bitonic_spirv spirv = key64 ? SPIRV_MODULE(bitonic_module_search_k64)
+                                : SPIRV_MODULE(bitonic_module_search);
     return create_pipeline(sorter, sorter->pipeline_cache, sorter->search_pipeline_layout, spirv, &workgroup, 1,
                            pipeline);
 }
@@ -1021,7 +938,6 @@ static bool pairs_pack_fits(const bitonic_vulkan_sorter *sorter)
            a->merge_split_guided_min_chunks == b->merge_split_guided_min_chunks &&
            a->merge_split_samples == b->merge_split_samples &&
            a->merge_fused_split_min_chunks == b->merge_fused_split_min_chunks && a->merge_direct == b->merge_direct &&
-           a->merge_ways == b->merge_ways && a->merge4_pivot_step_log == b->merge4_pivot_step_log &&
            a->partition_min_keys == b->partition_min_keys && a->partition_levels == b->partition_levels &&
            a->partition_nested_min_levels == b->partition_nested_min_levels &&
            a->partition_fallback_in_batches == b->partition_fallback_in_batches &&
@@ -1038,8 +954,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_sorter = NULL;
     if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE ||
-        (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
-        (desc->merge_ways != 0 && desc->merge_ways != 2u && desc->merge_ways != 4u))
+        (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_vulkan_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
@@ -1116,8 +1031,6 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
             sorter->variants[variant].tuning.tile_vector_io = false;
         if (desc->network_tile_sort)
             sorter->variants[variant].tuning.tile_merge_sort = false;
-        if (desc->merge_ways == 2u || (desc->merge_ways == 4u && sorter->variants[variant].tuning.merge4_pivot_step_log != 0))
-            sorter->variants[variant].tuning.merge_ways = desc->merge_ways;
         /* Pairs of 32-bit keys compare as one 64-bit integer where the device has shaderInt64. */
         bitonic_kernel_form form = {.with_values = with_values, .key64 = key64,
                                     .pairs_as_int64 = with_values && !key64 && desc->enable_64bit_keys};
@@ -1183,9 +1096,6 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->merge_split_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_binary_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_split_guided_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->merge4_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->merge4_cut_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->merge4_spill_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->transpose_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->partition_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->partition_half_scatter_pipeline, sorter->allocator);
@@ -1320,13 +1230,6 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
         snprintf(name, sizeof name, "transpose%s (%u x %u keys)", kind, 1u << variant->tuning.transpose_block_log,
                  1u << variant->tuning.transpose_block_log);
         report_pipeline(sorter, variant->transpose_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "four-run merge%s (%u keys/thread, pivots every %u keys)", kind,
-                 1u << variant->tuning.merge_register_log, 1u << variant->tuning.merge4_pivot_step_log);
-        report_pipeline(sorter, variant->merge4_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "four-run merge cuts%s", kind);
-        report_pipeline(sorter, variant->merge4_cut_pipeline, name, text, capacity, &used);
-        snprintf(name, sizeof name, "four-run merge spill%s", kind);
-        report_pipeline(sorter, variant->merge4_spill_pipeline, name, text, capacity, &used);
         snprintf(name, sizeof name, "partition steps%s (up to %u splitters, scatter tiles of %u keys, scans %s)",
                  kind, variant->tuning.partition_max_splitters,
                  variant->tuning.partition_workgroup_size * variant->tuning.partition_scatter_keys,
@@ -1465,17 +1368,12 @@ typedef struct sort_plan {
     uint32_t pass_count;             /* passes of the schedule */
     uint32_t dispatch_count;         /* what is recorded: a split pass adds one per merge */
     bitonic_pass passes[BITONIC_SCHEDULE_MAX_PASSES];
-    /* Four-run merges (tuning.merge_ways 4, plan_four_way_merges): which MERGE
-     * passes merge four runs of 2^(phase - 2) keys instead of two, each after a
-     * cut pass whose cuts lie where the split pass's splits would. */
-    bool four_way_possible;
     /* The merges are direct (merge_pass.comp, DIRECT_MERGE): the variant's
      * merge, or a small sort's (tuning.merge_direct_max_keys). */
     bool merge_direct;
     /* One tile merge sort of a plain array of up to 2^short_tile_log keys:
      * its pass runs on the short tile (tuning.short_tile_log). */
     bool short_tile;
-    bool four_way[BITONIC_SCHEDULE_MAX_PASSES];
     /* The partition sort (plan_partition, record_partition_sort): the passes
      * are the tile sort, the merges up to windows of 2^window_log keys and the
      * window merge; the fallback, one indirect dispatch, comes after them. Its
@@ -1529,50 +1427,6 @@ static VkPipeline split_pipeline(const sorter_variant *variant, const sort_plan 
     return plan->split_search == SPLIT_SEARCH_GUIDED   ? variant->merge_split_guided_pipeline
            : plan->split_search == SPLIT_SEARCH_BINARY ? variant->merge_split_binary_pipeline
                                                        : variant->merge_split_pipeline;
-}
-
-/* Pivot slots of a four-run merge into runs of 2^phase keys of count keys
- * (shaders/merge4_pass.comp numbers them group by group, run by run). */
-static uint64_t merge4_slots(const bitonic_tuning *tuning, uint64_t count, uint32_t phase)
-{
-    uint64_t run_keys = (uint64_t)1 << (phase - 2u), step = (uint64_t)1 << tuning->merge4_pivot_step_log;
-    uint64_t per_run = (run_keys - 1u + 3u * (step / 4u)) / step + 1u;
-    uint64_t groups = (count + 4u * run_keys - 1u) / (4u * run_keys);
-    return groups * 4u * per_run;
-}
-
-/* What the cut pass's binding holds for a merge of `slots` pivot slots, in
- * 16-byte words: a cut a slot, the spill list's length, then its slot
- * numbers four a word (shaders/merge4_pass.comp). */
-static VkDeviceSize merge4_cut_words(uint64_t slots)
-{
-    return (VkDeviceSize)slots + 1u + (slots + 3u) / 4u;
-}
-
-/* Workgroups of a spill pass: they loop over the listed segments, about as
- * many as a large GPU runs at once with their shared memory. */
-#define MERGE4_SPILL_WORKGROUPS 256u
-
-/* The passes of plan from passes[first] on are merges: every two become one
- * four-run merge with the higher phase, the first staying a two-run merge
- * when their count is odd. keep_even: the merges must stay even in number
- * (the last must write the caller's buffers), so one more two-run merge is
- * kept where needed. Recounts the dispatches. */
-static void plan_four_way_merges(sort_plan *plan, uint32_t first, bool keep_even)
-{
-    for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
-        plan->four_way[p] = false;
-    uint32_t merges = plan->pass_count > first ? plan->pass_count - first : 0u;
-    uint32_t fours = plan->four_way_possible ? merges / 2u : 0u;
-    if (keep_even && fours > 0 && (merges - fours) % 2u != 0)
-        --fours;
-    uint32_t twos = merges - 2u * fours;
-    for (uint32_t f = 0; f < fours; ++f) {
-        plan->passes[first + twos + f] = plan->passes[first + twos + 2u * f + 1u];
-        plan->four_way[first + twos + f] = true;
-    }
-    plan->pass_count = first + twos + fours;
-    plan->dispatch_count = plan->pass_count + 2u * fours + (plan->split_pass ? twos : 0u);
 }
 
 static VkDeviceSize align_up(VkDeviceSize x, VkDeviceSize alignment)
@@ -1861,9 +1715,6 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     plan->packed_pairs = false;
     plan->short_tile = false;
     plan->merge_direct = false;
-    for (uint32_t p = 0; p < BITONIC_SCHEDULE_MAX_PASSES; ++p)
-        plan->four_way[p] = false;
-    plan->four_way_possible = false;
     if (!sorter || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||
         (unsigned)info->key_type > (unsigned)BITONIC_KEY_F64 ||
@@ -1942,17 +1793,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
                          : plan->chunk_count > tuning->merge_split_probes_max_chunks ? SPLIT_SEARCH_BINARY
                                                                                       : SPLIT_SEARCH_PROBES;
     VkDeviceSize split_bytes = plan->wide ? 8u : 4u;  /* the device-address kernels' splits are 64-bit */
-    /* Four-run merges keep each pivot's cut (16 bytes) and the spill list where
-     * the splits go: room for the merge with the most pivot slots (not always
-     * the first: the last group of a ragged count is rounded up). */
     plan->merge_direct = tuning->merge_direct || (!rows && info->count <= tuning->merge_direct_max_keys);
-    plan->four_way_possible = plan->merge && !plan->wide && tuning->merge_ways == 4u && !plan->merge_direct &&
-                              tuning->merge4_pivot_step_log != 0;
-    VkDeviceSize cut_bytes = 0;
-    for (uint32_t phase = tuning->tile_log + 2u; plan->four_way_possible && phase <= bitonic_ceil_log2(info->count);
-         ++phase)
-        if (merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u > cut_bytes)
-            cut_bytes = merge4_cut_words(merge4_slots(tuning, info->count, phase)) * 16u;
     /* Run samples (merge_pass.comp, RUN_SAMPLES): one key of every 32, with
      * its value where there are values, for merges that search their splits
      * in a split pass or, with none, in their own workgroups (fused: a thread
@@ -1960,7 +1801,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     bool fused_possible = !plan->split_pass && plan->chunk_count >= tuning->merge_fused_split_min_chunks;
     plan->run_samples = plan->merge && (plan->split_pass || fused_possible) && !plan->wide &&
                         plan->variant_number <= PAIRS64 && tuning->merge_split_samples && !plan->merge_direct &&
-                        !plan->four_way_possible && tuning->merge_chunk_log >= RUN_SAMPLE_LOG &&
+                        tuning->merge_chunk_log >= RUN_SAMPLE_LOG &&
                         tuning->tile_log >= RUN_SAMPLE_LOG;
     plan->fused_split = plan->run_samples && fused_possible;
     /* The splits (a word a chunk), where the samples start also when no split
@@ -1973,8 +1814,6 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
         VkDeviceSize sample_bytes = plan->key_bytes + (info->values != VK_NULL_HANDLE ? 4u : 0u);  /* SAMPLE_WORDS */
         splits_region += 2u * ((info->count + RUN_SAMPLE_KEYS - 1u) / RUN_SAMPLE_KEYS) * sample_bytes;
     }
-    if (cut_bytes > splits_region)
-        splits_region = cut_bytes;
     plan->splits_bytes = splits_region;
     plan->scratch_bytes = !plan->merge        ? 0
                           : splits_region > 0 ? plan->scratch_splits_at + splits_region
@@ -1990,7 +1829,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * (merge_pipeline_kind), where the tail had taken a merge pass of its own
      * (0.006 ms at 2^19 + 1 u32 keys on the H100; docs/PERFORMANCE.md, log
      * entries 72 and 73). Not where four-run merges would take its pass. */
-    bool last_merge_takes_tail = !rows && info->count < tuning->partition_min_keys && !plan->four_way_possible;
+    bool last_merge_takes_tail = !rows && info->count < tuning->partition_min_keys;
     bool merge_tail = plan->merge && (plan->merge_direct || last_merge_takes_tail) && !plan->wide &&
                       !plan->split_pass && run_log == 0 && tuning->merge_chunk_log <= tuning->tile_log + 1u;
     /* A sort of one tile and a short tail past it places the tail in the tile
@@ -2013,10 +1852,9 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
             if (plan->passes[p].kind == BITONIC_PASS_MERGE && plan->passes[p].phase > run_log)
                 plan->passes[kept++] = plan->passes[p];
         plan->pass_count = kept;
-        plan_four_way_merges(plan, 0, true);
+        plan->dispatch_count = plan->pass_count + (plan->split_pass ? plan->pass_count : 0u);
     } else if (plan->merge) {
-        plan_four_way_merges(plan, 1u, false);  /* the tile sort, then the merges */
-        if (allow_partition && !plan->wide && !plan->four_way_possible && plan->variant_number <= PAIRS64 &&
+        if (allow_partition && !plan->wide && plan->variant_number <= PAIRS64 &&
             info->count_buffer == VK_NULL_HANDLE && !rows)
             plan_partition(sorter, info, plan);
     }
@@ -2109,12 +1947,6 @@ static VkResult ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
                                      : sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
                                                                             : PIPELINE_TILE,
                                      pass->tile_tail ? 1u : 0u);
-        } else if (pass->kind == BITONIC_PASS_MERGE && plan->four_way[p]) {
-            result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4, 0);
-            if (result == VK_SUCCESS)
-                result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_CUT, 0);
-            if (result == VK_SUCCESS)
-                result = ensure_pipeline(sorter, variant, PIPELINE_MERGE4_SPILL, 0);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = ensure_pipeline(sorter, variant, merge_pipeline_kind(variant, plan, pass), 0);
             if (result == VK_SUCCESS && plan->split_pass)
@@ -2280,31 +2112,13 @@ static bool plan_grids(const bitonic_vulkan_sorter *sorter, const sort_plan *pla
         const bitonic_pass *pass = &plan->passes[p];
         uint64_t groups = pass->group_count;
         uint64_t workgroups = pass->kind == BITONIC_PASS_TILE    ? groups
-                              : plan->four_way[p]                ? merge4_slots(&variant->tuning, plan->count,
-                                                                                pass->phase)
                               : pass->kind == BITONIC_PASS_MERGE ? merge_workgroups(&variant->tuning, plan, pass)
                                                                  : (groups + variant->tuning.global_workgroup_size - 1u) /
                                                                        variant->tuning.global_workgroup_size;
         if (!split_groups(sorter, workgroups, &group_x[p], &group_y[p]))
             return false;
-        /* The cut pass's grid: a thread a pivot slot. */
-        uint32_t cut_x, cut_y, cut_threads = variant->tuning.merge_workgroup_size;
-        if (plan->four_way[p] &&
-            (workgroups >= UINT32_MAX ||
-             !split_groups(sorter, (workgroups + cut_threads - 1u) / cut_threads, &cut_x, &cut_y)))
-            return false;
     }
     return true;
-}
-
-/* The grid of the cut pass before four-run merge pass p (plan_grids checked it fits). */
-static void cut_grid(const bitonic_vulkan_sorter *sorter, const sort_plan *plan, uint32_t p, uint32_t *slots,
-                     uint32_t *x, uint32_t *y)
-{
-    const bitonic_tuning *tuning = &sorter->variants[plan->variant_number].tuning;
-    *slots = (uint32_t)merge4_slots(tuning, plan->count, plan->passes[p].phase);
-    *x = *y = 1u;
-    split_groups(sorter, (*slots + tuning->merge_workgroup_size - 1u) / tuning->merge_workgroup_size, x, y);
 }
 
 static VkDeviceAddress buffer_address(const bitonic_vulkan_sorter *sorter, VkBuffer buffer, VkDeviceSize offset)
@@ -2948,13 +2762,6 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 /* The tile merge sort leaves samples for the first merge. */
                 constants.sample_runs = MERGE_SAMPLES_WRITE;
                 samples_left = true;
-            } else if (pass->kind == BITONIC_PASS_MERGE && plan.four_way[p]) {
-                /* The pivots' cuts (where the splits go), then the merge that reads them. */
-                uint32_t slots, cut_x, cut_y;
-                cut_grid(sorter, &plan, p, &slots, &cut_x, &cut_y);
-                constants.group_count = slots;
-                record_dispatch(&recorder, variant->merge4_cut_pipeline, &constants, sizeof constants, cut_x, cut_y);
-                record_pass_barrier(command_buffer);
             } else if (pass->kind == BITONIC_PASS_MERGE) {
                 /* Every pass after a merge merges: samples for the next one. */
                 constants.group_count = (uint32_t)merge_workgroups(&variant->tuning, &plan, pass);
@@ -2967,17 +2774,8 @@ static bitonic_status record_sort_passes(bitonic_vulkan_sorter *sorter, VkComman
                 continue;
             }
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? plan_tile_pipeline(variant, &plan, pass)
-                                  : plan.four_way[p]              ? variant->merge4_pipeline
                                                                   : variant->global_pipelines[pass->step_count];
             record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
-            if (plan.four_way[p]) {
-                /* The segments longer than the merge's room, listed by it. */
-                record_pass_barrier(command_buffer);
-                uint32_t spill_groups = constants.group_count < MERGE4_SPILL_WORKGROUPS ? constants.group_count
-                                                                                        : MERGE4_SPILL_WORKGROUPS;
-                record_dispatch(&recorder, variant->merge4_spill_pipeline, &constants, sizeof constants,
-                                spill_groups, 1u);
-            }
             if (p + 1 < pass_count)
                 record_pass_barrier(command_buffer);
         }

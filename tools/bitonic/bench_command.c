@@ -308,7 +308,7 @@ typedef struct measurement {
     unsigned runs;
     bool verified;
     stage_times stages;
-    /* Wall-clock span of the timed runs (Unix ms), for --batch-log: lets a
+    /* Wall-clock span of the timed runs (Unix ms), for --tune batch-log: lets a
      * script match each row with the GPU clock sampled meanwhile. */
     double first_unix_ms, last_unix_ms;
 } measurement;
@@ -548,6 +548,43 @@ static void print_profile(clock_guard *guard, bitonic_buffer *buffer, uint32_t *
 /* Host-path rows add their stages: upload, sort and download on the GPU, the
  * host's own part, and the whole call over the bus time (upload + download),
  * which is 1 when the sort and the host's part cost nothing beside the bus. */
+/* The processor's name from /proc/cpuinfo ("" where there is none). */
+static void cpu_model_name(char *name, size_t capacity)
+{
+    name[0] = '\0';
+    FILE *cpuinfo = fopen("/proc/cpuinfo", "r");
+    if (!cpuinfo)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, cpuinfo)) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            snprintf(name, capacity, "%s", colon + 2);
+            name[strcspn(name, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(cpuinfo);
+}
+
+/* The table's head on the CPU path: what ran (the processor, its threads, the
+ * instruction set) and why this device, and no GPU stage columns. */
+static void print_cpu_header(const bench_options *options, const bitonic_context_info *info)
+{
+    char model[256];
+    cpu_model_name(model, sizeof model);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = options->cpu_threads != 0 ? options->cpu_threads : cores > 0 ? (unsigned)cores : 1u;
+    const char *selector = options->device ? options->device : getenv("BITONIC_DEVICE");
+    printf("# the CPU path (%s) on %s, %u threads; %s\n", info->device_name, model[0] ? model : "an unknown processor",
+           threads,
+           selector && *selector ? "the device named (--device or BITONIC_DEVICE)"
+                                 : "no GPU was found (a CPU-only Vulkan driver is never picked by default)");
+    printf("# median of %u runs after %u warm-ups; random keys; *_e2e: host memory in and out\n"
+           "%-14s %-6s %12s %12s %12s %10s   %-5s\n",
+           options->runs, WARMUP_RUNS, "impl", "type", "n", "median ms", "min ms", "G keys/s", "check");
+}
+
 static void print_row(const bench_options *options, const char *impl, unsigned type, size_t n, const measurement *m,
                       FILE *batch_log)
 {
@@ -567,8 +604,8 @@ static void print_row(const bench_options *options, const char *impl, unsigned t
             printf(",,,,,\n");
         return;
     }
-    printf("%-14s %-6s %12zu %12.4f %12.4f %10.3f   %-5s", impl, type_name(type), n, m->median_ms, m->min_ms,
-           m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, m->verified ? "ok" : "WRONG");
+    printf("%-14s %-6s %12zu %12.4f %12.4f %10.3f   %-*s", impl, type_name(type), n, m->median_ms, m->min_ms,
+           m->median_ms > 0 ? (double)n / (m->median_ms * 1e6) : 0.0, st->present ? 5 : 0, m->verified ? "ok" : "WRONG");
     if (st->present)
         printf(" %10.4f %10.4f %10.4f %10.4f %7.2f\n", st->upload_ms, st->sort_ms, st->download_ms, st->host_ms,
                bus > 0 ? m->median_ms / bus : 0.0);
@@ -632,7 +669,6 @@ int bench_run(const bench_options *options)
                                  .merge_fused_split_searcher =
                                      (bitonic_split_searcher)options->merge_fused_split_searcher,
                                  .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
-                                 .merge_ways = options->merge_ways,
                                  .merge_scalar_io = options->merge_scalar_io,
                                  .tile_scalar_io = options->tile_scalar_io,
                                  .network_tile_sort = options->network_tile_sort,
@@ -705,6 +741,8 @@ int bench_run(const bench_options *options)
     bitonic_buffer *buffer = buffers[0];
     if (options->csv)
         printf("impl,type,n,median_ms,min_ms,runs,verified,upload_ms,sort_ms,download_ms,host_ms,vs_bus\n");
+    else if (info.backend == BITONIC_BACKEND_CPU)
+        print_cpu_header(options, &info);
     else
         printf("# %s; tile %u keys (%u per thread); median of %u runs after %u warm-ups; random keys\n"
                "# *_e2e: host memory in and out (bitonic_sort_u32, _pairs, u64); stages are GPU timestamps, host = the CPU's\n"

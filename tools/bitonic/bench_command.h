@@ -48,7 +48,6 @@ typedef struct bench_options {
     int merge_fused_split_searcher;  /* bitonic_split_searcher */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
     int merge_kernel;              /* bitonic_merge_kernel */
-    unsigned merge_ways;           /* runs a merge pass merges: 2 or 4, 0: derived */
     bool merge_scalar_io;          /* merges move one key at a time */
     bool tile_scalar_io;           /* the tile sort moves one key at a time */
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */

@@ -4,7 +4,7 @@
  * (at most 2^24). For each size it reports the median time of the draws (GL
  * timer queries where the driver has them, else wall time between glFinish
  * calls, named in the "timer" column), the draws against the network's
- * log2 N (log2 N + 1) / 2 steps (equal at one step a draw; --max-steps S runs
+ * log2 N (log2 N + 1) / 2 steps (equal at one step a draw; --tune max-steps=S runs
  * up to S steps a draw), and whether every run matched the C reference. */
 #include <stdio.h>
 #include <stdlib.h>

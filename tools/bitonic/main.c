@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "bench_command.h"
+#include "bench_tune.h"
 #include "bitonic.h"
 #include "key_file.h"
 #ifdef BITONIC_WITH_MPI
@@ -26,44 +27,34 @@ static void usage(FILE *out)
 {
     fputs("usage: bitonic info [--device SEL] [--pipelines]\n"
           "       bitonic sort IN OUT [--descending] [--stable] [--argsort [--index-dtype uint32|int64]]\n"
-          "                    [--device SEL] [--strategy merge|network|transpose] [--timing]\n"
-          "            IN: raw little-endian uint32, or .npy of (u)int32, (u)int64, float32 or float64\n"
-          "       bitonic bench [--device SEL] [--min-log K] [--max-log K] [--runs N] [--csv] [--profile]\n"
-          "                     [--no-e2e] [--validation] [--strategy merge|network|transpose]\n"
-          "                     [--network] [--tile-keys N] [--max-steps M] [--startup] [--host-only] [--pow2]\n"
-          "                     [--merge-chunk N] [--merge-keys-per-thread K] [--merge-split-min-chunks C]\n"
-          "                     [--merge-split-probes P] [--merge-split-workgroup T] [--merge-split-plain]\n"
-          "                     [--merge-split-guided-min-chunks C] [--merge-split-no-samples] [--merge-ways 2|4]\n"
-          "                     [--merge-fused-split-min-chunks C] [--merge-fused-split-probes P]\n"
-          "                     [--merge-no-fused-split] [--merge-store-registers]\n"
-          "                     [--merge-fused-split-searcher thread|subgroup]\n"
-          "                     [--merge-kernel shared|direct] [--merge-scalar-io] [--tile-scalar-io] [--batch-log FILE]\n"
-          "                     [--keys-per-thread K] [--types u32,f32,pairs,u64,rows] [--run-buffers N]\n"
-          "                     [--network-tile-sort] [--no-subgroup-shuffle] [--cpu-threads N]\n"
-          "                     [--no-subgroup-arithmetic]\n"
-          "                     [--small-tile-keys N] [--small-max-keys N (4294967295: no small shapes)]\n"
-          "                     [--partition-min-keys N (4294967295: never)] [--partition-levels N (4294967295: none)] [--partition-samples N]\n"
-          "                     [--partition-whole-samples] [--partition-split-pairs] [--partition-window-staged]\n"
-          "                     [--partition-buckets-per-window 1|2]\n"
-          "                     [--partition-nested L (nested partitions from L merge levels; 4294967295: never)]\n"
-          "                     [--partition-split-by-thread N (three-piece cursors by a thread from N keys; 4294967295: never)]\n"
-          "                     [--partition-scatter-groups N (4294967295: one a tile)]\n"
-          "                     [--partition-threads N (a partition step's workgroup, at most the derived)]\n"
-          "                     [--partition-count-groups N (the partition count's workgroups at most)]\n"
-          "                     [--partition-scatter-tile N (keys the partition scatter stages a tile)]\n"
-          "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL] [--cpu-threads N]\n"
-          "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types u32,f32,pairs,u64]\n"
-          "                    [--merge auto|host|context] [--ranges] [--device SEL] [--cpu-threads N]\n"
-          "                    (the distributed commands exist when the tool is built with MPI)\n"
-          "SEL: cpu, vulkan, gles (OpenGL ES fragment passes through EGL), a Vulkan device\n"
-          "index, or part of a device name (default: the BITONIC_DEVICE environment variable,\n"
-          "else the first GPU, else the CPU; gles only when named).\n"
-          "--strategy: how a Vulkan sort goes beyond one tile (default merge; --network is\n"
-          "--strategy network); the CPU path ignores it.\n"
-          "bench --device gles: u32 keys and RGBA records (--types u32,records) up to 2^24,\n"
-          "GPU time of the draws, passes against the formula, [--layout auto|1d|2d],\n"
-          "[--max-steps S]: up to S (1..3) network steps a draw.\n",
+          "                           [--device SEL] [--strategy merge|network|transpose] [--timing]\n"
+          "       bitonic bench [--device SEL] [--types LIST] [--min-log K] [--max-log K] [--runs N] [--pow2]\n"
+          "                     [--csv] [--profile] [--startup] [--host-only] [--no-e2e] [--validation]\n"
+          "                     [--strategy S] [--cpu-threads N] [--layout auto|1d|2d] [--tune NAME=VALUE]\n"
+          "       mpirun -np P bitonic sort --distributed IN OUT [--descending] [--device SEL]\n"
+          "       mpirun -np P bitonic bench --distributed [--log K] [--runs N] [--types LIST]\n"
+          "       bitonic --version | --help\n"
+          "\n"
+          "info    the devices, their limits, which one the library picks and its sizes\n"
+          "sort    sorts IN into OUT (written whole, or not at all): raw little-endian uint32, or\n"
+          "        NumPy .npy of (u)int32, (u)int64, float32 or float64; --argsort writes the indices\n"
+          "bench   sorts fresh random keys from 2^10 (--min-log) up, verifies each, and reports the\n"
+          "        median GPU time of at least 10 runs beside the end-to-end time and the CPU path\n"
+          "SEL     cpu, vulkan, gles, a device index from `bitonic info`, or part of a device name\n"
+          "        (default: $BITONIC_DEVICE, else the first GPU, else the CPU path)\n"
+          "LIST    u32,f32,pairs,u64,rows (gles: u32,records)\n"
+          "--tune  the bench's experiment settings: `bitonic bench --tune help` lists them\n"
+          "Distributed commands exist when the tool is built with MPI. Docs: docs/API.md.\n",
           out);
+}
+
+/* A usage error: one line, then where to look. */
+static int usage_error(const char *format, const char *detail)
+{
+    fputs("bitonic: ", stderr);
+    fprintf(stderr, format, detail);
+    fputs(" (see bitonic --help)\n", stderr);
+    return 2;
 }
 
 static const char *device_type_name(uint32_t type)
@@ -379,14 +370,31 @@ static bool parse_strategy(const char *text, bitonic_strategy *out)
     return false;
 }
 
+static bool is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0 || strcmp(arg, "help") == 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
+    if (argc < 2)
+        return usage_error("%s", "a command is needed: info, sort or bench");
     const char *command = argv[1];
+    if (is_help(command)) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
+        printf("bitonic %d.%d.%d\n", BITONIC_VERSION_MAJOR, BITONIC_VERSION_MINOR, BITONIC_VERSION_PATCH);
+        return 0;
+    }
+    if (strcmp(command, "info") != 0 && strcmp(command, "sort") != 0 && strcmp(command, "bench") != 0)
+        return usage_error("unknown command '%s'", command);
     for (int i = 2; i < argc; ++i) {
+        if (is_help(argv[i]) && strcmp(argv[i], "help") != 0) {
+            usage(stdout);
+            return 0;
+        }
         if (strcmp(argv[i], "--distributed") == 0) {
 #ifdef BITONIC_WITH_MPI
             return distributed_main(argc, argv);   /* its own arguments, under mpirun */
@@ -405,7 +413,14 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; ++i) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(arg, "--device") == 0 && value) {
+        bool takes_value = strcmp(arg, "--device") == 0 || strcmp(arg, "--index-dtype") == 0 ||
+                           strcmp(arg, "--types") == 0 || strcmp(arg, "--layout") == 0 ||
+                           strcmp(arg, "--strategy") == 0 || strcmp(arg, "--tune") == 0 ||
+                           strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 ||
+                           strcmp(arg, "--runs") == 0 || strcmp(arg, "--cpu-threads") == 0;
+        if (takes_value && !value)
+            return usage_error("%s needs a value", arg);
+        if (strcmp(arg, "--device") == 0) {
             device = value;
             ++i;
         } else if (strcmp(arg, "--descending") == 0) {
@@ -414,30 +429,53 @@ int main(int argc, char **argv)
             stable = true;
         } else if (strcmp(arg, "--argsort") == 0) {
             argsort = true;
-        } else if (strcmp(arg, "--index-dtype") == 0 && value) {
-            if (strcmp(value, "int64") == 0) {
+        } else if (strcmp(arg, "--index-dtype") == 0) {
+            if (strcmp(value, "int64") == 0)
                 int64_indices = true;
-            } else if (strcmp(value, "uint32") != 0) {
-                fprintf(stderr, "bitonic: --index-dtype is uint32 or int64, not '%s'\n", value);
-                return 2;
-            }
+            else if (strcmp(value, "uint32") != 0)
+                return usage_error("--index-dtype is uint32 or int64, not '%s'", value);
             ++i;
-        } else if (strcmp(arg, "--types") == 0 && value) {
-            if (!bench_parse_types(value, &bench.types)) {
-                fprintf(stderr, "bitonic: --types takes a list of u32, f32, pairs, u64, rows and records, not '%s'\n",
-                        value);
-                return 2;
-            }
+        } else if (strcmp(arg, "--types") == 0) {
+            if (!bench_parse_types(value, &bench.types))
+                return usage_error("--types takes a list of u32, f32, pairs, u64, rows and records, not '%s'", value);
             ++i;
-        } else if (strcmp(arg, "--layout") == 0 && value) {
+        } else if (strcmp(arg, "--layout") == 0) {
             static const char *layouts[] = {"auto", "1d", "2d"};
             bench.gles_layout = 3;
             for (unsigned l = 0; l < 3; ++l)
                 if (strcmp(value, layouts[l]) == 0)
                     bench.gles_layout = l;
-            if (bench.gles_layout == 3) {
-                fprintf(stderr, "bitonic: --layout is auto, 1d or 2d, not '%s'\n", value);
-                return 2;
+            if (bench.gles_layout == 3)
+                return usage_error("--layout is auto, 1d or 2d, not '%s'", value);
+            ++i;
+        } else if (strcmp(arg, "--strategy") == 0) {
+            if (!parse_strategy(value, &bench.strategy))
+                return usage_error("--strategy is merge, network or transpose, not '%s'", value);
+            ++i;
+        } else if (strcmp(arg, "--tune") == 0) {
+            if (strcmp(value, "help") == 0) {
+                bench_tune_print(stdout);
+                return 0;
+            }
+            char error[160];
+            if (!bench_tune_apply(&bench, value, error, sizeof error))
+                return usage_error("%s", error);
+            ++i;
+        } else if (strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
+                   strcmp(arg, "--cpu-threads") == 0) {
+            unsigned *target = strcmp(arg, "--runs") == 0      ? &bench.runs
+                               : strcmp(arg, "--min-log") == 0 ? &bench.min_log
+                               : strcmp(arg, "--max-log") == 0 ? &bench.max_log
+                                                               : &bench.cpu_threads;
+            /* One run is allowed for the largest sizes (2^32 keys), where each
+             * run's host-side generation and check take tens of seconds; 0
+             * threads: all cores; sizes up to 2^36 keys (device addresses). */
+            unsigned low = target == &bench.cpu_threads ? 0 : 1;
+            unsigned high = target == &bench.runs ? 1000 : target == &bench.cpu_threads ? 1024 : 36;
+            if (!parse_unsigned(value, low, high, target)) {
+                char what[96];
+                snprintf(what, sizeof what, "%s wants a number from %u to %u", arg, low, high);
+                return usage_error("%s", what);
             }
             ++i;
         } else if (strcmp(arg, "--pipelines") == 0) {
@@ -458,156 +496,12 @@ int main(int argc, char **argv)
             bench.end_to_end = false;
         } else if (strcmp(arg, "--validation") == 0) {
             bench.validation = true;
-        } else if (strcmp(arg, "--merge-kernel") == 0 && value) {
-            if (strcmp(value, "shared") == 0) {
-                bench.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
-            } else if (strcmp(value, "direct") == 0) {
-                bench.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
-            } else {
-                fprintf(stderr, "bitonic: --merge-kernel wants shared or direct, not '%s'\n", value);
-                return 2;
-            }
-            ++i;
-        } else if (strcmp(arg, "--merge-fused-split-searcher") == 0 && value) {
-            if (strcmp(value, "thread") == 0) {
-                bench.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_THREAD;
-            } else if (strcmp(value, "subgroup") == 0) {
-                bench.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
-            } else {
-                fprintf(stderr, "bitonic: --merge-fused-split-searcher wants thread or subgroup, not '%s'\n", value);
-                return 2;
-            }
-            ++i;
-        } else if (strcmp(arg, "--merge-ways") == 0 && value) {
-            if (strcmp(value, "2") != 0 && strcmp(value, "4") != 0) {
-                fprintf(stderr, "bitonic: --merge-ways wants 2 or 4, not '%s'\n", value);
-                return 2;
-            }
-            bench.merge_ways = (unsigned)atoi(value);
-            ++i;
-        } else if (strcmp(arg, "--merge-scalar-io") == 0) {
-            bench.merge_scalar_io = true;
-        } else if (strcmp(arg, "--merge-split-plain") == 0) {
-            bench.merge_split_plain_search = true;
-        } else if (strcmp(arg, "--merge-split-no-samples") == 0) {
-            bench.merge_split_no_samples = true;
-        } else if (strcmp(arg, "--merge-no-fused-split") == 0) {
-            bench.merge_fused_split_min_chunks = UINT32_MAX;
-        } else if (strcmp(arg, "--merge-store-registers") == 0) {
-            bench.merge_store_from_registers = true;
-        } else if (strcmp(arg, "--partition-whole-samples") == 0) {
-            bench.partition_whole_samples = true;
-        } else if (strcmp(arg, "--partition-split-pairs") == 0) {
-            bench.partition_split_pairs = true;
-        } else if (strcmp(arg, "--partition-window-staged") == 0) {
-            bench.partition_window_staged = true;
-        } else if (strcmp(arg, "--tile-scalar-io") == 0) {
-            bench.tile_scalar_io = true;
-        } else if (strcmp(arg, "--network-tile-sort") == 0) {
-            bench.network_tile_sort = true;
-        } else if (strcmp(arg, "--no-subgroup-shuffle") == 0) {
-            bench.no_subgroup_shuffle = true;
-        } else if (strcmp(arg, "--no-subgroup-arithmetic") == 0) {
-            bench.no_subgroup_arithmetic = true;
-        } else if (strcmp(arg, "--batch-log") == 0 && value) {
-            bench.batch_log_path = value;
-            ++i;
-        } else if (strcmp(arg, "--network") == 0) {
-            bench.strategy = BITONIC_STRATEGY_NETWORK;
-        } else if (strcmp(arg, "--strategy") == 0 && value) {
-            if (!parse_strategy(value, &bench.strategy)) {
-                fprintf(stderr, "bitonic: --strategy is merge, network or transpose, not '%s'\n", value);
-                return 2;
-            }
-            ++i;
-        } else if ((strcmp(arg, "--min-log") == 0 || strcmp(arg, "--max-log") == 0 || strcmp(arg, "--runs") == 0 ||
-                    strcmp(arg, "--tile-keys") == 0 || strcmp(arg, "--max-steps") == 0 ||
-                    strcmp(arg, "--keys-per-thread") == 0 || strcmp(arg, "--merge-chunk") == 0 ||
-                    strcmp(arg, "--merge-keys-per-thread") == 0 || strcmp(arg, "--merge-split-min-chunks") == 0 ||
-                    strcmp(arg, "--merge-split-probes") == 0 || strcmp(arg, "--merge-split-workgroup") == 0 ||
-                    strcmp(arg, "--merge-split-guided-min-chunks") == 0 ||
-                    strcmp(arg, "--merge-fused-split-min-chunks") == 0 ||
-                    strcmp(arg, "--merge-fused-split-probes") == 0 || strcmp(arg, "--small-tile-keys") == 0 ||
-                    strcmp(arg, "--small-max-keys") == 0 || strcmp(arg, "--run-buffers") == 0 || strcmp(arg, "--cpu-threads") == 0 ||
-                    strcmp(arg, "--partition-min-keys") == 0 || strcmp(arg, "--partition-levels") == 0 ||
-                    strcmp(arg, "--partition-samples") == 0 || strcmp(arg, "--partition-scatter-groups") == 0 ||
-                    strcmp(arg, "--partition-buckets-per-window") == 0 ||
-                    strcmp(arg, "--partition-nested") == 0 ||
-                    strcmp(arg, "--partition-split-by-thread") == 0 ||
-                    strcmp(arg, "--partition-threads") == 0 || strcmp(arg, "--partition-count-groups") == 0 ||
-                    strcmp(arg, "--partition-scatter-tile") == 0) &&
-                   value) {
-            unsigned *target = strcmp(arg, "--runs") == 0        ? &bench.runs
-                               : strcmp(arg, "--min-log") == 0   ? &bench.min_log
-                               : strcmp(arg, "--max-log") == 0   ? &bench.max_log
-                               : strcmp(arg, "--tile-keys") == 0 ? &bench.tile_keys
-                               : strcmp(arg, "--max-steps") == 0 ? &bench.max_steps
-                               : strcmp(arg, "--merge-chunk") == 0 ? &bench.merge_chunk_keys
-                               : strcmp(arg, "--merge-keys-per-thread") == 0 ? &bench.merge_keys_per_thread
-                               : strcmp(arg, "--merge-split-min-chunks") == 0 ? &bench.merge_split_min_chunks
-                               : strcmp(arg, "--merge-split-probes") == 0 ? &bench.merge_split_probes
-                               : strcmp(arg, "--merge-split-workgroup") == 0 ? &bench.merge_split_workgroup_size
-                               : strcmp(arg, "--merge-split-guided-min-chunks") == 0 ? &bench.merge_split_guided_min_chunks
-                               : strcmp(arg, "--merge-fused-split-min-chunks") == 0 ? &bench.merge_fused_split_min_chunks
-                               : strcmp(arg, "--merge-fused-split-probes") == 0 ? &bench.merge_fused_split_probes
-                               : strcmp(arg, "--small-tile-keys") == 0 ? &bench.small_sort_tile_keys
-                               : strcmp(arg, "--small-max-keys") == 0 ? &bench.small_sort_max_keys
-                               : strcmp(arg, "--partition-min-keys") == 0 ? &bench.partition_min_keys
-                               : strcmp(arg, "--partition-levels") == 0 ? &bench.partition_levels
-                               : strcmp(arg, "--partition-samples") == 0 ? &bench.partition_samples
-                               : strcmp(arg, "--partition-buckets-per-window") == 0 ? &bench.partition_buckets_per_window
-                               : strcmp(arg, "--partition-nested") == 0 ? &bench.partition_nested_min_levels
-                               : strcmp(arg, "--partition-split-by-thread") == 0 ? &bench.partition_split_by_thread
-                               : strcmp(arg, "--partition-scatter-groups") == 0 ? &bench.partition_scatter_groups
-                               : strcmp(arg, "--partition-threads") == 0 ? &bench.partition_threads
-                               : strcmp(arg, "--partition-count-groups") == 0 ? &bench.partition_count_groups
-                               : strcmp(arg, "--partition-scatter-tile") == 0 ? &bench.partition_scatter_tile
-                               : strcmp(arg, "--run-buffers") == 0 ? &bench.run_buffers
-                               : strcmp(arg, "--cpu-threads") == 0 ? &bench.cpu_threads
-                                                                 : &bench.keys_per_thread;
-            /* One run is allowed for the largest sizes (2^32 keys), where each
-             * run's host-side generation and check take tens of seconds. */
-            unsigned low = target == &bench.cpu_threads ? 0 : 1;  /* 0 threads: all cores */
-            unsigned high = target == &bench.runs        ? 1000
-                            : target == &bench.small_sort_max_keys || target == &bench.partition_min_keys ||
-                                      target == &bench.partition_scatter_groups || target == &bench.partition_levels ||
-                                      target == &bench.partition_count_groups ||
-                                      target == &bench.partition_nested_min_levels ||
-                                      target == &bench.partition_split_by_thread
-                                  ? UINT32_MAX
-                            : target == &bench.partition_samples ? 1024
-                            : target == &bench.partition_buckets_per_window ? 2
-                            : target == &bench.tile_keys || target == &bench.merge_chunk_keys ||
-                                      target == &bench.small_sort_tile_keys ||
-                                      target == &bench.merge_split_min_chunks ||
-                                      target == &bench.merge_split_guided_min_chunks ||
-                                      target == &bench.merge_fused_split_min_chunks ? (1u << 24)
-                            : target == &bench.partition_scatter_tile ? (1u << 16)
-                            : target == &bench.max_steps ? 5
-                            : target == &bench.merge_split_probes ||
-                                      target == &bench.merge_fused_split_probes ? 7
-                            : target == &bench.merge_split_workgroup_size || target == &bench.partition_threads ? 1024
-                            : target == &bench.keys_per_thread || target == &bench.merge_keys_per_thread ? 32
-                            : target == &bench.run_buffers ? 12
-                            : target == &bench.cpu_threads ? 1024
-                                                         : 36;  /* past 2^32 keys: device addresses */
-            if (!parse_unsigned(value, low, high, target)) {
-                fprintf(stderr, "bitonic: %s wants a number from %u to %u, not '%s'\n", arg, low, high, value);
-                return 2;
-            }
-            ++i;
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            return 0;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            fprintf(stderr, "bitonic: unknown option '%s'\n", arg);
-            usage(stderr);
-            return 2;
+            return usage_error("unknown option '%s'", arg);
         } else if (positional_count < 2) {
             positional[positional_count++] = arg;
         } else {
-            fprintf(stderr, "bitonic: unexpected argument '%s'\n", arg);
-            return 2;
+            return usage_error("unexpected argument '%s'", arg);
         }
     }
     bench.device = device;
@@ -618,10 +512,7 @@ int main(int argc, char **argv)
                                             argsort, int64_indices, sort_timing});
     if (strcmp(command, "bench") == 0 && positional_count == 0)
         return bench.startup ? bench_startup(&bench) : bench_run(&bench);
-    if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    usage(stderr);
-    return 2;
+    if (strcmp(command, "sort") == 0)
+        return usage_error("%s", "sort takes IN and OUT");
+    return usage_error("%s takes no file arguments", command);
 }
