@@ -248,14 +248,14 @@ typedef struct bitonic_context_desc {
      * difference. */
     bool partition_whole_samples;
     /* Pairs of 32-bit keys in the partition sort stay two arrays through
-     * every pass, as before log entry 85 of docs/PERFORMANCE.md, instead of
+     * every pass, as before docs/perf-log.md, entry 85, instead of
      * going packed as one 64-bit word a pair between the scatter and the
      * last write. For measuring the difference. */
     bool partition_split_pairs;
     /* The partition's window merge stores through shared memory, as the merge
      * levels do, where for 32-bit keys in buckets of up to three pieces (from
      * 2^22 keys on the H200) it stores each thread's merged keys straight from
-     * its registers (log entry 88 of docs/PERFORMANCE.md). For measuring the
+     * its registers (docs/perf-log.md, entry 88). For measuring the
      * difference. */
     bool partition_window_staged_stores;
     /* Merges store each thread's merged keys straight from its registers
@@ -402,8 +402,8 @@ BITONIC_API bitonic_status bitonic_sort_u32(bitonic_context *context, uint32_t *
  * know it). Host sorts of arrays inside such a block (keys, values, or both)
  * copy them over the bus straight from and into it: no staging copy on the
  * CPU and no pinning of pages for each call, so a host sort costs about the
- * bus time plus the part of the sort that cannot overlap it (docs/PERFORMANCE.md,
- * host path). On the Vulkan backend the block is a host-visible buffer mapped
+ * bus time plus the part of the sort that cannot overlap it (docs/perf-log.md,
+ * the host path). On the Vulkan backend the block is a host-visible buffer mapped
  * for its lifetime (the deferred device is made by the first call); on the CPU
  * path, and where the device cannot give such memory, it is ordinary memory,
  * which sorts as any other. Blocks are 64-byte aligned; any part of one can be

@@ -51,7 +51,7 @@ uint stored_key(uint ordered, uint key_type, uint key_xor)
 // above the value: the same order in one comparison, which the driver makes a
 // compare and its extension where the two-part test took three compares and
 // their logic (pairs of 2^10 to 2^17 keys sorted 4-9% faster on the H200,
-// docs/PERFORMANCE.md log entry 87). The includer defines key_t and enables
+// docs/perf-log.md, entry 87). The includer defines key_t and enables
 // 64-bit integers for those builds. network.glsl's pair_less and the
 // partition's comparisons are this one test.
 bool ordered_pair_before(key_t x, uint vx, key_t y, uint vy)

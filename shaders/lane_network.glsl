@@ -11,7 +11,7 @@
 // the upper key is strictly smaller, the rule of compare_exchange(). 32-bit
 // keys alone take the lesser or the greater: one instruction where the two
 // comparisons and the select below took several (the tile merge sort's lane
-// phases on the H100, docs/PERFORMANCE.md log entry 76); 64-bit keys, whose
+// phases on the H100, docs/perf-log.md, entry 76); 64-bit keys, whose
 // min and max are each a comparison and two selects, and pairs compare once:
 // this lane takes the partner's key exactly when the partner's goes first
 // and this lane is the lower (or not first and the upper: equal keys or pairs

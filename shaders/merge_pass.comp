@@ -36,7 +36,7 @@ layout(constant_id = 2) const uint SEARCH_LANES = 32u;  // threads a split searc
 // from there, 16 bytes a thread in turn (false, the host's default), or writes
 // each thread's merged keys straight from its registers (true): no faster on
 // the H100 for 32-bit keys, and slower for 64-bit keys and pairs, whose threads'
-// stores then spread over more lines (docs/PERFORMANCE.md, log entry 44).
+// stores then spread over more lines (docs/perf-log.md, entry 44).
 layout(constant_id = 4) const bool STORE_FROM_REGISTERS = false;
 // The merge that takes in the tail (last_phase = phase + 1; see place_tail_key
 // below): a pipeline of its own, true in it alone, so every other merge's code
@@ -112,7 +112,7 @@ shared uint chunk_values[CHUNK_KEYS + (CHUNK_KEYS >> 5)];
 // Run samples (through bindings; run_samples.glsl): without them a split
 // search's probes read scattered sectors of the whole keys, and split passes
 // took time in proportion to the probes of all their searches
-// (docs/PERFORMANCE.md, log entries 40 and 43).
+// (docs/perf-log.md, entries 40 and 43).
 #if !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
 #define RUN_SAMPLES
 #endif
@@ -178,7 +178,7 @@ index_t read_split(uint chunk)
 #ifdef SHARED_MERGE
 // Keys (and values) 16 bytes a load and store where the host says the buffers
 // allow it (vector_views.glsl): the merge pass stayed at about 1.4 TB/s
-// whatever its shape with 4-byte accesses (docs/PERFORMANCE.md, log entry 20).
+// whatever its shape with 4-byte accesses (docs/perf-log.md, entry 20).
 #define VECTOR_IO
 #define VECTOR_INPUT_RESTRICT restrict
 #include "vector_views.glsl"
@@ -367,8 +367,8 @@ float key_gap(key_t a_key, key_t b_key)
 // random keys) and the bracket's middle, so a round at least halves it. Keys
 // spread evenly narrow the bracket to about sqrt(width) a round: in a
 // simulation of random 32-bit keys, 5.3 rounds for a run of 2^23 keys where
-// 3-probe rounds take 11.1, and 4.1 against 6.0 for 2^13 (docs/PERFORMANCE.md,
-// log entry 41). Where the split falls outside a guessed window (keys that are
+// 3-probe rounds take 11.1, and 4.1 against 6.0 for 2^13 (docs/perf-log.md,
+// entry 41). Where the split falls outside a guessed window (keys that are
 // not spread evenly: many equal keys, clusters) the search goes on with plain
 // 3-probe rounds, which cost at most one round more than plain rounds from the
 // start in that simulation. Three probes a round, whatever SPLIT_PROBES says.
@@ -525,7 +525,7 @@ index_t search_split(merge_runs runs, index_t diagonal, bool on_samples, bool gu
 // key not yet output. The split pass writes each chunk's first cursor; the
 // merge reads its chunk's two. In the merges' own pipelines this code was
 // there but not taken, and merges of 2^20 and 2^21 keys took 2.5-3.5% longer
-// on the H100 (log entry 57): the window merge has pipelines of its own.
+// on the H100 (docs/perf-log.md, entry 57): the window merge has pipelines of its own.
 #define BUCKET_WINDOWS
 layout(constant_id = 5) const bool WINDOW_MERGE = false;
 // Open buckets of up to 2W, which may span three runs (true), or of up to W
@@ -605,7 +605,7 @@ index_t tail_keys_before(key_t x, uint x_value, index_t tail_first, index_t low,
 // whatever the answers so far, so the two searches' loads go out together.
 // (A loop from a step of run with a bound test before each load: in one round
 // on the H100, 2^k + 1 keys then took about 0.0015 ms more than 2^k, where
-// with this loop they take as long; docs/PERFORMANCE.md, log entry 70.)
+// with this loop they take as long; docs/perf-log.md, entry 70.)
 void place_tail_key(index_t t, index_t tail_first, index_t tail_count)
 {
     if (t >= tail_count)
@@ -664,7 +664,7 @@ uint first_not_before(uint low, uint high, key_t key, uint value, bool or_equal)
 // pieces its threads search together: each tests one position a round, and
 // the count of those found true narrows the range, a (threads + 1)-ary
 // search. One thread a chunk, a binary search in three pieces made the pass 6
-// times longer at 2^21 keys on the H100 (0.036 ms against 0.006; log entry
+// times longer at 2^21 keys on the H100 (0.036 ms against 0.006; docs/perf-log.md, entry
 // 65): every step of the middle piece's search waits on two searches of the
 // others. Two pieces take one thread's search all the same: the workgroup's
 // k-ary searches made the pass twice as long at 2^24 keys (0.040 ms against
@@ -768,7 +768,7 @@ uvec3 window_split_three(uint s, uint b1, uint b2, uint e, uint diagonal)
 // partition_split_by_thread_min_keys keys (SPLIT_BY_THREAD), where its chain
 // is shorter than window_split_three's rounds of searches once the keys no
 // longer sit in the L2 cache (0.031 ms against 0.037 at 2^24 keys on the
-// H100, 0.059 against 0.126 at 2^26; 0.015 against 0.013 at 2^22, log entry
+// H100, 0.059 against 0.126 at 2^26; 0.015 against 0.013 at 2^22, docs/perf-log.md, entry
 // 66). Three reads a piece a step took fewer steps but 50 registers and was
 // slower at every size. The same steps as src/cpu/reference_partition.c,
 // bitonic_reference_three_piece_split.
@@ -870,7 +870,7 @@ layout(constant_id = 4) const uint SPLIT_GUIDED = 0u;
 // (neighbouring chunks probe neighbouring positions) and so served by the
 // cache; the k-ary search of find_splits() read 32 lanes x 5 rounds of
 // scattered keys a split, more bytes than the merge itself moved
-// (docs/PERFORMANCE.md, log entries 13 and 14).
+// (docs/perf-log.md, entries 13 and 14).
 void main()
 {
     live_count = key_count();
@@ -889,7 +889,7 @@ void main()
         // one after the other: the cursors in three pieces lie a few to a
         // bucket that spans three runs, and with a thread a chunk the
         // subgroups that held both kinds took the two searches' time
-        // together (docs/PERFORMANCE.md, log entry 81).
+        // together (docs/perf-log.md, entry 81).
         uint role = ROLE_EVERY;
         if (THREE_PIECES) {
             uint grid = (params.group_count + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x;
@@ -1047,7 +1047,7 @@ void main()
     // Taking in the tail: the tail keys before the last output, and the first
     // of the rest, which the next outputs are tested against. A loop of its
     // own, not unrolled: one pass a sort runs it, and eight copies of the
-    // searches made every merge's code longer (entry 70 of docs/PERFORMANCE.md).
+    // searches made every merge's code longer (docs/perf-log.md, entry 70).
     index_t tail_before = 0u;
     key_t tail_head = load_key(read_key(tail_first));
     uint tail_head_value = value_or_zero(tail_first);
@@ -1072,7 +1072,7 @@ void main()
 // groups that cover it a thread at a time (the buffer's last group may be
 // partial, and is read key by key). Loading both slices' groups before using
 // any (below) made these merges 1-2% faster from 2^23 keys up but 3-6% slower
-// from 2^19 to 2^22 on the H100 (docs/PERFORMANCE.md, log entry 35).
+// from 2^19 to 2^22 on the H100 (docs/perf-log.md, entry 35).
 void load_slice_vector(index_t start, uint count, uint slot_base)
 {
     if (count == 0u)
@@ -1133,7 +1133,7 @@ uint slice_slot(index_t k, bool in_a, index_t a_start, uint a_count, index_t b_s
 // of a thread is issued before the first is used: the keys of each slice, then
 // the values of each, one after the other were four trips to memory a
 // workgroup, each waited on, and merges of pairs and 64-bit keys took 14-17%
-// longer at 2^22-2^24 keys on the H100 (log entry 35). The buffer's last group
+// longer at 2^22-2^24 keys on the H100 (docs/perf-log.md, entry 35). The buffer's last group
 // may be partial, and is read key by key. A goes to slots a_slot .., B to
 // b_slot ...
 void load_two_slices_vector(index_t a_start, uint a_count, index_t b_start, uint b_count, uint a_slot, uint b_slot)
@@ -1301,7 +1301,7 @@ shared index_t chunk_splits[2];
 // whole group of the buffer, key by key elsewhere; and the samples among them
 // (STORE_FROM_REGISTERS). It saves two barriers and a shared write and read of
 // every key, but each warp's stores then spread over twice the lines (four
-// times for 64-bit keys), and on the H100 it was no faster (log entry 44).
+// times for 64-bit keys), and on the H100 it was no faster (docs/perf-log.md, entry 44).
 // out_base: the output index of the chunk's first key.
 void store_registers_vector(merge_runs runs, index_t out_base, uint slot_count)
 {
@@ -1402,7 +1402,7 @@ void main()
         // find_splits() reads 32 scattered keys a round for 5 rounds. The whole
         // workgroup in k-ary rounds on the samples was 10-16% slower (a barrier
         // a round), and in place of a split pass, in merges of 4096 chunks and
-        // more, these chains made every level slower (log entry 44).
+        // more, these chains made every level slower (docs/perf-log.md, entry 44).
 #ifdef LANE_SEARCH
         // Subgroup 0 searches the first split, subgroup 1 the last (one
         // subgroup both, where the workgroup is one); uniform over each.

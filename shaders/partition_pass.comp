@@ -13,7 +13,7 @@
 //   totals.
 // - STEP_SCATTER: each workgroup sums the buckets' totals into their starts
 //   (each alike: a dispatch of one workgroup for it, the scan, cost about 5
-//   us on the H100, log entry 59), then, tile after tile, ranks a small tile
+//   us on the H100, docs/perf-log.md, entry 59), then, tile after tile, ranks a small tile
 //   of keys by bucket, claims room in each bucket for them, and moves them
 //   there. Workgroup 0 also judges the partition (where an open bucket is
 //   longer than `longest` (two windows, or one where the buckets average
@@ -31,7 +31,7 @@
 //   ordered key (and value), finds the cuts, and the pieces between them are
 //   sorted in shared memory. One dispatch where the merge levels used to run
 //   on to the whole array: 8 dispatches at 2^21 keys, which cost 0.011 ms
-//   when empty on the H100 (docs/PERFORMANCE.md, log entry 60).
+//   when empty on the H100 (docs/perf-log.md, entry 60).
 // - STEP_NESTED_SAMPLE, STEP_NESTED_COUNT, STEP_NESTED_SCATTER, after the
 //   scatter where the partition is nested: each open bucket of more than a
 //   window partitioned again by splitters of its own (see "The nested
@@ -49,7 +49,7 @@
 // with their values), for the scatter on half tiles: each staged key's place
 // is stored beside it, as for 64-bit keys with values, instead of found
 // again from its bucket, which cost more on a half tile than the staged
-// tile's length saves (log entries 93, 94 and 95).
+// tile's length saves (docs/perf-log.md, entries 93, 94 and 95).
 // Keys are compared as the sort orders them: ordered bits (key_order.glsl),
 // and with values by key, then value. The splitters are every
 // (sample_count / (m + 1))-th sorted sample, or where the samples are sorted
@@ -80,7 +80,7 @@ const uint MAX_BUCKETS = 2u * MAX_SPLITTERS + 1u;
 layout(constant_id = 2) const uint MAX_CELLS = 2048u;
 // Keys a thread of the count loads at once (see count_step), the next batch's
 // while it searches this one's. Loading a batch only once the last was
-// counted, 4 was best on the H100 (entry 67 of docs/PERFORMANCE.md: 8 and 16
+// counted, 4 was best on the H100 (docs/perf-log.md, entry 67: 8 and 16
 // slower, 2 slower from 2^24); with the next batch's loads ahead, 2 made the
 // count of 2^24 u32 keys take 0.0564 ms against 0.0604, pairs 0.0783 against
 // 0.0880, and 4 0.0548 and 0.0924 (entry 74). With the cells' first
@@ -190,7 +190,7 @@ shared uint splitter_values[MAX_SPLITTERS];
 // from bit 16, those in it. Random keys leave at most a few splitters a cell,
 // so the search takes 2 or 3 steps where the binary search over all of them
 // (as a breadth-first tree before) took 9, each a load from shared memory at
-// a place that differs from lane to lane (log entry 59). Where the splitters
+// a place that differs from lane to lane (docs/perf-log.md, entry 59). Where the splitters
 // crowd into few cells (keys far from uniform, many equal keys) the steps
 // grow back to what the whole search took: the steps are those the fullest
 // cell needs, the same for every thread.
@@ -307,11 +307,11 @@ uint splitters_before_cell(uint c)
 // do; with one run, the key (i + 1) * L / (m + 1) from 0. The mean of R
 // estimates of a quantile splits the keys as evenly as the quantile of the
 // whole sorted sample does, and sorting the runs alone took one pass where the
-// whole sort took three (docs/PERFORMANCE.md, log entry 62). A run's key of
+// whole sort took three (docs/perf-log.md, entry 62). A run's key of
 // rank k (from 1) lies on average k / (L + 1) of the way through the keys, so
 // the rank wanted is x = (i + 1)(L + 1) / (m + 1), seldom a whole number: run r
 // takes rank floor((Rx + r) / R), and the R ranks average x. Runs of twice as
-// many keys as buckets (the host's choice, log entry 67) with the rank
+// many keys as buckets (the host's choice, docs/perf-log.md, entry 67) with the rank
 // (i + 1) L / (m + 1) from 0 left the first bucket half as long again as the
 // others in a simulation; with x rounded, every splitter's quantile was off
 // by up to a quarter of a bucket. The host keeps (i + 1)(L + 1) R below 2^32.
@@ -385,7 +385,7 @@ void splitter_from_runs(uint i, out key_t key, out uint value)
 // the scatter does this once; at 2^21 keys each counts 8192 keys, so it must
 // be cheap: with a 64-bit cell computed in every step of a cell's searches
 // and an atomic a cell on one word, the count of 64-bit keys took 8% longer
-// there than with the search tree before, and 5% as now (log entry 59).
+// there than with the search tree before, and 5% as now (docs/perf-log.md, entry 59).
 // The count's workgroup 0 leaves the splitters in the partition's words (3
 // words each, after the claims) and the scatter reads them there: one load a
 // splitter where the runs' keys took R (R = 16 from 2^20 32-bit keys, log
@@ -484,7 +484,7 @@ uint bucket_of(key_t key, uint value)
 }
 
 #ifndef KEY64
-// The scatter's lookup for 32-bit keys (log entry 101 of docs/PERFORMANCE.md).
+// The scatter's lookup for 32-bit keys (docs/perf-log.md, entry 101).
 // The scatter's staged tile leaves no room for the count's table of first
 // splitters (count_step), so each cell's word is repacked in place to hold
 // what that table gives: from bit 22 the splitters before the cell (at most
@@ -616,7 +616,7 @@ shared uint stage_values[gl_WorkGroupSize.x * SCATTER_KEYS];
 // ends before the one after which the tile is staged; the fallback stages its
 // chunk past a barrier after its last read of them), and the scatter finds a
 // staged key's place from its bucket, so a tile of twice as many keys fits
-// (log entry 93 of docs/PERFORMANCE.md; pairs and 64-bit keys since entry
+// (docs/perf-log.md, entry 93; pairs and 64-bit keys since entry
 // 95, a tile of 4096 of them in the 32 KiB where 2048 took their places'
 // words beside). Else (and in the STORED_PLACES build) the scatter stores
 // each staged key's place in them (SCATTER_KEYS a thread), only after its
@@ -801,7 +801,7 @@ uint span_start()
 // threads to neighbouring places: each bucket's keys of the tile in whole
 // sectors. Written in the order the threads held them, every store went to its
 // own sector, and the scatter of 2^24 keys into 4095 buckets took 0.48-0.51
-// ms, ten times a copy (docs/PERFORMANCE.md, log entry 55); staging needs few
+// ms, ten times a copy (docs/perf-log.md, entry 55); staging needs few
 // enough buckets that a tile gives each several keys, which the splitters'
 // limit (tuning.c) sees to. A workgroup takes tiles group, group + groups, ...
 // (the host may launch fewer workgroups than tiles, so that each builds the
@@ -847,7 +847,7 @@ void store_staged(uint slot, key_t key, uint value)
 #endif
 }
 
-// The count's lookup (log entry 100 of docs/PERFORMANCE.md). The count
+// The count's lookup (docs/perf-log.md, entry 100). The count
 // stages no keys, so its staged tile's first cell_count() slots hold each
 // cell's first splitter (key and value), for which the scatter's table has
 // no room. A key whose cell holds no splitter is in the cell's open bucket,
@@ -1198,7 +1198,7 @@ void order_keys(inout key_t key_a, inout uint value_a, inout key_t key_b, inout 
 // left (strides s and s / 2): a thread takes the four slots a, a + s / 2,
 // a + s, a + s + s / 2, which the two steps compare only among themselves,
 // so one barrier serves both; 30 barriers for 1024 keys where a step each
-// took 55 (the sample step, docs/PERFORMANCE.md log entry 78). A barrier
+// took 55 (the sample step, docs/perf-log.md, entry 78). A barrier
 // before each group of steps and after the last.
 void sort_staged(uint count)
 {
@@ -1406,7 +1406,7 @@ void fallback_stage_bounded(uint first_key, uint end_key, uint first_run, uint r
     // candidate inside its bounds, and the counts narrow the bounds. A pair
     // is always the same thread's, so its words need no barrier. The arrays
     // of two are read at constant indices only (OF_TWO, a select on t):
-    // indexed at run time, the driver kept them in local memory (log entry 96).
+    // indexed at run time, the driver kept them in local memory (docs/perf-log.md, entry 96).
 #define OF_TWO(pair, t) ((t) == 0u ? (pair)[0] : (pair)[1])
     key_t prefix_key[2] = key_t[2](key_t(0u), key_t(0u));
     uint prefix_value[2] = uint[2](0u, 0u);

@@ -6,7 +6,7 @@
 // takes as B. A split on a diagonal that is a multiple of the group compares
 // A[32k] with B[d - 1 - 32k], the last of a group: both samples, so a split
 // search narrows to one group on the samples (1/32 of the keys, dense, in the
-// L2 cache) before it reads any key (docs/PERFORMANCE.md, log entries 43, 44).
+// L2 cache) before it reads any key (docs/perf-log.md, entries 43, 44).
 // A sample is the key with its value where there are values (the merge orders
 // pairs by both), in 32-bit words (a 64-bit key's low word first): SAMPLE_WORDS
 // a sample. Bound buffers

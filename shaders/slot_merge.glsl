@@ -31,7 +31,7 @@ uint slot_merge_split(uint a_first, uint a_count, uint b_first, uint b_count, ui
 // each run plus its first slot and count were six): the tile merge sort's
 // 1024-thread workgroups took 31 registers a thread on the H100 this way, 33
 // the other (two workgroups a multiprocessor need 32 or fewer; the time did
-// not change, docs/PERFORMANCE.md log entry 25).
+// not change, docs/perf-log.md, entry 25).
 void slot_merge_to_registers(uint a_first, uint a_count, uint b_first, uint b_count, uint diagonal)
 {
     uint i = slot_merge_split(a_first, a_count, b_first, b_count, diagonal);

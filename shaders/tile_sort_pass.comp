@@ -10,7 +10,7 @@
 // steps of every key (91 for 8192 keys), a merge round one read of every key
 // and a short search, so the work falls from O(n log^2 n) to O(n log n); on the
 // H100 the network tile pass was bound by its instruction latency, not by
-// memory (docs/PERFORMANCE.md). The result is the network's, key for key: runs
+// memory (docs/perf-log.md). The result is the network's, key for key: runs
 // ascending in the ordered bits, (key, value) pairs by key then value. Built
 // with TAIL_KEYS, a sort of one tile and a short tail past it (see below).
 // Built with LANE_MERGES (devices with subgroup shuffles, workgroups of whole
@@ -54,7 +54,7 @@ layout(std430, binding = 5) writeonly buffer Splits { uint splits[]; };
 // takes): a group's first key is a thread's first (REGISTERS divides the
 // group), its last a thread's last, so the registers read are fixed ones. A
 // loop over every register with the test in it made the tile pass 4% slower
-// on the H100 (log entry 44).
+// on the H100 (docs/perf-log.md, entry 44).
 void store_samples(index_t tile_base, uint first)
 {
     index_t run_base = (tile_base + as_index(first)) & ~((index_t(1u) << params.last_phase) - 1u);
@@ -115,7 +115,7 @@ uint slot_value(uint i)
 
 // The tail (TAIL_KEYS not 0: the pipeline of passes that place one,
 // schedule.h's tile_tail; 0 specialises this code away in the others, which
-// it made up to 5% slower on the H100, docs/PERFORMANCE.md log entry 71): this
+// it made up to 5% slower on the H100, docs/perf-log.md, entry 71): this
 // workgroup is the whole sort; its tile holds keys 0 .. 2^last_phase - 1 and
 // the keys past them, at most TAIL_KEYS (2^tuning.tile_tail_log, at most the
 // workgroup's threads), are the tail. Thread t takes tail key t and ranks it
@@ -306,7 +306,7 @@ void main()
     // inside loads them as vectors, the one across the end key by key, and
     // those past it take pads. Through shared memory instead, 1.5 x 2^11 keys
     // (one partial small tile) took 0.0160 ms on the H100 against 0.0132 for
-    // 2^12 (docs/PERFORMANCE.md, log entry 43).
+    // 2^12 (docs/perf-log.md, entry 43).
     vector_tile = REGISTER_LOG >= 2u && active_tile && params.vector_io != 0u && params.row_log == 0u &&
                   params.view_column_log == 0u;
     index_t thread_first_key = tile_base + as_index(first);
@@ -390,7 +390,7 @@ void main()
     // over it: its threads' slots are consecutive), and the subgroups that
     // hold keys have the multiprocessor to themselves. A sort of 2^10 keys on a
     // 4096-key tile is three quarters pads: on the H100 it took 15% less time,
-    // pairs and 64-bit keys 20-30% less; full tiles 0-2% more (log entry 51).
+    // pairs and 64-bit keys 20-30% less; full tiles 0-2% more (docs/perf-log.md, entry 51).
     // Not with rows or a view, whose pads lie elsewhere.
     bool subgroup_pads_only =
         !active_tile || (plain_layout && tile_base + as_index((thread - lane) * REGISTERS) >= live_count);
@@ -412,7 +412,7 @@ void main()
     // after them are the greatest. Its merges would leave its registers as they
     // are, so it skips them (its slots still hold what it wrote). On the H200
     // 1.5 x 2^10 keys sorted 2.7-4.6% faster, 1.5 x 2^11 1.8-3.1%, whole tiles
-    // level (docs/PERFORMANCE.md, log entry 98).
+    // level (docs/perf-log.md, entry 98).
     bool thread_pads_only = plain_layout && tile_base + as_index(first) >= live_count;
     for (uint run_log = first_merge_log; run_log < last_log; ++run_log) {
         barrier();  // every thread is done reading the slots of the last round
@@ -438,7 +438,7 @@ void main()
             // before it. The slots of the tile and the tail keys' searches in
             // it (a search in the whole tile after a loop of searches in the
             // tail) made the step from 2^11 to 2^11 + 1 keys 1.146x on the
-            // H200 (docs/PERFORMANCE.md, log entry 83).
+            // H200 (docs/perf-log.md, entry 83).
             uint shift[REGISTERS];
             [[unroll]] for (uint r = 0u; r < REGISTERS; ++r)
                 shift[r] = 0u;

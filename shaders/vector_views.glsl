@@ -2,7 +2,7 @@
 // to 9: the same buffers as Keys, KeysOut, Values and ValuesOut), used where
 // the host says the buffers allow it (params.vector_io): four 32-bit keys or
 // values, or two 64-bit keys, a load or store. A 4-byte access is a quarter of
-// what a memory transaction carries (docs/PERFORMANCE.md, log entry 20).
+// what a memory transaction carries (docs/perf-log.md, entry 20).
 // Kernels that read one side and write the other (the merges) define
 // VECTOR_INPUT_RESTRICT as restrict; the tile sort may sort in place, where
 // the input and output views are one buffer, and leaves it empty.

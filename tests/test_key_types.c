@@ -385,7 +385,7 @@ static void check_tile_tail(test_counter *t, bitonic_context_desc desc)
                                         0x7f800000u, 0xff800000u, 0x7fc00000u, 1u};
     /* Totals of every remainder mod 4 (1027 and 2050 among them), so that a
      * sort that writes its last keys four at a time is checked on every
-     * short group (log entry 96 tried one). */
+     * short group (docs/perf-log.md, entry 96 tried one). */
     static const size_t counts[] = {3, 5, 1025, 1027, 1040, 1056, 1057, 2049, 2050, 2080, 4097, 4100, 4128, 4129};
     bitonic_context *context;
     if (!TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "tile tail: context"))

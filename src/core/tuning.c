@@ -6,7 +6,7 @@
  *   thread's keys by the network, then a merge round per doubling. 32-bit keys
  *   alone take 16 keys a thread (512 threads for 8192 keys): since the lane
  *   merges and the vector loads, the H100 ran their tile pass 5% faster that
- *   way than with 8, and sorts from 2^19 to 2^26 keys 1-1.6% faster (log entry
+ *   way than with 8, and sorts from 2^19 to 2^26 keys 1-1.6% faster (docs/perf-log.md, entry
  *   43). Pairs and 64-bit keys were 2-4% slower with 16, and keep 8 a thread
  *   (1024 threads) where they fit a workgroup: twice the warps to hide the
  *   merges' chains of shared-memory reads (4-6% faster than 16, entry 24).
@@ -15,15 +15,15 @@
  *   passes over device memory, which is what a bitonic sort pays for.
  * - 16 keys per thread (4 steps) in global passes: on the H100 the 5-step pass
  *   takes 96 registers and runs at half the bandwidth of a 1-step pass, and 4 steps
- *   beat 5 at every size measured (docs/PERFORMANCE.md).
+ *   beat 5 at every size measured (docs/perf-log.md).
  * - Merge chunks of 1024 keys, 8 a thread (128 threads; 4 for pairs and 64-bit
  *   keys, whose merges hold twice the registers), smaller where shared
  *   memory is short: a thread's merge is a chain of dependent shared-memory
  *   reads, so fewer keys a thread and more workgroups hide it better; on the
- *   H100 this was the best of 11 shapes measured (docs/PERFORMANCE.md). Their
+ *   H100 this was the best of 11 shapes measured (docs/perf-log.md). Their
  *   shared memory counts as much as their registers: on the H200 a merge
  *   level slowed in step with its shared bytes alone, as if NVIDIA's driver
- *   gave these pipelines about 64 KiB a multiprocessor (log entry 92), so
+ *   gave these pipelines about 64 KiB a multiprocessor (docs/perf-log.md, entry 92), so
  *   1024-key chunks of 32-bit keys seem to run twelve workgroups by both limits.
  * - Transpose blocks of 32 x 32 keys, 8 rows at a time (256 threads), smaller
  *   where shared memory or the workgroup is short: a row of 32 keys is a whole
@@ -42,7 +42,7 @@
 /* Pairs and 64-bit keys merge 4 keys a thread (256 threads a 1024-key chunk):
  * their merge kernels take 63-64 registers a thread at 8, and on the H100 4
  * made pairs 5-6% faster from 2^20 to 2^24 keys and u64 up to 2.7%, where u32
- * keys were slower (log entry 47). */
+ * keys were slower (docs/perf-log.md, entry 47). */
 #define WIDE_PREFERRED_MERGE_REGISTER_LOG 2u
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
@@ -50,14 +50,14 @@
 /* Pairs and 64-bit keys from 2048 chunks: on the H100 a split pass made their
  * sorts of 2^21 and 1.5 x 2^21 keys 8.5-13% faster, level at 1.5 x 2^20 and
  * slower below; 32-bit keys alone gained at 1.5 x 2^21 only (2.7%) and lost
- * 5% at 2^21 (docs/PERFORMANCE.md, log entry 38). */
+ * 5% at 2^21 (docs/perf-log.md, entry 38). */
 #define WIDE_MERGE_SPLIT_PASS_MIN_CHUNKS 2048u
 /* The split pass's threads test 3 keys a round (a 4-ary search, half the
  * rounds of a binary one) in merges of up to 16384 chunks, and search binary in
  * bigger ones: in one H100 run, sorts of 2^22 to 1.5 x 2^23 keys took 2.2-4.9%
  * less time with 3 probes, 2^24 the same, and 1.5 x 2^24 to 2^26 + 1 1.5-4.6%
  * more (more searches read more sectors than they save rounds;
- * docs/PERFORMANCE.md, log entry 26). */
+ * docs/perf-log.md, entry 26). */
 #define PREFERRED_MERGE_SPLIT_PROBES 3u
 #define MERGE_SPLIT_PROBES_MAX_CHUNKS 16384u
 /* The split pass guesses where each split lies from the keys' values from
@@ -66,13 +66,13 @@
  * 2^26, but 4-5% slower at 2^22-2^23, where the keys sit in the L2 cache, a
  * round of probes is short, and each split pass took 2 µs longer; pairs and
  * 64-bit keys gained 3-5% at 2^24, u64 also at 2^22-2^23, pairs lost 6% at
- * 2^22 (docs/PERFORMANCE.md, log entry 41). */
+ * 2^22 (docs/perf-log.md, entry 41). */
 #define MERGE_SPLIT_GUIDED_MIN_CHUNKS 16384u
 #define WIDE_MERGE_SPLIT_GUIDED_MIN_CHUNKS 8192u
 /* Merges below the split pass's threshold search their own splits on the run
  * samples from 16 chunks (2^14 keys), every key type. On the H100, against the
  * workgroup's k-ary search of the keys: pairs 4-8% and u64 6-9% faster at 2^14
- * to 2^18 keys (log entry 49); 32-bit keys, whose threshold was 512 chunks
+ * to 2^18 keys (docs/perf-log.md, entry 49); 32-bit keys, whose threshold was 512 chunks
  * (2^19 keys; 4-6% faster at 2^19 to 2^21, entry 44), 7% faster at 1.5 x 2^18
  * and level elsewhere from 2^17 to 2^20 + 1 (entry 50; sorts up to 2^18
  * keys take the small shapes, which merge without a split search). In place
@@ -80,17 +80,17 @@
  * workgroup then waits on its own chain of them (entry 44). */
 #define MERGE_FUSED_SPLIT_MIN_CHUNKS 16u
 /* Keys each of those searches tests a round: on the H100 3 and 5 were level
- * at 2^19-2^21 keys, 7 up to 2% slower, 1 (binary) 5-7% slower (log entry 45). */
+ * at 2^19-2^21 keys, 7 up to 2% slower, 1 (binary) 5-7% slower (docs/perf-log.md, entry 45). */
 #define MERGE_FUSED_SPLIT_PROBES 3u
 /* Those searches by a subgroup (a key a lane a round, a ballot to count) for
  * pairs and 64-bit keys, where ballots exist; by one thread for 32-bit keys
  * alone. On the H100 the subgroup made u64 sorts of 2^19-2^20 keys 5-6%
- * faster and pairs 1-2%, but u32 ones 1-2% slower (log entry 46). */
+ * faster and pairs 1-2%, but u32 ones 1-2% slower (docs/perf-log.md, entry 46). */
 #define WIDE_MERGE_FUSED_SPLIT_BY_SUBGROUP true
 #define MERGE_FUSED_SPLIT_BY_SUBGROUP false
 /* Small sorts: a sort below about 2^18 keys is a few dispatches, and its time
  * is the latency of one workgroup's tile sort plus about 10 µs a merge level
- * (docs/PERFORMANCE.md, log entry 17): 4096-key tiles of 8 keys a thread sort
+ * (docs/perf-log.md, entry 17): 4096-key tiles of 8 keys a thread sort
  * sooner, and the merge without shared memory needs no split search of the
  * workgroup before its threads start. */
 #define SMALL_TILE_KEYS 4096u
@@ -100,7 +100,7 @@
  * one multiprocessor, bound by the latency of its chains, not by its work:
  * 4 keys a thread (twice the threads, half the merge steps a round) sorted
  * pairs and 64-bit keys of 1024 to 2049 keys 8-13% faster than 8 on the H200
- * (docs/PERFORMANCE.md, log entry 84). */
+ * (docs/perf-log.md, entry 84). */
 #define SHORT_TILE_LOG 11u
 #define SHORT_TILE_REGISTER_LOG 2u
 /* A sort of one tile and a tail of up to 2^TILE_TAIL_LOG keys (2^12 + 1 on
@@ -109,7 +109,7 @@
 #define TILE_TAIL_LOG 5u
 /* Up to 2^18 keys: on the H100, since the large shapes' merges search their
  * splits on run samples, 2^18 + 1 keys sort 4.6% faster with them (0.0630 ms
- * against 0.0661; log entry 50); 2^18 the same either way. (Before, the
+ * against 0.0661; docs/perf-log.md, entry 50); 2^18 the same either way. (Before, the
  * crossing lay between 2^18 + 1 and 3 x 2^17, and a limit at 2^17 made
  * 2^17 + 1 a 1.3x step.) */
 #define SMALL_SORT_MAX_KEYS (1u << 18)
@@ -119,21 +119,21 @@
  * pairs 6-9% faster than the shared-memory one from 2^13 to 2^17 and 64-bit
  * keys 1-6% faster up to 2^16, and 2^k + 1 keys 5-21% faster where it took
  * the tail in; 64-bit keys were 1.7% slower at 1.5 x 2^16 and 3.5% at 2^17,
- * and every type 3-17% slower from 1.5 x 2^17 (docs/PERFORMANCE.md, log
+ * and every type 3-17% slower from 1.5 x 2^17 (docs/perf-log.md,
  * entry 70). Pairs of 64-bit keys follow pairs (not measured). */
 #define DIRECT_MERGE_MAX_LOG_32 18u
 #define DIRECT_MERGE_MAX_LOG_PAIRS 17u
 #define DIRECT_MERGE_MAX_LOG_64 16u
 /* The partition sort (bitonic_tuning, partition_*), from 1.5 x 2^18 keys of
  * 4 and 8 bytes: on an H200, with the partition's steps as they are since
- * log entry 84 and pairs packed (entry 85), against the merge levels u32
+ * docs/perf-log.md, entry 84 and pairs packed (entry 85), against the merge levels u32
  * sorted 5.4% faster at 1.5 x 2^18, 4.5% at 2^19, 7.2% at 2^19 + 1 and 11.1%
  * at 1.5 x 2^19; pairs 11.1% and 14.2% faster at 1.5 x 2^18 and 2^19; u64
- * 3.5% and 7.5% (docs/PERFORMANCE.md, log entry 86). From 2^18 + 1 pairs gained
+ * 3.5% and 7.5% (docs/perf-log.md, entry 86). From 2^18 + 1 pairs gained
  * 6.3% there but u64 lost 2.7% and u32 tied; the two 8-byte kinds share the
  * threshold. Before, on the H100 (2^20 32-bit keys and 2^19 + 1 pairs and
  * 64-bit keys), since the fallback became
- * one dispatch and the samples are sorted in runs (docs/PERFORMANCE.md, log
+ * one dispatch and the samples are sorted in runs (docs/perf-log.md,
  * entry 63), against the merge levels u32 sorts 4.1% faster at 2^20 and 10.5%
  * at 2^20 + 1, as fast at 2^19 + 1 and 1.5 x 2^19, 9.1% slower at 2^19;
  * pairs 5.9% faster at 2^19 + 1, 19% at 1.5 x 2^19 and 18% at 2^20, 1.4%
@@ -168,11 +168,11 @@
  * (2.563 against 2.885 ms), 20% at 2^27 and 26% at 2^28 (9.716 against
  * 13.150), but at 3 levels only as fast (2^25: 1.380 against 1.377), and 1.5
  * x 2^24 took 1.092 ms nested where the flat sort had taken 1.058 in the
- * session before; u64 3% faster at 2^24 (3 levels), 12% at 2^25, 20% at
+ * run of 2026-11-30; u64 3% faster at 2^24 (3 levels), 12% at 2^25, 20% at
  * 2^26 and 32% at 2^28 (17.36 against 25.41); pairs 2% faster at 2^24, 10%
  * at 2^25, 18% at 2^26 and 30% at 2^28. From 1 level (2^23), u32 took 32%
  * longer at 2^23 and 14% at 2^24 (the second count and scatter cost more
- * than one or two levels); u64 9% longer at 2^23 (docs/PERFORMANCE.md, log
+ * than one or two levels); u64 9% longer at 2^23 (docs/perf-log.md,
  * entry 106). */
 #define PARTITION_NESTED_MIN_LEVELS_32 4u
 #define PARTITION_NESTED_MIN_LEVELS_64 3u
@@ -183,7 +183,7 @@
  * took 0.0371 and 0.1259 (sorts 1.0% and 1.9% faster), but 0.0149 at 2^22
  * against 0.0132 (1.1% slower) and up to 2.5% slower from 1.5 x 2^21 to 2^23;
  * u64 sorts 0.3-1.5% faster from 2^23, pairs 0.6% slower at 2^24 and 0.8%
- * faster at 2^26 (2^25 not measured; docs/PERFORMANCE.md, log entry 66).
+ * faster at 2^26 (2^25 not measured; docs/perf-log.md, entry 66).
  * Since the cursors in three pieces take workgroups of their own (entry 81)
  * the thresholds held: u32 level either way from 2^21 to 2^23, pairs 0.5-4.9%
  * slower by thread up to 2^24, u64 0.4% and 1.0% faster at 2^23 and 2^24 but
@@ -201,7 +201,7 @@
  * and the most keys a thread stages (they are held in registers). 4-byte keys
  * stage no place beside each key (partition_pass.comp, PLACES_BY_SEARCH), so
  * twice as many fit: a tile of 8192 u32 keys took the scatter of 2^26 keys
- * from 0.649 to 0.548 ms on the H200 (docs/PERFORMANCE.md, log entry 93;
+ * from 0.649 to 0.548 ms on the H200 (docs/perf-log.md, entry 93;
  * vk_sorter.c halves it where that takes fewer rounds). */
 #define PARTITION_SCATTER_TILE_KEYS 8192u
 #define PARTITION_MAX_SCATTER_KEYS 16u
@@ -214,7 +214,7 @@
  * barriers, the claims' atomics): one workgroup a multiprocessor, 132 there
  * where the driver tells it (bitonic_device_limits.multiprocessors), sorted
  * 2^21 u32 keys 4.7% faster than 256 (two rounds of workgroups), 2^22 2.4%,
- * 2^24 1.2%; 128 as fast as 132 (docs/PERFORMANCE.md, log entry 60). */
+ * 2^24 1.2%; 128 as fast as 132 (docs/perf-log.md, entry 60). */
 #define PARTITION_WORKGROUPS 128u
 #define PREFERRED_TRANSPOSE_BLOCK_LOG 5u
 #define PREFERRED_TRANSPOSE_LINES_LOG 3u
@@ -500,7 +500,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
      * hold idle threads; shorter than the tile, and whole subgroups where the
      * merge sort shuffles. On the H100 sorts of 1024 pairs and 64-bit keys
      * took 1.8% and 2.7% less time on a short tile of 1024 keys, u32 keys as
-     * long (docs/PERFORMANCE.md, log entry 69); one of 2048 keys took 1-3%
+     * long (docs/perf-log.md, entry 69); one of 2048 keys took 1-3%
      * less again from 1536 to 2048 keys, and 1024 keys as long (entry 70). */
     /* Keys a thread there: the tile's where the caller chose them, else
      * SHORT_TILE_REGISTER_LOG where the threads fit a workgroup. */

@@ -69,7 +69,7 @@ typedef struct bitonic_tuning {
     uint32_t merge_split_probes_max_chunks;  /* merges of more chunks search binary */
     /* Threads a split-pass workgroup has: a subgroup, so the searches spread
      * over the multiprocessors (a merge workgroup's 128 put 4096 searches on 32
-     * of the H100's 132; docs/PERFORMANCE.md, log entry 40). */
+     * of the H100's 132; docs/perf-log.md, entry 40). */
     uint32_t merge_split_workgroup_size;
     /* From this many chunks up, the split pass places its probes by a guess
      * from the keys' values (merge_pass.comp, guided_merge_path_search)
@@ -92,14 +92,14 @@ typedef struct bitonic_tuning {
     /* The merge writes each thread's merged keys straight from its registers,
      * 16 bytes a store, instead of through shared memory once more: not
      * faster on the H100 for 32-bit keys, slower for 64-bit keys and pairs
-     * (docs/PERFORMANCE.md, log entry 44), so off by default. */
+     * (docs/perf-log.md, entry 44), so off by default. */
     bool merge_store_from_registers;
     /* The partition's window merge of buckets in up to three pieces (its
      * shared-memory kernel with THREE_PIECES) stores from registers even
      * where the merges do not: for 32-bit keys on the H200 it took 3.5-5%
      * less from 2^24 to 2^26 keys (the merge levels from registers 1-4%
      * more), level at 2^22; the lighter window merge of 2^20 keys took 16%
-     * more, so it stages its stores still (docs/PERFORMANCE.md, log entry 88). */
+     * more, so it stages its stores still (docs/perf-log.md, entry 88). */
     bool window_merge_store_from_registers;
     /* Merge from device memory without shared memory (merge_pass.comp built
      * with DIRECT_MERGE) instead of staging the slices in shared memory. */
@@ -166,7 +166,7 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
 
 /* The tuning for small sorts of keys of bytes_per_key: a smaller tile with
  * fewer keys a thread and the merge without shared memory, which the H100
- * measured faster up to 2^18 keys (docs/PERFORMANCE.md, log entries 19, 50). Writes
+ * measured faster up to 2^18 keys (docs/perf-log.md, entries 19, 50). Writes
  * the largest count it is for; false when the device cannot run it. The
  * overrides (0: none) set the tile, clamped as bitonic_tuning_derive's, and
  * the largest count. */

@@ -86,7 +86,7 @@ static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_c
  * (merge_pass.comp, window_split_by_selection) and finds the same counts by
  * a workgroup's search of the middle piece below (window_split_three); three
  * reads a piece a step took fewer steps but more registers and time there
- * (docs/PERFORMANCE.md, log entry 66). */
+ * (docs/perf-log.md, entry 66). */
 void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
                                          uint64_t diagonal, uint64_t taken[3])
 {

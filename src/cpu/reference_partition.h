@@ -28,7 +28,7 @@
  *    they are. A sort whose first splitters leave buckets of many windows
  *    (the GPU's scatter holds at most 511 splitters) so gets buckets of
  *    about half a window, and needs no merge level at all: the window can
- *    be the tile (docs/PERFORMANCE.md, log entry 105).
+ *    be the tile (docs/perf-log.md, entry 105).
  * 3. Sort aligned runs of W keys (the tile sort and the merge levels).
  * 4. The window merge. An open bucket of at most 2W keys crosses one or two
  *    run boundaries, and its pieces (the end of run k - 1, the start of run

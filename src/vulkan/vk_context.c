@@ -32,7 +32,7 @@
 /* On a discrete GPU, up to this many: pinning the caller's pages cost more host
  * time than copying them through a staging buffer with several threads at every
  * size measured on the H100 machine (2^21 to 2^26 u32 keys: 2^24 8.1 ms against
- * 4.0 ms, 2^26 27.7 against 19.2; docs/PERFORMANCE.md, host path). Above it the
+ * 4.0 ms, 2^26 27.7 against 19.2; docs/perf-log.md, the host path). Above it the
  * array is imported anyway, so no staging twin of that size is kept. */
 #define DISCRETE_MIN_IMPORT_BYTES ((size_t)512 << 20)
 /* A staged host sort of at least two chunks runs as a pipeline over chunks
@@ -48,7 +48,7 @@
  * at most one a core and at most 8: in one alternated call on the 16-core H100
  * machine, 8 sorted 2^25 and 2^26 keys from host memory in 12.7-13.0 and
  * 24.3-24.8 ms against 13.8-15.3 and 23.2-37.6 with 16 and 15.9-16.7 and
- * 34.2-35.7 with 4 (docs/PERFORMANCE.md, log entry 29). BITONIC_HOST_COPY_THREADS
+ * 34.2-35.7 with 4 (docs/perf-log.md, entry 29). BITONIC_HOST_COPY_THREADS
  * overrides it (measurements). */
 #define MAX_COPY_HANDS 8u
 
@@ -1573,7 +1573,7 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     /* Arrays staged whole (beside a pinned one or not), and big enough, go
      * through the chunked pipeline: it hides the CPU's copies behind the bus.
      * Arrays all pinned have no copies to hide, and one submission beats the
-     * chunks there (H100, 2^24 u32: 4.15-4.44 ms against 5.16; log entry 29). */
+     * chunks there (H100, 2^24 u32: 4.15-4.44 ms against 5.16; docs/perf-log.md, entry 29). */
     bool staged_keys = spans.keys.imported == VK_NULL_HANDLE, staged_values = with_values &&
                                                                               spans.values.imported == VK_NULL_HANDLE;
     if ((staged_keys || spans.keys.borrowed) && (!with_values || staged_values || spans.values.borrowed) &&

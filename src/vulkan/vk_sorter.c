@@ -138,7 +138,7 @@ typedef struct sorter_variant {
     VkPipeline short_tile_sort_pipeline;  /* the same on tiles of 2^tuning.short_tile_log keys */
     /* The same two for passes that place a tail (bitonic_pass.tile_tail): the
      * tail's code is specialised away in the others, which it made up to 5%
-     * slower on the H100 (docs/PERFORMANCE.md, log entry 71). */
+     * slower on the H100 (docs/perf-log.md, entry 71). */
     VkPipeline tile_sort_tail_pipeline;
     VkPipeline short_tile_sort_tail_pipeline;
     VkPipeline global_pipelines[BITONIC_MAX_STEP_GROUP_LOG + 1];  /* by steps per pass */
@@ -899,7 +899,7 @@ static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
         /* Split searches that guess from key values, built with 64-bit
          * positions, gave wrong splits on the H100 at every size (while
          * lavapipe sorted every case right, and the bound build passed on
-         * both; docs/PERFORMANCE.md, log entry 41): the wide path searches by
+         * both; docs/perf-log.md, entry 41): the wide path searches by
          * plain rounds, whatever was asked. */
         variant->tuning.merge_split_guided_min_chunks = UINT32_MAX;
         bitonic_kernel_form form = {.with_values = base->with_values, .key64 = base->key64,
@@ -1526,8 +1526,8 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * buckets are rounded down (at least 8 of them, so the average bucket is
      * under 1/8 longer than the share asked for): 2^k + 1 keys take the
      * buckets and windows of 2^k, where rounding up made them one more merge
-     * level (6% slower at 2^24 + 1 on the H100, docs/PERFORMANCE.md log entry
-     * 56). */
+     * level (6% slower at 2^24 + 1 on the H100, docs/perf-log.md,
+     * entry 56). */
     if (tuning->partition_levels > 30u)
         return;
     uint32_t window_log = tuning->tile_log + tuning->partition_levels;
@@ -1539,7 +1539,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
          * as fit up to partition_buckets_per_window a window: buckets of
          * half a window span three runs far less often, and at 2^21 keys,
          * where the window is the tile however many buckets there are, the
-         * sort took 5.5% longer with buckets of a window (log entry 65). */
+         * sort took 5.5% longer with buckets of a window (docs/perf-log.md, entry 65). */
         uint64_t window = (uint64_t)1 << window_log, most = (uint64_t)tuning->partition_max_splitters + 1u;
         if (info->count / window <= most) {
             buckets = tuning->partition_buckets_per_window * info->count / window;
@@ -1555,14 +1555,14 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * rank of its own in every run: splitter i is the mean of a key about
      * (i + 1) / (m + 1) of the way through each run (splitter_from_runs in
      * partition_pass.comp), which splits as evenly as the whole sort's
-     * quantiles do (the means of R estimates of one quantile; log entry 62).
+     * quantiles do (the means of R estimates of one quantile; docs/perf-log.md, entry 62).
      * The sample step sorts the runs itself, a workgroup a run in shared
      * memory, where a run fits the scatter's staged tile; else the samples are
      * sorted whole by the library's sort after it. On the H100 that one
      * dispatch made sorts of 64-bit keys 1.4-2.4% faster from 1.5 x 2^20 to
      * 2^22, pairs 1.1% from 1.5 x 2^20 to 2^21 + 1 and u32 1.3% at 2^22, but
      * u32 1.3% slower at 1.5 x 2^20 and 2^21, against the sample step and a
-     * tile pass of the runs on a 1024-key tile after it (log entry 69). */
+     * tile pass of the runs on a 1024-key tile after it (docs/perf-log.md, entry 69). */
     plan->sample_runs_log = 0;
     uint32_t run_log = bitonic_ceil_log2(2u * buckets);
     if (tuning->partition_sample_runs && samples > ((uint64_t)1 << run_log) &&
@@ -1583,7 +1583,7 @@ static void plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * them, fewer where the nested sample, which the scatter's staged tile
      * holds, would have fewer samples than splitters), so that windows of
      * the tile do, with three pieces (buckets of up to two tiles). A second
-     * count and scatter instead of the levels: docs/PERFORMANCE.md, log
+     * count and scatter instead of the levels: docs/perf-log.md,
      * entries 105 and 106. Pairs go as two arrays through it (their packed
      * scatter is not nested: below, packed_pairs). */
     uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
@@ -1739,7 +1739,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * is nothing to merge, so no scratch is needed: the scratch query planned
      * these sorts small and asked for none, and the device's 8192-key tile
      * sorted 4096 keys in 0.0204 ms on the H100 where two 4096-key tiles and a
-     * merge sorted 4097 in 0.0168 (docs/PERFORMANCE.md, log entry 36). */
+     * merge sorted 4097 in 0.0168 (docs/perf-log.md, entry 36). */
     if (plan->variant_number == KEYS32 && !rows && sorter->strategy == BITONIC_STRATEGY_MERGE &&
         info->count <= sorter->small_sort_max_keys &&
         (with_scratch || info->count <= ((uint64_t)1 << sorter->variants[KEYS32_SMALL].tuning.tile_log)))
@@ -1827,7 +1827,7 @@ static bitonic_status plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
      * whole array: the direct merge, every merge of a small sort; past those
      * sizes and below the partition's, the shared-memory merge's tail pipeline
      * (merge_pipeline_kind), where the tail had taken a merge pass of its own
-     * (0.006 ms at 2^19 + 1 u32 keys on the H100; docs/PERFORMANCE.md, log
+     * (0.006 ms at 2^19 + 1 u32 keys on the H100; docs/perf-log.md,
      * entries 72 and 73). Not where four-run merges would take its pass. */
     bool last_merge_takes_tail = !rows && info->count < tuning->partition_min_keys;
     bool merge_tail = plan->merge && (plan->merge_direct || last_merge_takes_tail) && !plan->wide &&
@@ -2309,7 +2309,7 @@ enum { PARTITION_FLAG_PACKED_PAIRS = 1, PARTITION_FLAG_FALLBACK_IN_BATCHES = 2 }
  * 8192 u32 keys took 1.69x one of 4096, so the scatter of 2^26 keys was 15%
  * faster with the longer tiles, but that of 1.5 x 2^20 keys (192 tiles, two
  * rounds of 132 workgroups, against three of 384 tiles) 9% slower
- * (docs/PERFORMANCE.md, log entry 93). Costs taken as 17 against 10. Half
+ * (docs/perf-log.md, entry 93). Costs taken as 17 against 10. Half
  * tiles go to a pipeline of their own (partition_half_scatter_pipeline) that
  * stores each staged key's place, as before the long tiles (entry 94); for
  * pairs and 64-bit keys that is the tile of 2048 they had before entry 95
@@ -2612,7 +2612,7 @@ static bitonic_status record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             constants.group_count = window_chunks;
             /* Its two pieces' searches guided by the keys' values where the
              * plan's merges' are: at 2^22 keys a guided window split pass took
-             * 0.0142 ms on the H100, a plain one 0.0090 (log entry 57). */
+             * 0.0142 ms on the H100, a plain one 0.0090 (docs/perf-log.md, entry 57). */
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
             if (plan->window_split_by_thread)
                 constants.sample_runs |= MERGE_SPLIT_BY_THREAD;

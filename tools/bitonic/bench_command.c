@@ -26,8 +26,8 @@
 #define CLOCK_WARMUP_KEYS (1u << 22)
 #define CLOCK_WARMUP_MS 250.0
 /* 250 ms did not always do: in one H100 sweep of five, the batches of 2^24
- * keys still ran at 690 MHz of 1980 after it (docs/PERFORMANCE.md, log entry
- * 25). So the warm-up goes on until three sorts of the warm-up keys in a row take
+ * keys still ran at 690 MHz of 1980 after it (docs/perf-log.md,
+ * entry 25). So the warm-up goes on until three sorts of the warm-up keys in a row take
  * at most CLOCK_STEADY times the fastest seen in this call (at most
  * CLOCK_WARMUP_MAX_MS), and a batch is sorted again, up to BATCH_RETRIES times,
  * when a sort of the warm-up keys right after it takes more than
@@ -35,7 +35,7 @@
  * the fastest before the batch over CLOCK_DROPPED: the clock was still rising
  * (the first batch of a call on the H200, at 630-810 MHz after a warm-up
  * that never left 345: every warm-up sort was as slow, so none looked slow;
- * docs/PERFORMANCE.md, log entry 107). */
+ * docs/perf-log.md, entry 107). */
 #define CLOCK_WARMUP_MAX_MS 2000.0
 #define CLOCK_STEADY 1.05
 #define CLOCK_DROPPED 1.10
@@ -109,7 +109,7 @@ static bool f32_in_order(uint32_t a_bits, uint32_t b_bits)
 /* Making and checking the keys on the host, split over threads. Each run's
  * keys are made, uploaded, downloaded and checked on the host, and at 2^27 to
  * 2^28 keys that took about 18 s a size on one core of the H200's machine,
- * where the GPU's ten sorts take a tenth of a second (docs/PERFORMANCE.md, log
+ * where the GPU's ten sorts take a tenth of a second (docs/perf-log.md,
  * entry 103). Key i is mix64 of the seed's state plus i + 1 steps, so a range
  * is made anywhere, and a fingerprint is a sum, so ranges add up: the keys and
  * the verdicts are those of one thread. */
@@ -753,7 +753,7 @@ int bench_run(const bench_options *options)
     uint64_t seed = (uint64_t)time(NULL);
     int exit_code = 0;
     /* A GPU coming from idle needs longer than one batch's warm-up: the first
-     * batch of a call ran at a low clock on the H100 (docs/PERFORMANCE.md, 19). */
+     * batch of a call ran at a low clock on the H100 (docs/perf-log.md, entry 19). */
     clock_guard guard = {.scratch = scratch};
     if ((status = warm_clocks(&guard)) != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: warming the GPU failed: %s\n", bitonic_status_string(status));
