@@ -5,7 +5,7 @@
 // stride, so neighbouring invocations read neighbouring addresses), runs the
 // steps in registers and writes the keys back. No shared memory, no barrier.
 layout(local_size_x_id = 0) in;
-#include "registers.glsl"
+const uint REGISTERS = 1u << REGISTER_LOG;
 
 #include "network.glsl"
 

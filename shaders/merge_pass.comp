@@ -43,7 +43,7 @@ layout(constant_id = 4) const bool STORE_FROM_REGISTERS = false;
 // is what it was without.
 layout(constant_id = 7) const bool TAKES_TAIL = false;
 #endif
-#include "registers.glsl"
+const uint REGISTERS = 1u << REGISTER_LOG;
 const uint CHUNK_KEYS = 1u << CHUNK_LOG;
 
 #define KEYS_READONLY  // merges read one side and write the other (KeysOut)
@@ -1021,7 +1021,7 @@ void main()
     index_t a_base = runs.base, b_base = runs.base + runs.a_count;
     index_t i = merge_path_search(low, high, a_base, b_base + diagonal - 1u, false);
     index_t j = diagonal - i;
-    uint outputs = uint(min(as_index(REGISTERS), total - diagonal));
+    uint outputs = uint(min(index_t(REGISTERS), total - diagonal));
     // Memory indices of A[i] and B[j] clamped into their runs (B may be empty:
     // the last run of an odd count has no partner), so no read leaves the keys.
     key_t key_a = load_key(read_key(a_base + min(i, runs.a_count - 1u)));

@@ -1,7 +1,7 @@
 // network.glsl: what the tile and global kernels share: the push constants,
 // the key buffers, and one step group of the bitonic network in registers.
-// REGISTER_LOG (keys per thread, log2) is a specialization constant
-// (registers.glsl): the tuning picks it when the pipeline is made.
+// REGISTER_LOG (keys per thread, log2) is a build-time constant: each kernel
+// is compiled once per value (shaders/CMakeLists.txt) and the tuning picks one.
 // Addressing mirrors bitonic_group_key_index() in src/core/schedule.h; keep the
 // two in step (the C reference executor proves that formula on every input).
 //
@@ -400,15 +400,31 @@ uint group_key_index(uint group_index, uint reg, uint phase, uint top_stride_log
 // the half-cleaners of the remaining strides, over all registers.
 void register_network(bool flip, uint step_count)
 {
-    // REGISTER_LOG is a specialization constant: the steps a thread's keys
-    // cannot take fold away before the loops unroll.
-    if (REGISTER_LOG >= 4u && flip && step_count == 4u) { FLIP_STEP(16u) }
-    if (REGISTER_LOG >= 3u && flip && step_count == 3u) { FLIP_STEP(8u) }
-    if (REGISTER_LOG >= 2u && flip && step_count == 2u) { FLIP_STEP(4u) }
+#if REGISTER_LOG >= 5
+    if (flip && step_count == 5u) { FLIP_STEP(32u) }
+#endif
+#if REGISTER_LOG >= 4
+    if (flip && step_count == 4u) { FLIP_STEP(16u) }
+#endif
+#if REGISTER_LOG >= 3
+    if (flip && step_count == 3u) { FLIP_STEP(8u) }
+#endif
+#if REGISTER_LOG >= 2
+    if (flip && step_count == 2u) { FLIP_STEP(4u) }
+#endif
     if (flip && step_count == 1u) { FLIP_STEP(2u) }
     uint disperse_steps = flip ? step_count - 1u : step_count;
-    if (REGISTER_LOG >= 4u && disperse_steps >= 4u) { DISPERSE_STEP(8u) }
-    if (REGISTER_LOG >= 3u && disperse_steps >= 3u) { DISPERSE_STEP(4u) }
-    if (REGISTER_LOG >= 2u && disperse_steps >= 2u) { DISPERSE_STEP(2u) }
+#if REGISTER_LOG >= 5
+    if (disperse_steps >= 5u) { DISPERSE_STEP(16u) }
+#endif
+#if REGISTER_LOG >= 4
+    if (disperse_steps >= 4u) { DISPERSE_STEP(8u) }
+#endif
+#if REGISTER_LOG >= 3
+    if (disperse_steps >= 3u) { DISPERSE_STEP(4u) }
+#endif
+#if REGISTER_LOG >= 2
+    if (disperse_steps >= 2u) { DISPERSE_STEP(2u) }
+#endif
     if (disperse_steps >= 1u) { DISPERSE_STEP(1u) }
 }

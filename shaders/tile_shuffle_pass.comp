@@ -13,7 +13,7 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TILE_LOG = 12u;
-#include "registers.glsl"
+const uint REGISTERS = 1u << REGISTER_LOG;
 const uint TILE_KEYS = 1u << TILE_LOG;
 
 #include "network.glsl"

@@ -30,7 +30,7 @@
 #endif
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TILE_LOG = 12u;
-#include "registers.glsl"
+const uint REGISTERS = 1u << REGISTER_LOG;
 const uint TILE_KEYS = 1u << TILE_LOG;
 // The most keys of a tail this pipeline places past the tile (0: none; see
 // the tail below).
@@ -184,17 +184,12 @@ uint next_head_value;
 #include "lane_network.glsl"
 #endif
 // 16-byte views need a thread's keys to fill whole vectors (values too: four a
-// vector), so a tile of fewer than 4 keys a thread never takes them (main sets
-// vector_tile only from REGISTER_LOG 2); the device-address build reaches keys
-// through references instead.
-#if !defined(WIDE_ADDRESSING)
+// vector); the device-address build reaches keys through references instead.
+#if !defined(WIDE_ADDRESSING) && REGISTER_LOG >= 2
 #define VECTOR_TILE
 #include "vector_views.glsl"
-// A thread's keys, in vectors (rounded up: the array needs a length at every
-// REGISTER_LOG, and the functions below run only from 2).
-const uint KEY_VECTORS = (REGISTERS + KEYS_PER_VECTOR - 1u) / KEYS_PER_VECTOR;
-const uint VALUE_VECTORS = (REGISTERS + 3u) / 4u;
-const uint LAST_REGISTER = REGISTERS - 1u;
+const uint KEY_VECTORS = REGISTERS / KEYS_PER_VECTOR;  // a thread's keys, in vectors
+const uint VALUE_VECTORS = REGISTERS / 4u;
 
 // This thread's REGISTERS keys (and values) from first_key on, 16 bytes a load,
 // every load issued before the first is used.
@@ -253,19 +248,17 @@ void store_registers_vector(index_t first_key)
     [[unroll]] for (uint v = 0u; v < KEY_VECTORS; ++v) {
 #ifdef KEY64
         keys_out4[first_key / KEYS_PER_VECTOR + v] =
-            key_vector(store_key(reg_keys[2u * v]), store_key(reg_keys[min(2u * v + 1u, LAST_REGISTER)]));
+            key_vector(store_key(reg_keys[2u * v]), store_key(reg_keys[2u * v + 1u]));
 #else
         keys_out4[first_key / KEYS_PER_VECTOR + v] =
-            uvec4(store_key(reg_keys[4u * v]), store_key(reg_keys[min(4u * v + 1u, LAST_REGISTER)]),
-                  store_key(reg_keys[min(4u * v + 2u, LAST_REGISTER)]),
-                  store_key(reg_keys[min(4u * v + 3u, LAST_REGISTER)]));
+            uvec4(store_key(reg_keys[4u * v]), store_key(reg_keys[4u * v + 1u]), store_key(reg_keys[4u * v + 2u]),
+                  store_key(reg_keys[4u * v + 3u]));
 #endif
     }
 #ifdef WITH_VALUES
     [[unroll]] for (uint v = 0u; v < VALUE_VECTORS; ++v)
         values_out4[first_key / 4u + v] =
-            uvec4(reg_values[4u * v], reg_values[min(4u * v + 1u, LAST_REGISTER)],
-                  reg_values[min(4u * v + 2u, LAST_REGISTER)], reg_values[min(4u * v + 3u, LAST_REGISTER)]);
+            uvec4(reg_values[4u * v], reg_values[4u * v + 1u], reg_values[4u * v + 2u], reg_values[4u * v + 3u]);
 #endif
 }
 #endif
@@ -307,8 +300,7 @@ void main()
     // those past it take pads. Through shared memory instead, 1.5 x 2^11 keys
     // (one partial small tile) took 0.0160 ms on the H100 against 0.0132 for
     // 2^12 (docs/perf-log.md, entry 43).
-    vector_tile = REGISTER_LOG >= 2u && active_tile && params.vector_io != 0u && params.row_log == 0u &&
-                  params.view_column_log == 0u;
+    vector_tile = active_tile && params.vector_io != 0u && params.row_log == 0u && params.view_column_log == 0u;
     index_t thread_first_key = tile_base + as_index(first);
     bool thread_whole = thread_first_key + as_index(REGISTERS) <= live_count;
     if (vector_tile) {
@@ -368,9 +360,18 @@ void main()
     // This thread's consecutive keys, sorted in registers by the network's
     // phases up to last_phase (rows shorter than a thread's keys stay apart).
     if (params.last_phase >= 1u) register_network(true, 1u);
-    if (REGISTER_LOG >= 2u && params.last_phase >= 2u) register_network(true, 2u);
-    if (REGISTER_LOG >= 3u && params.last_phase >= 3u) register_network(true, 3u);
-    if (REGISTER_LOG >= 4u && params.last_phase >= 4u) register_network(true, 4u);
+#if REGISTER_LOG >= 2
+    if (params.last_phase >= 2u) register_network(true, 2u);
+#endif
+#if REGISTER_LOG >= 3
+    if (params.last_phase >= 3u) register_network(true, 3u);
+#endif
+#if REGISTER_LOG >= 4
+    if (params.last_phase >= 4u) register_network(true, 4u);
+#endif
+#if REGISTER_LOG >= 5
+    if (params.last_phase >= 5u) register_network(true, 5u);
+#endif
 
     // Keys in one array in order (no rows, no view): the pads lie past its end.
     bool plain_layout = params.row_log == 0u && params.view_column_log == 0u;

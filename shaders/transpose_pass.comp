@@ -14,7 +14,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BLOCK_LOG = 5u;
 const uint BLOCK = 1u << BLOCK_LOG;
-#include "registers.glsl"  // network.glsl's registers; this kernel holds none
+const uint REGISTERS = 1u << REGISTER_LOG;  // network.glsl's registers; this kernel holds none
 
 #include "network.glsl"
 

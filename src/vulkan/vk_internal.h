@@ -14,59 +14,58 @@
 bitonic_status bitonic_status_from_vk(VkResult result);
 
 /* Generated from shaders/ at build time (cmake/embed_spirv.cmake): each kernel
- * once per form of key (keys alone, with values, 64-bit keys alone and with
- * values; pairs of 32-bit keys also as values_i64, compared as one 64-bit
- * integer: not the _wide kernels, whose pairs compare so in their values
- * build). Keys per thread is a specialization constant (shaders/registers.glsl). */
+ * once per keys-per-thread value, with and without values; pairs of 32-bit
+ * keys also as values_i64 (compared as one 64-bit integer; not the _wide
+ * kernels, whose pairs compare so in their values build). */
 #define BITONIC_DECLARE_SPIRV(name) extern const uint32_t name[]; extern const size_t name##_size;
-#define BITONIC_DECLARE_KERNEL(kernel)                                                                         \
-    BITONIC_DECLARE_SPIRV(bitonic_module_##kernel) BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_values)        \
-    BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_values_i64) BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_k64) \
-    BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_k64_values)
-BITONIC_DECLARE_KERNEL(tile_pass)
-BITONIC_DECLARE_KERNEL(tile_shuffle_pass)
-BITONIC_DECLARE_KERNEL(tile_sort_pass)
-BITONIC_DECLARE_KERNEL(tile_sort_lanes_pass)
-BITONIC_DECLARE_KERNEL(global_pass)
-BITONIC_DECLARE_KERNEL(merge_pass)
-BITONIC_DECLARE_KERNEL(merge_lanes_pass)
+#define BITONIC_DECLARE_KERNEL(kernel, r)                                                                    \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_i64_r##r)                                          \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_r##r)                                                 \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_values_r##r)
+/* A kernel built for every keys-per-thread value the tuning can pick, 1..4. */
+#define BITONIC_DECLARE_KERNEL_R1_TO_4(kernel)                                                                  \
+    BITONIC_DECLARE_KERNEL(kernel, 1) BITONIC_DECLARE_KERNEL(kernel, 2) BITONIC_DECLARE_KERNEL(kernel, 3)   \
+    BITONIC_DECLARE_KERNEL(kernel, 4)
+BITONIC_DECLARE_KERNEL_R1_TO_4(tile_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_4(tile_shuffle_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_4(tile_sort_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_4(tile_sort_lanes_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_4(global_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_4(merge_pass)
+BITONIC_DECLARE_KERNEL_R1_TO_4(merge_lanes_pass)
 /* The window merge of packed pairs (UNPACK_OUT, network.glsl). */
-BITONIC_DECLARE_SPIRV(bitonic_module_merge_pass_k64_unpack)
-BITONIC_DECLARE_SPIRV(bitonic_module_merge_lanes_pass_k64_unpack)
-BITONIC_DECLARE_KERNEL(merge_split)
-BITONIC_DECLARE_KERNEL(merge_direct)
-BITONIC_DECLARE_KERNEL(transpose_pass)
-BITONIC_DECLARE_KERNEL(partition_pass)
-BITONIC_DECLARE_KERNEL(partition_lanes_pass)
+#define BITONIC_DECLARE_UNPACK(kernel)                                                                       \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r2) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r3) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r4)
+BITONIC_DECLARE_UNPACK(merge_pass)
+BITONIC_DECLARE_UNPACK(merge_lanes_pass)
+BITONIC_DECLARE_KERNEL(merge_split, 1)
+BITONIC_DECLARE_KERNEL_R1_TO_4(merge_direct)
+BITONIC_DECLARE_KERNEL(transpose_pass, 1)
+BITONIC_DECLARE_KERNEL(partition_pass, 1)
+BITONIC_DECLARE_KERNEL(partition_lanes_pass, 1)
 /* Built for 32-bit keys alone and with values and for 64-bit keys alone
  * (STORED_PLACES: the scatter on half tiles). */
 #define BITONIC_DECLARE_STORED_PLACES(kernel)                                                                 \
-    BITONIC_DECLARE_SPIRV(bitonic_module_##kernel) BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_values)       \
-    BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_values_i64) BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_k64)
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r1) \
+    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_i64_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_r1)
 BITONIC_DECLARE_STORED_PLACES(partition_stored_pass)
 BITONIC_DECLARE_STORED_PLACES(partition_lanes_stored_pass)
 /* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl);
- * its merge is the direct one only (vk_sorter.c, create_wide_variants). One
- * build of pairs, which compares them as 64-bit integers. */
-#define BITONIC_DECLARE_WIDE_KERNEL(kernel)                                                                    \
-    BITONIC_DECLARE_SPIRV(bitonic_module_##kernel) BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_values)        \
-    BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_k64) BITONIC_DECLARE_SPIRV(bitonic_module_##kernel##_k64_values)
-BITONIC_DECLARE_WIDE_KERNEL(tile_pass_wide)
-BITONIC_DECLARE_WIDE_KERNEL(tile_shuffle_pass_wide)
-BITONIC_DECLARE_WIDE_KERNEL(tile_sort_pass_wide)
-BITONIC_DECLARE_WIDE_KERNEL(merge_split_wide)
-BITONIC_DECLARE_WIDE_KERNEL(merge_direct_wide)
+ * its merge is the direct one only (vk_sorter.c, create_wide_variants). */
+BITONIC_DECLARE_KERNEL_R1_TO_4(tile_pass_wide)
+BITONIC_DECLARE_KERNEL_R1_TO_4(tile_shuffle_pass_wide)
+BITONIC_DECLARE_KERNEL_R1_TO_4(tile_sort_pass_wide)
+BITONIC_DECLARE_KERNEL(merge_split_wide, 1)
+BITONIC_DECLARE_KERNEL_R1_TO_4(merge_direct_wide)
 
-BITONIC_DECLARE_SPIRV(bitonic_module_search)
-BITONIC_DECLARE_SPIRV(bitonic_module_search_k64)
+BITONIC_DECLARE_SPIRV(bitonic_spirv_search)
+BITONIC_DECLARE_SPIRV(bitonic_spirv_search_k64)
 
-/* A kernel's module, and the keys a thread it is made for (log2; the
- * specialization constant REGISTER_LOG, shaders/registers.glsl; 0 for a kernel
- * that holds no keys in registers). */
 typedef struct bitonic_spirv {
     const uint32_t *code;
     size_t size;
-    uint32_t register_log;
 } bitonic_spirv;
 
 /* Which build of a kernel: keys alone or with values, 32- or 64-bit keys, and
@@ -78,8 +77,8 @@ typedef struct bitonic_kernel_form {
     bool pairs_as_int64;
 } bitonic_kernel_form;
 
-/* The module of a kernel for a keys-per-thread log2; code is NULL for a count
- * past BITONIC_GPU_MAX_REGISTER_LOG or a form that is not built. wide: the device-address build (the
+/* The module of a kernel ("tile" or "global") for a keys-per-thread log2; code
+ * is NULL when that variant is not built. wide: the device-address build (the
  * merge path's kernels only). */
 bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
 bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);

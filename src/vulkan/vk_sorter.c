@@ -293,83 +293,99 @@ void bitonic_vk_read_limits(VkPhysicalDevice physical_device, bitonic_device_lim
     *out_max_storage_range = limits->maxStorageBufferRange;
 }
 
-#define SPIRV_MODULE(name) ((bitonic_spirv){name, name##_size, 0})
+#define SPIRV_MODULE(name) ((bitonic_spirv){name, name##_size})
 /* The module of `form` (a bitonic_kernel_form in scope), pairs of 32-bit keys
  * from values_module. */
-#define SPIRV_SELECT_FORMS(kernel, values_module)                                                  \
-    (form.key64 ? (form.with_values ? SPIRV_MODULE(bitonic_module_##kernel##_k64_values)            \
-                                    : SPIRV_MODULE(bitonic_module_##kernel##_k64))                  \
-                : (form.with_values ? (values_module) : SPIRV_MODULE(bitonic_module_##kernel)))
-#define SPIRV_SELECT(kernel)                                                                       \
-    SPIRV_SELECT_FORMS(kernel, form.pairs_as_int64 ? SPIRV_MODULE(bitonic_module_##kernel##_values_i64) \
-                                                   : SPIRV_MODULE(bitonic_module_##kernel##_values))
+#define SPIRV_SELECT_FORMS(kernel, r, values_module)                                               \
+    (form.key64 ? (form.with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_values_r##r)       \
+                                    : SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r##r))             \
+                : (form.with_values ? (values_module) : SPIRV_MODULE(bitonic_spirv_##kernel##_r##r)))
+#define SPIRV_SELECT(kernel, r)                                                                    \
+    SPIRV_SELECT_FORMS(kernel, r,                                                                  \
+                       form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r##r) \
+                                           : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
 /* The device-address builds: one build of pairs, which compares them as 64-bit integers. */
-#define SPIRV_SELECT_WIDE(kernel) SPIRV_SELECT_FORMS(kernel, SPIRV_MODULE(bitonic_module_##kernel##_values))
+#define SPIRV_SELECT_WIDE(kernel, r) SPIRV_SELECT_FORMS(kernel, r, SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
+#define SPIRV_CASE(kernel, r) \
+    case r: return SPIRV_SELECT(kernel, r);
 /* A kernel built twice: with bound buffers, and with device addresses (_wide). */
-#define SPIRV_SELECT_BOUND_OR_WIDE(kernel) (wide ? SPIRV_SELECT_WIDE(kernel##_wide) : SPIRV_SELECT(kernel))
-
-/* spirv made for 2^register_log keys a thread: none past what the tuning picks. */
-static bitonic_spirv with_registers(bitonic_spirv spirv, uint32_t register_log)
-{
-    if (register_log == 0 || register_log > BITONIC_GPU_MAX_REGISTER_LOG)
-        return (bitonic_spirv){NULL, 0, 0};
-    spirv.register_log = register_log;
-    return spirv;
-}
+#define SPIRV_CASE_WIDE(kernel, r) \
+    case r: return wide ? SPIRV_SELECT_WIDE(kernel##_wide, r) : SPIRV_SELECT(kernel, r);
 
 bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(tile_pass), register_log);
+    switch (register_log) {
+        SPIRV_CASE_WIDE(tile_pass, 1) SPIRV_CASE_WIDE(tile_pass, 2) SPIRV_CASE_WIDE(tile_pass, 3)
+        SPIRV_CASE_WIDE(tile_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
 
 bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(tile_shuffle_pass), register_log);
+    switch (register_log) {
+        SPIRV_CASE_WIDE(tile_shuffle_pass, 1) SPIRV_CASE_WIDE(tile_shuffle_pass, 2)
+        SPIRV_CASE_WIDE(tile_shuffle_pass, 3) SPIRV_CASE_WIDE(tile_shuffle_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
 
 bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(tile_sort_pass), register_log);
+    switch (register_log) {
+        SPIRV_CASE_WIDE(tile_sort_pass, 1) SPIRV_CASE_WIDE(tile_sort_pass, 2)
+        SPIRV_CASE_WIDE(tile_sort_pass, 3) SPIRV_CASE_WIDE(tile_sort_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
 
 bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
 {
-    return with_registers(SPIRV_SELECT(tile_sort_lanes_pass), register_log);
+    switch (register_log) {
+        SPIRV_CASE(tile_sort_lanes_pass, 1) SPIRV_CASE(tile_sort_lanes_pass, 2)
+        SPIRV_CASE(tile_sort_lanes_pass, 3) SPIRV_CASE(tile_sort_lanes_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
 
 bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bitonic_kernel_form form)
 {
-    return with_registers(SPIRV_SELECT(global_pass), register_log);
+    switch (register_log) {
+        SPIRV_CASE(global_pass, 1) SPIRV_CASE(global_pass, 2) SPIRV_CASE(global_pass, 3)
+        SPIRV_CASE(global_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
 
-/* The split pass and the transpose hold no keys in registers: one each. */
 bitonic_spirv bitonic_spirv_merge_split(bitonic_kernel_form form, bool wide)
 {
-    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(merge_split), 1u);
+    switch (1) { SPIRV_CASE_WIDE(merge_split, 1) }
 }
 
 bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form)
 {
-    return with_registers(SPIRV_SELECT(transpose_pass), 1u);
+    switch (1) { SPIRV_CASE(transpose_pass, 1) }
 }
 
 bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan)
 {
-    return subgroup_scan ? SPIRV_SELECT(partition_lanes_pass) : SPIRV_SELECT(partition_pass);
+    if (subgroup_scan)
+        switch (1) { SPIRV_CASE(partition_lanes_pass, 1) }
+    switch (1) { SPIRV_CASE(partition_pass, 1) }
 }
 
 /* The kernels of STORED_PLACES are built for 32-bit keys alone and with
  * values, and for 64-bit keys alone. */
 #define SPIRV_SELECT_STORED_PLACES(kernel)                                                       \
-    (form.key64             ? SPIRV_MODULE(bitonic_module_##kernel##_k64)                         \
-     : !form.with_values    ? SPIRV_MODULE(bitonic_module_##kernel)                               \
-     : form.pairs_as_int64 ? SPIRV_MODULE(bitonic_module_##kernel##_values_i64)                  \
-                           : SPIRV_MODULE(bitonic_module_##kernel##_values))
+    (form.key64             ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r1)                      \
+     : !form.with_values    ? SPIRV_MODULE(bitonic_spirv_##kernel##_r1)                          \
+     : form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r1)               \
+                           : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r1))
 
 bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool subgroup_scan)
 {
     if (form.key64 && form.with_values)
-        return (bitonic_spirv){NULL, 0, 0};
+        return (bitonic_spirv){NULL, 0};
     return subgroup_scan ? SPIRV_SELECT_STORED_PLACES(partition_lanes_stored_pass)
                          : SPIRV_SELECT_STORED_PLACES(partition_stored_pass);
 }
@@ -377,26 +393,45 @@ bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool
 bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
     if (wide)  /* not built: the device-address merge is the direct one */
-        return (bitonic_spirv){NULL, 0, 0};
-    return with_registers(SPIRV_SELECT(merge_pass), register_log);
+        return (bitonic_spirv){NULL, 0};
+    switch (register_log) {
+        SPIRV_CASE(merge_pass, 1) SPIRV_CASE(merge_pass, 2) SPIRV_CASE(merge_pass, 3)
+        SPIRV_CASE(merge_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
 
 bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
 {
-    return with_registers(SPIRV_SELECT(merge_lanes_pass), register_log);
+    switch (register_log) {
+        SPIRV_CASE(merge_lanes_pass, 1) SPIRV_CASE(merge_lanes_pass, 2) SPIRV_CASE(merge_lanes_pass, 3)
+        SPIRV_CASE(merge_lanes_pass, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
 
 bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes)
 {
-    return with_registers(lanes ? SPIRV_MODULE(bitonic_module_merge_lanes_pass_k64_unpack)
-                                : SPIRV_MODULE(bitonic_module_merge_pass_k64_unpack),
-                          register_log);
+#define SPIRV_UNPACK_CASE(r)                                                                  \
+    case r:                                                                                   \
+        return lanes ? SPIRV_MODULE(bitonic_spirv_merge_lanes_pass_k64_unpack_r##r)          \
+                     : SPIRV_MODULE(bitonic_spirv_merge_pass_k64_unpack_r##r);
+    switch (register_log) {
+        SPIRV_UNPACK_CASE(1) SPIRV_UNPACK_CASE(2) SPIRV_UNPACK_CASE(3) SPIRV_UNPACK_CASE(4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
+#undef SPIRV_UNPACK_CASE
 }
 
 bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bitonic_kernel_form form, bool wide)
 {
-    return with_registers(SPIRV_SELECT_BOUND_OR_WIDE(merge_direct), register_log);
+    switch (register_log) {
+        SPIRV_CASE_WIDE(merge_direct, 1) SPIRV_CASE_WIDE(merge_direct, 2) SPIRV_CASE_WIDE(merge_direct, 3)
+        SPIRV_CASE_WIDE(merge_direct, 4)
+    default: return (bitonic_spirv){NULL, 0};
+    }
 }
+
 
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
                                 bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
@@ -406,9 +441,6 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
         return VK_ERROR_FEATURE_NOT_PRESENT;
     if (constant_count > 8u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
-    /* The kernel's constants are ids 0 .. constant_count - 1; its keys a
-     * thread is id 16 (REGISTER_LOG, shaders/registers.glsl), where it has one. */
-    enum { REGISTER_LOG_CONSTANT_ID = 16 };
     const uint32_t *code = spirv.code;
     size_t code_size = spirv.size;
     VkShaderModuleCreateInfo module_info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -417,20 +449,11 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
     if (result != VK_SUCCESS)
         return result;
-    VkSpecializationMapEntry entries[9];
-    uint32_t data[9];
-    for (uint32_t i = 0; i < constant_count; ++i) {
+    VkSpecializationMapEntry entries[8];
+    for (uint32_t i = 0; i < constant_count; ++i)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
-        data[i] = constants[i];
-    }
-    uint32_t entry_count = constant_count;
-    if (spirv.register_log != 0) {
-        entries[entry_count] = (VkSpecializationMapEntry){.constantID = REGISTER_LOG_CONSTANT_ID,
-                                                          .offset = entry_count * 4u, .size = 4};
-        data[entry_count++] = spirv.register_log;
-    }
-    VkSpecializationInfo specialization = {.mapEntryCount = entry_count, .pMapEntries = entries,
-                                           .dataSize = entry_count * 4u, .pData = data};
+    VkSpecializationInfo specialization = {.mapEntryCount = constant_count, .pMapEntries = entries,
+                                           .dataSize = constant_count * 4u, .pData = constants};
     VkComputePipelineCreateInfo pipeline_info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -775,8 +798,7 @@ static VkResult ensure_search_pipeline(bitonic_vulkan_sorter *sorter, bool key64
     uint32_t workgroup = SEARCH_WORKGROUP < sorter->limits.max_workgroup_invocations
                              ? SEARCH_WORKGROUP
                              : sorter->limits.max_workgroup_invocations;
-    bitonic_spirv spirv = key64 ? SPIRV_MODULE(bitonic_module_search_k64)
-                                : SPIRV_MODULE(bitonic_module_search);
+    bitonic_spirv spirv = key64 ? SPIRV_MODULE(bitonic_spirv_search_k64) : SPIRV_MODULE(bitonic_spirv_search);
     return create_pipeline(sorter, sorter->pipeline_cache, sorter->search_pipeline_layout, spirv, &workgroup, 1,
                            pipeline);
 }
