@@ -145,7 +145,13 @@ def png_colours(path):
     return width, height, colours
 
 
+def stop(signum, frame):
+    raise SystemExit(128 + signum)  # unwinds through the finally blocks that end Chromium and the server
+
+
 def main():
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=["report", "screenshot"])
     parser.add_argument("page")
