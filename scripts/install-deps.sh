@@ -12,4 +12,4 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config glslc libvulkan-dev libvulkan1 mesa-vulkan-drivers libpng-dev libglfw3-dev ffmpeg \
     vulkan-validationlayers vulkan-tools clang libclang-rt-14-dev python3 \
-    libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin > /dev/null
+    libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin emscripten chromium > /dev/null
