@@ -2,8 +2,9 @@
 # test.sh: the whole test suite, as CI runs it: a warnings-as-errors build and
 # its CTest suite (Vulkan tests on lavapipe with validation on), a shared build
 # and its install test, the same suite
-# under AddressSanitizer + UndefinedBehaviorSanitizer, and a bounded run of the
-# libFuzzer target for the key-file readers.
+# under AddressSanitizer + UndefinedBehaviorSanitizer, a bounded run of the
+# libFuzzer target for the key-file readers, and the WebGL2 build's tests in
+# headless Chromium (web/test.sh).
 set -eu
 jobs=$(nproc 2>/dev/null || echo 2)
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,5 +34,9 @@ if command -v clang > /dev/null; then
       -DBITONIC_BUILD_BENCH=OFF -DBITONIC_BUILD_APPS=OFF > build-fuzz.log
   cmake --build build-fuzz -j"$jobs" --target fuzz_key_file >> build-fuzz.log
   (cd build-fuzz && ctest --output-on-failure -R fuzz)
+fi
+if command -v emcc > /dev/null && command -v chromium > /dev/null; then
+  echo "== the WebGL2 build in headless Chromium"
+  sh web/test.sh
 fi
 echo "== all test stages passed"
