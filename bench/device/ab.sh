@@ -97,8 +97,7 @@ for round in $(seq "${ROUNDS:-3}"); do
     limit=$(limit_for "${RUN_TIMEOUT:-240}" $(( flock_reserve + 20 )))
     if [ "$limit" = 0 ]; then note "round $round, $label and after: skipped, no time left in BUDGET=${BUDGET:-560}"; break 2; fi
     options=$(build_options "$dir" "$label")
-    log_option=""
-    has_option --batch-log "$tool" bench && log_option="--batch-log $out/batch_${label}_$round.log"
+    log_option=$(batch_log_option "$tool" "$out/batch_${label}_$round.log")
     step "round $round, $label: $types, 2^$min_log..2^$max_log, $options (at most $limit s)"
     csv=$out/run_${label}_$round.csv
     start=$SECONDS

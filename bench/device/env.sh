@@ -6,7 +6,7 @@
 # installed, points the loader and EGL at the NVIDIA driver's files where no
 # driver manifest is installed, and picks the device the tools are run on.
 # It defines the functions the scripts share (unpack_build, record_machine,
-# limit_for, boids_library_path, start_sampler, stop_sampler, has_option,
+# limit_for, batch_log_option, boids_library_path, start_sampler, stop_sampler, has_option,
 # step, LINE_BUFFERED).
 #
 # Reads: DEVICE (the selector passed to --device; default BITONIC_DEVICE, else
@@ -130,6 +130,18 @@ has_option() {
   option=$1
   shift
   "$@" --help 2>&1 | grep -q -e "$option\\b"
+}
+
+# batch_log_option TOOL FILE: the option that makes this build's bench write
+# the wall-clock span of each timed batch into FILE (for stability.py):
+# --tune batch-log=FILE in the tools that have --tune, --batch-log FILE in the
+# ones before; nothing where the build has neither.
+batch_log_option() {
+  if "$1" bench --tune help 2> /dev/null | grep -q '^ *batch-log='; then
+    echo "--tune batch-log=$2"
+  elif has_option --batch-log "$1" bench; then
+    echo "--batch-log $2"
+  fi
 }
 
 # record_machine FILE [BUILD...]: the GPU (name, driver, compute capability,

@@ -92,8 +92,8 @@ fi
 common="--device $DEVICE"
 if [ "${E2E:-0}" != 1 ] && has_option --no-e2e "$tool" bench; then common="$common --no-e2e"; fi
 batch_log=0
-has_option --batch-log "$tool" bench && batch_log=1
-[ $batch_log = 1 ] || note "this build has no --batch-log: rows get no clock, and stability.py does not run"
+[ -n "$(batch_log_option "$tool" x)" ] && batch_log=1
+[ $batch_log = 1 ] || note "this build writes no batch log: rows get no clock, and stability.py does not run"
 # The call's time (BUDGET, env.sh): what CUB, the profile and the report need
 # is kept back from our sweeps; a step with no time left is skipped, and said so.
 cub_reserve=0
@@ -108,7 +108,7 @@ for sweep in $(seq "$sweeps"); do
   step "sweep $sweep of $sweeps: $types, 2^$min_log..2^$max_log (at most $limit s)"
   start=$SECONDS
   log_option=""
-  [ $batch_log = 1 ] && log_option="--batch-log $out/batch_$sweep.log"
+  [ $batch_log = 1 ] && log_option=$(batch_log_option "$tool" "$out/batch_$sweep.log")
   rc=0
   # shellcheck disable=SC2086  # the options are words
   timeout "$limit" $LINE_BUFFERED "$tool" bench $common --min-log "$min_log" --max-log "$max_log" \
