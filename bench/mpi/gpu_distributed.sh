@@ -5,20 +5,24 @@
 # ranks, median of RUNS) and keys per second per GPU, from
 # `bitonic bench --distributed`, which verifies every result.
 #
-#   sh scripts/gpu_distributed.sh pack    on the Debian 12 build machine: downloads the
-#                                         Open MPI runtime .deb files into .mpi/ (apt-get download)
-#   bash scripts/gpu_distributed.sh       on the GPU machine (after the build is there)
+#   sh bench/mpi/gpu_distributed.sh pack    on the Debian 12 build machine: downloads the
+#                                           Open MPI runtime .deb files into .mpi/ (apt-get download)
+#   bash bench/mpi/gpu_distributed.sh       on the GPU machine, from the repository root
 #
-# Needs there: build/tools/bitonic/bitonic built with MPI on the Debian machine
-# (cmake finds Open MPI; sh scripts/h100_pack.sh carries it as build-h100/), a
-# Vulkan loader and the NVIDIA driver, and Open MPI: the one in PATH if there
-# is one, else the .deb files of .mpi/ unpacked into $MPI_ROOT (no root needed,
-# nothing installed system-wide; glibc 2.36 or newer, as Debian 12).
+# Needs there: a build of the tool with MPI made on the Debian machine (cmake
+# finds Open MPI) and packed with ALLOW_MPI=1 sh bench/device/pack.sh, the
+# loader packages of .gl/ (bench/device/env.sh sets them up, as for the other
+# device scripts; bench/device/README.md says how to fetch them), and Open MPI:
+# the one in PATH if there is one, else the .deb files of .mpi/ unpacked into
+# $MPI_ROOT (no root needed, nothing installed system-wide; glibc 2.36 or
+# newer, as Debian 12). A device call carries .gl, .pack and .mpi.
 # Environment: LOGS (default "28"), TYPES (u32,pairs), RANKS ("1 2"), RUNS (5),
 # MERGES ("auto host": the merge through each rank's GPU context, and on the
-# CPU), BITONIC (the tool), OUT (where the report goes; default ./out).
-set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
+# CPU), BUILD (a pack name, tarball or build folder, as bench/device/tests.sh
+# reads it), BITONIC (the tool, default the build's), DEVICES (the Vulkan
+# devices of the ranks), SKIP_TESTS, OUT (where the report goes; default ./out).
+set -eu
+here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 mpi_debs="openmpi-bin openmpi-common libopenmpi3 libpmix2 libhwloc15 libevent-core-2.1-7 libevent-pthreads-2.1-7
   libfabric1 libucx0 libibverbs1 librdmacm1 libpsm2-2 libpsm-infinipath1 libnl-3-200 libnl-route-3-200 libmunge2
@@ -42,7 +46,7 @@ if command -v mpirun > /dev/null && [ -z "${MPI_FROM_DEBS:-}" ]; then
 else
   root=${MPI_ROOT:-/tmp/bitonic-mpi}
   if [ ! -x "$root/usr/bin/orterun" ]; then
-    ls .mpi/*.deb > /dev/null 2>&1 || { say "no mpirun and no .mpi/*.deb: run 'sh scripts/gpu_distributed.sh pack' on the build machine and carry .mpi"; exit 1; }
+    ls .mpi/*.deb > /dev/null 2>&1 || { say "no mpirun and no .mpi/*.deb: run 'sh bench/mpi/gpu_distributed.sh pack' on the build machine and carry .mpi"; exit 1; }
     mkdir -p "$root" && for f in .mpi/*.deb; do dpkg-deb -x "$f" "$root" || exit 1; done
   fi
   lib=$root/usr/lib/x86_64-linux-gnu
@@ -53,17 +57,16 @@ else
   export PMIX_MCA_mca_base_component_path=$lib/pmix2/lib/pmix
   mpirun=$root/usr/bin/orterun
 fi
-bitonic=${BITONIC:-$here/build/tools/bitonic/bitonic}
-missing=$(ldd "$bitonic" "$(command -v "$mpirun")" 2>&1 | grep "not found" | sort -u)
+# The Vulkan loader, the validation layer and the NVIDIA driver's manifests, as
+# for the other device scripts; then the build (a pack unpacked, or build/).
+. bench/device/env.sh
+default_build=build
+[ -f "$PACK_DIR/bitonic-device.tar.xz" ] && default_build=bitonic-device
+build=$(unpack_build "${BUILD:-$default_build}")
+case "$build" in /*) ;; *) build=$here/$build ;; esac
+bitonic=${BITONIC:-$build/tools/bitonic/bitonic}
+missing=$(ldd "$bitonic" "$(command -v "$mpirun")" 2>&1 | grep "not found" | sort -u || true)
 [ -z "$missing" ] || { say "missing libraries: $missing"; exit 1; }
-# The Vulkan loader, from the .gl/*.deb files scripts/h100_run.sh uses, if the machine lacks it.
-if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && ls .gl/*.deb > /dev/null 2>&1; then
-  for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done
-  ldconfig
-fi
-if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-fi
 as_root=""
 [ "$(id -u)" -eq 0 ] && as_root="--allow-run-as-root"
 # One host: shared memory (vader) through ob1 is the whole transport; no network
@@ -73,14 +76,14 @@ export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv 2>&1 | tee -a "$report"
-"$bitonic" info > "$out/info.txt" 2>&1
+"$bitonic" info > "$out/info.txt" 2>&1 || true
 # The Vulkan indices of the discrete GPUs (lavapipe, if present, is not one of them);
 # DEVICES overrides them (for example "cpu cpu" to try the script without a GPU).
 gpus=${DEVICES:-$(sed -n 's/^  \[\([0-9]*\)\] .*(discrete GPU.*/\1/p' "$out/info.txt" | tr '\n' ' ')}
 [ -n "$gpus" ] || { say "no discrete GPU in bitonic info:"; cat "$out/info.txt"; exit 1; }
 say "devices of the ranks, by node-local rank: $gpus; $("$mpirun" --version | head -n 1)"
 lscpu | grep -E "Model name|^CPU\(s\)" | tee -a "$report"
-nvidia-smi topo -m 2>/dev/null | head -n 4 | tee -a "$report"
+{ nvidia-smi topo -m 2>/dev/null || true; } | head -n 4 | tee -a "$report"
 
 # Rank r takes GPU r (modulo the GPUs there are), by its node-local rank.
 per_rank_device='gpus=($GPUS); BITONIC_DEVICE=${gpus[$(( ${OMPI_COMM_WORLD_LOCAL_RANK:-0} % ${#gpus[@]} ))]} exec "$0" "$@"'

@@ -7,9 +7,11 @@
 # machine is shared, so each configuration runs TRIES times (default 3), each
 # after waiting (up to a minute) for 3 s in which the CPUs were at least 85%
 # idle, and the try with the lowest total is printed (a build that starts
-# during a try only slows it).
+# during a try only slows it). Reads: BITONIC (the tool, default
+# build/tools/bitonic/bitonic), LOG, TYPES, RUNS (9), TRIES.
+#   sh bench/mpi/cpu_distributed.sh
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 bitonic=${BITONIC:-$root/build/tools/bitonic/bitonic}
 log=${LOG:-24}
 runs=${RUNS:-9}
