@@ -916,7 +916,7 @@ static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
          * partial last tile, hung there when it searched its own splits, and
          * went wrong on lavapipe with 16-byte loads after a split pass, while
          * the direct merge sorted every case right on both (2026-11-23,
-         * scripts/h100_wide_debug.sh; docs/API.md, "Sizes"). */
+         * docs/API.md, "Sizes"). */
         variant->tuning.merge_direct = true;
         /* Split searches that guess from key values, built with 64-bit
          * positions, gave wrong splits on the H100 at every size (while

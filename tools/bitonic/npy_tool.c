@@ -1,6 +1,5 @@
 /* npy_tool.c: makes and checks the key files of the host-path measurements
- * (scripts/h100_host.sh) and tests, without NumPy, which a GPU machine may
- * lack:
+ * and tests, without NumPy, which a GPU machine may lack:
  *
  *   bitonic-npy gen N SEED OUT.npy     N random uint32 keys (splitmix64 of SEED)
  *   bitonic-npy check IN.npy OUT.npy   OUT is IN sorted ascending: same count,
