@@ -199,7 +199,7 @@ int main(void)
             unsetenv("BITONIC_DEVICE_ADDRESSES");
         free(saved);
     }
-    bitonic_context_desc desc = {.device = test_device_selector(), .validation = true,
+    bitonic_context_desc desc = {.device = test_device_selector(), .validation = test_validation(),
                                  .on_validation_message = test_print_validation_message,
                                  .message_user_data = &printed, .crossover_keys = 1,
                                  .force_device_addresses = true, .no_disk_cache = true,
@@ -231,7 +231,7 @@ int main(void)
     desc.no_subgroup_shuffle = true;  /* the shared-memory tile kernel */
     run_shape(&t, desc, cpu, 4, "wide, shared-memory tile");
     /* The device's own shapes (its tile, chunk and kernels). */
-    run_shape(&t, (bitonic_context_desc){.device = test_device_selector(), .validation = true,
+    run_shape(&t, (bitonic_context_desc){.device = test_device_selector(), .validation = test_validation(),
                                          .on_validation_message = test_print_validation_message,
                                          .message_user_data = &printed, .crossover_keys = 1,
                                          .force_device_addresses = true, .no_disk_cache = true},

@@ -19,7 +19,7 @@ static unsigned validation_printed;
 
 static bitonic_context_desc test_desc(const char *cache_directory)
 {
-    return (bitonic_context_desc){.device = test_device_selector(), .validation = true,
+    return (bitonic_context_desc){.device = test_device_selector(), .validation = test_validation(),
                                   .on_validation_message = test_print_validation_message,
                                   .message_user_data = &validation_printed, .cache_directory = cache_directory};
 }
@@ -283,7 +283,7 @@ static void test_device_choice(test_counter *t, const char *root)
              "for f in %s/crossover-*.txt; do printf 'bitonic crossover 3\\nkeys 5000\\nwide_keys 100\\n' > \"$f\"; done",
              dir);
     TEST_CHECK(t, system(command) == 0, "cannot write the crossover file");
-    desc.validation = true;
+    desc.validation = test_validation();
     if (TEST_CHECK(t, bitonic_context_create(&desc, &context) == BITONIC_SUCCESS, "stored: context")) {
         bitonic_context_info info;
         bitonic_context_get_info(context, &info);

@@ -259,7 +259,7 @@ int main(void)
     test_counter t = {0};
     unsigned printed = 0;
     run_all(&t, &(bitonic_context_desc){.device = "cpu"}, "cpu");
-    bitonic_context_desc vulkan = {.device = test_device_selector(), .validation = true,
+    bitonic_context_desc vulkan = {.device = test_device_selector(), .validation = test_validation(),
                                    .on_validation_message = test_print_validation_message,
                                    .message_user_data = &printed};
     run_all(&t, &vulkan, "vulkan");

@@ -540,7 +540,7 @@ int main(void)
     unsigned printed = 0;
     /* Only the Vulkan merge of one array with scratch partitions, and only
      * the large shapes: no small shapes (they take 32-bit keys up to 2^18). */
-    bitonic_context_desc base = {.device = test_device_selector(), .validation = true,
+    bitonic_context_desc base = {.device = test_device_selector(), .validation = test_validation(),
                                  .on_validation_message = test_print_validation_message,
                                  .message_user_data = &printed, .small_sort_max_keys = UINT32_MAX};
     suite plain = {.t = &t, .label = "plain (partition_min_keys 0)"};

@@ -200,7 +200,7 @@ int main(void)
     if (env && atoi(env) >= 10 && atoi(env) <= 30)
         max_log = (uint32_t)atoi(env);
 
-    bitonic_context_desc desc = {.device = test_device_selector(), .validation = true,
+    bitonic_context_desc desc = {.device = test_device_selector(), .validation = test_validation(),
                                  .on_validation_message = test_print_validation_message,
                                  .message_user_data = &printed};
     /* One context held for the whole run keeps the driver loaded. Every suite
