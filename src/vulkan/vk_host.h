@@ -4,7 +4,7 @@
 #ifndef BITONIC_VK_HOST_H
 #define BITONIC_VK_HOST_H
 
-#include "context_internal.h"
+#include "backend.h"
 
 typedef struct bitonic_vk_context bitonic_vk_context;
 typedef struct bitonic_vk_buffer bitonic_vk_buffer;
