@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "boids_params.h"
 #include "modes.h"
 
 #define STEPS_PER_BATCH 8u

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boids_params.h"
 #include "modes.h"
 
 /* The new heading is a normalised sum of ~20-100 terms; summed in another

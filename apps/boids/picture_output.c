@@ -13,6 +13,7 @@
 #include <png.h>
 #endif
 
+#include "boids_params.h"
 #include "modes.h"
 #include "progress.h"
 #include "render.h"

@@ -25,6 +25,7 @@ int boids_run_window(const boids_options *options)
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
 
+#include "boids_params.h"
 #include "render.h"
 
 #define MAX_SWAPCHAIN_IMAGES 8u

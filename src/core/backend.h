@@ -3,11 +3,41 @@
  * src/vulkan, ...) and exports one table of operations; context.c lists the
  * tables in the order device selection tries them and never names a backend's
  * functions. The public API validates its arguments before it calls a table, so
- * the operations may assume non-NULL pointers and counts within capacity. */
+ * the operations may assume non-NULL pointers and counts within capacity.
+ * It stands below the context: it names what a backend is handed (the request,
+ * the selector) and nothing of the context's own objects (context_internal.h). */
 #ifndef BITONIC_BACKEND_H
 #define BITONIC_BACKEND_H
 
-#include "context_internal.h"
+#include "bitonic.h"
+
+/* 32-bit words a key of this type takes: 1, or 2 for the 64-bit types. */
+static inline size_t bitonic_key_words(bitonic_key_type type)
+{
+    return type >= BITONIC_KEY_U64 ? 2u : 1u;
+}
+
+/* What one sort is asked to do, as the layers below the public API see it. */
+typedef struct bitonic_sort_request {
+    bitonic_order order;
+    bitonic_key_type key_type;
+    uint32_t row_length;             /* 0: one array; else independent rows of this length */
+} bitonic_sort_request;
+
+/* How a device selector string reads (see bitonic_context_desc.device). */
+typedef enum bitonic_selector_kind {
+    BITONIC_SELECT_AUTO,       /* discrete, integrated or virtual GPU, else the CPU path */
+    BITONIC_SELECT_CPU,
+    BITONIC_SELECT_ANY_VULKAN, /* any Vulkan device, CPU drivers included */
+    BITONIC_SELECT_INDEX,
+    BITONIC_SELECT_NAME,
+} bitonic_selector_kind;
+
+typedef struct bitonic_selector {
+    bitonic_selector_kind kind;
+    uint32_t index;
+    const char *name;
+} bitonic_selector;
 
 typedef struct bitonic_backend_ops {
     bitonic_backend kind;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "context_internal.h"
 #include "key_transform.h"
 
 /* The backends in the order device selection tries them: the first whose
@@ -198,12 +199,27 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* The host sort that calibrating the choice times (device_choice.c): the
+ * public call for the kind, on the side the choice has forced meanwhile. */
+static bitonic_status measure_host_sort(void *user_data, bitonic_sort_kind kind, uint32_t *keys, uint32_t *values,
+                                        size_t count)
+{
+    bitonic_context *context = user_data;
+    return kind == BITONIC_SORT_PAIRS    ? bitonic_sort_pairs(context, keys, values, count, NULL)
+           : kind == BITONIC_SORT_KEYS64 ? bitonic_sort(context, keys, count,
+                                                        &(bitonic_sort_options){.key_type = BITONIC_KEY_U64})
+                                         : bitonic_sort_u32(context, keys, count, NULL);
+}
+
 /* Host sorts of a device context go to the CPU path where that finishes first
  * (device_choice.c); a CPU context's always run there. */
 static bool host_sort_runs_on_cpu(bitonic_context *context, size_t count, bitonic_sort_kind kind)
 {
-    return context->backend == BITONIC_BACKEND_CPU ||
-           (context->ops->device_key && bitonic_device_choice_on_cpu(context, count, kind));
+    if (context->backend == BITONIC_BACKEND_CPU)
+        return true;
+    bitonic_choice_target target = {.ops = context->ops, .state = context->state,
+                                    .measure = measure_host_sort, .measure_user_data = context};
+    return context->ops->device_key && bitonic_device_choice_on_cpu(&context->choice, &target, count, kind);
 }
 
 /* The CPU backend's state for host calls that a device context runs on the

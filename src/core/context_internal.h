@@ -1,26 +1,14 @@
-/* context_internal.h: the context and buffer objects behind bitonic.h, shared by
- * the backend-neutral layer (src/core/context.c) and the backends, which reach
- * them through the table of operations in backend.h. */
+/* context_internal.h: the context and buffer objects behind bitonic.h, as the
+ * backend-neutral layer (src/core/context.c) keeps them, and the tests read
+ * them. The backends are reached through the table of operations in backend.h,
+ * which stands below this header; a backend reads these objects only in a
+ * public call of its own header that takes a context (bitonic_gles_sort_records). */
 #ifndef BITONIC_CONTEXT_INTERNAL_H
 #define BITONIC_CONTEXT_INTERNAL_H
 
+#include "backend.h"
 #include "bitonic.h"
 #include "device_choice.h"
-
-typedef struct bitonic_backend_ops bitonic_backend_ops;
-
-/* 32-bit words a key of this type takes: 1, or 2 for the 64-bit types. */
-static inline size_t bitonic_key_words(bitonic_key_type type)
-{
-    return type >= BITONIC_KEY_U64 ? 2u : 1u;
-}
-
-/* What one sort is asked to do, as the layers below the public API see it. */
-typedef struct bitonic_sort_request {
-    bitonic_order order;
-    bitonic_key_type key_type;
-    uint32_t row_length;             /* 0: one array; else independent rows of this length */
-} bitonic_sort_request;
 
 struct bitonic_context {
     bitonic_backend backend;
@@ -42,21 +30,7 @@ struct bitonic_buffer {
     void *state;                     /* the backend's buffer object */
 };
 
-/* How a device selector string reads (see bitonic_context_desc.device). */
-typedef enum bitonic_selector_kind {
-    BITONIC_SELECT_AUTO,       /* discrete, integrated or virtual GPU, else the CPU path */
-    BITONIC_SELECT_CPU,
-    BITONIC_SELECT_ANY_VULKAN, /* any Vulkan device, CPU drivers included */
-    BITONIC_SELECT_INDEX,
-    BITONIC_SELECT_NAME,
-} bitonic_selector_kind;
-
-typedef struct bitonic_selector {
-    bitonic_selector_kind kind;
-    uint32_t index;
-    const char *name;
-} bitonic_selector;
-
+/* A device selector string (bitonic_context_desc.device, BITONIC_DEVICE), read. */
 bitonic_selector bitonic_parse_selector(const char *text);
 
 #endif /* BITONIC_CONTEXT_INTERNAL_H */

@@ -1,5 +1,5 @@
 /* copy_crew.h: a few threads that copy memory together, kept for the length of
- * one host sort so that each chunk of its pipeline (vk_context.c, the chunked
+ * one host sort so that each chunk of its pipeline (vk_host_sort.c, the chunked
  * host sort) is copied by every core without starting threads per chunk.
  *
  * Why: one core moves a few GB/s, well under the bus; starting eight threads

@@ -27,8 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-
 #define CROSSOVER_MAGIC "bitonic crossover 3"
 #define CROSSOVER_NEVER UINT64_MAX        /* the device never wins: every host sort on the CPU path */
 #define SMALLEST_LOG 12u                  /* below 2^12 keys the CPU path always wins (no submission) */
@@ -224,21 +222,18 @@ static void fill_keys(uint32_t *keys, size_t count, uint64_t *state)
 
 /* The best of a few host sorts of count keys of a kind on one side; negative
  * on failure. keys holds 2 x count words (64-bit keys), values count. */
-static double time_side(bitonic_context *context, bitonic_forced_device side, bitonic_sort_kind kind, uint32_t *keys,
-                        uint32_t *values, size_t count, uint64_t *state)
+static double time_side(bitonic_device_choice *choice, const bitonic_choice_target *target, bitonic_forced_device side,
+                        bitonic_sort_kind kind, uint32_t *keys, uint32_t *values, size_t count, uint64_t *state)
 {
-    context->choice.forced = side;
+    choice->forced = side;
     double best = -1.0;
     for (int run = 0; run < 4; ++run) {
         fill_keys(keys, kind == BITONIC_SORT_KEYS64 ? 2 * count : count, state);
         for (size_t i = 0; kind == BITONIC_SORT_PAIRS && i < count; ++i)
             values[i] = (uint32_t)i;
         double start = now_ms();
-        bitonic_status sorted =
-            kind == BITONIC_SORT_PAIRS    ? bitonic_sort_pairs(context, keys, values, count, NULL)
-            : kind == BITONIC_SORT_KEYS64 ? bitonic_sort(context, keys, count,
-                                                         &(bitonic_sort_options){.key_type = BITONIC_KEY_U64})
-                                          : bitonic_sort_u32(context, keys, count, NULL);
+        bitonic_status sorted = target->measure(target->measure_user_data, kind, keys,
+                                                kind == BITONIC_SORT_PAIRS ? values : NULL, count);
         if (sorted != BITONIC_SUCCESS) {
             best = -1.0;
             break;
@@ -247,7 +242,7 @@ static double time_side(bitonic_context *context, bitonic_forced_device side, bi
         if (run > 0 && (best < 0 || elapsed < best))  /* run 0 builds pipelines and buffers */
             best = elapsed;
     }
-    context->choice.forced = BITONIC_FORCED_NONE;
+    choice->forced = BITONIC_FORCED_NONE;
     return best;
 }
 
@@ -255,7 +250,7 @@ static double time_side(bitonic_context *context, bitonic_forced_device side, bi
  * the device first beats the CPU path, interpolated between the last two sizes.
  * It goes on measuring past that point (for the first-call estimate), unless
  * the device is hopeless or the time budget is spent. */
-static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choice)
+static uint64_t calibrate(bitonic_device_choice *choice, const bitonic_choice_target *target)
 {
     uint32_t *keys = malloc(((size_t)1 << LARGEST_LOG) * sizeof *keys);
     uint32_t *values = malloc(((size_t)1 << LARGEST_LOG) * sizeof *values);
@@ -280,8 +275,8 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
         double start = now_ms(), previous_ratio = 0.0;
         for (uint32_t log = SMALLEST_LOG; log <= LARGEST_LOG; log += 2) {
             size_t count = (size_t)1 << log;
-            double cpu = time_side(context, BITONIC_FORCED_CPU, kind, keys, values, count, &state);
-            double device = time_side(context, BITONIC_FORCED_DEVICE, kind, keys, values, count, &state);
+            double cpu = time_side(choice, target, BITONIC_FORCED_CPU, kind, keys, values, count, &state);
+            double device = time_side(choice, target, BITONIC_FORCED_DEVICE, kind, keys, values, count, &state);
             if (cpu < 0 || device < 0)
                 break;  /* a side that fails is not chosen: stay on the CPU path */
             cpu = cpu > 1e-6 ? cpu : 1e-6;
@@ -313,7 +308,7 @@ static uint64_t calibrate(bitonic_context *context, bitonic_device_choice *choic
         else
             crossover = found;
     }
-    choice->device_create_ms = context->ops->device_create_ms(context->state);
+    choice->device_create_ms = target->ops->device_create_ms(target->state);
     free(keys);
     free(values);
     return crossover;
@@ -344,9 +339,9 @@ uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
     return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path, NULL);
 }
 
-bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bitonic_sort_kind kind)
+bool bitonic_device_choice_on_cpu(bitonic_device_choice *choice, const bitonic_choice_target *target, size_t count,
+                                  bitonic_sort_kind kind)
 {
-    bitonic_device_choice *choice = &context->choice;
     if (choice->forced != BITONIC_FORCED_NONE)
         return choice->forced == BITONIC_FORCED_CPU;
     if (choice->crossover_keys == 0 && choice->use_model) {
@@ -356,12 +351,12 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bitoni
         /* Calibrating makes the device; one that cannot be made (a census
          * naming a GPU that is gone) leaves every host sort on the CPU path
          * and writes nothing. */
-        if (choice->crossover_keys == 0 && !context->ops->device_ready(context->state) &&
-            context->ops->device_make(context->state) != BITONIC_SUCCESS)
+        if (choice->crossover_keys == 0 && !target->ops->device_ready(target->state) &&
+            target->ops->device_make(target->state) != BITONIC_SUCCESS)
             return true;
         if (choice->crossover_keys == 0) {
             double start = now_ms();
-            choice->crossover_keys = calibrate(context, choice);
+            choice->crossover_keys = calibrate(choice, target);
             choice->calibration_ms = now_ms() - start;
             write_crossover(choice->path, choice);
         }
@@ -372,12 +367,12 @@ bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bitoni
      * to be made, this call pays for that too, and for its release. */
     uint32_t *point_count;
     points_of(choice, kind, &point_count);
-    if (choice->use_model && *point_count > 0 && !context->ops->device_ready(context->state) &&
+    if (choice->use_model && *point_count > 0 && !target->ops->device_ready(target->state) &&
         estimate_ms(choice, kind, (double)count, false) <
             estimate_ms(choice, kind, (double)count, true) + choice->device_create_ms + choice->device_release_ms)
         return true;
-    return choice->use_model && !context->ops->device_ready(context->state) &&
-           context->ops->device_make(context->state) != BITONIC_SUCCESS;
+    return choice->use_model && !target->ops->device_ready(target->state) &&
+           target->ops->device_make(target->state) != BITONIC_SUCCESS;
 }
 
 void bitonic_device_choice_note_release(bitonic_device_choice *choice, double release_ms)

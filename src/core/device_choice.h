@@ -3,7 +3,9 @@
  * CPU path does not, so below some size the CPU path finishes first. That size
  * (the crossover) comes from a cost model calibrated once per device and CPU
  * and kept beside the pipeline cache, or from the caller (crossover_keys,
- * BITONIC_CROSSOVER). Resident buffers and the recording API never move. */
+ * BITONIC_CROSSOVER). Resident buffers and the recording API never move.
+ * The choice knows the context only through what it is handed
+ * (bitonic_choice_target): the device's backend table and a measured sort. */
 #ifndef BITONIC_DEVICE_CHOICE_H
 #define BITONIC_DEVICE_CHOICE_H
 
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "bitonic.h"
 #include "cache_dir.h"
 
@@ -76,9 +79,28 @@ void bitonic_device_choice_init(bitonic_device_choice *choice, const bitonic_con
  * disk; 0 when the model would still have to measure it. */
 uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice);
 
-/* Whether a host sort of count keys of a kind on this Vulkan context goes to
- * the CPU path; calibrates first when the model is wanted and not known yet. */
-bool bitonic_device_choice_on_cpu(bitonic_context *context, size_t count, bitonic_sort_kind kind);
+/* A host sort that calibration times: count keys of a kind in host memory
+ * (keys hold 2 x count words for 64-bit keys; values count words, for pairs,
+ * NULL otherwise), sorted on the context the choice decides for, on the side
+ * choice->forced names while it runs. */
+typedef bitonic_status (*bitonic_choice_measure_fn)(void *user_data, bitonic_sort_kind kind, uint32_t *keys,
+                                                    uint32_t *values, size_t count);
+
+/* What the choice needs of the context it decides for, given by the context
+ * (context.c): the device's backend and its state, to ask whether the device
+ * is made, make it and read what that took; and the sort to time. */
+typedef struct bitonic_choice_target {
+    const bitonic_backend_ops *ops;
+    void *state;
+    bitonic_choice_measure_fn measure;
+    void *measure_user_data;
+} bitonic_choice_target;
+
+/* Whether a host sort of count keys of a kind on the target's Vulkan device
+ * goes to the CPU path; calibrates first (timing target->measure) when the
+ * model is wanted and not known yet. */
+bool bitonic_device_choice_on_cpu(bitonic_device_choice *choice, const bitonic_choice_target *target, size_t count,
+                                  bitonic_sort_kind kind);
 
 /* Records what releasing the made device took (a context being destroyed)
  * in the calibration file, once, where the model has measurements there. */

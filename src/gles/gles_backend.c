@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "context_internal.h"  /* bitonic_gles_sort_records: is the caller's context ours? */
 #include "host_buffer.h"
 #include "gles_internal.h"
 

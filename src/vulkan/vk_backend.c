@@ -1,5 +1,5 @@
 /* vk_backend.c: the Vulkan backend's table of operations (backend.h), a thin
- * layer over the host layer in vk_context.c. It owns the one thing the host
+ * layer over the host layer (vk_host.h). It owns the one thing the host
  * calls share: a staging buffer for host sorts, kept between calls and grown on
  * demand, so that sorting host arrays does not allocate device memory each time. */
 #include <stdlib.h>

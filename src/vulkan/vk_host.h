@@ -1,15 +1,15 @@
-/* vk_host.h: the Vulkan host layer (src/vulkan/vk_context.c) as the Vulkan
- * backend's table (vk_backend.c) calls it: device selection, resident buffers,
- * the host sort and the range search. */
+/* vk_host.h: the Vulkan host layer (vk_context.c, vk_devices.c, vk_memory.c,
+ * vk_host_sort.c) as the Vulkan backend's table (vk_backend.c) calls it: device
+ * selection, resident buffers, the host sort and the range search. */
 #ifndef BITONIC_VK_HOST_H
 #define BITONIC_VK_HOST_H
 
-#include "context_internal.h"
+#include "backend.h"
 
 typedef struct bitonic_vk_context bitonic_vk_context;
 typedef struct bitonic_vk_buffer bitonic_vk_buffer;
 
-/* Vulkan host layer (src/vulkan/vk_context.c). With BITONIC_SELECT_AUTO it gives
+/* The context (vk_context.c). With BITONIC_SELECT_AUTO it gives
  * BITONIC_ERROR_DEVICE_NOT_FOUND when no GPU is there, and the caller falls back. */
 bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const bitonic_selector *selector,
                                          bitonic_vk_context **out);

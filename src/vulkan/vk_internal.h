@@ -1,6 +1,6 @@
 /* vk_internal.h: what the Vulkan files of the library share: VkResult to
  * status mapping, the embedded SPIR-V, and the sorter's internals that the host
- * layer (vk_context.c) reads. */
+ * layer (vk_context.c and the files of vk_host_internal.h) reads. */
 #ifndef BITONIC_VK_INTERNAL_H
 #define BITONIC_VK_INTERNAL_H
 
@@ -97,7 +97,7 @@ bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgro
 bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool subgroup_scan);
 
 
-/* Merging presorted runs, for the chunked host sort (vk_context.c): each chunk
+/* Merging presorted runs, for the chunked host sort (vk_host_sort.c): each chunk
  * is sorted on its own as it arrives, and this finishes the sort.
  * bitonic_vk_merge_of_runs_tile_log says whether the sort info describes can
  * be finished so (the merge strategy with the bound kernels, scratch given,
