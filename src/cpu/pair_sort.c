@@ -54,12 +54,15 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
         free(words);
         return status;
     }
+    if (count > UINT32_MAX) {
+        free(words);
+        return BITONIC_ERROR_TOO_LARGE; /* a position would not fit the low half */
+    }
     uint32_t *moved_values = malloc(count * sizeof *moved_values);
     if (!moved_values) {
         free(words);
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     }
-    /* count < 2^32 (the API's limit), so a position fits the low half. */
     for (size_t i = 0; i < count; i++)
         words[i] = (keys[i] & 0xFFFFFFFF00000000ull) | (uint64_t)i;
     status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, config);
