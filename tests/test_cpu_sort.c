@@ -1,9 +1,14 @@
-/* test_cpu_sort.c: checks the fast CPU sort (bitonic_cpu_sort_u32) against qsort
- * for every instruction-set target this CPU supports, forced in turn, both orders,
- * every length up to 300 and the lengths around each power of two up to 2^16,
- * several input shapes, one and several threads, and one input large enough that
- * the parallel partition runs. Guard words around each array catch writes past
- * either end. Prints one line per failure and "N passed, N failed" last. */
+/* test_cpu_sort.c: checks the fast CPU sort of 32-bit keys (bitonic_cpu_sort_u32)
+ * and of 64-bit words (bitonic_cpu_sort_u64: 64-bit keys and packed pairs)
+ * against qsort for every instruction-set target this CPU supports, forced in
+ * turn, both orders, every input of up to 8 keys over a few values, every length
+ * up to 300 and the lengths around each power of two up to 2^16, several input
+ * shapes (heavy ties among them), one and several threads, and inputs large
+ * enough that the parallel partition runs. Guard words around each array catch
+ * writes past either end. Prints one line per failure and "N passed, N failed"
+ * last. (Key types, pair packing, stable pairs and argsort through the public
+ * API are checked by the key_types suites against comparators of the
+ * documented order.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +213,7 @@ static void test_depth_guard(void)
                     fill(keys, count, (enum shape)shape);
                     memcpy(expected, keys, count * sizeof *keys);
                     qsort(expected, count, sizeof *expected, compare_u32);
-                    bitonic_cpu_sort_with_depth_budget(kernels[t], keys, count, budget);
+                    bitonic_cpu_sort_with_depth_budget_u32(kernels[t], keys, count, budget);
                     check(memcmp(keys, expected, count * sizeof *keys) == 0, "depth guard (heapsort) result",
                           bitonic_cpu_target_name(targets[t]), "asc", shape_names[shape], count, 1);
                     free(keys);
@@ -225,43 +230,209 @@ static int compare_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The radix sort of 64-bit words (pairs and 64-bit keys on the CPU path) on
- * 1, 2, 3 and 4 threads against qsort: random words, few distinct high digits
- * (packed pairs of an argsort: the value bytes above the count are 0, so those
- * passes are skipped), and all equal (every pass skipped). */
-static void test_sort_u64(size_t count)
+/* 64-bit words of each shape: the 32-bit shape in the high half and a low half
+ * that keeps sorted and reversed input so, repeats the few values of the tie
+ * shapes (so whole words tie), and is random where only the low half tells
+ * mostly-equal words apart; extremes are 0 and UINT64_MAX. */
+static void fill64(uint64_t *words, uint32_t *high, size_t count, enum shape shape)
 {
-    uint64_t *words = malloc(count * sizeof *words), *scratch = malloc(count * sizeof *scratch),
-             *expected = malloc(count * sizeof *expected);
-    if (!words || !scratch || !expected) {
-        printf("FAIL: sort_u64: no memory for %zu words\n", count);
-        ++failed;
-        free(words);
-        free(scratch);
-        free(expected);
-        return;
+    fill(high, count, shape);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t low;
+        switch (shape) {
+        case SHAPE_SORTED:
+        case SHAPE_REVERSE: low = high[i]; break;
+        case SHAPE_ALL_EQUAL: low = 42u; break;
+        case SHAPE_FEW_DISTINCT: low = next_random() % 3u; break;
+        case SHAPE_EXTREMES: low = high[i]; break;
+        default: low = next_random(); break;
+        }
+        words[i] = (uint64_t)high[i] << 32 | low;
     }
-    uint64_t state = 12345;
-    for (int shape = 0; shape < 3; shape++) {
-        for (uint32_t threads = 1; threads <= 4; threads++) {
-            for (size_t i = 0; i < count; i++) {
-                state = state * 6364136223846793005ull + 1442695040888963407ull;
-                expected[i] = words[i] = shape == 0   ? state
-                                         : shape == 1 ? (state >> 60) << 32 | (uint64_t)i
-                                                      : 42u;
+}
+
+static void run_case64(const uint64_t *input, const uint64_t *ascending, size_t count, const char *shape,
+                       uint64_t *work, bitonic_cpu_target target, bitonic_order order, uint32_t threads)
+{
+    const char *target_name = bitonic_cpu_target_name(target);
+    const char *order_name = order == BITONIC_ORDER_ASCENDING ? "asc" : "desc";
+    const uint64_t guard = 0xDEADBEEFCAFEF00Dull;
+    for (size_t i = 0; i < GUARD_KEYS; i++)
+        work[i] = work[GUARD_KEYS + count + i] = guard;
+    uint64_t *words = work + GUARD_KEYS;
+    if (count)
+        memcpy(words, input, count * sizeof *words);
+    bitonic_cpu_sort_config config = {.target = target, .threads = threads};
+    bitonic_status status = bitonic_cpu_sort_u64(count ? words : NULL, count, order, &config);
+    check(status == BITONIC_SUCCESS, "u64 status", target_name, order_name, shape, count, threads);
+    int same = 1;
+    for (size_t i = 0; i < count && same; i++)
+        same = words[i] == (order == BITONIC_ORDER_ASCENDING ? ascending[i] : ascending[count - 1 - i]);
+    check(same, "u64 words differ from qsort", target_name, order_name, shape, count, threads);
+    int guards = 1;
+    for (size_t i = 0; i < GUARD_KEYS; i++)
+        guards &= work[i] == guard && work[GUARD_KEYS + count + i] == guard;
+    check(guards, "u64 sort wrote outside the array", target_name, order_name, shape, count, threads);
+}
+
+/* run_all for 64-bit words. */
+static void run_all64(size_t count, enum shape shape, const uint32_t *threads, size_t thread_count)
+{
+    size_t size = count ? count : 1;
+    uint64_t *input = malloc(size * sizeof *input), *ascending = malloc(size * sizeof *ascending);
+    uint64_t *work = malloc((count + 2 * GUARD_KEYS) * sizeof *work);
+    uint32_t *high = malloc(size * sizeof *high);
+    if (!input || !ascending || !work || !high) {
+        check(0, "test could not allocate", "-", "-", shape_names[shape], count, 0);
+    } else {
+        fill64(input, high, count, shape);
+        if (count)
+            memcpy(ascending, input, count * sizeof *ascending);
+        qsort(ascending, count, sizeof *ascending, compare_u64);
+        for (size_t t = 0; t < TARGET_COUNT; t++) {
+            if (!bitonic_cpu_target_supported(all_targets[t]))
+                continue;
+            for (size_t n = 0; n < thread_count; n++) {
+                run_case64(input, ascending, count, shape_names[shape], work, all_targets[t],
+                           BITONIC_ORDER_ASCENDING, threads[n]);
+                run_case64(input, ascending, count, shape_names[shape], work, all_targets[t],
+                           BITONIC_ORDER_DESCENDING, threads[n]);
             }
-            qsort(expected, count, sizeof *expected, compare_u64);
-            bitonic_cpu_sort_u64(words, scratch, count, threads);
-            if (memcmp(words, expected, count * sizeof *words) == 0) {
-                ++passed;
-            } else {
-                printf("FAIL: sort_u64: %zu words, shape %d, %u threads\n", count, shape, threads);
-                ++failed;
+        }
+    }
+    free(input);
+    free(ascending);
+    free(work);
+    free(high);
+}
+
+/* Every input of up to max_length keys over value_count values (by the 0-1
+ * principle's big brother: a sort that orders every such input orders ties
+ * right), for both widths and every target. The values sit at the ends of the
+ * range and, for 64-bit words, differ in the high half, the low half or both. */
+static void test_exhaustive_small(size_t max_length, uint32_t value_count)
+{
+    static const uint32_t values32[4] = {0u, 1u, UINT32_MAX - 1u, UINT32_MAX};
+    static const uint64_t values64[4] = {0u, UINT32_MAX, (uint64_t)1 << 32, UINT64_MAX};
+    uint32_t keys[16], expected[16];
+    uint64_t words[16], expected64[16];
+    for (size_t length = 0; length <= max_length; length++) {
+        size_t inputs = 1;
+        for (size_t i = 0; i < length; i++)
+            inputs *= value_count;
+        for (size_t t = 0; t < TARGET_COUNT; t++) {
+            if (!bitonic_cpu_target_supported(all_targets[t]))
+                continue;
+            bitonic_cpu_sort_config config = {.target = all_targets[t], .threads = 1};
+            int ok32 = 1, ok64 = 1;
+            for (size_t input = 0; input < inputs; input++) {
+                for (int descending = 0; descending < 2; descending++) {
+                    size_t code = input;
+                    for (size_t i = 0; i < length; i++, code /= value_count) {
+                        keys[i] = values32[code % value_count];
+                        words[i] = values64[code % value_count];
+                    }
+                    memcpy(expected, keys, sizeof keys);
+                    memcpy(expected64, words, sizeof words);
+                    qsort(expected, length, sizeof *expected, compare_u32);
+                    qsort(expected64, length, sizeof *expected64, compare_u64);
+                    bitonic_order order = descending ? BITONIC_ORDER_DESCENDING : BITONIC_ORDER_ASCENDING;
+                    bitonic_cpu_sort_u32(keys, length, order, &config);
+                    bitonic_cpu_sort_u64(words, length, order, &config);
+                    for (size_t i = 0; i < length; i++) {
+                        size_t at = descending ? length - 1 - i : i;
+                        ok32 &= keys[i] == expected[at];
+                        ok64 &= words[i] == expected64[at];
+                    }
+                }
+            }
+            check(ok32, "exhaustive small u32", bitonic_cpu_target_name(all_targets[t]), "both", "all", length, 1);
+            check(ok64, "exhaustive small u64", bitonic_cpu_target_name(all_targets[t]), "both", "all", length, 1);
+        }
+    }
+}
+
+/* The heapsort guard of the 64-bit driver, for every kernel set. */
+static void test_depth_guard64(void)
+{
+    const bitonic_cpu_kernels64 *kernels[2] = {&bitonic_cpu_kernels64_portable, NULL};
+    const bitonic_cpu_target targets[2] = {BITONIC_CPU_TARGET_PORTABLE, BITONIC_CPU_TARGET_AVX512};
+#ifdef BITONIC_CPU_HAVE_X86
+    kernels[1] = &bitonic_cpu_kernels64_avx512;
+#endif
+    const size_t count = 4097;
+    uint64_t *words = malloc(count * sizeof *words), *expected = malloc(count * sizeof *words);
+    uint32_t *high = malloc(count * sizeof *high);
+    for (size_t t = 0; t < 2 && words && expected && high; t++) {
+        if (!kernels[t] || !bitonic_cpu_target_supported(targets[t]))
+            continue;
+        for (int shape = 0; shape < SHAPE_COUNT; shape++) {
+            for (size_t budget = 0; budget <= 2; budget++) {
+                fill64(words, high, count, (enum shape)shape);
+                memcpy(expected, words, count * sizeof *words);
+                qsort(expected, count, sizeof *expected, compare_u64);
+                bitonic_cpu_sort_with_depth_budget_u64(kernels[t], words, count, budget);
+                check(memcmp(words, expected, count * sizeof *words) == 0, "u64 depth guard (heapsort) result",
+                      bitonic_cpu_target_name(targets[t]), "asc", shape_names[shape], count, 1);
             }
         }
     }
     free(words);
-    free(scratch);
+    free(expected);
+    free(high);
+}
+
+typedef struct key_value {
+    uint64_t key;
+    uint32_t value;
+} key_value;
+
+static int compare_key_value(const void *a, const void *b)
+{
+    const key_value *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->value > y->value) - (x->value < y->value);
+}
+
+/* Pairs with 64-bit keys (pair_sort.c) against qsort by (key, value), for every
+ * target: keys that span less than 2^32 (one packed sort), random keys (runs of
+ * equal high halves of one or two), keys whose high halves tie in long runs,
+ * and heavy ties of whole keys; values repeat too, and indices as values are
+ * the argsort. */
+static void test_pairs_u64(size_t count)
+{
+    uint64_t *keys = malloc(count * sizeof *keys);
+    uint32_t *values = malloc(count * sizeof *values);
+    key_value *expected = malloc(count * sizeof *expected);
+    for (int shape = 0; shape < 5 && keys && values && expected; shape++) {
+        for (size_t t = 0; t < TARGET_COUNT; t++) {
+            if (!bitonic_cpu_target_supported(all_targets[t]))
+                continue;
+            for (size_t i = 0; i < count; i++) {
+                uint64_t r = (uint64_t)next_random() << 32 | next_random();
+                switch (shape) {
+                case 0: keys[i] = 1000000u + r % 5000u; break;
+                case 1: keys[i] = r; break;
+                case 2: keys[i] = (r % 3u) << 32 | (next_random() % 7u == 0 ? r >> 40 : 5u); break;
+                case 3: keys[i] = r % 2u ? UINT64_MAX : 0u; break;
+                default: keys[i] = (r % 4u) << 62 | (r & 0xFFu); break;
+                }
+                values[i] = shape == 4 ? next_random() % 3u : (uint32_t)i;
+                expected[i] = (key_value){keys[i], values[i]};
+            }
+            qsort(expected, count, sizeof *expected, compare_key_value);
+            bitonic_cpu_sort_config config = {.target = all_targets[t], .threads = 0};
+            bitonic_status status = bitonic_cpu_sort_pairs_u64(keys, values, count, &config);
+            int same = status == BITONIC_SUCCESS;
+            for (size_t i = 0; i < count && same; i++)
+                same = keys[i] == expected[i].key && values[i] == expected[i].value;
+            check(same, "pairs with 64-bit keys differ from qsort", bitonic_cpu_target_name(all_targets[t]), "asc",
+                  "pairs64", count, 0);
+        }
+    }
+    free(keys);
+    free(values);
     free(expected);
 }
 
@@ -293,7 +464,7 @@ int main(void)
     const uint32_t two_threads[] = {2};
     run_all((size_t)1 << 21, SHAPE_RANDOM, two_threads, 1);
     /* On 4 threads and 2^22 keys or more, the first passes partition in parallel
-     * and swap keys across slices (fast_sort_threads.c); cover that code. */
+     * and swap keys across slices (fast_sort_driver.inc); cover that code. */
     const uint32_t four_threads[] = {4};
     run_all(((size_t)1 << 22) + 777, SHAPE_RANDOM, four_threads, 1);
     run_all(((size_t)1 << 22) + 777, SHAPE_FEW_DISTINCT, four_threads, 1);
@@ -302,10 +473,25 @@ int main(void)
     run_all((size_t)1 << 18, SHAPE_REVERSE, all_cores, 1);
     run_all((size_t)1 << 18, SHAPE_ALL_EQUAL, all_cores, 1);
 
-    /* Several threads from 2^17 words (2^16 a thread). */
-    test_sort_u64(1000);
-    test_sort_u64(((size_t)1 << 17) + 3);
-    test_sort_u64(((size_t)1 << 20) + 77);
+    /* 64-bit words: the same lengths and shapes, fewer of the large ones. */
+    test_exhaustive_small(8, 3);
+    test_exhaustive_small(6, 4);
+    test_depth_guard64();
+    for (size_t count = 0; count <= 300; count++)
+        for (int shape = 0; shape < SHAPE_COUNT; shape++)
+            run_all64(count, (enum shape)shape, one_thread, 1);
+    for (unsigned log = 9; log <= 16; log++)
+        for (size_t count = ((size_t)1 << log) - 1; count <= ((size_t)1 << log) + 1; count++)
+            for (int shape = 0; shape < SHAPE_COUNT; shape++)
+                run_all64(count, (enum shape)shape, one_thread, 1);
+    for (size_t s = 0; s < sizeof large_shapes / sizeof large_shapes[0]; s++)
+        run_all64(((size_t)1 << 20) + 12345, large_shapes[s], some_threads, 3);
+    run_all64(((size_t)1 << 22) + 777, SHAPE_FEW_DISTINCT, four_threads, 1);
+    run_all64((size_t)1 << 18, SHAPE_RANDOM, all_cores, 1);
+    for (size_t count = 0; count <= 40; count++)
+        test_pairs_u64(count);
+    test_pairs_u64(1000);
+    test_pairs_u64(((size_t)1 << 18) + 5);
 
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;

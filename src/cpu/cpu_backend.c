@@ -1,7 +1,10 @@
 /* cpu_backend.c: the plain C backend behind bitonic.h. Keys of every type are
  * mapped to ordered bits (key_transform.h) and sorted by the fast CPU sort
- * (fast_sort.h); pairs are packed as (ordered key << 32 | value) so that they
- * come out in the GPU's pair order; resident buffers are host memory. */
+ * (fast_sort.h), 32-bit keys as 32-bit words and 64-bit keys as 64-bit words;
+ * pairs of a 32-bit key and a value are packed as (ordered key << 32 | value)
+ * and sorted as 64-bit words, so that they come out in the GPU's pair order
+ * (equal keys by value, which makes the argsort stable); pairs with 64-bit keys
+ * take pair_sort.h, built on the same sort; resident buffers are host memory. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,19 +60,19 @@ static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t coun
     return status;
 }
 
-/* 64-bit keys: ordered bits, a radix sort, and back. */
+/* 64-bit keys: the fast sort of 64-bit words, in place; other types than u64
+ * are mapped to ordered bits, sorted ascending and mapped back. */
 static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t count,
                                  const bitonic_sort_request *request)
 {
-    uint64_t *scratch = malloc(count * sizeof *scratch);
-    if (!scratch)
-        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    if (request->key_type == BITONIC_KEY_U64)
+        return bitonic_cpu_sort_u64(keys, count, request->order, &config);
     uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
     bitonic_keys64_to_ordered(keys, count, request->key_type, flip);
-    bitonic_cpu_sort_u64(keys, scratch, count, cpu->threads);
+    bitonic_status status = bitonic_cpu_sort_u64(keys, count, BITONIC_ORDER_ASCENDING, &config);
     bitonic_keys64_from_ordered(keys, count, request->key_type, flip);
-    free(scratch);
-    return BITONIC_SUCCESS;
+    return status;
 }
 
 static bitonic_status cpu_sort_any(const cpu_state *cpu, void *keys, size_t count, const bitonic_sort_request *request)
@@ -85,33 +88,30 @@ static bitonic_status cpu_sort_pairs(const cpu_state *cpu, void *keys, uint32_t 
                                      const bitonic_sort_request *request)
 {
     if (request->key_type >= BITONIC_KEY_U64) {
-        uint64_t *keys64 = keys, *scratch_keys = malloc(count * sizeof *scratch_keys);
-        uint32_t *scratch_values = malloc(count * sizeof *scratch_values);
-        bitonic_status status = scratch_keys && scratch_values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        if (status == BITONIC_SUCCESS) {
-            uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-            bitonic_keys64_to_ordered(keys64, count, request->key_type, flip);
-            bitonic_cpu_sort_pairs_u64(keys64, values, scratch_keys, scratch_values, count);
-            bitonic_keys64_from_ordered(keys64, count, request->key_type, flip);
-        }
-        free(scratch_keys);
-        free(scratch_values);
+        uint64_t *keys64 = keys;
+        uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+        bitonic_keys64_to_ordered(keys64, count, request->key_type, flip);
+        bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, &config);
+        bitonic_keys64_from_ordered(keys64, count, request->key_type, flip);
         return status;
     }
+    /* One buffer of the pairs' size: the packed words. */
     uint32_t *keys32 = keys;
-    uint64_t *words = malloc(2 * count * sizeof *words);
+    uint64_t *words = malloc(count * sizeof *words);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t flip = order_xor(request);
     for (size_t i = 0; i < count; ++i)
         words[i] = (uint64_t)bitonic_ordered_from_key(keys32[i], request->key_type, flip) << 32 | values[i];
-    bitonic_cpu_sort_u64(words, words + count, count, cpu->threads);
+    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    bitonic_status status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
     for (size_t i = 0; i < count; ++i) {
         keys32[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
         values[i] = (uint32_t)words[i];
     }
     free(words);
-    return BITONIC_SUCCESS;
+    return status;
 }
 
 /* Independent rows, each sorted on its own. */

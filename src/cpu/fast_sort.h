@@ -34,6 +34,11 @@ const char *bitonic_cpu_target_name(bitonic_cpu_target target);
  * BITONIC_ERROR_UNSUPPORTED or BITONIC_ERROR_OUT_OF_HOST_MEMORY. */
 bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order order,
                                     const bitonic_cpu_sort_config *config);
+/* The same for 64-bit words: u64 keys, ordered bits of i64 and f64 keys, and
+ * pairs packed as (ordered 32-bit key << 32 | value), which sorts equal keys by
+ * value. In place: no buffer beyond the stack. */
+bitonic_status bitonic_cpu_sort_u64(uint64_t *keys, size_t count, bitonic_order order,
+                                    const bitonic_cpu_sort_config *config);
 
 /* Loop-unrolling hints for the kernels, whose register arrays must unroll to stay
  * in registers. Left out without optimisation, where gcc with sanitizers warns
@@ -46,7 +51,7 @@ bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order 
 #endif
 
 /* Internal to the fast sort's own files: one instruction set's building blocks.
- * The driver (fast_sort_dispatch.c) does the quicksort recursion, pivot choice,
+ * The driver (fast_sort_driver.inc) does the quicksort recursion, pivot choice,
  * depth guard and threading once; each instruction set supplies only the two
  * loops that are worth vectorising. */
 typedef struct bitonic_cpu_kernels {
@@ -69,26 +74,41 @@ extern const bitonic_cpu_kernels bitonic_cpu_kernels_avx512;
 size_t bitonic_cpu_partition_scalar(uint32_t *keys, size_t count, uint32_t pivot);
 void bitonic_cpu_insertion_sort(uint32_t *keys, size_t count);
 
+/* The same two loops for 64-bit words (8 lanes to a zmm register). */
+typedef struct bitonic_cpu_kernels64 {
+    size_t base_keys;
+    void (*base_sort)(uint64_t *keys, size_t count);
+    size_t (*partition)(uint64_t *keys, size_t count, uint64_t pivot);
+} bitonic_cpu_kernels64;
+
+extern const bitonic_cpu_kernels64 bitonic_cpu_kernels64_portable;
+#if defined(BITONIC_CPU_HAVE_X86)
+extern const bitonic_cpu_kernels64 bitonic_cpu_kernels64_avx512;
+#endif
+
+size_t bitonic_cpu_partition_scalar64(uint64_t *keys, size_t count, uint64_t pivot);
+void bitonic_cpu_insertion_sort64(uint64_t *keys, size_t count);
+
 /* Largest pivot sample and thread count the driver uses (bounds its stack arrays). */
 #define BITONIC_CPU_MAX_PIVOT_SAMPLE 1024
 #define BITONIC_CPU_MAX_THREADS 64
+/* Below this many keys per thread, starting threads costs more than it saves. */
+#define BITONIC_CPU_PARALLEL_MIN_KEYS_PER_THREAD ((size_t)1 << 16)
 
-/* Driver pieces shared by fast_sort_dispatch.c and fast_sort_threads.c. */
-void bitonic_cpu_sort_sequential(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count);
-/* The sequential sort with a given partition depth before the heapsort guard
- * takes over; lets the test reach the guard. */
-void bitonic_cpu_sort_with_depth_budget(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
-                                        size_t depth_budget);
-void bitonic_cpu_sort_parallel(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t threads);
-/* The median of sample_count keys spread over the range (sample_count <= count). */
-uint32_t bitonic_cpu_choose_pivot(const bitonic_cpu_kernels *kernels, const uint32_t *keys, size_t count,
-                                  size_t sample_count);
-/* After a partition left nothing below pivot: moves the keys equal to pivot to
- * the front and returns their count (count when every key equals pivot). */
-size_t bitonic_cpu_split_equal(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count, uint32_t pivot);
-size_t bitonic_cpu_depth_budget(size_t count);
-/* The smallest count the parallel sort splits across `threads` threads. */
-size_t bitonic_cpu_parallel_min_keys(uint32_t threads);
-void bitonic_cpu_reverse(uint32_t *keys, size_t count);
+/* The driver (fast_sort_driver.inc), once per key width; fast_sort_dispatch.c
+ * calls it, and it calls only the kernels, so the files form no cycle.
+ * sort_sequential: one thread. sort_with_depth_budget: the same with a given
+ * partition depth before the heapsort guard takes over (lets the test reach the
+ * guard). sort_parallel: on `threads` threads (1 runs sort_sequential). */
+void bitonic_cpu_sort_sequential_u32(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count);
+void bitonic_cpu_sort_with_depth_budget_u32(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
+                                            size_t depth_budget);
+void bitonic_cpu_sort_parallel_u32(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
+                                   uint32_t threads);
+void bitonic_cpu_sort_sequential_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count);
+void bitonic_cpu_sort_with_depth_budget_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count,
+                                            size_t depth_budget);
+void bitonic_cpu_sort_parallel_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count,
+                                   uint32_t threads);
 
 #endif /* BITONIC_CPU_FAST_SORT_H */

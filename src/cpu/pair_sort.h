@@ -1,22 +1,23 @@
-/* pair_sort.h: the CPU path's sort of (key, value) pairs, for bitonic_sort_pairs
- * and the argsort on a context without a GPU. Pairs are packed as
- * (ordered key << 32 | value) and sorted as 64-bit words, which orders equal
- * keys by value exactly as the GPU's pair comparator does. */
+/* pair_sort.h: the CPU path's sort of pairs with 64-bit keys, for
+ * bitonic_sort_pairs and the argsort of 64-bit keys on a context without a GPU.
+ * (Pairs with 32-bit keys are packed into 64-bit words and take the fast sort
+ * directly, fast_sort.h.) */
 #ifndef BITONIC_CPU_PAIR_SORT_H
 #define BITONIC_CPU_PAIR_SORT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "bitonic.h"
+#include "fast_sort.h"
 
-/* Sorts count words ascending; scratch holds count words. threads: at most
- * this many (0: one a core), fewer for small arrays. */
-void bitonic_cpu_sort_u64(uint64_t *words, uint64_t *scratch, size_t count, uint32_t threads);
-
-/* Sorts count (key, value) pairs by key, then by value; scratch_keys and
- * scratch_values hold count entries each. */
-void bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, uint64_t *scratch_keys, uint32_t *scratch_values,
-                                size_t count);
+/* Sorts count (ordered 64-bit key, value) pairs by key, then by value, with the
+ * fast sort of 64-bit words under config. Allocates one buffer of the pairs'
+ * size. Returns BITONIC_SUCCESS, BITONIC_ERROR_OUT_OF_HOST_MEMORY, or
+ * BITONIC_ERROR_TOO_LARGE for more than 2^32 - 1 pairs whose keys span 2^32 or
+ * more (the API's calls stay below that). */
+bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size_t count,
+                                          const bitonic_cpu_sort_config *config);
 
 #endif /* BITONIC_CPU_PAIR_SORT_H */
