@@ -6,7 +6,8 @@ SIGINT, SIGTERM and SIGHUP arriving while OUT's temporary file exists must end
 the process by that signal and leave neither the temporary file nor OUT; a
 malformed BITONIC_CROSSOVER must be named and refused. With MPI: ranks given
 different files must all fail, with no OUT and no temporary file, and a FIFO
-as IN must fail on every rank. Every run is bounded by a timeout."""
+as IN must fail on every rank, and SIGTERM to mpirun mid-write must leave no
+temporary file. Every run is bounded by a timeout."""
 import os
 import signal
 import struct
@@ -152,6 +153,32 @@ with tempfile.TemporaryDirectory() as scratch:
                   (name, r.stderr[-400:] if r else "timeout"))
             check(not os.path.exists(out) and not temporaries(scratch), "ranks given %s: no OUT, no temporary file"
                   % name)
+        # SIGTERM to mpirun while rank 0's temporary file exists: mpirun passes it
+        # on, and rank 0 removes the file before it ends.
+        with open(big, "wb") as f:
+            f.write(os.urandom(64 << 20))
+        out = path("mpi_killed.bin")
+        process = subprocess.Popen([mpiexec, "--oversubscribe", *root, "-n", "2", tool, "sort", "--distributed",
+                                    big, out, "--device", "cpu"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, env=env)
+        seen = False
+        deadline = time.monotonic() + 90
+        while process.poll() is None and time.monotonic() < deadline:
+            if temporaries(scratch):
+                process.send_signal(signal.SIGTERM)
+                seen = True
+                break
+            time.sleep(0.0005)
+        try:
+            code = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait()
+        time.sleep(0.5)
+        check(seen and code != 0, "SIGTERM to mpirun during the write: caught and non-zero (%s)" % code)
+        check(not temporaries(scratch) and not os.path.exists(out),
+              "SIGTERM to mpirun leaves no temporary file and no OUT: %s" % temporaries(scratch))
+        os.remove(big)
         try:
             r = subprocess.run(["sh", run_mpi, mpiexec, "2", tool, "sort", "--distributed", path("fifo"),
                                 path("fifo_mpi.bin"), "--device", "cpu"], capture_output=True, text=True,
