@@ -344,7 +344,8 @@ static void locked_host_free(bitonic_context *context, void *memory)
         free(memory);
 }
 
-static bitonic_status locked_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
+static bitonic_status locked_sort(bitonic_context *context, void *keys, size_t count,
+                                  const bitonic_sort_options *options)
 {
     if (!context || (!keys && count > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -362,7 +363,7 @@ static bitonic_status locked_sort(bitonic_context *context, void *keys, size_t c
 }
 
 static bitonic_status locked_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
-                                 const bitonic_sort_options *options)
+                                       const bitonic_sort_options *options)
 {
     if (!context || (!keys && row_count > 0 && row_length > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -453,7 +454,7 @@ static bitonic_status sort_segment_class(bitonic_context *context, unsigned char
 }
 
 static bitonic_status locked_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
-                                     size_t segment_count, const bitonic_sort_options *options)
+                                           size_t segment_count, const bitonic_sort_options *options)
 {
     if (!context || (segment_count > 0 && (!offsets || !keys)) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -506,7 +507,7 @@ static bitonic_status sort_indices(bitonic_context *context, void *keys, uint32_
 }
 
 static bitonic_status locked_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
-                                  const bitonic_sort_options *options)
+                                        const bitonic_sort_options *options)
 {
     if (!context || ((!keys || !values) && count > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -558,13 +559,13 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
 }
 
 static bitonic_status locked_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
-                               const bitonic_sort_options *options)
+                                     const bitonic_sort_options *options)
 {
     return argsort(context, keys, count, out_indices, options);
 }
 
 static bitonic_status locked_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
-                                    size_t key_offset, const bitonic_sort_options *options)
+                                          size_t key_offset, const bitonic_sort_options *options)
 {
     if (!context || (!records && count > 0) || stride == 0 || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -598,7 +599,7 @@ static bitonic_status locked_sort_records(bitonic_context *context, void *record
 }
 
 static bitonic_status locked_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
-                                const bitonic_sort_options *options)
+                                      const bitonic_sort_options *options)
 {
     if (!context || (!out_ranks && count > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -618,8 +619,8 @@ static bitonic_status locked_rank_map(bitonic_context *context, const void *keys
 }
 
 static bitonic_status locked_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
-                                    const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
-                                    uint32_t *out_end, const bitonic_sort_options *options)
+                                          const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
+                                          uint32_t *out_end, const bitonic_sort_options *options)
 {
     if (!context || (!sorted_keys && count > 0) ||
         ((!lows || !highs || !out_first || !out_end) && query_count > 0) || !valid_options(options))
@@ -698,7 +699,7 @@ static bitonic_status locked_buffer_download(bitonic_buffer *buffer, uint32_t *k
 }
 
 static bitonic_status locked_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
-                                   bitonic_timing *out_timing)
+                                         bitonic_timing *out_timing)
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -710,7 +711,7 @@ static bitonic_status locked_buffer_sort(bitonic_buffer *buffer, size_t count, c
 }
 
 static bitonic_status locked_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
-                                        const bitonic_sort_options *options, bitonic_timing *out_timing)
+                                              const bitonic_sort_options *options, bitonic_timing *out_timing)
 {
     if (!buffer || !valid_options(options) || (row_length > 0 && row_count > SIZE_MAX / row_length))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -748,8 +749,8 @@ static bitonic_status locked_buffer_download_values(bitonic_buffer *buffer, uint
     return buffer->context->ops->buffer_download_values(buffer->context->state, buffer->state, values, count);
 }
 
-static bitonic_status locked_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
-                                         bitonic_timing *out_timing)
+static bitonic_status locked_buffer_sort_pairs(bitonic_buffer *buffer, size_t count,
+                                               const bitonic_sort_options *options, bitonic_timing *out_timing)
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
