@@ -328,7 +328,27 @@ typedef struct bitonic_context bitonic_context;
 
 /* desc may be NULL (all defaults). On failure *out_context is NULL. With the
  * default selection (and "vulkan") the logical device is made on the first
- * call that needs it, which then returns any failure to make it. */
+ * call that needs it, which then returns any failure to make it.
+ * BITONIC_ERROR_INVALID_ARGUMENT: an enum field past its last value, the
+ * transpose strategy with pure_network, or a BITONIC_CROSSOVER in the
+ * environment that is neither "model", "auto" nor a decimal count (no sign,
+ * at most 2^64 - 1): a malformed setting is refused, never read as a default.
+ *
+ * Threads: a context may be used from several threads at once. Every call
+ * that takes the context (or one of its buffers) holds the context's lock
+ * while it runs, so concurrent calls run one after another, each whole; for
+ * sorts that run side by side, give each thread a context of its own.
+ * bitonic_context_destroy must not race any other call on the context. A
+ * bitonic_vulkan_sorter, like the Vulkan objects it records into, is the
+ * caller's to synchronise (bitonic_vulkan.h).
+ *
+ * Arrays: every host array a call takes (keys, values, bounds, indices) must
+ * have its element's natural alignment: 4 bytes for 32-bit keys and for
+ * values and indices, 8 bytes for 64-bit keys (records need none: their keys
+ * are copied out). A misaligned array, and a values or indices array that
+ * overlaps its keys, is BITONIC_ERROR_INVALID_ARGUMENT. A count whose bytes
+ * would not fit a size_t is BITONIC_ERROR_TOO_LARGE, as is one above
+ * bitonic_context_info.max_keys; both are refused before any array is read. */
 BITONIC_API bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_context **out_context);
 BITONIC_API void bitonic_context_destroy(bitonic_context *context);
 

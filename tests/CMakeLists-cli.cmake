@@ -11,6 +11,18 @@ if(Python3_Interpreter_FOUND)
   add_dependencies(bitonic_cli bitonic_npy_tool)  # the test checks large outputs with it
 endif()
 
+# The tool against an adversarial user: FIFOs, long names, signals mid-write,
+# malformed settings, and (with MPI) ranks given different files.
+if(Python3_Interpreter_FOUND)
+  set(cli_hardening_mpi "")
+  if(BITONIC_WITH_MPI)
+    set(cli_hardening_mpi ${CMAKE_CURRENT_SOURCE_DIR}/run_mpi.sh ${MPIEXEC_EXECUTABLE})
+  endif()
+  add_test(NAME cli_hardening COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_hardening.py
+           $<TARGET_FILE:bitonic_cli> ${cli_hardening_mpi})
+  set_tests_properties(cli_hardening PROPERTIES TIMEOUT 300)
+endif()
+
 # The benchmark's report tools (bench/report/stability.py, compare.py) on made-up rows.
 if(Python3_Interpreter_FOUND)
   add_test(NAME report COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_report.py)

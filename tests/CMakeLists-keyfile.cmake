@@ -4,7 +4,8 @@
 # linking the tool.
 add_executable(test_key_file
   ${CMAKE_CURRENT_LIST_DIR}/test_key_file.c
-  ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c)
+  ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c
+  ${PROJECT_SOURCE_DIR}/tools/bitonic/output_file.c)
 target_include_directories(test_key_file PRIVATE ${PROJECT_SOURCE_DIR}/tools/bitonic)
 target_link_libraries(test_key_file PRIVATE bitonic_build_flags Threads::Threads)
 add_test(NAME key_file COMMAND test_key_file)
@@ -17,7 +18,8 @@ if(BITONIC_BUILD_FUZZERS)
   if(CMAKE_C_COMPILER_ID MATCHES "Clang")
     add_executable(fuzz_key_file
       ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_key_file.c
-      ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c)
+      ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c
+      ${PROJECT_SOURCE_DIR}/tools/bitonic/output_file.c)
     target_include_directories(fuzz_key_file PRIVATE ${PROJECT_SOURCE_DIR}/tools/bitonic)
     target_compile_options(fuzz_key_file PRIVATE
       -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)

@@ -72,14 +72,19 @@ bool bitonic_cache_read_file(const char *path, size_t max_bytes, unsigned char *
 {
     *out_bytes = NULL;
     *out_size = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO put where a cache file belongs must not stall the
+     * open (waiting for a writer); it is then refused as not a regular file,
+     * like any other special file, and the cache reads as absent. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return false;
     struct stat status;
     unsigned char *bytes = NULL;
     size_t size = 0;
+    int flags = -1;
     bool ok = fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0 &&
-              (uint64_t)status.st_size <= max_bytes && (bytes = malloc((size_t)status.st_size)) != NULL;
+              (uint64_t)status.st_size <= max_bytes && (flags = fcntl(fd, F_GETFL)) >= 0 &&
+              fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 && (bytes = malloc((size_t)status.st_size)) != NULL;
     if (ok) {
         size = (size_t)status.st_size;
         size_t done = 0;

@@ -4,12 +4,14 @@
  * reaches the backends only through their tables (backend.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backend.h"
+#include "bitonic_gles.h"
 #include "context_internal.h"
 #include "key_transform.h"
 
@@ -22,11 +24,52 @@ static const bitonic_backend_ops *const backends[] = {
     &bitonic_cpu_backend,
 };
 
+void bitonic_context_lock(const bitonic_context *context)
+{
+    /* The lock guards the context's state; it is no part of the context's
+     * value, so a call that only reads the context takes it too. */
+    pthread_mutex_lock((pthread_mutex_t *)&context->lock);
+}
+
+void bitonic_context_unlock(const bitonic_context *context)
+{
+    pthread_mutex_unlock((pthread_mutex_t *)&context->lock);
+}
+
+/* Recursive: a public call built on other public calls (segments on rows,
+ * records on pairs) takes the lock again on the same thread. */
+static bool init_context_lock(pthread_mutex_t *lock)
+{
+    pthread_mutexattr_t attributes;
+    if (pthread_mutexattr_init(&attributes) != 0)
+        return false;
+    bool made = pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE) == 0 &&
+                pthread_mutex_init(lock, &attributes) == 0;
+    pthread_mutexattr_destroy(&attributes);
+    return made;
+}
+
+/* What every backend refuses alike, before any of them sees the description:
+ * an enum value past its last, the transpose strategy with pure_network (the
+ * network's older name), and a BITONIC_CROSSOVER that is neither "model",
+ * "auto" nor a count (bitonic_context_desc.crossover_keys). */
+static bitonic_status check_desc(const bitonic_context_desc *desc)
+{
+    uint64_t crossover;
+    if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
+        (desc->pure_network && desc->strategy == BITONIC_STRATEGY_TRANSPOSE) ||
+        (unsigned)desc->merge_kernel > (unsigned)BITONIC_MERGE_KERNEL_DIRECT ||
+        (unsigned)desc->merge_fused_split_searcher > (unsigned)BITONIC_SPLIT_SEARCHER_SUBGROUP ||
+        desc->gles_layout > (uint32_t)BITONIC_GLES_LAYOUT_2D || !bitonic_crossover_from_env(&crossover))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    return BITONIC_SUCCESS;
+}
+
 const char *bitonic_status_string(bitonic_status status)
 {
     switch (status) {
     case BITONIC_SUCCESS: return "success";
-    case BITONIC_ERROR_INVALID_ARGUMENT: return "invalid argument (a NULL pointer, an unknown option, or a count above the buffer's capacity)";
+    case BITONIC_ERROR_INVALID_ARGUMENT: return "invalid argument (a NULL pointer, an unknown option, a misaligned or overlapping array, a count above the buffer's capacity, or a malformed BITONIC_* environment value)";
     case BITONIC_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
     case BITONIC_ERROR_OUT_OF_DEVICE_MEMORY: return "out of device memory";
     case BITONIC_ERROR_TOO_LARGE: return "too many keys for one buffer on this device";
@@ -77,6 +120,11 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     if (desc)
         context->desc = *desc;
+    bitonic_status checked = check_desc(&context->desc);
+    if (checked != BITONIC_SUCCESS || !init_context_lock(&context->lock)) {
+        free(context);
+        return checked != BITONIC_SUCCESS ? checked : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    }
     const char *device = context->desc.device;
     if (!device || !*device)
         device = getenv("BITONIC_DEVICE");
@@ -98,6 +146,7 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
             break;
     }
     if (status != BITONIC_SUCCESS) {
+        pthread_mutex_destroy(&context->lock);
         free(context);
         return status;
     }
@@ -128,10 +177,11 @@ void bitonic_context_destroy(bitonic_context *context)
         bitonic_device_choice_note_release(&context->choice, now_ms() - start);
     if (context->cpu_state)
         bitonic_cpu_backend.destroy(context->cpu_state);
+    pthread_mutex_destroy(&context->lock);
     free(context);
 }
 
-bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info)
+static bitonic_status locked_context_get_info(const bitonic_context *context, bitonic_context_info *out_info)
 {
     if (!context || !out_info)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -148,7 +198,7 @@ bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_
     return BITONIC_SUCCESS;
 }
 
-bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, char *text, size_t capacity)
+static bitonic_status locked_context_pipeline_report(const bitonic_context *context, char *text, size_t capacity)
 {
     if (!context || !text || capacity == 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -167,6 +217,25 @@ static bool valid_options(const bitonic_sort_options *options)
 static size_t key_bytes(bitonic_key_type type)
 {
     return bitonic_key_words(type) * sizeof(uint32_t);
+}
+
+/* Counts whose bytes would not fit a size_t are refused before any memory is
+ * touched: no such array exists, and the products below would wrap. */
+static bool bytes_fit(size_t count, size_t element_bytes)
+{
+    return count <= SIZE_MAX / element_bytes;
+}
+
+/* Arrays must have their element's natural alignment (bitonic.h). */
+static bool aligned(const void *pointer, size_t alignment)
+{
+    return ((uintptr_t)pointer & (alignment - 1u)) == 0;
+}
+
+static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    uintptr_t a_start = (uintptr_t)a, b_start = (uintptr_t)b;
+    return a_bytes > 0 && b_bytes > 0 && a_start < b_start + b_bytes && b_start < a_start + a_bytes;
 }
 
 static uint32_t bitonic_ceil_log2_size(size_t n)
@@ -258,7 +327,7 @@ static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uin
     return status;
 }
 
-bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing)
+static bitonic_status locked_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing)
 {
     if (!context || !out_timing || context->last_host_timing.count == 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -266,7 +335,7 @@ bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, 
     return BITONIC_SUCCESS;
 }
 
-bitonic_status bitonic_host_alloc(bitonic_context *context, size_t bytes, void **out_memory)
+static bitonic_status locked_host_alloc(bitonic_context *context, size_t bytes, void **out_memory)
 {
     if (!context || bytes == 0 || !out_memory)
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -281,7 +350,7 @@ bitonic_status bitonic_host_alloc(bitonic_context *context, size_t bytes, void *
     return BITONIC_SUCCESS;
 }
 
-void bitonic_host_free(bitonic_context *context, void *memory)
+static void locked_host_free(bitonic_context *context, void *memory)
 {
     if (!context || !memory)
         return;
@@ -291,30 +360,39 @@ void bitonic_host_free(bitonic_context *context, void *memory)
         free(memory);
 }
 
-bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
+static bitonic_status locked_sort(bitonic_context *context, void *keys, size_t count,
+                                  const bitonic_sort_options *options)
 {
     if (!context || (!keys && count > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_sort_request request = request_of(options);
+    if (!bytes_fit(count, key_bytes(request.key_type)))
+        return BITONIC_ERROR_TOO_LARGE;
+    if (!aligned(keys, key_bytes(request.key_type)))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count <= 1)
         return BITONIC_SUCCESS;
-    bitonic_sort_request request = request_of(options);
     if (host_sort_runs_on_cpu(context, count,
                               bitonic_key_words(request.key_type) > 1 ? BITONIC_SORT_KEYS64 : BITONIC_SORT_KEYS32))
         return host_sort_on_cpu(context, keys, NULL, count, &request);
     return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL, &context->last_host_timing);
 }
 
-bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
-                                 const bitonic_sort_options *options)
+static bitonic_status locked_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
+                                       const bitonic_sort_options *options)
 {
     if (!context || (!keys && row_count > 0 && row_length > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (row_length > 0 && row_count > SIZE_MAX / row_length)
         return BITONIC_ERROR_TOO_LARGE;
     size_t count = row_count * row_length;
+    bitonic_sort_request request = request_of(options);
+    if (!bytes_fit(count, key_bytes(request.key_type)))
+        return BITONIC_ERROR_TOO_LARGE;
+    if (!aligned(keys, key_bytes(request.key_type)))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     if (row_length <= 1 || count <= 1)
         return BITONIC_SUCCESS;
-    bitonic_sort_request request = request_of(options);
     if (!context->ops->batched_rows) {
         size_t row_bytes = row_length * key_bytes(request.key_type);
         bitonic_status status = BITONIC_SUCCESS;
@@ -391,8 +469,8 @@ static bitonic_status sort_segment_class(bitonic_context *context, unsigned char
     return status;
 }
 
-bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
-                                     size_t segment_count, const bitonic_sort_options *options)
+static bitonic_status locked_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
+                                           size_t segment_count, const bitonic_sort_options *options)
 {
     if (!context || (segment_count > 0 && (!offsets || !keys)) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -400,6 +478,10 @@ bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const
         if (offsets[s + 1] < offsets[s])
             return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_sort_request request = request_of(options);
+    if (segment_count > 0 && !bytes_fit(offsets[segment_count], key_bytes(request.key_type)))
+        return BITONIC_ERROR_TOO_LARGE;
+    if (!aligned(keys, key_bytes(request.key_type)))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     if (!context->ops->batched_rows) {
         bitonic_status status = BITONIC_SUCCESS;
         for (size_t s = 0; s < segment_count && status == BITONIC_SUCCESS; ++s)
@@ -440,16 +522,20 @@ static bitonic_status sort_indices(bitonic_context *context, void *keys, uint32_
     return sort_pairs_by_value(context, keys, indices, count, request);
 }
 
-bitonic_status bitonic_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
-                                  const bitonic_sort_options *options)
+static bitonic_status locked_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                        const bitonic_sort_options *options)
 {
     if (!context || ((!keys || !values) && count > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
+    bitonic_sort_request request = request_of(options);
+    size_t bytes = key_bytes(request.key_type);
+    if (!aligned(keys, bytes) || !aligned(values, sizeof *values) ||
+        ranges_overlap(keys, count * bytes, values, count * sizeof *values))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count <= 1)
         return BITONIC_SUCCESS;
-    bitonic_sort_request request = request_of(options);
     if (!(options && options->stable))
         return sort_pairs_by_value(context, keys, values, count, &request);
     /* Stable: sort (key, index), then carry the values along the permutation. */
@@ -473,9 +559,12 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
+    bitonic_sort_request request = request_of(options);
+    if (!aligned(keys, key_bytes(request.key_type)) || !aligned(out_indices, sizeof *out_indices) ||
+        ranges_overlap(keys, count * key_bytes(request.key_type), out_indices, count * sizeof *out_indices))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
-    bitonic_sort_request request = request_of(options);
     void *scratch_keys = malloc(count * key_bytes(request.key_type));
     if (!scratch_keys)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
@@ -485,14 +574,14 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
     return status;
 }
 
-bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
-                               const bitonic_sort_options *options)
+static bitonic_status locked_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
+                                     const bitonic_sort_options *options)
 {
     return argsort(context, keys, count, out_indices, options);
 }
 
-bitonic_status bitonic_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
-                                    size_t key_offset, const bitonic_sort_options *options)
+static bitonic_status locked_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
+                                          size_t key_offset, const bitonic_sort_options *options)
 {
     if (!context || (!records && count > 0) || stride == 0 || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -525,10 +614,15 @@ bitonic_status bitonic_sort_records(bitonic_context *context, void *records, siz
     return status;
 }
 
-bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
-                                const bitonic_sort_options *options)
+static bitonic_status locked_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
+                                      const bitonic_sort_options *options)
 {
-    if (!out_ranks && count > 0)
+    if (!context || (!out_ranks && count > 0) || !valid_options(options))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (count >= UINT32_MAX)
+        return BITONIC_ERROR_TOO_LARGE;
+    if (!aligned(out_ranks, sizeof *out_ranks) ||
+        ranges_overlap(keys, count * key_bytes(request_of(options).key_type), out_ranks, count * sizeof *out_ranks))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     uint32_t *indices = count ? malloc(count * sizeof *indices) : NULL;
     if (count && !indices)
@@ -540,18 +634,22 @@ bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size
     return status;
 }
 
-bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
-                                    const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
-                                    uint32_t *out_end, const bitonic_sort_options *options)
+static bitonic_status locked_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
+                                          const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
+                                          uint32_t *out_end, const bitonic_sort_options *options)
 {
     if (!context || (!sorted_keys && count > 0) ||
         ((!lows || !highs || !out_first || !out_end) && query_count > 0) || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count >= UINT32_MAX || query_count >= UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
+    bitonic_sort_request request = request_of(options);
+    size_t bytes = key_bytes(request.key_type);
+    if (!aligned(sorted_keys, bytes) || !aligned(lows, bytes) || !aligned(highs, bytes) ||
+        !aligned(out_first, sizeof *out_first) || !aligned(out_end, sizeof *out_end))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
     if (query_count == 0)
         return BITONIC_SUCCESS;
-    bitonic_sort_request request = request_of(options);
     if (!context->ops->search_host) {
         /* A backend without a search of its own (GLES: the keys are in host
          * memory anyway) searches on the CPU path: the same bounds bit for bit. */
@@ -567,13 +665,15 @@ bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted
 }
 
 
-bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer)
+static bitonic_status locked_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer)
 {
     if (!out_buffer)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_buffer = NULL;
     if (!context || capacity_keys == 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    if (!bytes_fit(capacity_keys, sizeof(uint32_t)))
+        return BITONIC_ERROR_TOO_LARGE;
     bitonic_buffer *buffer = calloc(1, sizeof *buffer);
     if (!buffer)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
@@ -588,7 +688,7 @@ bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_k
     return BITONIC_SUCCESS;
 }
 
-void bitonic_buffer_destroy(bitonic_buffer *buffer)
+static void locked_buffer_destroy(bitonic_buffer *buffer)
 {
     if (!buffer)
         return;
@@ -596,26 +696,26 @@ void bitonic_buffer_destroy(bitonic_buffer *buffer)
     free(buffer);
 }
 
-bitonic_status bitonic_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count)
+static bitonic_status locked_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count)
 {
-    if (!buffer || (!keys && count > 0) || count > buffer->capacity)
+    if (!buffer || (!keys && count > 0) || count > buffer->capacity || !aligned(keys, sizeof *keys))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
     return buffer->context->ops->buffer_upload(buffer->context->state, buffer->state, keys, count);
 }
 
-bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count)
+static bitonic_status locked_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count)
 {
-    if (!buffer || (!keys && count > 0) || count > buffer->capacity)
+    if (!buffer || (!keys && count > 0) || count > buffer->capacity || !aligned(keys, sizeof *keys))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
     return buffer->context->ops->buffer_download(buffer->context->state, buffer->state, keys, count);
 }
 
-bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
-                                   bitonic_timing *out_timing)
+static bitonic_status locked_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+                                         bitonic_timing *out_timing)
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -626,8 +726,8 @@ bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const b
                                              out_timing);
 }
 
-bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
-                                        const bitonic_sort_options *options, bitonic_timing *out_timing)
+static bitonic_status locked_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
+                                              const bitonic_sort_options *options, bitonic_timing *out_timing)
 {
     if (!buffer || !valid_options(options) || (row_length > 0 && row_count > SIZE_MAX / row_length))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -647,26 +747,26 @@ bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count
     return ops->buffer_sort(buffer->context->state, buffer->state, count, false, &request, out_timing);
 }
 
-bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count)
+static bitonic_status locked_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count)
 {
-    if (!buffer || (!values && count > 0) || count > buffer->capacity)
+    if (!buffer || (!values && count > 0) || count > buffer->capacity || !aligned(values, sizeof *values))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
     return buffer->context->ops->buffer_upload_values(buffer->context->state, buffer->state, values, count);
 }
 
-bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count)
+static bitonic_status locked_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count)
 {
-    if (!buffer || (!values && count > 0) || count > buffer->capacity)
+    if (!buffer || (!values && count > 0) || count > buffer->capacity || !aligned(values, sizeof *values))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
     return buffer->context->ops->buffer_download_values(buffer->context->state, buffer->state, values, count);
 }
 
-bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
-                                         bitonic_timing *out_timing)
+static bitonic_status locked_buffer_sort_pairs(bitonic_buffer *buffer, size_t count,
+                                               const bitonic_sort_options *options, bitonic_timing *out_timing)
 {
     if (!buffer || count > buffer->capacity || !valid_options(options))
         return BITONIC_ERROR_INVALID_ARGUMENT;
@@ -675,4 +775,237 @@ bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, c
     bitonic_sort_request request = request_of(options);
     return buffer->context->ops->buffer_sort(buffer->context->state, buffer->state, count, true, &request,
                                              out_timing);
+}
+
+/* ---- The public calls: each holds the context's lock while it runs ---- */
+
+bitonic_status bitonic_context_get_info(const bitonic_context *context, bitonic_context_info *out_info)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_context_get_info(context, out_info);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_context_pipeline_report(const bitonic_context *context, char *text, size_t capacity)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_context_pipeline_report(context, text, capacity);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_context_last_host_timing(const bitonic_context *context, bitonic_host_timing *out_timing)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_context_last_host_timing(context, out_timing);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_host_alloc(bitonic_context *context, size_t bytes, void **out_memory)
+{
+    if (!context)
+        return locked_host_alloc(context, bytes, out_memory);  /* its checks, without a lock to take */
+    bitonic_context_lock(context);
+    bitonic_status status = locked_host_alloc(context, bytes, out_memory);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+void bitonic_host_free(bitonic_context *context, void *memory)
+{
+    if (!context)
+        return;
+    bitonic_context_lock(context);
+    locked_host_free(context, memory);
+    bitonic_context_unlock(context);
+}
+
+bitonic_status bitonic_sort(bitonic_context *context, void *keys, size_t count, const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_sort(context, keys, count, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_sort_rows(bitonic_context *context, void *keys, size_t row_count, size_t row_length,
+                                 const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_sort_rows(context, keys, row_count, row_length, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_sort_segments(bitonic_context *context, void *keys, const size_t *offsets,
+                                     size_t segment_count, const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_sort_segments(context, keys, offsets, segment_count, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_sort_pairs(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                  const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_sort_pairs(context, keys, values, count, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
+                               const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_argsort(context, keys, count, out_indices, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_sort_records(bitonic_context *context, void *records, size_t count, size_t stride,
+                                    size_t key_offset, const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_sort_records(context, records, count, stride, key_offset, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_rank_map(bitonic_context *context, const void *keys, size_t count, uint32_t *out_ranks,
+                                const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_rank_map(context, keys, count, out_ranks, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_search_range(bitonic_context *context, const void *sorted_keys, size_t count,
+                                    const void *lows, const void *highs, size_t query_count, uint32_t *out_first,
+                                    uint32_t *out_end, const bitonic_sort_options *options)
+{
+    if (!context)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(context);
+    bitonic_status status = locked_search_range(context, sorted_keys, count, lows, highs, query_count, out_first,
+                                                out_end, options);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+bitonic_status bitonic_buffer_create(bitonic_context *context, size_t capacity_keys, bitonic_buffer **out_buffer)
+{
+    if (!context)
+        return locked_buffer_create(context, capacity_keys, out_buffer);  /* its checks, without a lock */
+    bitonic_context_lock(context);
+    bitonic_status status = locked_buffer_create(context, capacity_keys, out_buffer);
+    bitonic_context_unlock(context);
+    return status;
+}
+
+void bitonic_buffer_destroy(bitonic_buffer *buffer)
+{
+    if (!buffer)
+        return;
+    bitonic_context *context = buffer->context;
+    bitonic_context_lock(context);
+    locked_buffer_destroy(buffer);
+    bitonic_context_unlock(context);
+}
+
+bitonic_status bitonic_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count)
+{
+    if (!buffer)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(buffer->context);
+    bitonic_status status = locked_buffer_upload(buffer, keys, count);
+    bitonic_context_unlock(buffer->context);
+    return status;
+}
+
+bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint32_t *keys, size_t count)
+{
+    if (!buffer)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(buffer->context);
+    bitonic_status status = locked_buffer_download(buffer, keys, count);
+    bitonic_context_unlock(buffer->context);
+    return status;
+}
+
+bitonic_status bitonic_buffer_sort(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+                                   bitonic_timing *out_timing)
+{
+    if (!buffer)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(buffer->context);
+    bitonic_status status = locked_buffer_sort(buffer, count, options, out_timing);
+    bitonic_context_unlock(buffer->context);
+    return status;
+}
+
+bitonic_status bitonic_buffer_sort_rows(bitonic_buffer *buffer, size_t row_count, size_t row_length,
+                                        const bitonic_sort_options *options, bitonic_timing *out_timing)
+{
+    if (!buffer)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(buffer->context);
+    bitonic_status status = locked_buffer_sort_rows(buffer, row_count, row_length, options, out_timing);
+    bitonic_context_unlock(buffer->context);
+    return status;
+}
+
+bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count)
+{
+    if (!buffer)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(buffer->context);
+    bitonic_status status = locked_buffer_upload_values(buffer, values, count);
+    bitonic_context_unlock(buffer->context);
+    return status;
+}
+
+bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count)
+{
+    if (!buffer)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(buffer->context);
+    bitonic_status status = locked_buffer_download_values(buffer, values, count);
+    bitonic_context_unlock(buffer->context);
+    return status;
+}
+
+bitonic_status bitonic_buffer_sort_pairs(bitonic_buffer *buffer, size_t count, const bitonic_sort_options *options,
+                                         bitonic_timing *out_timing)
+{
+    if (!buffer)
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_context_lock(buffer->context);
+    bitonic_status status = locked_buffer_sort_pairs(buffer, count, options, out_timing);
+    bitonic_context_unlock(buffer->context);
+    return status;
 }

@@ -6,11 +6,18 @@
 #ifndef BITONIC_CONTEXT_INTERNAL_H
 #define BITONIC_CONTEXT_INTERNAL_H
 
+#include <pthread.h>
+
 #include "backend.h"
 #include "bitonic.h"
 #include "device_choice.h"
 
 struct bitonic_context {
+    /* Held by every public call on the context (recursive: calls built on
+     * other public calls take it again), so one context may be shared by
+     * threads: their calls run one after another on its queue, command
+     * buffers, staging memory and caches. */
+    pthread_mutex_t lock;
     bitonic_backend backend;
     bitonic_context_desc desc;
     const bitonic_backend_ops *ops;  /* the backend this context runs on */
@@ -32,5 +39,9 @@ struct bitonic_buffer {
 
 /* A device selector string (bitonic_context_desc.device, BITONIC_DEVICE), read. */
 bitonic_selector bitonic_parse_selector(const char *text);
+
+/* The context's lock, for public calls outside context.c (bitonic_gles.h). */
+void bitonic_context_lock(const bitonic_context *context);
+void bitonic_context_unlock(const bitonic_context *context);
 
 #endif /* BITONIC_CONTEXT_INTERNAL_H */

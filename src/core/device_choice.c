@@ -34,17 +34,35 @@
 #define LARGEST_WIDE_LOG 18u              /* pairs: the CPU path's radix sort is slow to wait for above */
 #define CALIBRATION_BUDGET_MS 3000.0      /* a slow device (lavapipe) is given up on, not waited for */
 
-/* "model"/"auto" or a count; 0 when unset or unreadable. */
-static uint64_t crossover_from_env(void)
+bool bitonic_crossover_from_env(uint64_t *out_keys)
 {
+    *out_keys = 0;
     const char *text = getenv("BITONIC_CROSSOVER");
     if (!text || !*text)
-        return 0;
-    if (strcmp(text, "model") == 0 || strcmp(text, "auto") == 0)
-        return BITONIC_CROSSOVER_MODEL;
-    char *end;
-    unsigned long long value = strtoull(text, &end, 10);
-    return *end == '\0' ? (uint64_t)value : 0;
+        return true;
+    if (strcmp(text, "model") == 0 || strcmp(text, "auto") == 0) {
+        *out_keys = BITONIC_CROSSOVER_MODEL;
+        return true;
+    }
+    /* Digits only: strtoull alone would take "-1" (and, saturated, any number
+     * past 2^64) as UINT64_MAX, the model, and "abc" as nothing at all. */
+    uint64_t keys = 0;
+    for (const char *c = text; *c; ++c) {
+        if (*c < '0' || *c > '9')
+            return false;
+        unsigned digit = (unsigned)(*c - '0');
+        if (keys > (UINT64_MAX - digit) / 10u)
+            return false;
+        keys = keys * 10u + digit;
+    }
+    *out_keys = keys;
+    return true;
+}
+
+static uint64_t crossover_from_env(void)
+{
+    uint64_t keys;
+    return bitonic_crossover_from_env(&keys) ? keys : 0;  /* context creation refuses a malformed one */
 }
 
 static uint32_t cpu_threads(const bitonic_context_desc *desc)

@@ -504,7 +504,12 @@ bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *rec
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count > UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE;
-    return sort_texels(context->state, records, (uint32_t)count, &shape, timing);
+    if ((uintptr_t)records % sizeof *records != 0)
+        return BITONIC_ERROR_INVALID_ARGUMENT;  /* natural alignment, as every call (bitonic.h) */
+    bitonic_context_lock(context);
+    bitonic_status status = sort_texels(context->state, records, (uint32_t)count, &shape, timing);
+    bitonic_context_unlock(context);
+    return status;
 }
 
 static bitonic_status gles_buffer_sort(void *opaque, void *buffer_state, size_t count, bool with_values,

@@ -33,6 +33,7 @@
 
 #include "bitonic_mpi.h"
 #include "key_file.h"
+#include "output_file.h"
 
 typedef struct distributed_options {
     const char *command;             /* "sort" or "bench" */
@@ -87,6 +88,7 @@ typedef struct input_layout {
     size_t count;                    /* elements in the file */
     size_t data_offset;              /* bytes before the first element */
     size_t first, slice_count;       /* this rank's slice */
+    size_t file_size;                /* bytes in this rank's file */
 } input_layout;
 
 static bool read_exactly(int fd, void *data, size_t size, size_t offset)
@@ -111,12 +113,11 @@ static bool read_exactly(int fd, void *data, size_t size, size_t offset)
 static bool read_slice(const rank_info *who, const char *path, input_layout *layout, void **out_data)
 {
     *out_data = NULL;
-    int fd = open(path, O_RDONLY);
     struct stat info;
-    if (fd < 0 || fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-        report(who, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0)
-            close(fd);
+    bool not_regular;
+    int fd = open_regular_file(path, &info, &not_regular);
+    if (fd < 0) {
+        report(who, "%s: %s", path, not_regular ? "not a regular file" : strerror(errno));
         return false;
     }
     size_t file_size = (size_t)info.st_size;
@@ -128,18 +129,19 @@ static bool read_slice(const rank_info *who, const char *path, input_layout *lay
         struct key_npy_header header;
         ok = key_file_parse_npy_header(head, head_size, &header, error, sizeof error) == 0;
         *layout = (input_layout){KEY_FILE_FORMAT_NPY, header.dtype, key_dtype_size(header.dtype), header.count,
-                                 header.data_offset, 0, 0};
+                                 header.data_offset, 0, 0, 0};
     } else if (ok) {
         ok = file_size % 4 == 0;
         if (!ok)
             snprintf(error, sizeof error, "a raw file of %zu bytes is not whole uint32 keys", file_size);
-        *layout = (input_layout){KEY_FILE_FORMAT_RAW, KEY_DTYPE_U32, 4, file_size / 4, 0, 0, 0};
+        *layout = (input_layout){KEY_FILE_FORMAT_RAW, KEY_DTYPE_U32, 4, file_size / 4, 0, 0, 0, 0};
     }
     if (!ok) {
         report(who, "%s: %s", path, error);
         close(fd);
         return false;
     }
+    layout->file_size = file_size;
     layout->first = slice_start(layout->count, who->rank, who->ranks);
     layout->slice_count = slice_start(layout->count, who->rank + 1, who->ranks) - layout->first;
     size_t bytes = layout->slice_count * layout->element_size;
@@ -178,11 +180,11 @@ static bool create_output(const rank_info *who, const char *out_path, const inpu
             return false;
         }
     }
-    if ((size_t)snprintf(temporary, temporary_size, "%s.tmp.XXXXXX", out_path) >= temporary_size) {
+    if (!temporary_name_for(out_path, temporary, temporary_size)) {
         report(who, "%s: the path is too long", out_path);
         return false;
     }
-    int fd = mkstemp(temporary);
+    int fd = temporary_file_create(temporary);
     if (fd < 0) {
         report(who, "%s: cannot create a temporary file next to it: %s", out_path, strerror(errno));
         return false;
@@ -209,8 +211,10 @@ static bool create_output(const rank_info *who, const char *out_path, const inpu
         report(who, "%s: cannot close the temporary file %s: %s", out_path, temporary, strerror(errno));
         ok = false;
     }
-    if (!ok)
+    if (!ok) {
+        temporary_file_forget();
         unlink(temporary);
+    }
     *out_header_size = header_size;
     return ok;
 }
@@ -258,6 +262,36 @@ static bool open_context(const rank_info *who, const char *device, unsigned cpu_
     return status == BITONIC_SUCCESS;
 }
 
+/* Every rank's input and options against every other's, in one pair of
+ * reductions: ranks given different files (or, launched with different
+ * arguments, different orders) would each sort a slice of something else and
+ * leave an OUT whose header does not describe its data. On a mismatch rank 0
+ * names what differs and every rank returns false. */
+static bool ranks_agree(const rank_info *who, const input_layout *layout, const distributed_options *options)
+{
+    static const char *const names[] = {"format", "dtype", "element count", "header size", "file size",
+                                        "order", "merge"};
+    enum { FIELDS = sizeof names / sizeof names[0] };
+    uint64_t mine[FIELDS] = {(uint64_t)layout->format, (uint64_t)layout->dtype, layout->count,
+                             layout->data_offset, layout->file_size, options->descending,
+                             (uint64_t)options->merge};
+    uint64_t low[FIELDS], high[FIELDS];
+    if (MPI_Allreduce(mine, low, FIELDS, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(mine, high, FIELDS, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        report(who, "cannot compare the ranks' inputs");
+        return false;
+    }
+    for (size_t f = 0; f < FIELDS; ++f)
+        if (low[f] != high[f]) {
+            if (who->rank == 0)
+                report(who, "the ranks disagree on the input's %s (from %" PRIu64 " to %" PRIu64
+                            "): every rank must be given the same IN and options",
+                       names[f], low[f], high[f]);
+            return false;
+        }
+    return true;
+}
+
 /* Every step ends with all_ranks(), so a failure anywhere sends every rank to
  * the same exit; only rank 0 touches OUT, and only after the last agreement. */
 static int distributed_sort(const rank_info *who, const distributed_options *options)
@@ -271,7 +305,7 @@ static int distributed_sort(const rank_info *who, const distributed_options *opt
         report(who, "%s: unsupported dtype", options->in_path);
         ok = false;
     }
-    ok = all_ranks(ok);
+    ok = all_ranks(ok) && ranks_agree(who, &layout, options);
     ok = ok && all_ranks(open_context(who, options->device, options->cpu_threads, &context));
     if (ok) {
         bitonic_mpi_sort_options sort = {.key_type = key_type, .merge = options->merge,
@@ -302,10 +336,12 @@ static int distributed_sort(const rank_info *who, const distributed_options *opt
             if (who->rank == 0) {
                 if (ok && rename(temporary, options->out_path) == 0) {
                     renamed = 1;
+                    temporary_file_forget();
                 } else {
                     if (ok)
                         report(who, "%s: cannot replace it with the new file: %s", options->out_path,
                                strerror(errno));
+                    temporary_file_forget();
                     unlink(temporary);
                 }
             }

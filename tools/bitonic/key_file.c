@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 
 #include "key_file.h"
+#include "output_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -801,17 +802,16 @@ static int read_whole_file(const char *path, unsigned char **bytes, size_t *size
 {
     *bytes = NULL;
     *size = 0;
-    int fd = open(path, O_RDONLY);
+    struct stat status;
+    bool not_regular;
+    int fd = open_regular_file(path, &status, &not_regular);
+    if (fd < 0 && not_regular)
+        return fail(error, error_size, "is not a regular file");
     if (fd < 0)
         return fail(error, error_size, "cannot open: %s", strerror(errno));
-    struct stat status;
     unsigned char *buffer = NULL;
     int result = -1;
-    if (fstat(fd, &status) != 0)
-        fail(error, error_size, "cannot stat: %s", strerror(errno));
-    else if (!S_ISREG(status.st_mode))
-        fail(error, error_size, "is not a regular file");
-    else if ((uintmax_t)status.st_size > SIZE_MAX)
+    if ((uintmax_t)status.st_size > SIZE_MAX)
         fail(error, error_size, "is too large (%jd bytes) to hold in memory", (intmax_t)status.st_size);
     else if ((buffer = allocate_block((size_t)status.st_size)) == NULL)
         fail(error, error_size, "out of memory reading %jd bytes", (intmax_t)status.st_size);
@@ -1055,15 +1055,16 @@ int key_file_write_atomic(const char *path, const struct key_file *keys, char *e
     if (check_writable(keys, &data_size, detail, sizeof detail) != 0)
         return fail(error, error_size, "%s: %s", path, detail);
 
-    static const char suffix[] = ".tmp.XXXXXX";
-    size_t path_length = strlen(path);
-    char *temporary = malloc(path_length + sizeof suffix);
+    size_t temporary_size = strlen(path) + 16;
+    char *temporary = malloc(temporary_size);
     if (temporary == NULL)
         return fail(error, error_size, "%s: out of memory", path);
-    memcpy(temporary, path, path_length);
-    memcpy(temporary + path_length, suffix, sizeof suffix);
+    if (!temporary_name_for(path, temporary, temporary_size)) {
+        free(temporary);
+        return fail(error, error_size, "%s: cannot name a temporary file next to it", path);
+    }
 
-    int fd = mkstemp(temporary);
+    int fd = temporary_file_create(temporary);
     if (fd < 0) {
         int saved = errno;
         free(temporary);
@@ -1084,10 +1085,12 @@ int key_file_write_atomic(const char *path, const struct key_file *keys, char *e
     }
     if (step == NULL && rename(temporary, path) != 0) {
         saved = errno;
+        temporary_file_forget();
         unlink(temporary);
         free(temporary);
         return fail(error, error_size, "%s: cannot replace it with the new file: %s", path, strerror(saved));
     }
+    temporary_file_forget();
     if (step != NULL) {
         unlink(temporary);
         fail(error, error_size, "%s: %s the temporary file %s: %s", path, step, temporary, strerror(saved));

@@ -145,8 +145,10 @@ int key_file_parse_npy_header(const unsigned char *bytes, size_t size, struct ke
 size_t key_file_format_npy_header(enum key_dtype dtype, size_t count, unsigned char *header, size_t capacity);
 
 /* Writes keys to path in keys->format, atomically: into a new temporary file
- * "<path>.tmp.XXXXXX" in the same directory, flushed with fsync, then renamed
- * over path. On any failure the temporary file is removed, and path is left
+ * "<path>.tmp.XXXXXX" in the same directory (the last component shortened where
+ * that name would pass 255 bytes), flushed with fsync, then renamed over path.
+ * On any failure, and on SIGINT, SIGTERM or SIGHUP during the write
+ * (output_file.h), the temporary file is removed, and path is left
  * as it was (untouched if it existed, absent if it did not). A symbolic link
  * at path is replaced, not written through. A file that replaces an existing
  * one keeps its permission bits; a new one gets 0666 minus the umask, as a

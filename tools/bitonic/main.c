@@ -370,6 +370,23 @@ static bool parse_strategy(const char *text, bitonic_strategy *out)
     return false;
 }
 
+/* The library refuses a malformed BITONIC_CROSSOVER (context creation returns
+ * INVALID_ARGUMENT); the tool says which variable and why before it tries. */
+static bool environment_is_valid(void)
+{
+    const char *crossover = getenv("BITONIC_CROSSOVER");
+    if (!crossover || !*crossover || strcmp(crossover, "model") == 0 || strcmp(crossover, "auto") == 0)
+        return true;
+    const char *significant = crossover + strspn(crossover, "0");
+    size_t digits = strspn(significant, "0123456789");
+    bool count = significant[digits] == '\0' &&
+                 (digits < 20 || (digits == 20 && strcmp(significant, "18446744073709551615") <= 0));
+    if (!count)
+        fprintf(stderr, "bitonic: BITONIC_CROSSOVER=%s: expected model, auto or a count of keys (0 to 2^64 - 1)\n",
+                crossover);
+    return count;
+}
+
 static bool is_help(const char *arg)
 {
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0 || strcmp(arg, "help") == 0;
@@ -390,6 +407,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "info") != 0 && strcmp(command, "sort") != 0 && strcmp(command, "bench") != 0)
         return usage_error("unknown command '%s'", command);
+    if (!environment_is_valid())
+        return 2;
     for (int i = 2; i < argc; ++i) {
         if (is_help(argv[i]) && strcmp(argv[i], "help") != 0) {
             usage(stdout);
