@@ -120,10 +120,6 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
 
     uint64_t max_storage_range;
     bitonic_vk_read_limits(desc->physical_device, &sorter->limits, &max_storage_range);
-    if (desc->no_subgroup_shuffle)
-        sorter->limits.subgroup_shuffle = false;
-    if (desc->no_subgroup_arithmetic)
-        sorter->limits.subgroup_arithmetic = false;
     VkPhysicalDeviceProperties properties;
     vkGetPhysicalDeviceProperties(desc->physical_device, &properties);
     memcpy(sorter->max_group_count, properties.limits.maxComputeWorkGroupCount, sizeof sorter->max_group_count);
@@ -137,46 +133,17 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     sorter->max_keys = sorter->bound_max_keys;
     sorter->force_device_addresses = desc->force_device_addresses;
 
-    /* Small sorts get their own shapes (KEYS32_SMALL, and direct merges in the
-     * other variants) unless the caller chose shapes or a merge kernel, or no
-     * small shapes: then every sort uses what was asked for. */
-    bool shapes_chosen = desc->tile_keys != 0 || desc->tile_keys_per_thread != 0 ||
-                         desc->max_strides_per_global_pass != 0 || desc->merge_chunk_keys != 0 ||
-                         desc->merge_keys_per_thread != 0 || desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
-    bool small_shapes = !shapes_chosen && desc->small_sort_max_keys != UINT32_MAX;
+    /* The tuning of every variant, the description's overrides over what the
+     * device's limits give (overrides.c), before any variant is made. */
+    if (!sorter_tuning_from_desc(sorter, desc)) {
+        bitonic_vulkan_sorter_destroy(sorter);
+        return BITONIC_ERROR_UNSUPPORTED;
+    }
     VkResult result = VK_SUCCESS;
     for (int variant = 0; variant < KEYS32_SMALL && result == VK_SUCCESS; ++variant) {
         bool key64 = variant >= KEYS64, with_values = variant == PAIRS32 || variant == PAIRS64;
         if (key64 && !desc->enable_64bit_keys)
             continue;
-        uint32_t bytes_per_key = (key64 ? 8u : 4u) + (with_values ? 4u : 0u);
-        if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->tile_keys_per_thread,
-                                   desc->max_strides_per_global_pass,
-                                   &sorter->variants[variant].tuning) ||
-            ((desc->merge_chunk_keys != 0 || desc->merge_keys_per_thread != 0) &&
-             !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, desc->merge_chunk_keys,
-                                       desc->merge_keys_per_thread, &sorter->variants[variant].tuning))) {
-            bitonic_vulkan_sorter_destroy(sorter);
-            return BITONIC_ERROR_UNSUPPORTED;
-        }
-        sorter_apply_split_overrides(sorter, desc, bytes_per_key, &sorter->variants[variant].tuning);
-        if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
-            sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
-        if (small_shapes)
-            sorter->variants[variant].tuning.merge_direct_max_keys = bitonic_tuning_merge_direct_max_keys(
-                key64, with_values, sorter->variants[variant].tuning.tile_log);
-        if (desc->merge_scalar_io)
-            sorter->variants[variant].tuning.merge_vector_io = false;
-        if (desc->merge_store_from_registers)
-            sorter->variants[variant].tuning.merge_store_from_registers = true;
-        if (desc->partition_whole_samples)
-            sorter->variants[variant].tuning.partition_sample_runs = false;
-        if (desc->partition_window_staged_stores)
-            sorter->variants[variant].tuning.window_merge_store_from_registers = false;
-        if (desc->tile_scalar_io)
-            sorter->variants[variant].tuning.tile_vector_io = false;
-        if (desc->network_tile_sort)
-            sorter->variants[variant].tuning.tile_merge_sort = false;
         /* Pairs of 32-bit keys compare as one 64-bit integer where the device has shaderInt64. */
         bitonic_kernel_form form = {.with_values = with_values, .key64 = key64,
                                     .pairs_as_int64 = with_values && !key64 && desc->enable_64bit_keys};
@@ -187,14 +154,9 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     }
     if (result == VK_SUCCESS)
         result = sorter_create_wide_variants(sorter, desc, eager);
-    if (result == VK_SUCCESS && small_shapes &&
-        bitonic_tuning_derive_small(&sorter->limits, 4u, desc->small_sort_tile_keys, desc->small_sort_max_keys,
-                                    &sorter->variants[KEYS32_SMALL].tuning, &sorter->small_sort_max_keys)) {
-        sorter_apply_split_overrides(sorter, desc, 4u, &sorter->variants[KEYS32_SMALL].tuning);
-        if (desc->network_tile_sort)
-            sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
+    if (result == VK_SUCCESS && sorter->small_sort_max_keys != 0) {
         result = sorter_create_variant(sorter, desc->pipeline_cache, (bitonic_kernel_form){0}, false,
-                                &sorter->variants[KEYS32_SMALL]);
+                                       &sorter->variants[KEYS32_SMALL]);
         if (result == VK_SUCCESS && eager)
             result = sorter_create_variant_pipelines(sorter, &sorter->variants[KEYS32_SMALL]);
         sorter->variants[KEYS32_SMALL].available = result == VK_SUCCESS;

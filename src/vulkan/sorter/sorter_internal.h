@@ -404,8 +404,7 @@ VkResult sorter_ensure_search_pipeline(bitonic_vulkan_sorter *sorter, bool key64
 VkResult sorter_ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_plan *plan);
 
 /* overrides.c */
-void sorter_apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
-                                  uint32_t bytes_per_key, bitonic_tuning *tuning);
+bool sorter_tuning_from_desc(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc);
 
 /* dispatch.c */
 bool sorter_split_groups(const bitonic_vulkan_sorter *sorter, uint64_t workgroups, uint32_t *x, uint32_t *y);
@@ -417,8 +416,8 @@ void sorter_record_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, co
                             uint32_t constants_size, uint32_t groups_x, uint32_t groups_y);
 void sorter_record_dispatch_indirect(dispatch_recorder *recorder, VkPipeline pipeline, const void *constants,
                                      uint32_t constants_size, VkBuffer buffer, VkDeviceSize offset);
-void sorter_record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, const pass_push_constants *constants,
-                                  dispatch_size size);
+void sorter_record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeline,
+                                  const pass_push_constants *constants, dispatch_size size);
 void sorter_record_indirect_barrier(VkCommandBuffer command_buffer);
 void sorter_push_sort_bindings(const bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,
                                const sorter_variant *variant, bool with_values, sort_sides sides,
