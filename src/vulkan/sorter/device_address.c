@@ -141,8 +141,8 @@ bitonic_status sorter_record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
                 constants.pass.group_count = plan->chunk_count;
                 if (plan->split_pass) {
                     sorter_record_dispatch(&recorder,
-                                    sorter_split_pipeline(variant, plan),
-                                    &constants, sizeof constants, split_x, split_y);
+                                           sorter_split_pipeline(variant, plan),
+                                           &constants, sizeof constants, split_x, split_y);
                     sorter_record_pass_barrier(command_buffer);
                     constants.pass.splits_given = 1u;
                 }

@@ -74,8 +74,8 @@ void sorter_record_dispatch_indirect(dispatch_recorder *recorder, VkPipeline pip
     sorter_finish_dispatch(recorder);
 }
 
-void sorter_record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, const pass_push_constants *constants,
-                                  dispatch_size size)
+void sorter_record_sized_dispatch(dispatch_recorder *recorder, VkPipeline pipeline,
+                                  const pass_push_constants *constants, dispatch_size size)
 {
     if (size.indirect != VK_NULL_HANDLE)
         sorter_record_dispatch_indirect(recorder, pipeline, constants, sizeof *constants, size.indirect, size.offset);

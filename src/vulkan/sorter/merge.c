@@ -119,8 +119,8 @@ bool sorter_record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     }
     uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
     constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
-    sorter_record_sized_dispatch(recorder, merge_pipeline_of(variant, sorter_merge_pipeline_kind(variant, plan, pass)), &constants,
-                          merge);
+    sorter_record_sized_dispatch(recorder, merge_pipeline_of(variant, sorter_merge_pipeline_kind(variant, plan, pass)),
+                                 &constants, merge);
     return write_samples;
 }
 
@@ -199,8 +199,8 @@ bitonic_status sorter_plan_merge_sort(const bitonic_vulkan_sorter *sorter, const
                      run_log == 0;
     plan->pass_count = rows && info->row_length <= 1
                            ? 0
-                           : sorter_build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log, plan->merge,
-                                            false, merge_tail, tile_tail, plan->passes);
+                           : sorter_build_schedule(sorter, virtual_count, plan->variant_number, plan->row_log,
+                                                   plan->merge, false, merge_tail, tile_tail, plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -285,9 +285,9 @@ bitonic_status sorter_record_merge_sort(const bitonic_vulkan_sorter *sorter, VkC
             }
             if (!pushed || pass->kind == BITONIC_PASS_MERGE) {
                 sorter_push_sort_bindings(sorter, command_buffer, variant, with_values,
-                                   (sort_sides){side_keys[read_side], side_values[read_side], side_keys[write_side],
-                                                side_values[write_side]},
-                                   count_binding, splits);
+                                          (sort_sides){side_keys[read_side], side_values[read_side],
+                                                       side_keys[write_side], side_values[write_side]},
+                                          count_binding, splits);
                 pushed = true;
             }
             pass_push_constants constants = {
@@ -311,9 +311,9 @@ bitonic_status sorter_record_merge_sort(const bitonic_vulkan_sorter *sorter, VkC
                 /* Every pass after a merge merges: samples for the next one. */
                 constants.group_count = (uint32_t)merge_workgroups(&variant->tuning, plan, pass);
                 samples_left = sorter_record_two_run_merge(&recorder, variant, plan, pass, constants, samples_left,
-                                                    plan->run_samples && p + 1 < pass_count,
-                                                    (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0},
-                                                    (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0});
+                                                           plan->run_samples && p + 1 < pass_count,
+                                                           (dispatch_size){split_x, split_y, VK_NULL_HANDLE, 0},
+                                                           (dispatch_size){group_x[p], group_y[p], VK_NULL_HANDLE, 0});
                 if (p + 1 < pass_count)
                     sorter_record_pass_barrier(command_buffer);
                 continue;

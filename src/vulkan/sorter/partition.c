@@ -425,7 +425,8 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         .nested_at = plan->nested ? (uint32_t)(plan->nested_at / 4u) : 0u,
         .nested_splitters = plan->nested ? plan->nested_splitters : 0u};
     sort_sides caller_to_scratch = {caller_keys, caller_values, side_keys[1], side_values[1]};
-    sorter_push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
+    sorter_push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding,
+                              partition);
     /* With runs, a workgroup a run (the step sorts them); else a thread a sample. */
     uint32_t sample_groups = plan->sample_runs_log > 0 ? 1u << plan->sample_runs_log : (reach + threads - 1u) / threads;
     sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, sample_groups, 1u);
@@ -441,7 +442,8 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     }
 
     /* 2. Count, scatter. */
-    sorter_push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding, partition);
+    sorter_push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding,
+                              partition);
     steps.step = PARTITION_COUNT;
     sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     sorter_record_pass_barrier(command_buffer);
@@ -457,8 +459,8 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     if (plan->nested) {
         uint32_t first_buckets = 2u * plan->splitter_count + 1u;
         sorter_push_sort_bindings(sorter, command_buffer, variant, with_values,
-                           (sort_sides){side_keys[1], side_values[1], side_keys[0], side_values[0]}, count_binding,
-                           partition);
+                                  (sort_sides){side_keys[1], side_values[1], side_keys[0], side_values[0]},
+                                  count_binding, partition);
         steps.sample_count = tuning->partition_samples_per_bucket;
         steps.scatter_tile = (uint32_t)scatter_tile;
         steps.step = PARTITION_NESTED_SAMPLE;
@@ -466,11 +468,11 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         sorter_record_pass_barrier(command_buffer);
         steps.step = PARTITION_NESTED_COUNT;
         sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->nested_groups,
-                        first_buckets);
+                               first_buckets);
         sorter_record_pass_barrier(command_buffer);
         steps.step = PARTITION_NESTED_SCATTER;
         sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->nested_groups,
-                        first_buckets);
+                               first_buckets);
         sorter_record_indirect_barrier(command_buffer);  /* the fallback's dispatch size again */
     }
 
@@ -500,7 +502,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             sides = (sort_sides){side_keys[scattered_side], side_values[scattered_side], side_keys[write_side],
                                  side_values[write_side]};
         sorter_push_sort_bindings(sorter, command_buffer, runs_variant, runs_values, sides, count_binding,
-                           window ? window_table : splits);
+                                  window ? window_table : splits);
         pass_push_constants constants = {
             .count = (uint32_t)info->count, .phase = pass->phase, .stride_log = pass->stride_log,
             .last_phase = pass->last_phase, .group_count = pass->group_count,
@@ -511,12 +513,13 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             .vector_io = (p == 0 ? aligned && tuning->tile_vector_io : merge_vector_io) ? 1u : 0u,
         };
         if (p == 0) {
-            if (plan->run_samples && sorter_sorts_tile_by_merging(runs_variant, pass) && pass->last_phase == tuning->tile_log) {
+            if (plan->run_samples && sorter_sorts_tile_by_merging(runs_variant, pass) &&
+                pass->last_phase == tuning->tile_log) {
                 constants.sample_runs = MERGE_SAMPLES_WRITE;
                 samples_left = true;
             }
-            sorter_record_dispatch(&recorder, sorter_tile_pipeline_for(runs_variant, pass), &constants, sizeof constants, group_x[0],
-                            group_y[0]);
+            sorter_record_dispatch(&recorder, sorter_tile_pipeline_for(runs_variant, pass), &constants,
+                                   sizeof constants, group_x[0], group_y[0]);
             sorter_record_pass_barrier(command_buffer);
             continue;
         }
@@ -533,8 +536,8 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
             if (plan->window_split_by_thread)
                 constants.sample_runs |= MERGE_SPLIT_BY_THREAD;
-            sorter_record_dispatch(&recorder, runs_variant->window_split_pipeline[plan->window_three_pieces], &constants,
-                            sizeof constants, window_split_x, window_split_y);
+            sorter_record_dispatch(&recorder, runs_variant->window_split_pipeline[plan->window_three_pieces],
+                                   &constants, sizeof constants, window_split_x, window_split_y);
             sorter_record_pass_barrier(command_buffer);
             constants.sample_runs = 0u;
             VkPipeline window_merge = runs_variant->window_merge_pipeline[plan->window_three_pieces];
@@ -542,8 +545,8 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                 window_merge = variant->window_unpack_pipeline[plan->window_three_pieces];
                 recorder.layout = variant->pipeline_layout;
                 sorter_push_sort_bindings(sorter, command_buffer, variant, true,
-                                   (sort_sides){side_keys[1], side_values[1], caller_keys, caller_values},
-                                   count_binding, window_table);
+                                          (sort_sides){side_keys[1], side_values[1], caller_keys, caller_values},
+                                          count_binding, window_table);
                 constants.key_type = (uint32_t)info->key_type;
                 constants.key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
             }
@@ -554,7 +557,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         dispatch_size split = {split_x, split_y, VK_NULL_HANDLE, 0};
         dispatch_size merge = {group_x[p], group_y[p], VK_NULL_HANDLE, 0};
         samples_left = sorter_record_two_run_merge(&recorder, runs_variant, plan, pass, constants, samples_left,
-                                            plan->run_samples && p + 2u < plan->pass_count, split, merge);
+                                                   plan->run_samples && p + 2u < plan->pass_count, split, merge);
         sorter_record_pass_barrier(command_buffer);
     }
     /* 5. The fallback: from the runs of W (side 1) into the caller's side,
@@ -563,11 +566,11 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     sorter_record_pass_barrier(command_buffer);
     recorder.layout = variant->pipeline_layout;
     sorter_push_sort_bindings(sorter, command_buffer, variant, with_values,
-                       (sort_sides){side_keys[1], side_values[1], caller_keys, caller_values}, count_binding,
-                       partition);
+                              (sort_sides){side_keys[1], side_values[1], caller_keys, caller_values}, count_binding,
+                              partition);
     steps.step = PARTITION_FALLBACK;
     sorter_record_dispatch_indirect(&recorder, variant->partition_pipeline, &steps, sizeof steps, info->scratch,
-                             partition_offset + PARTITION_FALLBACK_ARGS_BYTES);
+                                    partition_offset + PARTITION_FALLBACK_ARGS_BYTES);
     if (timed && !info->profile_passes)
         vkCmdWriteTimestamp(command_buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->timestamps,
                             info->first_query + 1u);

@@ -498,7 +498,8 @@ VkResult sorter_ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
     /* Packed pairs: the passes are KEYS64's, but for the window merge. */
     if (plan->packed_pairs) {
         if (result == VK_SUCCESS)
-            result = sorter_ensure_pipeline(sorter, variant, PIPELINE_WINDOW_UNPACK, plan->window_three_pieces ? 1u : 0u);
+            result = sorter_ensure_pipeline(sorter, variant, PIPELINE_WINDOW_UNPACK,
+                                            plan->window_three_pieces ? 1u : 0u);
         variant = &sorter->variants[KEYS64];
     }
     if (result == VK_SUCCESS && plan->partition)
@@ -509,18 +510,19 @@ VkResult sorter_ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
             result = sorter_ensure_pipeline(sorter, variant,
-                                     plan->short_tile                       ? PIPELINE_SHORT_TILE_SORT
-                                     : sorter_sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
-                                                                            : PIPELINE_TILE,
-                                     pass->tile_tail ? 1u : 0u);
+                                            plan->short_tile                              ? PIPELINE_SHORT_TILE_SORT
+                                            : sorter_sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
+                                                                                          : PIPELINE_TILE,
+                                            pass->tile_tail ? 1u : 0u);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = sorter_ensure_pipeline(sorter, variant, sorter_merge_pipeline_kind(variant, plan, pass), 0);
             if (result == VK_SUCCESS && plan->split_pass)
                 result = sorter_ensure_pipeline(sorter, variant,
-                                         plan->split_search == SPLIT_SEARCH_GUIDED   ? PIPELINE_MERGE_SPLIT_GUIDED
-                                         : plan->split_search == SPLIT_SEARCH_BINARY ? PIPELINE_MERGE_SPLIT_BINARY
-                                                                                     : PIPELINE_MERGE_SPLIT,
-                                         0);
+                                                plan->split_search == SPLIT_SEARCH_GUIDED ? PIPELINE_MERGE_SPLIT_GUIDED
+                                                : plan->split_search == SPLIT_SEARCH_BINARY
+                                                    ? PIPELINE_MERGE_SPLIT_BINARY
+                                                    : PIPELINE_MERGE_SPLIT,
+                                                0);
         } else if (pass->kind == BITONIC_PASS_TRANSPOSE) {
             result = sorter_ensure_pipeline(sorter, variant, PIPELINE_TRANSPOSE, 0);
         } else {

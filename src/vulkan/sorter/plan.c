@@ -1,29 +1,35 @@
 /* plan.c: the planner. A sort's plan is made once, from the device's tuning
- * and the sort's shape, and names one strategy; the strategy's file plans
+ * and the sort's shape, and names one strategy; that strategy's file plans
  * the rest and records it.
  *
  * OVERVIEW
  *
- *   check the sort (buffers, order, key type, count buffer)
- *   choose the variant: 32- or 64-bit keys, with or without values;
- *     KEYS32_SMALL for small sorts of 32-bit keys (small-sort shapes)
- *   rows: each row padded to a power of two, sorted by the network
- *   device addresses (KEYS32_WIDE ..): past the largest binding, or forced
- *   then one of
- *     TRANSPOSE strategy, more than a tile ........ transpose.c
- *     otherwise: the tile sort, then
- *       with scratch: two-run merges ............... merge.c
- *         big enough, one array, bound buffers:
- *           the partition sort ...................... partition.c
- *           (nested, packed pairs: there too)
- *       without scratch, or rows: the network ..... merge.c
- *   a sort of one short tile: the short tile's pipeline
+ *   sorter_plan_sort_runs: check the sort, then choose
  *
- * Recording follows the plan: build the pipelines it binds (a lazy sorter),
- * then the strategy's recorder, device addresses first (device_address.c):
+ *     the variant ..... KEYS32, PAIRS32, KEYS64 or PAIRS64 by keys and values;
+ *                       KEYS32_SMALL for merge sorts of few 32-bit keys
+ *     rows ............ each row padded to 2^row_log: the network (merge.c)
+ *     past the binding, or forced by a test:
+ *                       the device-address variants' tile sort and merges
+ *                       (planned by merge.c, recorded by device_address.c)
+ *     TRANSPOSE strategy, more than a tile:
+ *                       tile passes on a transposed view (transpose.c)
+ *     otherwise ....... the tile sort, then (merge.c)
+ *                         with scratch: two-run merges (split passes, samples)
+ *                         without: the network's global passes
+ *     merging one array of bound buffers, no count buffer, from
+ *     tuning.partition_min_keys keys:
+ *                       the partition sort instead (partition.c): samples,
+ *                       count, scatter (nested: again in each bucket), tile
+ *                       sort, merges up to windows, window merge, fallback;
+ *                       pairs of 32-bit keys packed where they fit
+ *     one tile merge sort of at most the short tile: its own pipeline
  *
- *   [timestamp] tile sort, BARRIER, (split pass, BARRIER,) merge, BARRIER,
- *   ... [timestamp]
+ *   sorter_record_sort_passes: build what the plan binds (pipelines.c), then
+ *   record the chosen strategy, a dispatch a pass (dispatch.c):
+ *
+ *     TIMESTAMP, tile sort, BARRIER, [split pass, BARRIER,] merge, BARRIER,
+ *     ..., TIMESTAMP
  */
 #include "sorter_internal.h"
 

@@ -1,6 +1,6 @@
-/* search.c: the search of sorted keys (bitonic_vulkan_record_search): for
- * each query's low and high bound, the first key at or above the low one and
- * the end of those at or below the high one, a thread a query. */
+/* search.c: the range search in sorted keys (bitonic_vulkan_record_search):
+ * for each query, a thread finds the lower bound of its low and the upper
+ * bound of its high in the sort order; its pipelines are in pipelines.c. */
 #include "sorter_internal.h"
 
 bitonic_status bitonic_vulkan_record_search(bitonic_vulkan_sorter *sorter, VkCommandBuffer command_buffer,

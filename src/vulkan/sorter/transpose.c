@@ -33,8 +33,8 @@ bitonic_status sorter_plan_transposed_sort(const bitonic_vulkan_sorter *sorter, 
     if (plan->transpose && info->scratch_offset % sorter->storage_alignment != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (!plan->transpose)
-        plan->pass_count = sorter_build_schedule(sorter, info->count, plan->variant_number, 0, false, false, false, false,
-                                          plan->passes);
+        plan->pass_count = sorter_build_schedule(sorter, info->count, plan->variant_number, 0, false, false, false,
+                                                 false, plan->passes);
     if (plan->pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     plan->dispatch_count = plan->pass_count;
@@ -93,9 +93,9 @@ bitonic_status sorter_record_transposed_sort(const bitonic_vulkan_sorter *sorter
         uint32_t write_side = pass->kind == BITONIC_PASS_TRANSPOSE ? 1u - read_side : read_side;
         if (read_side != pushed_read || write_side != pushed_write) {
             sorter_push_sort_bindings(sorter, command_buffer, variant, with_values,
-                               (sort_sides){side_keys[read_side], side_values[read_side], side_keys[write_side],
+                                      (sort_sides){side_keys[read_side], side_values[read_side], side_keys[write_side],
                                             side_values[write_side]},
-                               count_binding, count_binding);
+                                      count_binding, count_binding);
             pushed_read = read_side;
             pushed_write = write_side;
         }
@@ -111,9 +111,9 @@ bitonic_status sorter_record_transposed_sort(const bitonic_vulkan_sorter *sorter
             .view_mirror_phase = pass->view_mirror_phase, .view_forward = pass->to_view ? 1u : 0u,
         };
         sorter_record_dispatch(&recorder,
-                        pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline
+                               pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline
                                                              : sorter_tile_pipeline_for(variant, pass),
-                        &constants, sizeof constants, group_x[p], group_y[p]);
+                               &constants, sizeof constants, group_x[p], group_y[p]);
         if (p + 1 < plan->pass_count)
             sorter_record_pass_barrier(command_buffer);
     }
