@@ -53,7 +53,7 @@ BITONIC_DECLARE_KERNEL(partition_lanes_pass, 1)
 BITONIC_DECLARE_STORED_PLACES(partition_stored_pass)
 BITONIC_DECLARE_STORED_PLACES(partition_lanes_stored_pass)
 /* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl);
- * its merge is the direct one only (vk_sorter.c, create_wide_variants). */
+ * its merge is the direct one only (sorter/device_address.c, sorter_create_wide_variants). */
 BITONIC_DECLARE_KERNEL_R1_TO_4(tile_pass_wide)
 BITONIC_DECLARE_KERNEL_R1_TO_4(tile_shuffle_pass_wide)
 BITONIC_DECLARE_KERNEL_R1_TO_4(tile_sort_pass_wide)
