@@ -108,6 +108,7 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
     bitonic_cache_directory(&context->desc, context->cache_directory, sizeof context->cache_directory);
     context->desc.device = NULL;  /* the caller's strings need not outlive this call */
     context->desc.cache_directory = NULL;
+    context->desc.next = NULL;    /* nor the chain: the backends took what they need */
     *out_context = context;
     return BITONIC_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bitonic_tuning_overrides.h"
 #include "context_internal.h"
 #include "copy_crew.h"
 #include "vk_census.h"
@@ -84,8 +85,10 @@ struct bitonic_vk_context {
     bitonic_vk_importer importer;    /* host arrays as buffers (VK_EXT_external_memory_host), if the device can */
     /* With the default selection the logical device is made on first use
      * (ensure_device): a process whose host sorts all go to the CPU path never
-     * pays for it. desc is the caller's, its strings copied. */
+     * pays for it. desc is the caller's, its strings and its tuning
+     * overrides (handed on to the sorter) copied. */
     bitonic_context_desc desc;
+    bitonic_tuning_overrides tuning_overrides;
     char cache_directory[BITONIC_CACHE_PATH_MAX];
     bitonic_status device_status;    /* what the deferred creation gave, once tried */
     /* With the default selection and a census on disk (vk_census.h) naming
@@ -103,8 +106,7 @@ struct bitonic_vk_context {
     void *message_user_data;
     VkResult last_result;
     /* Scratch for merge passes (bitonic_vulkan_sort_info.scratch), grown on
-     * demand and kept for the next sort; never made with pure_network. */
-    bool pure_network;
+     * demand and kept for the next sort; never made with the network strategy. */
     VkBuffer scratch;
     VkDeviceMemory scratch_memory;
     VkDeviceSize scratch_bytes;
@@ -405,54 +407,16 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
         VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
     }
     bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
-    bitonic_vulkan_sorter_desc sorter_desc = {.instance = vk->instance, .physical_device = vk->physical_device,
+    bitonic_vulkan_sorter_desc sorter_desc = {.next = &vk->tuning_overrides,
+                                              .instance = vk->instance, .physical_device = vk->physical_device,
                                               .device = vk->device, .pipeline_cache = vk->pipeline_cache.cache,
-                                              .lazy_pipelines = true, .tile_keys = desc->tile_keys,
-                                              .tile_keys_per_thread = desc->tile_keys_per_thread,
-                                              .max_strides_per_global_pass = desc->max_strides_per_global_pass,
-                                              .merge_chunk_keys = desc->merge_chunk_keys,
-                                              .merge_keys_per_thread = desc->merge_keys_per_thread,
-                                              .merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks,
-                                              .merge_split_probes = desc->merge_split_probes,
-                                              .merge_split_workgroup_size = desc->merge_split_workgroup_size,
-                                              .merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks,
-                                              .merge_split_no_samples = desc->merge_split_no_samples,
-                                              .merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks,
-                                              .merge_fused_split_probes = desc->merge_fused_split_probes,
-                                              .small_sort_tile_keys = desc->small_sort_tile_keys,
-                                              .small_sort_max_keys = desc->small_sort_max_keys,
-                                              .partition_min_keys = desc->partition_min_keys,
-                                              .partition_levels = desc->partition_levels,
-                                              .partition_samples_per_bucket = desc->partition_samples_per_bucket,
-                                              .partition_buckets_per_window = desc->partition_buckets_per_window,
-                                              .partition_nested_min_levels = desc->partition_nested_min_levels,
-                                              .partition_fallback_in_batches = desc->partition_fallback_in_batches,
-                                              .partition_split_by_thread_min_keys =
-                                                  desc->partition_split_by_thread_min_keys,
-                                              .partition_scatter_workgroups = desc->partition_scatter_workgroups,
-                                              .partition_workgroup_size = desc->partition_workgroup_size,
-                                              .partition_count_workgroups = desc->partition_count_workgroups,
-                                              .partition_scatter_tile_keys = desc->partition_scatter_tile_keys,
-                                              .partition_whole_samples = desc->partition_whole_samples,
-                                              .partition_split_pairs = desc->partition_split_pairs,
-                                              .partition_window_staged_stores =
-                                                  desc->partition_window_staged_stores,
-                                              .merge_fused_split_searcher = desc->merge_fused_split_searcher,
-                                              .merge_store_from_registers = desc->merge_store_from_registers,
-                                              .merge_kernel = desc->merge_kernel,
-                                              .merge_scalar_io = desc->merge_scalar_io,
-                                              .tile_scalar_io = desc->tile_scalar_io,
+                                              .lazy_pipelines = true,
                                               .capture_pipeline_statistics = statistics,
-                                              .no_subgroup_shuffle = desc->no_subgroup_shuffle,
-                                              .no_subgroup_arithmetic = desc->no_subgroup_arithmetic,
-                                              .network_tile_sort = desc->network_tile_sort,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
                                               .enable_device_addresses = vk->device_addresses &&
-                                                                         (desc->force_device_addresses ||
+                                                                         (vk->tuning_overrides.force_device_addresses ||
                                                                           device_addresses_wanted()),
-                                              .force_device_addresses = desc->force_device_addresses,
-                                              .strategy = desc->pure_network ? BITONIC_STRATEGY_NETWORK
-                                                                             : desc->strategy};
+                                              .strategy = desc->strategy};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
@@ -527,9 +491,7 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
                                          bitonic_vk_context **out)
 {
     *out = NULL;
-    /* pure_network is the older name of the network strategy. */
-    if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
-        (desc->pure_network && desc->strategy == BITONIC_STRATEGY_TRANSPOSE))
+    if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_vk_context *vk = calloc(1, sizeof *vk);
     if (!vk)
@@ -538,6 +500,9 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
      * the device is made: the caller's strings and environment may change. */
     vk->desc = *desc;
     vk->desc.device = NULL;
+    vk->tuning_overrides = *bitonic_tuning_overrides_find(desc->next);
+    vk->tuning_overrides.next = NULL;
+    vk->desc.next = NULL;
     if (bitonic_cache_directory(desc, vk->cache_directory, sizeof vk->cache_directory))
         vk->desc.cache_directory = vk->cache_directory;
     else
@@ -552,7 +517,6 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     vk->import_min_given = min_env && *min_env;
     vk->import_min_bytes = vk->import_min_given ? (size_t)strtoull(min_env, NULL, 10) : 0;
     vk->on_message = desc->on_validation_message;
-    vk->pure_network = desc->pure_network;
     vk->message_user_data = desc->message_user_data;
     /* The default selection asks the census first: "no GPU" ends here, and a
      * named GPU leaves the instance to first use. Not with validation (the
@@ -1060,7 +1024,7 @@ static bitonic_vulkan_sort_info sort_info_for(const bitonic_vk_buffer *buffer, s
  * a grown scratch buffer replaces one no pending work uses (every submit waits). */
 static void attach_scratch(bitonic_vk_context *vk, bitonic_vulkan_sort_info *info)
 {
-    VkDeviceSize wanted = vk->pure_network ? 0 : bitonic_vulkan_sort_scratch_bytes(vk->sorter, info);
+    VkDeviceSize wanted = bitonic_vulkan_sort_scratch_bytes(vk->sorter, info);
     if (wanted == 0)
         return;
     if (wanted > vk->scratch_bytes) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitonic_tuning_overrides.h"
 #include "schedule.h"
 #include "vk_internal.h"
 
@@ -95,7 +96,7 @@ enum {
 };
 #define NO_COUNT_BUFFER UINT32_MAX
 /* Probes a split-pass thread may be asked to test a round
- * (bitonic_vulkan_sorter_desc.merge_split_probes): more are clamped to it. */
+ * (bitonic_tuning_overrides.merge_split_probes): more are clamped to it. */
 #define MAX_SPLIT_PROBES 7u
 /* The bits of a merge's sample_runs (SAMPLES_* in shaders/run_samples.glsl):
  * leave run samples; search this merge's splits on the ones the pass before
@@ -823,10 +824,10 @@ static uint64_t device_address_max_keys(VkPhysicalDevice physical_device, uint64
  * counterparts, when the device was made with bufferDeviceAddress and
  * shaderInt64 (the kernels' positions are 64-bit). Without them nothing
  * changes: max_keys stays what one binding covers. */
-/* The split pass's workgroup size asked for in desc, clamped to the device. */
-static uint32_t split_workgroup_size(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc)
+/* The split pass's workgroup size asked for in the overrides, clamped to the device. */
+static uint32_t split_workgroup_size(const bitonic_vulkan_sorter *sorter, const bitonic_tuning_overrides *overrides)
 {
-    uint32_t size = desc->merge_split_workgroup_size;
+    uint32_t size = overrides->merge_split_workgroup_size;
     if (size > sorter->limits.max_workgroup_invocations)
         size = sorter->limits.max_workgroup_invocations;
     if (size > sorter->limits.max_workgroup_size_x)
@@ -836,60 +837,60 @@ static uint32_t split_workgroup_size(const bitonic_vulkan_sorter *sorter, const 
 
 /* The split-pass choices the caller made, over a derived tuning (every
  * bound variant, the small sorts' included, takes them alike). */
-static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
+static void apply_split_overrides(const bitonic_vulkan_sorter *sorter, const bitonic_tuning_overrides *overrides,
                                   uint32_t bytes_per_key, bitonic_tuning *tuning)
 {
-    if (desc->merge_split_pass_min_chunks != 0)
-        tuning->merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks;
-    if (desc->merge_split_probes != 0) {  /* asked for: at every size */
+    if (overrides->merge_split_pass_min_chunks != 0)
+        tuning->merge_split_pass_min_chunks = overrides->merge_split_pass_min_chunks;
+    if (overrides->merge_split_probes != 0) {  /* asked for: at every size */
         tuning->merge_split_probes =
-            desc->merge_split_probes < MAX_SPLIT_PROBES ? desc->merge_split_probes : MAX_SPLIT_PROBES;
+            overrides->merge_split_probes < MAX_SPLIT_PROBES ? overrides->merge_split_probes : MAX_SPLIT_PROBES;
         tuning->merge_split_probes_max_chunks = UINT32_MAX;
     }
-    if (desc->merge_split_workgroup_size != 0)
-        tuning->merge_split_workgroup_size = split_workgroup_size(sorter, desc);
-    if (desc->merge_split_guided_min_chunks != 0)
-        tuning->merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks;
-    if (desc->merge_split_no_samples)
+    if (overrides->merge_split_workgroup_size != 0)
+        tuning->merge_split_workgroup_size = split_workgroup_size(sorter, overrides);
+    if (overrides->merge_split_guided_min_chunks != 0)
+        tuning->merge_split_guided_min_chunks = overrides->merge_split_guided_min_chunks;
+    if (overrides->merge_split_no_samples)
         tuning->merge_split_samples = false;
-    if (desc->merge_fused_split_min_chunks != 0)
-        tuning->merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks;
-    if (desc->merge_fused_split_probes != 0)
+    if (overrides->merge_fused_split_min_chunks != 0)
+        tuning->merge_fused_split_min_chunks = overrides->merge_fused_split_min_chunks;
+    if (overrides->merge_fused_split_probes != 0)
         tuning->merge_fused_split_probes =
-            desc->merge_fused_split_probes < MAX_SPLIT_PROBES ? desc->merge_fused_split_probes : MAX_SPLIT_PROBES;
-    if (desc->merge_fused_split_searcher != BITONIC_SPLIT_SEARCHER_DEFAULT)
+            overrides->merge_fused_split_probes < MAX_SPLIT_PROBES ? overrides->merge_fused_split_probes : MAX_SPLIT_PROBES;
+    if (overrides->merge_fused_split_searcher != BITONIC_SPLIT_SEARCHER_DEFAULT)
         tuning->merge_fused_split_by_subgroup =
-            desc->merge_fused_split_searcher == BITONIC_SPLIT_SEARCHER_SUBGROUP && sorter->limits.subgroup_ballot;
+            overrides->merge_fused_split_searcher == BITONIC_SPLIT_SEARCHER_SUBGROUP && sorter->limits.subgroup_ballot;
     /* The partition sort's, where the variant can take it (record_partition_sort). */
-    if (desc->partition_min_keys != 0)
-        tuning->partition_min_keys = desc->partition_min_keys == UINT32_MAX ? UINT64_MAX : desc->partition_min_keys;
-    if (desc->partition_levels != 0)
-        tuning->partition_levels = desc->partition_levels == UINT32_MAX ? 0u : desc->partition_levels;
-    if (desc->partition_samples_per_bucket != 0)
-        tuning->partition_samples_per_bucket = desc->partition_samples_per_bucket;
-    if (desc->partition_buckets_per_window != 0)
-        tuning->partition_buckets_per_window = desc->partition_buckets_per_window < 2u ? 1u : 2u;
-    if (desc->partition_nested_min_levels != 0)
-        tuning->partition_nested_min_levels = desc->partition_nested_min_levels;
-    tuning->partition_fallback_in_batches = desc->partition_fallback_in_batches;
-    if (desc->partition_split_by_thread_min_keys != 0)
-        tuning->partition_split_by_thread_min_keys = desc->partition_split_by_thread_min_keys == UINT32_MAX
+    if (overrides->partition_min_keys != 0)
+        tuning->partition_min_keys = overrides->partition_min_keys == UINT32_MAX ? UINT64_MAX : overrides->partition_min_keys;
+    if (overrides->partition_levels != 0)
+        tuning->partition_levels = overrides->partition_levels == UINT32_MAX ? 0u : overrides->partition_levels;
+    if (overrides->partition_samples_per_bucket != 0)
+        tuning->partition_samples_per_bucket = overrides->partition_samples_per_bucket;
+    if (overrides->partition_buckets_per_window != 0)
+        tuning->partition_buckets_per_window = overrides->partition_buckets_per_window < 2u ? 1u : 2u;
+    if (overrides->partition_nested_min_levels != 0)
+        tuning->partition_nested_min_levels = overrides->partition_nested_min_levels;
+    tuning->partition_fallback_in_batches = overrides->partition_fallback_in_batches;
+    if (overrides->partition_split_by_thread_min_keys != 0)
+        tuning->partition_split_by_thread_min_keys = overrides->partition_split_by_thread_min_keys == UINT32_MAX
                                                          ? UINT64_MAX
-                                                         : desc->partition_split_by_thread_min_keys;
-    if (desc->partition_scatter_workgroups != 0)
-        tuning->partition_scatter_workgroups = desc->partition_scatter_workgroups;
-    if (desc->partition_count_workgroups != 0)
-        tuning->partition_workgroups = desc->partition_count_workgroups;
+                                                         : overrides->partition_split_by_thread_min_keys;
+    if (overrides->partition_scatter_workgroups != 0)
+        tuning->partition_scatter_workgroups = overrides->partition_scatter_workgroups;
+    if (overrides->partition_count_workgroups != 0)
+        tuning->partition_workgroups = overrides->partition_count_workgroups;
     /* Fewer threads stage as many keys, more a thread, where shared memory
      * and the registers allow (tuning.c); a tile of its own size is staged
      * by as many threads, more or fewer keys a thread. */
     bool fewer_threads =
-        desc->partition_workgroup_size != 0 && desc->partition_workgroup_size < tuning->partition_workgroup_size;
-    if (fewer_threads || desc->partition_scatter_tile_keys != 0)
+        overrides->partition_workgroup_size != 0 && overrides->partition_workgroup_size < tuning->partition_workgroup_size;
+    if (fewer_threads || overrides->partition_scatter_tile_keys != 0)
         bitonic_tuning_set_partition_workgroup(
             &sorter->limits, bytes_per_key,
-            fewer_threads ? desc->partition_workgroup_size : tuning->partition_workgroup_size,
-            desc->partition_scatter_tile_keys, tuning);
+            fewer_threads ? overrides->partition_workgroup_size : tuning->partition_workgroup_size,
+            overrides->partition_scatter_tile_keys, tuning);
 }
 
 static VkResult create_wide_variants(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
@@ -978,6 +979,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE ||
         (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    const bitonic_tuning_overrides *overrides = bitonic_tuning_overrides_find(desc->next);
     bitonic_vulkan_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
@@ -996,9 +998,9 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
 
     uint64_t max_storage_range;
     bitonic_vk_read_limits(desc->physical_device, &sorter->limits, &max_storage_range);
-    if (desc->no_subgroup_shuffle)
+    if (overrides->no_subgroup_shuffle)
         sorter->limits.subgroup_shuffle = false;
-    if (desc->no_subgroup_arithmetic)
+    if (overrides->no_subgroup_arithmetic)
         sorter->limits.subgroup_arithmetic = false;
     VkPhysicalDeviceProperties properties;
     vkGetPhysicalDeviceProperties(desc->physical_device, &properties);
@@ -1011,47 +1013,47 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (sorter->bound_max_keys > ((uint64_t)1 << 31))
         sorter->bound_max_keys = (uint64_t)1 << 31;
     sorter->max_keys = sorter->bound_max_keys;
-    sorter->force_device_addresses = desc->force_device_addresses;
+    sorter->force_device_addresses = overrides->force_device_addresses;
 
     /* Small sorts get their own shapes (KEYS32_SMALL, and direct merges in the
      * other variants) unless the caller chose shapes or a merge kernel, or no
      * small shapes: then every sort uses what was asked for. */
-    bool shapes_chosen = desc->tile_keys != 0 || desc->tile_keys_per_thread != 0 ||
-                         desc->max_strides_per_global_pass != 0 || desc->merge_chunk_keys != 0 ||
-                         desc->merge_keys_per_thread != 0 || desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
-    bool small_shapes = !shapes_chosen && desc->small_sort_max_keys != UINT32_MAX;
+    bool shapes_chosen = overrides->tile_keys != 0 || overrides->tile_keys_per_thread != 0 ||
+                         overrides->max_strides_per_global_pass != 0 || overrides->merge_chunk_keys != 0 ||
+                         overrides->merge_keys_per_thread != 0 || overrides->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
+    bool small_shapes = !shapes_chosen && overrides->small_sort_max_keys != UINT32_MAX;
     VkResult result = VK_SUCCESS;
     for (int variant = 0; variant < KEYS32_SMALL && result == VK_SUCCESS; ++variant) {
         bool key64 = variant >= KEYS64, with_values = variant == PAIRS32 || variant == PAIRS64;
         if (key64 && !desc->enable_64bit_keys)
             continue;
         uint32_t bytes_per_key = (key64 ? 8u : 4u) + (with_values ? 4u : 0u);
-        if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, desc->tile_keys, desc->tile_keys_per_thread,
-                                   desc->max_strides_per_global_pass,
+        if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, overrides->tile_keys, overrides->tile_keys_per_thread,
+                                   overrides->max_strides_per_global_pass,
                                    &sorter->variants[variant].tuning) ||
-            ((desc->merge_chunk_keys != 0 || desc->merge_keys_per_thread != 0) &&
-             !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, desc->merge_chunk_keys,
-                                       desc->merge_keys_per_thread, &sorter->variants[variant].tuning))) {
+            ((overrides->merge_chunk_keys != 0 || overrides->merge_keys_per_thread != 0) &&
+             !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, overrides->merge_chunk_keys,
+                                       overrides->merge_keys_per_thread, &sorter->variants[variant].tuning))) {
             bitonic_vulkan_sorter_destroy(sorter);
             return BITONIC_ERROR_UNSUPPORTED;
         }
-        apply_split_overrides(sorter, desc, bytes_per_key, &sorter->variants[variant].tuning);
-        if (desc->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
-            sorter->variants[variant].tuning.merge_direct = desc->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
+        apply_split_overrides(sorter, overrides, bytes_per_key, &sorter->variants[variant].tuning);
+        if (overrides->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT)
+            sorter->variants[variant].tuning.merge_direct = overrides->merge_kernel == BITONIC_MERGE_KERNEL_DIRECT;
         if (small_shapes)
             sorter->variants[variant].tuning.merge_direct_max_keys = bitonic_tuning_merge_direct_max_keys(
                 key64, with_values, sorter->variants[variant].tuning.tile_log);
-        if (desc->merge_scalar_io)
+        if (overrides->merge_scalar_io)
             sorter->variants[variant].tuning.merge_vector_io = false;
-        if (desc->merge_store_from_registers)
+        if (overrides->merge_store_from_registers)
             sorter->variants[variant].tuning.merge_store_from_registers = true;
-        if (desc->partition_whole_samples)
+        if (overrides->partition_whole_samples)
             sorter->variants[variant].tuning.partition_sample_runs = false;
-        if (desc->partition_window_staged_stores)
+        if (overrides->partition_window_staged_stores)
             sorter->variants[variant].tuning.window_merge_store_from_registers = false;
-        if (desc->tile_scalar_io)
+        if (overrides->tile_scalar_io)
             sorter->variants[variant].tuning.tile_vector_io = false;
-        if (desc->network_tile_sort)
+        if (overrides->network_tile_sort)
             sorter->variants[variant].tuning.tile_merge_sort = false;
         /* Pairs of 32-bit keys compare as one 64-bit integer where the device has shaderInt64. */
         bitonic_kernel_form form = {.with_values = with_values, .key64 = key64,
@@ -1064,10 +1066,10 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (result == VK_SUCCESS)
         result = create_wide_variants(sorter, desc, eager);
     if (result == VK_SUCCESS && small_shapes &&
-        bitonic_tuning_derive_small(&sorter->limits, 4u, desc->small_sort_tile_keys, desc->small_sort_max_keys,
+        bitonic_tuning_derive_small(&sorter->limits, 4u, overrides->small_sort_tile_keys, overrides->small_sort_max_keys,
                                     &sorter->variants[KEYS32_SMALL].tuning, &sorter->small_sort_max_keys)) {
-        apply_split_overrides(sorter, desc, 4u, &sorter->variants[KEYS32_SMALL].tuning);
-        if (desc->network_tile_sort)
+        apply_split_overrides(sorter, overrides, 4u, &sorter->variants[KEYS32_SMALL].tuning);
+        if (overrides->network_tile_sort)
             sorter->variants[KEYS32_SMALL].tuning.tile_merge_sort = false;
         result = create_variant(sorter, desc->pipeline_cache, (bitonic_kernel_form){0}, false,
                                 &sorter->variants[KEYS32_SMALL]);
@@ -1077,7 +1079,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (result != VK_SUCCESS)
             sorter->small_sort_max_keys = 0;
     }
-    sorter->pack_pairs = result == VK_SUCCESS && !desc->partition_split_pairs && pairs_pack_fits(sorter);
+    sorter->pack_pairs = result == VK_SUCCESS && !overrides->partition_split_pairs && pairs_pack_fits(sorter);
     for (uint32_t three_pieces = 0; sorter->pack_pairs && eager && three_pieces < 2u && result == VK_SUCCESS;
          ++three_pieces)
         result = ensure_pipeline(sorter, &sorter->variants[PAIRS32], PIPELINE_WINDOW_UNPACK, three_pieces);
