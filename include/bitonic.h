@@ -99,25 +99,25 @@ typedef enum bitonic_strategy {
     BITONIC_STRATEGY_TRANSPOSE = 2,
 } bitonic_strategy;
 
-/* Called with each validation-layer message when validation is on. */
+/* Called with each validation-layer message when validation is on, on the
+ * thread whose call made the message. */
 typedef void (*bitonic_message_fn)(void *user_data, const char *message);
 
-/* How a merge pass merges its chunk (bitonic_context_desc.merge_kernel). */
-typedef enum bitonic_merge_kernel {
-    BITONIC_MERGE_KERNEL_DEFAULT = 0,  /* the tuning's choice for the device */
-    BITONIC_MERGE_KERNEL_SHARED = 1,   /* slices staged in shared memory, coalesced loads and stores */
-    BITONIC_MERGE_KERNEL_DIRECT = 2,   /* no shared memory: each thread merges from device memory */
-} bitonic_merge_kernel;
+/* Extension chains. Each description struct starts with `const void *next`:
+ * NULL, or the first entry of a chain of structs, each of which starts with a
+ * uint32_t type and a const void *next to the entry after it (the layout of
+ * bitonic_chain_entry). The library reads the entries whose type it knows and
+ * skips the others, and reads the chain only during the call it is passed to:
+ * the entries need not outlive that call. */
+typedef struct bitonic_chain_entry {
+    uint32_t type;
+    const void *next;
+} bitonic_chain_entry;
 
-/* Who runs each split search a merge makes on run samples where no split pass
- * ran (bitonic_context_desc.merge_fused_split_searcher). */
-typedef enum bitonic_split_searcher {
-    BITONIC_SPLIT_SEARCHER_DEFAULT = 0,   /* the tuning's choice for the device */
-    BITONIC_SPLIT_SEARCHER_THREAD = 1,    /* one thread, a few probes a round */
-    BITONIC_SPLIT_SEARCHER_SUBGROUP = 2,  /* a subgroup, a probe a lane and a ballot a round (where ballots exist) */
-} bitonic_split_searcher;
-
+/* What a context is made with. Every field is optional: a zeroed description
+ * (or NULL) is the default selection on the default settings. */
 typedef struct bitonic_context_desc {
+    const void *next;                /* an extension chain (above); NULL for none */
     /* Which device. NULL or "": the BITONIC_DEVICE environment variable if set, else
      * the first discrete GPU, then an integrated or virtual one, then the CPU path
      * (a CPU-only Vulkan driver such as lavapipe is never picked automatically).
@@ -128,171 +128,30 @@ typedef struct bitonic_context_desc {
      * Anything else: the first Vulkan device whose name contains
      * it, ignoring case (for example "llvmpipe" or "H100"). */
     const char *device;
-    /* Turn on the Khronos validation layer, synchronization validation included.
-     * Each message is counted (bitonic_context_info.validation_messages) and handed
-     * to on_validation_message if set. */
+    /* Turn on the Khronos validation layer, synchronization validation included
+     * (BITONIC_ERROR_VALIDATION_LAYER_MISSING where it is not installed). Each
+     * message is counted (bitonic_context_info.validation_messages) and handed
+     * to on_validation_message with message_user_data if set. On the GLES
+     * backend validation checks glGetError after every draw. */
     bool validation;
     bitonic_message_fn on_validation_message;
     void *message_user_data;
-    /* Tuning overrides, 0 = derived from the device's limits. Tile keys must be a
-     * power of two; a value above what the device allows is clamped. Tests use
-     * small tiles to exercise the global passes at small sizes. On the GLES
-     * backend max_strides_per_global_pass is the steps one draw runs (1..3,
-     * default 1). */
-    uint32_t tile_keys;
-    uint32_t tile_keys_per_thread;   /* a power of two, 2..16 (more is clamped) */
-    uint32_t max_strides_per_global_pass;
-    uint32_t merge_chunk_keys;       /* keys one merge workgroup writes, a power of two */
-    uint32_t merge_keys_per_thread;  /* a power of two, 2..16 (more is clamped) */
-    /* From this many merge chunks (keys / merge_chunk_keys) up, each merge pass
-     * finds its splits in a dispatch of its own (bitonic_vulkan.h). */
-    uint32_t merge_split_pass_min_chunks;
-    /* Keys a thread of the split pass tests at once in its search (1..7, 0 = the
-     * tuning's choice): k probes cut the range into k + 1 parts a round, so the
-     * chain of dependent loads is shorter and each round reads more. */
-    uint32_t merge_split_probes;
-    /* Threads a workgroup of the split pass has (0 = the tuning's: a subgroup). */
-    uint32_t merge_split_workgroup_size;
-    /* From this many merge chunks up, the split pass places its probes by a
-     * guess from the keys' values instead of plain k-ary rounds (0 = the
-     * tuning's choice, UINT32_MAX = never). Sorts through device addresses
-     * (past the largest binding) never guess. */
-    uint32_t merge_split_guided_min_chunks;
-    /* Split passes search the keys alone, without first narrowing each search
-     * on the samples the merge pass before them left (every key type; sorts
-     * through device addresses take no samples): for measuring the difference. */
-    bool merge_split_no_samples;
-    /* From this many merge chunks up, where no split pass runs (below
-     * merge_split_pass_min_chunks), a merge that follows another finds its
-     * splits on the run samples the one before left instead of by a k-ary
-     * search of the keys (0 = the tuning's choice: 16 chunks; UINT32_MAX =
-     * never). */
-    uint32_t merge_fused_split_min_chunks;
-    /* Keys each of those searches tests a round (1..7, more clamped; 0 = the
-     * tuning's choice): fewer rounds, more loads in flight a round. */
-    uint32_t merge_fused_split_probes;
-    /* Sorts of 32-bit keys alone up to small_sort_max_keys keys use shapes of
-     * their own (tiles of small_sort_tile_keys, 8 keys a thread, and merges
-     * without shared memory): a few dispatches, each short. 0 = the tuning's
-     * choice for either (4096-key tiles, up to 2^18 keys). Small sorts of
-     * pairs and 64-bit keys merge without shared memory too (up to 2^17 and
-     * 2^16 keys and a tile past that, on their own tiles).
-     * small_sort_max_keys = UINT32_MAX: no small shapes, of any type. For
-     * measuring. */
-    uint32_t small_sort_tile_keys;
-    uint32_t small_sort_max_keys;
-    /* Who runs each of those searches: one thread (merge_fused_split_probes
-     * keys a round) or a subgroup (a key a lane a round, a ballot counting the
-     * answers: fewer rounds, no barrier); a subgroup asked for where the
-     * device has no subgroup ballots is one thread. */
-    bitonic_split_searcher merge_fused_split_searcher;
-    /* The partition sort: sorts of at least partition_min_keys keys (0 = the
-     * tuning's choice, UINT32_MAX = never) first scatter the keys into
-     * buckets between sampled splitters, then sort windows of at least the
-     * tile times 2^partition_levels keys (UINT32_MAX: the tile alone) and
-     * merge the buckets that cross the windows' boundaries; where a bucket
-     * comes out longer than the window merge sorts, a fallback pass remakes the output
-     * around it (exact either way). partition_samples_per_bucket: samples
-     * taken a bucket. partition_scatter_workgroups: workgroups of the
-     * scatter at most, each taking tiles in turn (UINT32_MAX: one a tile);
-     * partition_count_workgroups: the count's, at most, each counting one
-     * stretch of the keys (both by default a workgroup a multiprocessor where
-     * the driver tells their number, else 128).
-     * partition_workgroup_size: threads a workgroup of the partition's steps
-     * has, at most the tuning's (fewer threads than buckets give each thread
-     * several buckets: for tests and measuring).
-     * partition_scatter_tile_keys: keys the scatter stages in shared memory a
-     * tile (a power of two, at least the workgroup; the tuning's is 8192 for
-     * 32-bit keys where shared memory holds it, and 2048 for the others; 32-bit
-     * keys take half tiles where that takes fewer rounds of workgroups): each
-     * tile costs a chain of barriers and claims, so longer tiles cost less a
-     * key, and write longer stretches a bucket, for measuring. 0 = the
-     * tuning's choice for each. The
-     * scratch buffer must then also have INDIRECT_BUFFER usage
-     * (bitonic_vulkan_sort_info). */
-    uint32_t partition_min_keys;
-    uint32_t partition_levels;
-    uint32_t partition_samples_per_bucket;
-    /* The partition's buckets a window at most (0 = the tuning's, 2): 2
-     * takes buckets of half a window on average where the splitters allow,
-     * 1 buckets of a window (which may span three runs) wherever there are
-     * windows; more is clamped to 2. For tests and measuring. */
-    uint32_t partition_buckets_per_window;
-    /* The nested partition: where the partition's windows would take at
-     * least this many merge levels above the tile, each open bucket of more
-     * than a tile is partitioned again by splitters of its own, into buckets
-     * of about half a tile, and the window merge runs on the tile sort's
-     * runs, with no merge level (0 = the tuning's: 4 for 32-bit keys, 3 for
-     * the others; UINT32_MAX = never).
-     * Pairs go through it as two arrays (not packed as one 64-bit word). */
-    uint32_t partition_nested_min_levels;
-    /* The partition's fallback selects in batches of runs even where its runs
-     * fit shared memory, as it does where a nested partition's bucket spans
-     * more (for tests: that takes more keys than they can sort). */
-    bool partition_fallback_in_batches;
-    /* Sorts of at least this many keys find the window merge's cursors in
-     * buckets that span three runs by a thread each, smaller ones by a
-     * workgroup's search (0 = the tuning's, 2^24 32-bit keys and 2^25 pairs
-     * and 64-bit keys; UINT32_MAX = never). The same cursors either way; for
-     * tests and measuring. */
-    uint32_t partition_split_by_thread_min_keys;
-    uint32_t partition_scatter_workgroups;
-    uint32_t partition_workgroup_size;
-    uint32_t partition_count_workgroups;
-    uint32_t partition_scatter_tile_keys;
-    /* The partition's samples sorted whole before the splitters are read from
-     * them, as before: by default the sample step sorts them itself, in runs
-     * of twice as many keys as buckets, a workgroup a run in shared memory,
-     * and each splitter is the mean of the runs' keys at its place (one
-     * dispatch where the whole sort took three). For measuring the
-     * difference. */
-    bool partition_whole_samples;
-    /* Pairs of 32-bit keys in the partition sort stay two arrays through
-     * every pass, as before docs/perf-log.md, entry 85, instead of
-     * going packed as one 64-bit word a pair between the scatter and the
-     * last write. For measuring the difference. */
-    bool partition_split_pairs;
-    /* The partition's window merge stores through shared memory, as the merge
-     * levels do, where for 32-bit keys in buckets of up to three pieces (from
-     * 2^22 keys on the H200) it stores each thread's merged keys straight from
-     * its registers (docs/perf-log.md, entry 88). For measuring the
-     * difference. */
-    bool partition_window_staged_stores;
-    /* Merges store each thread's merged keys straight from its registers
-     * instead of through shared memory once more: for measuring the difference. */
-    bool merge_store_from_registers;
-    bitonic_merge_kernel merge_kernel;
-    /* Merges load and store one key (and value) at a time instead of 16 bytes
-     * at a time (where the buffers are 16-byte aligned): for measuring the
-     * difference. */
-    bool merge_scalar_io;
-    /* The tile sort loads and stores one key (and value) at a time instead of
-     * each thread's keys 16 bytes a load straight into registers (where the
-     * tile is whole and the buffers 16-byte aligned): for measuring. */
-    bool tile_scalar_io;
-    bool no_subgroup_shuffle;        /* use the shared-memory tile kernel even where shuffles exist */
-    bool no_subgroup_arithmetic;     /* the partition's scans in shared memory even where subgroup sums exist */
-    bool network_tile_sort;          /* sort tiles with the bitonic network, not by merging (measuring) */
-    /* Sort with the bitonic network alone, in place: no scratch memory, but more
-     * passes over memory above one tile. By default a Vulkan sort of more keys
-     * than one tile merges the sorted tiles (merge path) through a scratch copy
-     * of the keys (and values) that the context keeps (bitonic_vulkan.h, scratch).
-     * The same as strategy = BITONIC_STRATEGY_NETWORK (kept for existing callers);
-     * with BITONIC_STRATEGY_TRANSPOSE it is BITONIC_ERROR_INVALID_ARGUMENT. */
-    bool pure_network;
-    /* How the Vulkan path goes beyond one tile; 0 is the merge. Where scratch
-     * memory cannot be had the network sorts in place instead. The CPU path
-     * does not use the schedule and ignores it. */
+    /* How a Vulkan sort goes beyond one tile (bitonic_strategy; 0 is the
+     * merge). The network and the transpose are the algorithms the library
+     * grew from, kept as documented choices: the network needs no scratch
+     * memory, the transpose is the DirectX 11 sample's scheme. Where scratch
+     * memory cannot be had the network sorts in place instead. The CPU and
+     * GLES paths do not use the schedule and ignore it. A value outside the
+     * enum: BITONIC_ERROR_INVALID_ARGUMENT. */
     bitonic_strategy strategy;
     /* Ask the driver for per-pipeline statistics (registers, spills) where it
      * offers them (VK_KHR_pipeline_executable_properties); see
-     * bitonic_context_pipeline_report(). */
+     * bitonic_context_pipeline_report(). It builds every pipeline at the start. */
     bool capture_pipeline_statistics;
     /* Threads for the CPU path, 0 = all cores. */
     uint32_t cpu_threads;
     /* The GLES backend's texture layout, a bitonic_gles_layout: 0 = automatic
-     * (one row while the keys fit in it), 1 = one row (N x 1), 2 = rows (W x H).
-     * With validation, the GLES backend checks glGetError after every draw. */
+     * (one row while the keys fit in it), 1 = one row (N x 1), 2 = rows (W x H). */
     uint32_t gles_layout;
     /* What the library learns about a device is kept on disk between runs: the
      * Vulkan pipeline cache (so a warm start compiles no shaders) and the
@@ -300,7 +159,9 @@ typedef struct bitonic_context_desc {
      * $BITONIC_CACHE_DIR, else $XDG_CACHE_HOME/bitonic, else ~/.cache/bitonic.
      * no_disk_cache (or BITONIC_PIPELINE_CACHE=0 in the environment) turns the
      * disk off: nothing is read or written there. A directory that cannot be
-     * written is not an error; the next run only starts cold. */
+     * written is not an error; the next run only starts cold. Files are
+     * replaced whole (written aside, then renamed), so processes sharing the
+     * directory read either the old file or the new one. */
     const char *cache_directory;
     bool no_disk_cache;
     /* Host-memory sorts (bitonic_sort, bitonic_sort_u32, the pair calls and
@@ -315,11 +176,6 @@ typedef struct bitonic_context_desc {
      * at least 4096 keys, and stores the result beside the pipeline cache.
      * Resident buffers and the recording API always use the device. */
     uint64_t crossover_keys;
-    /* Tests: Vulkan sorts that buffer device addresses can take (the merge of
-     * one array, and sorts of one tile) take them at every size, not only past
-     * the device's largest storage-buffer binding (bitonic_vulkan.h). No effect
-     * on a device without them. */
-    bool force_device_addresses;
 } bitonic_context_desc;
 
 #define BITONIC_CROSSOVER_MODEL UINT64_MAX
@@ -328,11 +184,12 @@ typedef struct bitonic_context bitonic_context;
 
 /* desc may be NULL (all defaults). On failure *out_context is NULL. With the
  * default selection (and "vulkan") the logical device is made on the first
- * call that needs it, which then returns any failure to make it.
- * BITONIC_ERROR_INVALID_ARGUMENT: an enum field past its last value, the
- * transpose strategy with pure_network, or a BITONIC_CROSSOVER in the
- * environment that is neither "model", "auto" nor a decimal count (no sign,
- * at most 2^64 - 1): a malformed setting is refused, never read as a default.
+ * call that needs it, which then returns any failure to make it. The strings
+ * and the chain of desc need not outlive the call.
+ * BITONIC_ERROR_INVALID_ARGUMENT: an enum field past its last value, or a
+ * BITONIC_CROSSOVER in the environment that is neither "model", "auto" nor a
+ * decimal count (no sign, at most 2^64 - 1): a malformed setting is refused,
+ * never read as a default.
  *
  * Threads: a context may be used from several threads at once. Every call
  * that takes the context (or one of its buffers) holds the context's lock
@@ -340,7 +197,10 @@ typedef struct bitonic_context bitonic_context;
  * sorts that run side by side, give each thread a context of its own.
  * bitonic_context_destroy must not race any other call on the context. A
  * bitonic_vulkan_sorter, like the Vulkan objects it records into, is the
- * caller's to synchronise (bitonic_vulkan.h).
+ * caller's to synchronise (bitonic_vulkan.h). The library reads its
+ * environment variables (BITONIC_DEVICE and the others named here) with
+ * getenv, at creation and when it makes a deferred device, so they must not
+ * be set on another thread at the same time.
  *
  * Arrays: every host array a call takes (keys, values, bounds, indices) must
  * have its element's natural alignment: 4 bytes for 32-bit keys and for
@@ -391,7 +251,7 @@ typedef struct bitonic_context_info {
     uint64_t crossover_keys;
     /* Vulkan: keys a thread holds in the tile merge sort (tile_sort_pass.comp),
      * which sorts tiles from scratch with tile_keys / tile_sort_keys_per_thread
-     * threads; 0 where the network sorts them (network_tile_sort). The
+     * threads; 0 where the network sorts them (a tuning override). The
      * workgroup_size and keys_per_thread above are the network's tile kernel,
      * which merges within tiles in the network and transpose strategies. */
     uint32_t tile_sort_keys_per_thread;

@@ -36,63 +36,20 @@
 extern "C" {
 #endif
 
+/* What a sorter is made with: the caller's device and what was enabled on
+ * it. The handles are required; every other field may be zero. */
 typedef struct bitonic_vulkan_sorter_desc {
+    const void *next;                   /* an extension chain (bitonic.h); NULL for none */
     VkInstance instance;                /* the instance the device came from */
     VkPhysicalDevice physical_device;
     VkDevice device;
     const VkAllocationCallbacks *allocator;  /* NULL: the driver's */
     VkPipelineCache pipeline_cache;          /* VK_NULL_HANDLE: none */
-    /* Tuning overrides, 0 = derived from the device's limits (see bitonic_context_desc). */
-    uint32_t tile_keys;
-    uint32_t tile_keys_per_thread;
-    uint32_t max_strides_per_global_pass;
-    uint32_t merge_chunk_keys;          /* keys a merge workgroup writes, a power of two */
-    uint32_t merge_keys_per_thread;     /* a power of two, 2..16 (more is clamped) */
-    /* From this many merge chunks (count / merge_chunk_keys) up, each merge pass
-     * finds its merge-path splits in a dispatch of its own instead of in every
-     * merge workgroup (0: the tuning's choice). */
-    uint32_t merge_split_pass_min_chunks;
-    uint32_t merge_split_probes;        /* keys a split-pass thread tests a round, 1..7, more clamped (0: the tuning's) */
-    uint32_t merge_split_workgroup_size;  /* threads a split-pass workgroup has, clamped to the device (0: the tuning's) */
-    uint32_t merge_split_guided_min_chunks;  /* split searches guess from key values from this many chunks (0: the tuning's, UINT32_MAX: never) */
-    bool merge_split_no_samples;        /* split passes search the keys alone, not run samples first (for measuring) */
-    uint32_t merge_fused_split_min_chunks;  /* merges with no split pass search on run samples from this many chunks (0: the tuning's, UINT32_MAX: never) */
-    uint32_t merge_fused_split_probes;  /* keys each of those searches tests a round, 1..7, more clamped (0: the tuning's) */
-    uint32_t small_sort_tile_keys;      /* the small sorts' tile (0: the tuning's; see bitonic_context_desc) */
-    uint32_t small_sort_max_keys;       /* sorts up to this many keys take the small shapes (0: the tuning's, UINT32_MAX: none) */
-    bitonic_split_searcher merge_fused_split_searcher;  /* one thread or a subgroup a search (see bitonic_context_desc) */
-    uint32_t partition_min_keys;        /* sorts of this many keys up partition first (0: the tuning's, UINT32_MAX: none; see bitonic_context_desc) */
-    uint32_t partition_levels;          /* the partition sort's windows: at least the tile times 2^this (0: the tuning's, UINT32_MAX: 0) */
-    uint32_t partition_samples_per_bucket;  /* samples a bucket of the partition sort (0: the tuning's) */
-    uint32_t partition_buckets_per_window;  /* the partition's buckets a window at most, 1 or 2 (0: the tuning's; see bitonic_context_desc) */
-    uint32_t partition_nested_min_levels;  /* nested partitions where windows would take this many merge levels (0: the tuning's, UINT32_MAX: never; see bitonic_context_desc) */
-    bool partition_fallback_in_batches;  /* the partition's fallback selects in batches of runs (see bitonic_context_desc) */
-    uint32_t partition_split_by_thread_min_keys;  /* three-piece cursors by a thread from this many keys (0: the tuning's; see bitonic_context_desc) */
-    uint32_t partition_scatter_workgroups;  /* the partition scatter's workgroups at most (0: the tuning's, UINT32_MAX: one a tile) */
-    uint32_t partition_workgroup_size;  /* threads a partition-step workgroup has, at most the tuning's (0: the tuning's; for tests) */
-    uint32_t partition_count_workgroups;  /* the partition count's workgroups at most (0: the tuning's) */
-    uint32_t partition_scatter_tile_keys; /* keys the partition scatter stages a tile (0: the tuning's; see bitonic_context_desc) */
-    bool partition_whole_samples;       /* the partition's samples sorted whole (see bitonic_context_desc) */
-    bool partition_split_pairs;         /* pairs stay two arrays in the partition sort (see bitonic_context_desc) */
-    bool partition_window_staged_stores; /* the window merge stores through shared memory (see bitonic_context_desc) */
-    bool merge_store_from_registers;    /* merges store from registers, not through shared memory (for measuring) */
-    bitonic_merge_kernel merge_kernel;  /* BITONIC_MERGE_KERNEL_DEFAULT: the tuning's choice */
-    bool merge_scalar_io;               /* merges load and store one key at a time (for measuring) */
-    bool tile_scalar_io;                /* the tile sort loads and stores one key at a time (for measuring) */
-    /* Create the pipelines with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR so
-     * bitonic_vulkan_sorter_pipeline_report() can list the driver's statistics
-     * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and
-     * its pipelineExecutableInfo feature enabled on the device. */
-    bool capture_pipeline_statistics;
-    /* Use the shared-memory tile kernel even where subgroup shuffles exist. */
-    bool no_subgroup_shuffle;
-    /* The partition steps' scans in shared memory even where subgroup
-     * arithmetic exists (for tests and measuring). */
-    bool no_subgroup_arithmetic;
-    /* Sort tiles from scratch with the bitonic network, as before 2026-11-23,
-     * instead of the merge sort of a tile (each thread's keys by the network,
-     * then merge rounds in shared memory): for measuring the difference. */
-    bool network_tile_sort;
+    /* What a sort of more than one tile does with the scratch it is given
+     * (bitonic_vulkan_sort_info.scratch): merge (0), transpose, or nothing
+     * (BITONIC_STRATEGY_NETWORK: bitonic_vulkan_sort_scratch_bytes() is then 0
+     * and the network sorts in place). */
+    bitonic_strategy strategy;
     /* The device was created with the shaderInt64 feature enabled: build the
      * pipelines for 64-bit keys (u64, i64, f64), and let pairs of 32-bit keys
      * compare as one 64-bit integer (the same order, 4-8% faster on an H200).
@@ -105,25 +62,28 @@ typedef struct bitonic_vulkan_sorter_desc {
      * device addresses (see the top of this file), and max_keys grows to what
      * the largest device-local heap holds. Sorts within a binding are unchanged. */
     bool enable_device_addresses;
-    /* Tests: every sort that device addresses can take (merges of one array,
-     * and sorts of at most one tile) takes them, at any size, so the wide path
-     * can be checked on small arrays. Its buffers then need the device-address
-     * usage. Ignored without enable_device_addresses. */
-    bool force_device_addresses;
-    /* What a sort of more than one tile does with the scratch it is given
-     * (bitonic_vulkan_sort_info.scratch): merge (0), transpose, or nothing
-     * (BITONIC_STRATEGY_NETWORK: bitonic_vulkan_sort_scratch_bytes() is then 0
-     * and the network sorts in place). */
-    bitonic_strategy strategy;
+    /* Create the pipelines with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR so
+     * bitonic_vulkan_sorter_pipeline_report() can list the driver's statistics
+     * (registers, spills, ...). Needs VK_KHR_pipeline_executable_properties and
+     * its pipelineExecutableInfo feature enabled on the device. */
+    bool capture_pipeline_statistics;
     /* Build each pipeline on the first recording that needs it instead of all
      * at creation: a faster start, and a sort of u32 keys never builds the
      * pipelines of pairs or 64-bit keys. A recording that builds a pipeline can
-     * fail with what pipeline creation returns. Recording with one lazy sorter
-     * from two threads at once needs the caller's lock. Ignored with
+     * fail with what pipeline creation returns. Ignored with
      * capture_pipeline_statistics (the report lists every pipeline). */
     bool lazy_pipelines;
 } bitonic_vulkan_sorter_desc;
 
+/* A sorter holds pipelines and what it derived from the device's limits; it
+ * records into the caller's command buffers and owns none; it never submits.
+ * Threads: the sorter takes no lock. Without lazy_pipelines it builds its
+ * pipelines at creation and a recording reads it, so sorts may be recorded
+ * with one sorter from several threads at once (into different command
+ * buffers, from pools that are not shared, as Vulkan requires). With
+ * lazy_pipelines a recording may build a pipeline and store it in the sorter:
+ * recordings with it then must not overlap (the caller's lock). Destroy it
+ * when no recording runs. */
 typedef struct bitonic_vulkan_sorter bitonic_vulkan_sorter;
 
 BITONIC_API bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *desc,
@@ -157,7 +117,7 @@ typedef struct bitonic_vulkan_sorter_info {
     uint64_t small_sort_max_keys;
     /* Keys a thread holds in the tile merge sort, which sorts tiles from scratch
      * (tile_keys / tile_sort_keys_per_thread threads); 0 where the network
-     * sorts them (network_tile_sort). */
+     * sorts them (a tuning override). */
     uint32_t tile_sort_keys_per_thread;
 } bitonic_vulkan_sorter_info;
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 #include "test_util.h"
 
 typedef void (*merge_search_runner)(test_counter *t, const bitonic_context_desc *desc, const char *label);
@@ -27,7 +28,8 @@ typedef struct merge_search_suite {
     const char *label;
 } merge_search_suite;
 
-/* Runs `run` once a configuration, each a change of `base` (a Vulkan device's desc). */
+/* Runs `run` once a configuration, each a change of `base` (a Vulkan device's
+ * desc) and of the tuning overrides in its chain. */
 static inline void run_merge_search_suites(test_counter *t, bitonic_context_desc base, merge_search_runner run)
 {
     const uint32_t never = 1u << 30;  /* no split pass */
@@ -48,14 +50,16 @@ static inline void run_merge_search_suites(test_counter *t, bitonic_context_desc
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; ++i) {
         const merge_search_suite *suite = &suites[i];
         bitonic_context_desc desc = base;
-        desc.tile_keys = suite->tile_keys;
-        desc.merge_chunk_keys = suite->chunk_keys;
-        desc.merge_keys_per_thread = suite->keys_per_thread;
-        desc.merge_split_pass_min_chunks = suite->split_pass_min_chunks;
-        desc.merge_split_guided_min_chunks = suite->guided_min_chunks;
-        desc.merge_fused_split_min_chunks = suite->fused_min_chunks;
-        desc.merge_fused_split_searcher = suite->searcher;
-        desc.merge_split_no_samples = suite->no_samples;
+        bitonic_tuning_overrides tuning = *bitonic_tuning_overrides_find(base.next);
+        desc.next = &tuning;
+        tuning.tile_keys = suite->tile_keys;
+        tuning.merge_chunk_keys = suite->chunk_keys;
+        tuning.merge_keys_per_thread = suite->keys_per_thread;
+        tuning.merge_split_pass_min_chunks = suite->split_pass_min_chunks;
+        tuning.merge_split_guided_min_chunks = suite->guided_min_chunks;
+        tuning.merge_fused_split_min_chunks = suite->fused_min_chunks;
+        tuning.merge_fused_split_searcher = suite->searcher;
+        tuning.merge_split_no_samples = suite->no_samples;
         run(t, &desc, suite->label);
     }
 }

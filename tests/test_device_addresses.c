@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
 
@@ -109,9 +110,10 @@ static bool check_one(bitonic_context *gpu, bitonic_context *cpu, bitonic_key_ty
 
 /* Every type, keys and pairs, at sizes around a tile of tile_keys keys and the
  * merge levels above it (the order alternates with the size). */
-static void run_shape(test_counter *t, bitonic_context_desc desc, bitonic_context *cpu, int shape_number,
-                      const char *label)
+static void run_shape(test_counter *t, bitonic_context_desc desc, bitonic_tuning_overrides tuning,
+                      bitonic_context *cpu, int shape_number, const char *label)
 {
+    desc.next = &tuning;
     /* BITONIC_TEST_SHAPE=N runs only shape N, so a slow device (validation on
      * a GPU) can give each shape its own time limit. */
     const char *only = getenv("BITONIC_TEST_SHAPE");
@@ -124,7 +126,7 @@ static void run_shape(test_counter *t, bitonic_context_desc desc, bitonic_contex
     const char *bound = getenv("BITONIC_TEST_BOUND");
     bool control = bound && strcmp(bound, "1") == 0;
     if (control)
-        desc.force_device_addresses = false;
+        tuning.force_device_addresses = false;
     bitonic_context *gpu;
     bitonic_status status = bitonic_context_create(&desc, &gpu);
     if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
@@ -201,40 +203,38 @@ int main(void)
     }
     bitonic_context_desc desc = {.device = test_device_selector(), .validation = test_validation(),
                                  .on_validation_message = test_print_validation_message,
-                                 .message_user_data = &printed, .crossover_keys = 1,
-                                 .force_device_addresses = true, .no_disk_cache = true,
-                                 .tile_keys = 64, .merge_chunk_keys = 32};
+                                 .message_user_data = &printed, .crossover_keys = 1, .no_disk_cache = true};
+    bitonic_tuning_overrides tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES, .force_device_addresses = true,
+                                       .tile_keys = 64, .merge_chunk_keys = 32};
     /* Many chunks a merge: every merge finds its splits in a pass of its own. */
-    desc.merge_split_pass_min_chunks = 2;
-    run_shape(&t, desc, cpu, 0, "wide, split pass");
+    tuning.merge_split_pass_min_chunks = 2;
+    run_shape(&t, desc, tuning, cpu, 0, "wide, split pass");
     /* Guessing split searches asked for: the wide path searches by plain
      * rounds anyway (the guessing build gave wrong splits on the H100). */
-    desc.merge_split_guided_min_chunks = 1;
-    run_shape(&t, desc, cpu, 6, "wide, guided split pass asked for");
-    desc.merge_split_guided_min_chunks = 0;
+    tuning.merge_split_guided_min_chunks = 1;
+    run_shape(&t, desc, tuning, cpu, 6, "wide, guided split pass asked for");
+    tuning.merge_split_guided_min_chunks = 0;
     /* Few: the merge workgroups search their splits themselves. */
-    desc.merge_split_pass_min_chunks = 1u << 20;
-    run_shape(&t, desc, cpu, 1, "wide, splits in the merge");
+    tuning.merge_split_pass_min_chunks = 1u << 20;
+    run_shape(&t, desc, tuning, cpu, 1, "wide, splits in the merge");
     /* Another merge shape: chunks of 64 keys, 2 a thread. */
-    desc.merge_split_pass_min_chunks = 2;
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 2;
-    run_shape(&t, desc, cpu, 2, "wide, 64-key chunks of 2 keys a thread");
-    desc.merge_chunk_keys = 32;
-    desc.merge_keys_per_thread = 0;
+    tuning.merge_split_pass_min_chunks = 2;
+    tuning.merge_chunk_keys = 64;
+    tuning.merge_keys_per_thread = 2;
+    run_shape(&t, desc, tuning, cpu, 2, "wide, 64-key chunks of 2 keys a thread");
+    tuning.merge_chunk_keys = 32;
+    tuning.merge_keys_per_thread = 0;
     /* Asking for the shared-memory merge changes nothing: the device-address
      * merge is always the direct one (vk_sorter.c, create_wide_variants). */
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
-    desc.merge_scalar_io = true;
-    run_shape(&t, desc, cpu, 3, "wide, shared merge asked for");
-    desc.merge_scalar_io = false;
-    desc.no_subgroup_shuffle = true;  /* the shared-memory tile kernel */
-    run_shape(&t, desc, cpu, 4, "wide, shared-memory tile");
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    tuning.merge_scalar_io = true;
+    run_shape(&t, desc, tuning, cpu, 3, "wide, shared merge asked for");
+    tuning.merge_scalar_io = false;
+    tuning.no_subgroup_shuffle = true;  /* the shared-memory tile kernel */
+    run_shape(&t, desc, tuning, cpu, 4, "wide, shared-memory tile");
     /* The device's own shapes (its tile, chunk and kernels). */
-    run_shape(&t, (bitonic_context_desc){.device = test_device_selector(), .validation = test_validation(),
-                                         .on_validation_message = test_print_validation_message,
-                                         .message_user_data = &printed, .crossover_keys = 1,
-                                         .force_device_addresses = true, .no_disk_cache = true},
+    run_shape(&t, desc,
+              (bitonic_tuning_overrides){.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES, .force_device_addresses = true},
               cpu, 5, "wide, device shapes");
     bitonic_context_destroy(cpu);
     TEST_CHECK(&t, printed == 0, "no validation message");

@@ -15,6 +15,7 @@
 
 #include "bitonic.h"
 #include "bitonic_gles.h"
+#include "bitonic_tuning_overrides.h"
 #include "key_transform.h"
 #include "test_util.h"
 
@@ -486,9 +487,11 @@ int main(void)
     bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = "cpu"}, &f.cpu);
     TEST_CHECK(&t, status == BITONIC_SUCCESS, "CPU context");
     for (int config = 0; config < GLES_CONTEXTS && status == BITONIC_SUCCESS; ++config) {
-        status = bitonic_context_create(&(bitonic_context_desc){.device = "gles", .validation = true,
-                                                                .gles_layout = context_layout[config],
-                                                                .max_strides_per_global_pass = context_steps[config]},
+        /* The steps a draw runs come through the tuning overrides. */
+        bitonic_tuning_overrides steps = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES,
+                                          .max_strides_per_global_pass = context_steps[config]};
+        status = bitonic_context_create(&(bitonic_context_desc){.next = &steps, .device = "gles", .validation = true,
+                                                                .gles_layout = context_layout[config]},
                                         &f.gles[config]);
         TEST_CHECK(&t, status == BITONIC_SUCCESS, "GLES context %d: %s", config, bitonic_status_string(status));
     }

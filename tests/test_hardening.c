@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 #include "cache_dir.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
@@ -119,17 +120,20 @@ static void test_descriptions(test_counter *t, const char *device)
     const struct {
         const char *what;
         bitonic_context_desc desc;
+        bitonic_tuning_overrides tuning;
     } cases[] = {
-        {"strategy 9", {.device = device, .strategy = (bitonic_strategy)9}},
-        {"pure_network with the transpose strategy",
-         {.device = device, .pure_network = true, .strategy = BITONIC_STRATEGY_TRANSPOSE}},
-        {"merge kernel 7", {.device = device, .merge_kernel = (bitonic_merge_kernel)7}},
-        {"split searcher 5", {.device = device, .merge_fused_split_searcher = (bitonic_split_searcher)5}},
-        {"gles layout 3", {.device = device, .gles_layout = 3}},
+        {"strategy 9", {.device = device, .strategy = (bitonic_strategy)9}, {0}},
+        {"merge kernel 7", {.device = device},
+         {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES, .merge_kernel = (bitonic_merge_kernel)7}},
+        {"split searcher 5", {.device = device},
+         {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES, .merge_fused_split_searcher = (bitonic_split_searcher)5}},
+        {"gles layout 3", {.device = device, .gles_layout = 3}, {0}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         bitonic_context *context = NULL;
-        bitonic_status status = bitonic_context_create(&cases[c].desc, &context);
+        bitonic_context_desc desc = cases[c].desc;
+        desc.next = cases[c].tuning.type != 0 ? &cases[c].tuning : NULL;
+        bitonic_status status = bitonic_context_create(&desc, &context);
         TEST_CHECK(t, status == BITONIC_ERROR_INVALID_ARGUMENT && context == NULL, "%s: %s refused: %s", device,
                    cases[c].what, bitonic_status_string(status));
         bitonic_context_destroy(context);

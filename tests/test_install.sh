@@ -17,6 +17,10 @@ cmake --install "$build" --prefix "$scratch/installed" > "$scratch/install.log"
 mv "$scratch/installed" "$scratch/prefix"   # nothing may point at the old place
 prefix=$scratch/prefix
 libdir=$(dirname "$(ls -d "$prefix"/lib*/pkgconfig | head -n 1)")
+# The tuning overrides (src/private) are for the bench and the tests: never installed.
+if [ -n "$(find "$prefix" -name 'bitonic_tuning_overrides.h')" ]; then
+  echo "install test: the private header bitonic_tuning_overrides.h was installed"; exit 1
+fi
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 if ls "$libdir"/libbitonic.so* > /dev/null 2>&1; then

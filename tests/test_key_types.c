@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 #include "key_order_reference.h"
 #include "merge_search_suites.h"
 #include "test_util.h"
@@ -303,8 +304,10 @@ static void check_tail_pass_counts(test_counter *t, bitonic_context_desc desc, c
         size_t words_needed = (((size_t)1 << cases[c].log) + tail) * (cases[c].kind == TAIL_64BIT_KEYS ? 2u : 1u);
         most = words_needed > most ? words_needed : most;
     }
+    bitonic_tuning_overrides tuning = *bitonic_tuning_overrides_find(desc.next);
+    desc.next = &tuning;
     for (int shapes = 0; shapes < 2; ++shapes) {
-        desc.small_sort_max_keys = shapes == 0 ? 0u : UINT32_MAX;
+        tuning.small_sort_max_keys = shapes == 0 ? 0u : UINT32_MAX;
         bitonic_context *context;
         bitonic_status status = bitonic_context_create(&desc, &context);
         if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "%s: context (%s)", label, bitonic_status_string(status)))
@@ -462,36 +465,37 @@ int main(void)
     test_counter t = {0};
     unsigned printed = 0;
     run_all(&t, &(bitonic_context_desc){.device = "cpu"}, "cpu");
-    bitonic_context_desc vulkan = {.device = test_device_selector(), .validation = test_validation(),
+    bitonic_tuning_overrides tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES};
+    bitonic_context_desc vulkan = {.next = &tuning, .device = test_device_selector(), .validation = test_validation(),
                                    .on_validation_message = test_print_validation_message,
                                    .message_user_data = &printed};
     run_all(&t, &vulkan, "vulkan");
     check_tail_passes(&t, vulkan);
     check_tile_tail(&t, vulkan);
-    vulkan.tile_keys = 64;
-    vulkan.max_strides_per_global_pass = 2;
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    tuning.tile_keys = 64;
+    tuning.max_strides_per_global_pass = 2;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     run_all(&t, &vulkan, "vulkan, 64-key tile");
     /* Both merge kernels, whichever the device's default is. */
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_all(&t, &vulkan, "vulkan, 64-key tile, direct merge");
     /* A split pass before every merge whose searches guess from the keys'
      * values (signed and float keys guess on their ordered bits). */
-    vulkan.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
-    vulkan.merge_split_pass_min_chunks = 1;
-    vulkan.merge_split_guided_min_chunks = 1;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    tuning.merge_split_pass_min_chunks = 1;
+    tuning.merge_split_guided_min_chunks = 1;
     run_all(&t, &vulkan, "vulkan, 64-key tile, guided split passes");
-    vulkan.merge_split_pass_min_chunks = 0;
-    vulkan.merge_split_guided_min_chunks = 0;
+    tuning.merge_split_pass_min_chunks = 0;
+    tuning.merge_split_guided_min_chunks = 0;
     /* The merges' split searches on run samples, each way (merge_search_suites.h). */
     run_merge_search_suites(&t, vulkan, run_merge_searches);
     vulkan.strategy = BITONIC_STRATEGY_TRANSPOSE;  /* phases above 2 x 6 take two views */
     run_all(&t, &vulkan, "vulkan, 64-key tile, transpose");
     vulkan.strategy = BITONIC_STRATEGY_MERGE;
     /* Tiles sorted by the network instead of the tile merge sort. */
-    vulkan.network_tile_sort = true;
+    tuning.network_tile_sort = true;
     run_all(&t, &vulkan, "vulkan, 64-key tile, network tile sort");
-    vulkan.network_tile_sort = false;
+    tuning.network_tile_sort = false;
     TEST_CHECK(&t, printed == 0, "no validation message");
     return test_finish(&t);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitonic_tuning_overrides.h"
 #include "bitonic_vulkan.h"
 #include "test_util.h"
 #include "vk_internal.h"
@@ -378,8 +379,10 @@ int main(void)
         /* The same merges with the splits found in a pass of their own (a sorter
          * that does that from the first chunk on). */
         bitonic_vulkan_sorter *split_sorter = NULL;
+        bitonic_tuning_overrides split_tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES,
+                                                 .merge_split_pass_min_chunks = 1};
         bitonic_vulkan_sorter_desc split_desc = desc;
-        split_desc.merge_split_pass_min_chunks = 1;
+        split_desc.next = &split_tuning;
         if (TEST_CHECK(&t, bitonic_vulkan_sorter_create(&split_desc, &split_sorter) == BITONIC_SUCCESS,
                        "a sorter with merge split passes")) {
             VkDeviceSize split_scratch_bytes = bitonic_vulkan_sort_scratch_bytes(split_sorter, &largest);
@@ -522,10 +525,13 @@ int main(void)
     /* The partition's samples, in runs (sorted by the sample step) and whole
      * (by the library's sort after it), from 16 tiles of keys on. */
     for (int whole = 0; whole < 2; ++whole) {
+        bitonic_tuning_overrides partition_tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES,
+                                                     .partition_min_keys = 1,
+                                                     .partition_whole_samples = whole != 0,
+                                                     /* small sorts do not partition */
+                                                     .small_sort_max_keys = UINT32_MAX};
         bitonic_vulkan_sorter_desc partition_desc = desc;
-        partition_desc.partition_min_keys = 1;
-        partition_desc.partition_whole_samples = whole != 0;
-        partition_desc.small_sort_max_keys = UINT32_MAX;  /* small sorts do not partition */
+        partition_desc.next = &partition_tuning;
         bitonic_vulkan_sorter *partition_sorter = NULL;
         if (!TEST_CHECK(&t, bitonic_vulkan_sorter_create(&partition_desc, &partition_sorter) == BITONIC_SUCCESS,
                         "a sorter that partitions from one key on"))

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 #include "key_order_reference.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
@@ -298,9 +299,18 @@ static void check_same_as_plain(suite *s, input in)
     free(plain);
 }
 
-static bool open_suite(suite *s, const bitonic_context_desc *desc)
+/* A context's description and the tuning overrides its chain holds, copied
+ * and changed together. */
+typedef struct tuned_desc {
+    bitonic_context_desc desc;
+    bitonic_tuning_overrides tuning;
+} tuned_desc;
+
+static bool open_suite(suite *s, const tuned_desc *tuned)
 {
-    bitonic_status status = bitonic_context_create(desc, &s->context);
+    bitonic_context_desc desc = tuned->desc;
+    desc.next = &tuned->tuning;
+    bitonic_status status = bitonic_context_create(&desc, &s->context);
     if (!TEST_CHECK(s->t, status == BITONIC_SUCCESS, "%s: context (%s)", s->label, bitonic_status_string(status)))
         return false;
     bitonic_context_info info;
@@ -433,11 +443,11 @@ static void run_fallback(suite *s)
 /* The nested partition is taken where asked: a sort of 2^17 keys (scaled)
  * records other dispatches than with the nested partition off, the three
  * nested steps in the place of two merge levels, and both sort exactly. */
-static void check_nested_taken(test_counter *t, const suite *plain, bitonic_context_desc nested_desc)
+static void check_nested_taken(test_counter *t, const suite *plain, tuned_desc nested_desc)
 {
-    bitonic_context_desc flat_desc = nested_desc;
-    flat_desc.partition_nested_min_levels = UINT32_MAX;
-    nested_desc.partition_min_keys = flat_desc.partition_min_keys = 1;
+    tuned_desc flat_desc = nested_desc;
+    flat_desc.tuning.partition_nested_min_levels = UINT32_MAX;
+    nested_desc.tuning.partition_min_keys = flat_desc.tuning.partition_min_keys = 1;
     suite nested = {.t = t, .label = "nested partition, path"}, flat = {.t = t, .label = "the same, not nested"};
     if (!open_suite(&nested, &nested_desc))
         return;
@@ -472,15 +482,15 @@ static bool sorts_64bit_keys(test_counter *t, bitonic_context *context)
  * and runs its checks. Its threshold is the least count its windows partition
  * (4 windows), written for a 4096-key tile and scaled with the plain
  * context's tile: the partition fields do not change the tile. */
-static void run_partition_suite(const suite *plain, bitonic_context_desc desc, const char *label,
+static void run_partition_suite(const suite *plain, tuned_desc desc, const char *label,
                                 size_t min_keys_at_4096, void (*run)(suite *))
 {
     suite s = {.t = plain->t, .plain = plain->context, .label = label, .tile_keys = plain->tile_keys,
                .keys64 = plain->keys64};
     suite forced = {.t = plain->t, .label = "the same, partitioned from one key on"};
-    bitonic_context_desc forced_desc = desc;
-    forced_desc.partition_min_keys = 1;
-    desc.partition_min_keys = (uint32_t)scaled(&s, min_keys_at_4096, 0);
+    tuned_desc forced_desc = desc;
+    forced_desc.tuning.partition_min_keys = 1;
+    desc.tuning.partition_min_keys = (uint32_t)scaled(&s, min_keys_at_4096, 0);
     if (open_suite(&forced, &forced_desc)) {
         s.forced = forced.context;
         if (open_suite(&s, &desc)) {
@@ -494,14 +504,14 @@ static void run_partition_suite(const suite *plain, bitonic_context_desc desc, c
 /* A way of the partition sort that a desc field picks (pairs apart, staged
  * stores), checked on the merge levels and on the fallback alike: "levels 2",
  * then the fallback forced by one sample a bucket. */
-static void run_levels_2_and_fallback(const suite *plain, bitonic_context_desc desc, const char *way)
+static void run_levels_2_and_fallback(const suite *plain, tuned_desc desc, const char *way)
 {
     char label[96];
-    desc.partition_levels = 2;
+    desc.tuning.partition_levels = 2;
     snprintf(label, sizeof label, "partition, levels 2, %s", way);
     run_partition_suite(plain, desc, label, 1u << 16, run_levels_2);
-    desc.partition_levels = 0;
-    desc.partition_samples_per_bucket = 1;
+    desc.tuning.partition_levels = 0;
+    desc.tuning.partition_samples_per_bucket = 1;
     snprintf(label, sizeof label, "partition, 1 sample a bucket, %s", way);
     run_partition_suite(plain, desc, label, 1u << 16, run_fallback);
 }
@@ -540,15 +550,16 @@ int main(void)
     unsigned printed = 0;
     /* Only the Vulkan merge of one array with scratch partitions, and only
      * the large shapes: no small shapes (they take 32-bit keys up to 2^18). */
-    bitonic_context_desc base = {.device = test_device_selector(), .validation = test_validation(),
-                                 .on_validation_message = test_print_validation_message,
-                                 .message_user_data = &printed, .small_sort_max_keys = UINT32_MAX};
+    tuned_desc base = {.desc = {.device = test_device_selector(), .validation = test_validation(),
+                                .on_validation_message = test_print_validation_message,
+                                .message_user_data = &printed},
+                       .tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES, .small_sort_max_keys = UINT32_MAX}};
     suite plain = {.t = &t, .label = "plain (partition_min_keys 0)"};
     if (!open_suite(&plain, &base))
         return test_finish(&t);
     plain.keys64 = sorts_64bit_keys(&t, plain.context);
 
-    bitonic_context_desc desc = base;
+    tuned_desc desc = base;
     /* The nested partition (partition_nested_min_levels 1): the first
      * partition's windows of four tiles would take two merge levels, so each
      * of its open buckets of more than a tile is partitioned again, and the
@@ -557,104 +568,104 @@ int main(void)
      * buckets too long for the window merge, whose segments the fallback
      * remakes; and the same with the fallback selecting in batches of runs,
      * as it does where a segment spans more runs than its shared words hold. */
-    bitonic_context_desc nested = base;
-    nested.partition_levels = 2;
-    nested.partition_nested_min_levels = 1;
+    tuned_desc nested = base;
+    nested.tuning.partition_levels = 2;
+    nested.tuning.partition_nested_min_levels = 1;
     check_nested_taken(&t, &plain, nested);
     run_partition_suite(&plain, nested, "nested partition", 1u << 16, run_levels_2);
-    nested.partition_samples_per_bucket = 1;
+    nested.tuning.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, nested, "nested partition, 1 sample a bucket", 1u << 16, run_fallback);
-    nested.partition_fallback_in_batches = true;
+    nested.tuning.partition_fallback_in_batches = true;
     run_partition_suite(&plain, nested, "nested partition, 1 sample a bucket, fallback in batches", 1u << 16,
                         run_fallback);
-    desc.partition_fallback_in_batches = true;
-    desc.partition_samples_per_bucket = 1;
+    desc.tuning.partition_fallback_in_batches = true;
+    desc.tuning.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket, fallback in batches", 1u << 16, run_fallback);
-    desc.partition_fallback_in_batches = false;
-    desc.partition_samples_per_bucket = 0;
+    desc.tuning.partition_fallback_in_batches = false;
+    desc.tuning.partition_samples_per_bucket = 0;
 
-    desc.partition_levels = UINT32_MAX;
+    desc.tuning.partition_levels = UINT32_MAX;
     run_partition_suite(&plain, desc, "partition, no merge levels", 1u << 14, run_levels_0);
-    desc.partition_levels = 1;
+    desc.tuning.partition_levels = 1;
     run_partition_suite(&plain, desc, "partition, levels 1", 1u << 15, run_levels_1);
-    desc.partition_levels = 2;
+    desc.tuning.partition_levels = 2;
     run_partition_suite(&plain, desc, "partition, levels 2", 1u << 16, run_levels_2);
     /* Pairs as two arrays through every pass, as before they went packed
      * (one 64-bit key a pair between the scatter and the window merge, where
      * the device sorts 64-bit keys). */
-    bitonic_context_desc apart = desc;
-    apart.partition_split_pairs = true;
+    tuned_desc apart = desc;
+    apart.tuning.partition_split_pairs = true;
     run_levels_2_and_fallback(&plain, apart, "pairs apart");
     /* The window merge of 32-bit keys storing through shared memory, as it
      * did before it stored from registers (and as it still does for the other
      * types). */
-    bitonic_context_desc staged = desc;
-    staged.partition_window_staged_stores = true;
+    tuned_desc staged = desc;
+    staged.tuning.partition_window_staged_stores = true;
     run_levels_2_and_fallback(&plain, staged, "window merge staged");
     /* Buckets of a window on average (the default from 2^22 keys on the
      * H100, where the splitters run out): some span three runs, and the
      * window merge merges their pieces as three. */
-    desc.partition_buckets_per_window = 1;
-    desc.partition_levels = UINT32_MAX;
+    desc.tuning.partition_buckets_per_window = 1;
+    desc.tuning.partition_levels = UINT32_MAX;
     run_partition_suite(&plain, desc, "partition, no merge levels, buckets of a window", 1u << 14, run_levels_0);
-    desc.partition_levels = 1;
+    desc.tuning.partition_levels = 1;
     run_partition_suite(&plain, desc, "partition, levels 1, buckets of a window", 1u << 15, run_levels_1);
     /* The same with three pieces' cursors by a thread's selection (the
      * default from 2^24 keys on the H100), not the workgroup's search. */
-    desc.partition_split_by_thread_min_keys = 1;
-    desc.partition_levels = UINT32_MAX;
+    desc.tuning.partition_split_by_thread_min_keys = 1;
+    desc.tuning.partition_levels = UINT32_MAX;
     run_partition_suite(&plain, desc, "partition, no merge levels, buckets of a window, split by thread", 1u << 14,
                         run_levels_0);
-    desc.partition_levels = 1;
+    desc.tuning.partition_levels = 1;
     run_partition_suite(&plain, desc, "partition, levels 1, buckets of a window, split by thread", 1u << 15,
                         run_levels_1);
-    desc.partition_split_by_thread_min_keys = 0;
-    desc.partition_buckets_per_window = 0;
+    desc.tuning.partition_split_by_thread_min_keys = 0;
+    desc.tuning.partition_buckets_per_window = 0;
     /* The other build of the steps (scans in shared memory, where the device
      * has subgroup arithmetic) with 3 scatter workgroups: each takes several
      * tiles in turn, the last ones fewer. */
-    desc.no_subgroup_arithmetic = true;
-    desc.partition_scatter_workgroups = 3;
+    desc.tuning.no_subgroup_arithmetic = true;
+    desc.tuning.partition_scatter_workgroups = 3;
     run_partition_suite(&plain, desc, "partition, scans in shared memory, 3 scatter workgroups", 1u << 16,
                         run_levels_2);
-    desc.no_subgroup_arithmetic = false;
-    /* A staged tile of its own size (bitonic_context_desc's
+    desc.tuning.no_subgroup_arithmetic = false;
+    /* A staged tile of its own size (the overrides'
      * partition_scatter_tile_keys), taken whole or by halves as the rounds of
      * the 3 workgroups decide (vk_sorter.c, scatter_tile_for). */
-    desc.partition_scatter_tile_keys = 1024;
+    desc.tuning.partition_scatter_tile_keys = 1024;
     run_partition_suite(&plain, desc, "partition, 1024-key staged tiles, 3 scatter workgroups", 1u << 16,
                         run_levels_2);
-    desc.partition_scatter_tile_keys = 0;
-    desc.partition_scatter_workgroups = 0;
+    desc.tuning.partition_scatter_tile_keys = 0;
+    desc.tuning.partition_scatter_workgroups = 0;
     /* Workgroups of fewer threads than buckets: each thread sums, claims and
      * notes the window boundaries of several buckets. */
-    desc.partition_levels = UINT32_MAX;
-    desc.partition_workgroup_size = 8;
+    desc.tuning.partition_levels = UINT32_MAX;
+    desc.tuning.partition_workgroup_size = 8;
     run_partition_suite(&plain, desc, "partition, no merge levels, 8 threads a workgroup", 1u << 14, run_levels_0);
-    desc.no_subgroup_arithmetic = true;
+    desc.tuning.no_subgroup_arithmetic = true;
     run_partition_suite(&plain, desc, "partition, no merge levels, 8 threads a workgroup, scans in shared memory",
                         1u << 14, run_levels_0);
-    desc.no_subgroup_arithmetic = false;
-    desc.partition_workgroup_size = 0;
+    desc.tuning.no_subgroup_arithmetic = false;
+    desc.tuning.partition_workgroup_size = 0;
     /* More samples than one tile of their sort holds: they are sorted in runs
      * of the tile alone and the splitters are the runs' means (2 and 4 runs
      * from 2^16 keys on a 4096-key tile); and the same sorted whole. */
-    desc.partition_samples_per_bucket = 256;
+    desc.tuning.partition_samples_per_bucket = 256;
     run_partition_suite(&plain, desc, "partition, no merge levels, 256 samples a bucket (sorted in runs)", 1u << 14,
                         run_levels_0);
-    desc.partition_whole_samples = true;
+    desc.tuning.partition_whole_samples = true;
     run_partition_suite(&plain, desc, "partition, no merge levels, 256 samples a bucket sorted whole", 1u << 14,
                         run_levels_0);
-    desc.partition_whole_samples = false;
-    desc.partition_levels = 0;  /* the default, 1 */
-    desc.partition_samples_per_bucket = 1;
+    desc.tuning.partition_whole_samples = false;
+    desc.tuning.partition_levels = 0;  /* the default, 1 */
+    desc.tuning.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, desc, "partition, 1 sample a bucket", 1u << 16, run_fallback);
 
     const char *max_log = getenv("BITONIC_TEST_MAX_LOG");
     if (max_log && atoi(max_log) >= 22) {
-        bitonic_context_desc never = base, always = base;
-        never.partition_min_keys = UINT32_MAX;
-        always.partition_min_keys = 1;
+        tuned_desc never = base, always = base;
+        never.tuning.partition_min_keys = UINT32_MAX;
+        always.tuning.partition_min_keys = 1;
         suite large = {.t = &t, .context = plain.context, .label = "default threshold",
                        .tile_keys = plain.tile_keys, .keys64 = plain.keys64};
         suite off = {.t = &t, .label = "never partitions"}, on = {.t = &t, .label = "partitions from one key on"};

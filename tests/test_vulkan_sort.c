@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
 
@@ -191,6 +192,46 @@ static void run_suite(test_counter *t, const bitonic_context_desc *desc, const c
     bitonic_context_destroy(f.context);
 }
 
+/* The tile the context's sorter took after a sort of 1000 random keys, 0 when
+ * the context or the sort failed. changed_after_create, when given, is set to
+ * a 64-key tile once the context is made (and before its device is). */
+static uint32_t tile_after_sort(test_counter *t, const bitonic_context_desc *desc,
+                                bitonic_tuning_overrides *changed_after_create, const char *label)
+{
+    bitonic_context *context = NULL;
+    if (!TEST_CHECK(t, bitonic_context_create(desc, &context) == BITONIC_SUCCESS, "%s: context", label))
+        return 0;
+    if (changed_after_create)
+        changed_after_create->tile_keys = 64;
+    uint32_t keys[1000];
+    uint64_t seed = 7;
+    fill(keys, 1000, RANDOM, &seed);
+    bool sorted = bitonic_sort_u32(context, keys, 1000, NULL) == BITONIC_SUCCESS;
+    for (size_t i = 1; i < 1000 && sorted; ++i)
+        sorted = keys[i - 1] <= keys[i];
+    TEST_CHECK(t, sorted, "%s: 1000 keys sorted", label);
+    bitonic_context_info info;
+    bitonic_context_get_info(context, &info);
+    bitonic_context_destroy(context);
+    return sorted ? info.tile_keys : 0;
+}
+
+/* The description's chain: an entry of a type the library does not know is
+ * skipped, and tuning overrides after it reach the sorter the context makes;
+ * the chain need not outlive the create call. */
+static void check_chain(test_counter *t, const bitonic_context_desc *base)
+{
+    bitonic_context_desc desc = *base;
+    bitonic_chain_entry unknown = {.type = 0x7fff0001u, .next = NULL};
+    desc.next = &unknown;
+    uint32_t derived = tile_after_sort(t, &desc, NULL, "an unknown chain entry alone");
+    TEST_CHECK(t, derived > 32, "an unknown chain entry alone: the derived tile (%u keys)", derived);
+    bitonic_tuning_overrides small_tile = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES, .tile_keys = 32};
+    unknown.next = &small_tile;
+    uint32_t overridden = tile_after_sort(t, &desc, &small_tile, "overrides after an unknown chain entry");
+    TEST_CHECK(t, overridden == 32, "overrides after an unknown chain entry: a 32-key tile (%u)", overridden);
+}
+
 int main(void)
 {
     test_counter t = {0};
@@ -200,7 +241,9 @@ int main(void)
     if (env && atoi(env) >= 10 && atoi(env) <= 30)
         max_log = (uint32_t)atoi(env);
 
-    bitonic_context_desc desc = {.device = test_device_selector(), .validation = test_validation(),
+    /* The suites below change the tuning through the overrides in desc's chain. */
+    bitonic_tuning_overrides tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES};
+    bitonic_context_desc desc = {.next = &tuning, .device = test_device_selector(), .validation = test_validation(),
                                  .on_validation_message = test_print_validation_message,
                                  .message_user_data = &printed};
     /* One context held for the whole run keeps the driver loaded. Every suite
@@ -211,132 +254,133 @@ int main(void)
     bitonic_context *driver_holder = NULL;
     TEST_CHECK(&t, bitonic_context_create(&desc, &driver_holder) == BITONIC_SUCCESS, "context held for the run");
     run_suite(&t, &desc, "device tile", max_log);
+    check_chain(&t, &desc);
     /* Small sorts' shapes asked for: 8192-key tiles (clamped to what the
      * device holds) for every size here, then none at all. */
-    desc.small_sort_tile_keys = 8192;
-    desc.small_sort_max_keys = 1u << 30;
+    tuning.small_sort_tile_keys = 8192;
+    tuning.small_sort_max_keys = 1u << 30;
     run_suite(&t, &desc, "small shapes of 8192-key tiles, every size", max_log < 16 ? max_log : 16);
-    desc.small_sort_tile_keys = 0;
-    desc.small_sort_max_keys = UINT32_MAX;
+    tuning.small_sort_tile_keys = 0;
+    tuning.small_sort_max_keys = UINT32_MAX;
     run_suite(&t, &desc, "no small shapes", max_log < 15 ? max_log : 15);
-    desc.small_sort_max_keys = 0;
-    desc.tile_keys = 32;
-    desc.max_strides_per_global_pass = 2;
-    desc.merge_chunk_keys = 2;  /* one-thread merge workgroups */
+    tuning.small_sort_max_keys = 0;
+    tuning.tile_keys = 32;
+    tuning.max_strides_per_global_pass = 2;
+    tuning.merge_chunk_keys = 2;  /* one-thread merge workgroups */
     run_suite(&t, &desc, "32-key tile, 2-key merge chunks", max_log < 11 ? max_log : 11);
-    desc.tile_keys = 256;
-    desc.max_strides_per_global_pass = 4;
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 2;
+    tuning.tile_keys = 256;
+    tuning.max_strides_per_global_pass = 4;
+    tuning.merge_chunk_keys = 64;
+    tuning.merge_keys_per_thread = 2;
     run_suite(&t, &desc, "256-key tile, 64-key merge chunks", max_log < 14 ? max_log : 14);
     /* The same shapes with the other merge kernels: without shared memory, and
      * both with a split pass before every merge. */
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_suite(&t, &desc, "256-key tile, 64-key merge chunks, direct merge", max_log < 14 ? max_log : 14);
-    desc.merge_split_pass_min_chunks = 1;
-    desc.merge_keys_per_thread = 4;
+    tuning.merge_split_pass_min_chunks = 1;
+    tuning.merge_keys_per_thread = 4;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, direct merge, split passes", max_log < 14 ? max_log : 14);
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, shared merge, split passes", max_log < 14 ? max_log : 14);
     /* Split passes whose threads test 3 and 7 keys a round (k + 1-ary search);
      * 9 asked for is clamped to 7. */
-    desc.merge_split_probes = 3;
+    tuning.merge_split_probes = 3;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 3 probes", max_log < 14 ? max_log : 14);
-    desc.merge_split_probes = 9;
+    tuning.merge_split_probes = 9;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes of 9 (7) probes", max_log < 14 ? max_log : 14);
-    desc.merge_split_probes = 0;
+    tuning.merge_split_probes = 0;
     /* Split-pass workgroups of 3 threads (not a power of two: a ragged last
      * workgroup) and of 4096 (clamped to the device's limit). */
-    desc.merge_split_workgroup_size = 3;
+    tuning.merge_split_workgroup_size = 3;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split workgroups of 3", max_log < 14 ? max_log : 14);
-    desc.merge_split_workgroup_size = 4096;
+    tuning.merge_split_workgroup_size = 4096;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split workgroups of 4096", max_log < 13 ? max_log : 13);
-    desc.merge_split_workgroup_size = 0;
+    tuning.merge_split_workgroup_size = 0;
     /* Split searches that guess from the keys' values at every size (the
      * tuning guesses only in merges of many chunks), and plain ones. */
-    desc.merge_split_guided_min_chunks = 1;
+    tuning.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided split searches", max_log < 14 ? max_log : 14);
-    desc.merge_split_probes = 1;
+    tuning.merge_split_probes = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided split searches, binary", max_log < 13 ? max_log : 13);
-    desc.merge_split_probes = 0;
-    desc.merge_split_guided_min_chunks = UINT32_MAX;
+    tuning.merge_split_probes = 0;
+    tuning.merge_split_guided_min_chunks = UINT32_MAX;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, plain split searches", max_log < 14 ? max_log : 14);
-    desc.merge_split_guided_min_chunks = 0;
+    tuning.merge_split_guided_min_chunks = 0;
     /* The split passes above narrow their searches on the run samples the
      * merges leave (32-bit keys alone); here without them, and with 32-key
      * chunks and tile, where a chunk and a tile are one sample's group. */
-    desc.merge_split_no_samples = true;
+    tuning.merge_split_no_samples = true;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, split passes without run samples", max_log < 14 ? max_log : 14);
-    desc.merge_split_no_samples = false;
-    desc.tile_keys = 32;
-    desc.merge_chunk_keys = 32;
-    desc.merge_keys_per_thread = 2;
+    tuning.merge_split_no_samples = false;
+    tuning.tile_keys = 32;
+    tuning.merge_chunk_keys = 32;
+    tuning.merge_keys_per_thread = 2;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, split passes on run samples", max_log < 12 ? max_log : 12);
-    desc.merge_split_guided_min_chunks = 1;
+    tuning.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, guided split passes on run samples", max_log < 12 ? max_log : 12);
-    desc.merge_split_guided_min_chunks = 0;
+    tuning.merge_split_guided_min_chunks = 0;
     /* Merges with no split pass that search their own splits on the run
      * samples the merge before left (from 1 chunk; the first merge searches
      * the keys), plain and guided, with 32-key chunks (one sample's group) and
      * 64-key ones; then from 64 chunks, so that small sorts search the keys. */
-    desc.merge_split_pass_min_chunks = 1u << 30;
-    desc.merge_fused_split_min_chunks = 1;
+    tuning.merge_split_pass_min_chunks = 1u << 30;
+    tuning.merge_fused_split_min_chunks = 1;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, fused split searches", max_log < 12 ? max_log : 12);
-    desc.tile_keys = 256;
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 4;
+    tuning.tile_keys = 256;
+    tuning.merge_chunk_keys = 64;
+    tuning.merge_keys_per_thread = 4;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches", max_log < 14 ? max_log : 14);
-    desc.merge_split_guided_min_chunks = 1;
+    tuning.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches", max_log < 14 ? max_log : 14);
-    desc.merge_split_guided_min_chunks = 0;
+    tuning.merge_split_guided_min_chunks = 0;
     /* Those searches by binary rounds, and by 7 probes a round (9 is clamped to 7). */
-    desc.merge_fused_split_probes = 1;
+    tuning.merge_fused_split_probes = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, binary fused split searches", max_log < 13 ? max_log : 13);
-    desc.merge_fused_split_probes = 9;
+    tuning.merge_fused_split_probes = 9;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches of 9 (7) probes", max_log < 13 ? max_log : 13);
-    desc.merge_fused_split_probes = 0;
-    desc.merge_fused_split_min_chunks = 64;
+    tuning.merge_fused_split_probes = 0;
+    tuning.merge_fused_split_min_chunks = 64;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches from 64 chunks", max_log < 14 ? max_log : 14);
     /* Those searches a subgroup a split (where ballots exist; 32-bit keys
      * take one thread a split by default): plain, guided (a subgroup's search
      * is plain), in workgroups of one subgroup (it searches both splits) and
      * of fewer threads than a subgroup (the lanes a ballot counts). */
-    desc.merge_fused_split_min_chunks = 1;
-    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
+    tuning.merge_fused_split_min_chunks = 1;
+    tuning.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_SUBGROUP;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches by subgroups", max_log < 14 ? max_log : 14);
-    desc.merge_split_guided_min_chunks = 1;
+    tuning.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches by subgroups",
               max_log < 13 ? max_log : 13);
-    desc.merge_split_guided_min_chunks = 0;
-    desc.merge_keys_per_thread = 8;  /* 8 threads */
+    tuning.merge_split_guided_min_chunks = 0;
+    tuning.merge_keys_per_thread = 8;  /* 8 threads */
     run_suite(&t, &desc, "256-key tile, 64-key chunks of 8 threads, fused split searches by subgroups",
               max_log < 13 ? max_log : 13);
-    desc.merge_chunk_keys = 32;  /* 4 threads */
+    tuning.merge_chunk_keys = 32;  /* 4 threads */
     run_suite(&t, &desc, "256-key tile, 32-key chunks of 4 threads, fused split searches by subgroups",
               max_log < 13 ? max_log : 13);
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 4;
-    desc.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_DEFAULT;
-    desc.merge_split_pass_min_chunks = 1;
-    desc.merge_fused_split_min_chunks = 0;
+    tuning.merge_chunk_keys = 64;
+    tuning.merge_keys_per_thread = 4;
+    tuning.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_DEFAULT;
+    tuning.merge_split_pass_min_chunks = 1;
+    tuning.merge_fused_split_min_chunks = 0;
     /* Merges that store each thread's keys straight from its registers, not
      * through shared memory once more. */
-    desc.merge_store_from_registers = true;
+    tuning.merge_store_from_registers = true;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, merges stored from registers", max_log < 14 ? max_log : 14);
-    desc.merge_store_from_registers = false;
-    desc.tile_keys = 256;
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 4;
-    desc.merge_split_pass_min_chunks = 0;
-    desc.merge_keys_per_thread = 0;
-    desc.max_strides_per_global_pass = 0;
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
-    desc.tile_keys = 256;
-    desc.max_strides_per_global_pass = 4;
-    desc.merge_chunk_keys = 64;
-    desc.merge_keys_per_thread = 4;
-    desc.merge_split_pass_min_chunks = 1;
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    tuning.merge_store_from_registers = false;
+    tuning.tile_keys = 256;
+    tuning.merge_chunk_keys = 64;
+    tuning.merge_keys_per_thread = 4;
+    tuning.merge_split_pass_min_chunks = 0;
+    tuning.merge_keys_per_thread = 0;
+    tuning.max_strides_per_global_pass = 0;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
+    tuning.tile_keys = 256;
+    tuning.max_strides_per_global_pass = 4;
+    tuning.merge_chunk_keys = 64;
+    tuning.merge_keys_per_thread = 4;
+    tuning.merge_split_pass_min_chunks = 1;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     /* Merges of more than 16384 chunks search their splits binary (tuning.c):
      * 4-key chunks (the least there is) and 65537 keys and up take that
      * pipeline, with both merge kernels. Not under AddressSanitizer: lavapipe
@@ -347,53 +391,55 @@ int main(void)
         printf("binary split pipeline: not run under AddressSanitizer (see the comment)\n");
     } else {
         static const size_t big_merges[] = {65537, 70001};
+        bitonic_tuning_overrides big_tuning = tuning;
         bitonic_context_desc big = desc;
-        big.tile_keys = 32;
-        big.max_strides_per_global_pass = 2;
-        big.merge_chunk_keys = 2;
-        big.merge_keys_per_thread = 0;
+        big.next = &big_tuning;
+        big_tuning.tile_keys = 32;
+        big_tuning.max_strides_per_global_pass = 2;
+        big_tuning.merge_chunk_keys = 2;
+        big_tuning.merge_keys_per_thread = 0;
         run_sizes(&t, &big, "4-key chunks, split passes, binary splits", big_merges, 2);
-        big.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+        big_tuning.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
         run_sizes(&t, &big, "4-key chunks, direct merge, binary splits", big_merges, 2);
     }
-    desc.tile_keys = 32;
-    desc.max_strides_per_global_pass = 2;
-    desc.merge_chunk_keys = 2;
-    desc.merge_keys_per_thread = 0;
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
+    tuning.tile_keys = 32;
+    tuning.max_strides_per_global_pass = 2;
+    tuning.merge_chunk_keys = 2;
+    tuning.merge_keys_per_thread = 0;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_suite(&t, &desc, "32-key tile, 2-key chunks, direct merge, split passes", max_log < 11 ? max_log : 11);
-    desc.merge_split_pass_min_chunks = 0;
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
+    tuning.merge_split_pass_min_chunks = 0;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     run_suite(&t, &desc, "32-key tile, 2-key merge chunks, shared merge", max_log < 11 ? max_log : 11);
-    desc.merge_scalar_io = true;  /* every suite else moves 32-bit keys four at a time in merges */
+    tuning.merge_scalar_io = true;  /* every suite else moves 32-bit keys four at a time in merges */
     run_suite(&t, &desc, "32-key tile, 2-key merge chunks, scalar loads", max_log < 11 ? max_log : 11);
-    desc.merge_scalar_io = false;
-    desc.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
-    desc.max_strides_per_global_pass = 4;
-    desc.merge_chunk_keys = 0;
-    desc.merge_keys_per_thread = 0;
-    desc.tile_keys = 0;
-    desc.tile_scalar_io = true;  /* every suite else loads whole tiles 16 bytes a thread into registers */
+    tuning.merge_scalar_io = false;
+    tuning.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
+    tuning.max_strides_per_global_pass = 4;
+    tuning.merge_chunk_keys = 0;
+    tuning.merge_keys_per_thread = 0;
+    tuning.tile_keys = 0;
+    tuning.tile_scalar_io = true;  /* every suite else loads whole tiles 16 bytes a thread into registers */
     run_suite(&t, &desc, "device tile, tile sort one key at a time", max_log < 15 ? max_log : 15);
-    desc.tile_scalar_io = false;
-    desc.tile_keys = 1024;
-    desc.tile_keys_per_thread = 16;
-    desc.max_strides_per_global_pass = 3;
+    tuning.tile_scalar_io = false;
+    tuning.tile_keys = 1024;
+    tuning.tile_keys_per_thread = 16;
+    tuning.max_strides_per_global_pass = 3;
     run_suite(&t, &desc, "1024-key tile, 16 keys a thread", max_log < 15 ? max_log : 15);
-    desc.tile_keys = 0;
-    desc.tile_keys_per_thread = 4;
-    desc.max_strides_per_global_pass = 4;
+    tuning.tile_keys = 0;
+    tuning.tile_keys_per_thread = 4;
+    tuning.max_strides_per_global_pass = 4;
     run_suite(&t, &desc, "device tile, 4 keys a thread", max_log);
-    desc.tile_keys_per_thread = 0;
-    desc.max_strides_per_global_pass = 0;
-    desc.no_subgroup_shuffle = true;
+    tuning.tile_keys_per_thread = 0;
+    tuning.max_strides_per_global_pass = 0;
+    tuning.no_subgroup_shuffle = true;
     run_suite(&t, &desc, "device tile, no shuffles", max_log);
     /* Tiles sorted from scratch by the network instead of the tile merge sort
      * (network_tile_sort): both network tile kernels, small sorts' shapes too. */
     for (int network = 0; network <= 1; ++network) {
         /* What the info says of the tile sort, both ways. */
         bitonic_context *probe = NULL;
-        desc.network_tile_sort = network != 0;
+        tuning.network_tile_sort = network != 0;
         if (TEST_CHECK(&t, bitonic_context_create(&desc, &probe) == BITONIC_SUCCESS, "info probe context")) {
             bitonic_context_info info;
             bitonic_context_get_info(probe, &info);
@@ -406,39 +452,34 @@ int main(void)
         }
     }
     run_suite(&t, &desc, "device tile, no shuffles, network tile sort", max_log);
-    desc.no_subgroup_shuffle = false;
+    tuning.no_subgroup_shuffle = false;
     run_suite(&t, &desc, "device tile, network tile sort", max_log);
-    desc.network_tile_sort = false;
+    tuning.network_tile_sort = false;
     /* Every suite above merges above the tile (the default); the network alone: */
-    desc.no_subgroup_shuffle = false;
-    desc.pure_network = true;
-    run_suite(&t, &desc, "device tile, pure network", max_log);
-    desc.tile_keys = 256;
-    desc.max_strides_per_global_pass = 2;
-    run_suite(&t, &desc, "256-key tile, pure network", max_log < 14 ? max_log : 14);
+    tuning.no_subgroup_shuffle = false;
+    desc.strategy = BITONIC_STRATEGY_NETWORK;
+    run_suite(&t, &desc, "device tile, network strategy", max_log);
+    tuning.tile_keys = 256;
+    tuning.max_strides_per_global_pass = 2;
+    run_suite(&t, &desc, "256-key tile, network strategy", max_log < 14 ? max_log : 14);
     /* The seeds' transpose: on the device tile every phase takes one view; on
      * tiles of 32 and 8 keys the larger phases take two or more. */
-    desc.pure_network = false;
     desc.strategy = BITONIC_STRATEGY_TRANSPOSE;
-    desc.tile_keys = 0;
-    desc.max_strides_per_global_pass = 0;
+    tuning.tile_keys = 0;
+    tuning.max_strides_per_global_pass = 0;
     run_suite(&t, &desc, "device tile, transpose", max_log);
-    desc.tile_keys = 32;
+    tuning.tile_keys = 32;
     run_suite(&t, &desc, "32-key tile, transpose", max_log < 12 ? max_log : 12);
-    desc.tile_keys = 8;
-    desc.no_subgroup_shuffle = true;
+    tuning.tile_keys = 8;
+    tuning.no_subgroup_shuffle = true;
     run_suite(&t, &desc, "8-key tile, no shuffles, transpose", max_log < 11 ? max_log : 11);
-    desc.tile_keys = 1024;
-    desc.tile_keys_per_thread = 32;
+    tuning.tile_keys = 1024;
+    tuning.tile_keys_per_thread = 32;
     run_suite(&t, &desc, "1024-key tile, 32 keys a thread, no shuffles, transpose", max_log < 15 ? max_log : 15);
-    desc.tile_keys_per_thread = 0;
-    desc.no_subgroup_shuffle = false;
-    desc.tile_keys = 0;
-    desc.pure_network = true;
+    tuning.tile_keys_per_thread = 0;
+    tuning.no_subgroup_shuffle = false;
+    tuning.tile_keys = 0;
     bitonic_context *refused = NULL;
-    TEST_CHECK(&t, bitonic_context_create(&desc, &refused) == BITONIC_ERROR_INVALID_ARGUMENT && !refused,
-               "pure_network with the transpose strategy is refused");
-    desc.pure_network = false;
     desc.strategy = (bitonic_strategy)7;
     TEST_CHECK(&t, bitonic_context_create(&desc, &refused) == BITONIC_ERROR_INVALID_ARGUMENT && !refused,
                "an unknown strategy is refused");

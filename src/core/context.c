@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "bitonic_gles.h"
+#include "bitonic_tuning_overrides.h"
 #include "context_internal.h"
 #include "key_transform.h"
 
@@ -50,16 +51,16 @@ static bool init_context_lock(pthread_mutex_t *lock)
 }
 
 /* What every backend refuses alike, before any of them sees the description:
- * an enum value past its last, the transpose strategy with pure_network (the
- * network's older name), and a BITONIC_CROSSOVER that is neither "model",
- * "auto" nor a count (bitonic_context_desc.crossover_keys). */
+ * an enum value past its last (the description's and its tuning overrides'),
+ * and a BITONIC_CROSSOVER that is neither "model", "auto" nor a count
+ * (bitonic_context_desc.crossover_keys). */
 static bitonic_status check_desc(const bitonic_context_desc *desc)
 {
     uint64_t crossover;
+    const bitonic_tuning_overrides *overrides = bitonic_tuning_overrides_find(desc->next);
     if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
-        (desc->pure_network && desc->strategy == BITONIC_STRATEGY_TRANSPOSE) ||
-        (unsigned)desc->merge_kernel > (unsigned)BITONIC_MERGE_KERNEL_DIRECT ||
-        (unsigned)desc->merge_fused_split_searcher > (unsigned)BITONIC_SPLIT_SEARCHER_SUBGROUP ||
+        (unsigned)overrides->merge_kernel > (unsigned)BITONIC_MERGE_KERNEL_DIRECT ||
+        (unsigned)overrides->merge_fused_split_searcher > (unsigned)BITONIC_SPLIT_SEARCHER_SUBGROUP ||
         desc->gles_layout > (uint32_t)BITONIC_GLES_LAYOUT_2D || !bitonic_crossover_from_env(&crossover))
         return BITONIC_ERROR_INVALID_ARGUMENT;
     return BITONIC_SUCCESS;
@@ -158,6 +159,7 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
     bitonic_cache_directory(&context->desc, context->cache_directory, sizeof context->cache_directory);
     context->desc.device = NULL;  /* the caller's strings need not outlive this call */
     context->desc.cache_directory = NULL;
+    context->desc.next = NULL;    /* nor the chain: the backends took what they need */
     *out_context = context;
     return BITONIC_SUCCESS;
 }

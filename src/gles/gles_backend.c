@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "bitonic_tuning_overrides.h"
 #include "backend.h"
 #include "context_internal.h"  /* bitonic_gles_sort_records: is the caller's context ours? */
 #include "host_buffer.h"
@@ -212,9 +213,9 @@ static bitonic_status gles_create(const bitonic_context_desc *desc, const bitoni
     current_context previous = {egl->eglGetCurrentDisplay(), egl->eglGetCurrentSurface(EGL_DRAW),
                                 egl->eglGetCurrentSurface(EGL_READ), egl->eglGetCurrentContext()};
     /* The tuning override of steps per global pass is the steps per draw here, clamped as elsewhere. */
-    uint32_t steps_per_draw = desc->max_strides_per_global_pass < BITONIC_GLES_MAX_STEPS_PER_DRAW
-                                  ? desc->max_strides_per_global_pass
-                                  : BITONIC_GLES_MAX_STEPS_PER_DRAW;
+    uint32_t steps_override = bitonic_tuning_overrides_find(desc->next)->max_strides_per_global_pass;
+    uint32_t steps_per_draw =
+        steps_override < BITONIC_GLES_MAX_STEPS_PER_DRAW ? steps_override : BITONIC_GLES_MAX_STEPS_PER_DRAW;
     status = open_any_display(gles);
     if (status == BITONIC_SUCCESS)
         status = bitonic_gles_sorter_create(&(bitonic_gles_sorter_desc){.check_every_pass = desc->validation,

@@ -89,54 +89,16 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
         VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
     }
     bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
-    bitonic_vulkan_sorter_desc sorter_desc = {.instance = vk->instance, .physical_device = vk->physical_device,
+    bitonic_vulkan_sorter_desc sorter_desc = {.next = &vk->tuning_overrides,
+                                              .instance = vk->instance, .physical_device = vk->physical_device,
                                               .device = vk->device, .pipeline_cache = vk->pipeline_cache.cache,
-                                              .lazy_pipelines = true, .tile_keys = desc->tile_keys,
-                                              .tile_keys_per_thread = desc->tile_keys_per_thread,
-                                              .max_strides_per_global_pass = desc->max_strides_per_global_pass,
-                                              .merge_chunk_keys = desc->merge_chunk_keys,
-                                              .merge_keys_per_thread = desc->merge_keys_per_thread,
-                                              .merge_split_pass_min_chunks = desc->merge_split_pass_min_chunks,
-                                              .merge_split_probes = desc->merge_split_probes,
-                                              .merge_split_workgroup_size = desc->merge_split_workgroup_size,
-                                              .merge_split_guided_min_chunks = desc->merge_split_guided_min_chunks,
-                                              .merge_split_no_samples = desc->merge_split_no_samples,
-                                              .merge_fused_split_min_chunks = desc->merge_fused_split_min_chunks,
-                                              .merge_fused_split_probes = desc->merge_fused_split_probes,
-                                              .small_sort_tile_keys = desc->small_sort_tile_keys,
-                                              .small_sort_max_keys = desc->small_sort_max_keys,
-                                              .partition_min_keys = desc->partition_min_keys,
-                                              .partition_levels = desc->partition_levels,
-                                              .partition_samples_per_bucket = desc->partition_samples_per_bucket,
-                                              .partition_buckets_per_window = desc->partition_buckets_per_window,
-                                              .partition_nested_min_levels = desc->partition_nested_min_levels,
-                                              .partition_fallback_in_batches = desc->partition_fallback_in_batches,
-                                              .partition_split_by_thread_min_keys =
-                                                  desc->partition_split_by_thread_min_keys,
-                                              .partition_scatter_workgroups = desc->partition_scatter_workgroups,
-                                              .partition_workgroup_size = desc->partition_workgroup_size,
-                                              .partition_count_workgroups = desc->partition_count_workgroups,
-                                              .partition_scatter_tile_keys = desc->partition_scatter_tile_keys,
-                                              .partition_whole_samples = desc->partition_whole_samples,
-                                              .partition_split_pairs = desc->partition_split_pairs,
-                                              .partition_window_staged_stores =
-                                                  desc->partition_window_staged_stores,
-                                              .merge_fused_split_searcher = desc->merge_fused_split_searcher,
-                                              .merge_store_from_registers = desc->merge_store_from_registers,
-                                              .merge_kernel = desc->merge_kernel,
-                                              .merge_scalar_io = desc->merge_scalar_io,
-                                              .tile_scalar_io = desc->tile_scalar_io,
+                                              .lazy_pipelines = true,
                                               .capture_pipeline_statistics = statistics,
-                                              .no_subgroup_shuffle = desc->no_subgroup_shuffle,
-                                              .no_subgroup_arithmetic = desc->no_subgroup_arithmetic,
-                                              .network_tile_sort = desc->network_tile_sort,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
                                               .enable_device_addresses = vk->device_addresses &&
-                                                                         (desc->force_device_addresses ||
+                                                                         (vk->tuning_overrides.force_device_addresses ||
                                                                           device_addresses_wanted()),
-                                              .force_device_addresses = desc->force_device_addresses,
-                                              .strategy = desc->pure_network ? BITONIC_STRATEGY_NETWORK
-                                                                             : desc->strategy};
+                                              .strategy = desc->strategy};
     return bitonic_vulkan_sorter_create(&sorter_desc, &vk->sorter);
 }
 
@@ -174,9 +136,7 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
                                          bitonic_vk_context **out)
 {
     *out = NULL;
-    /* pure_network is the older name of the network strategy. */
-    if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
-        (desc->pure_network && desc->strategy == BITONIC_STRATEGY_TRANSPOSE))
+    if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     bitonic_vk_context *vk = calloc(1, sizeof *vk);
     if (!vk)
@@ -185,6 +145,9 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
      * the device is made: the caller's strings and environment may change. */
     vk->desc = *desc;
     vk->desc.device = NULL;
+    vk->tuning_overrides = *bitonic_tuning_overrides_find(desc->next);
+    vk->tuning_overrides.next = NULL;
+    vk->desc.next = NULL;
     if (bitonic_cache_directory(desc, vk->cache_directory, sizeof vk->cache_directory))
         vk->desc.cache_directory = vk->cache_directory;
     else
@@ -199,7 +162,6 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     vk->import_min_given = min_env && *min_env;
     vk->import_min_bytes = vk->import_min_given ? (size_t)strtoull(min_env, NULL, 10) : 0;
     vk->on_message = desc->on_validation_message;
-    vk->pure_network = desc->pure_network;
     vk->message_user_data = desc->message_user_data;
     /* The default selection asks the census first: "no GPU" ends here, and a
      * named GPU leaves the instance to first use. Not with validation (the

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "bitonic_tuning_overrides.h"
 #include "cache_dir.h"
 #include "schedule.h"
 #include "vk_host.h"
@@ -68,8 +69,10 @@ struct bitonic_vk_context {
     bitonic_vk_importer importer;    /* host arrays as buffers (VK_EXT_external_memory_host), if the device can */
     /* With the default selection the logical device is made on first use
      * (bitonic_vk_ensure_device): a process whose host sorts all go to the CPU path never
-     * pays for it. desc is the caller's, its strings copied. */
+     * pays for it. desc is the caller's, its strings and its tuning
+     * overrides (handed on to the sorter) copied. */
     bitonic_context_desc desc;
+    bitonic_tuning_overrides tuning_overrides;
     char cache_directory[BITONIC_CACHE_PATH_MAX];
     bitonic_status device_status;    /* what the deferred creation gave, once tried */
     /* With the default selection and a census on disk (vk_census.h) naming
@@ -87,8 +90,7 @@ struct bitonic_vk_context {
     void *message_user_data;
     VkResult last_result;
     /* Scratch for merge passes (bitonic_vulkan_sort_info.scratch), grown on
-     * demand and kept for the next sort; never made with pure_network. */
-    bool pure_network;
+     * demand and kept for the next sort; never made with the network strategy. */
     VkBuffer scratch;
     VkDeviceMemory scratch_memory;
     VkDeviceSize scratch_bytes;

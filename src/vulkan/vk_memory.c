@@ -317,7 +317,7 @@ void bitonic_vk_release_scratch(bitonic_vk_context *vk)
  * a grown scratch buffer replaces one no pending work uses (every submit waits). */
 void bitonic_vk_attach_scratch(bitonic_vk_context *vk, bitonic_vulkan_sort_info *info)
 {
-    VkDeviceSize wanted = vk->pure_network ? 0 : bitonic_vulkan_sort_scratch_bytes(vk->sorter, info);
+    VkDeviceSize wanted = bitonic_vulkan_sort_scratch_bytes(vk->sorter, info);
     if (wanted == 0)
         return;
     if (wanted > vk->scratch_bytes) {

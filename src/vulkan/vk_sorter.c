@@ -102,6 +102,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (!desc || desc->physical_device == VK_NULL_HANDLE || desc->device == VK_NULL_HANDLE ||
         (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    const bitonic_tuning_overrides *overrides = bitonic_tuning_overrides_find(desc->next);
     bitonic_vulkan_sorter *sorter = calloc(1, sizeof *sorter);
     if (!sorter)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
@@ -131,11 +132,11 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
     if (sorter->bound_max_keys > ((uint64_t)1 << 31))
         sorter->bound_max_keys = (uint64_t)1 << 31;
     sorter->max_keys = sorter->bound_max_keys;
-    sorter->force_device_addresses = desc->force_device_addresses;
+    sorter->force_device_addresses = overrides->force_device_addresses;
 
-    /* The tuning of every variant, the description's overrides over what the
-     * device's limits give (overrides.c), before any variant is made. */
-    if (!sorter_tuning_from_desc(sorter, desc)) {
+    /* The tuning of every variant, the overrides over what the device's
+     * limits give (overrides.c), before any variant is made. */
+    if (!sorter_derive_tuning(sorter, desc, overrides)) {
         bitonic_vulkan_sorter_destroy(sorter);
         return BITONIC_ERROR_UNSUPPORTED;
     }
@@ -163,7 +164,7 @@ bitonic_status bitonic_vulkan_sorter_create(const bitonic_vulkan_sorter_desc *de
         if (result != VK_SUCCESS)
             sorter->small_sort_max_keys = 0;
     }
-    sorter->pack_pairs = result == VK_SUCCESS && !desc->partition_split_pairs && sorter_pairs_pack_fits(sorter);
+    sorter->pack_pairs = result == VK_SUCCESS && !overrides->partition_split_pairs && sorter_pairs_pack_fits(sorter);
     for (uint32_t three_pieces = 0; sorter->pack_pairs && eager && three_pieces < 2u && result == VK_SUCCESS;
          ++three_pieces)
         result = sorter_ensure_pipeline(sorter, &sorter->variants[PAIRS32], PIPELINE_WINDOW_UNPACK, three_pieces);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 
 #define WARMUP_RUNS 2u
 #define MAX_PROFILE_PASSES 600u
@@ -628,6 +629,50 @@ static const char *impl_name(const bench_options *options, bool end_to_end, bool
     }
 }
 
+/* The --tune settings as the library's tuning overrides (0: the tuning's). */
+bitonic_tuning_overrides bench_tuning_overrides(const bench_options *options)
+{
+    return (bitonic_tuning_overrides){
+        .type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES,
+        .tile_keys = options->tile_keys,
+        .tile_keys_per_thread = options->keys_per_thread,
+        .max_strides_per_global_pass = options->max_steps,
+        .merge_chunk_keys = options->merge_chunk_keys,
+        .merge_keys_per_thread = options->merge_keys_per_thread,
+        .merge_split_pass_min_chunks = options->merge_split_min_chunks,
+        .merge_split_probes = options->merge_split_probes,
+        .merge_split_workgroup_size = options->merge_split_workgroup_size,
+        .merge_split_guided_min_chunks =
+            options->merge_split_plain_search ? UINT32_MAX : options->merge_split_guided_min_chunks,
+        .merge_split_no_samples = options->merge_split_no_samples,
+        .merge_fused_split_min_chunks = options->merge_fused_split_min_chunks,
+        .merge_fused_split_probes = options->merge_fused_split_probes,
+        .merge_fused_split_searcher = (bitonic_split_searcher)options->merge_fused_split_searcher,
+        .small_sort_tile_keys = options->small_sort_tile_keys,
+        .small_sort_max_keys = options->small_sort_max_keys,
+        .partition_min_keys = options->partition_min_keys,
+        .partition_levels = options->partition_levels,
+        .partition_samples_per_bucket = options->partition_samples,
+        .partition_buckets_per_window = options->partition_buckets_per_window,
+        .partition_nested_min_levels = options->partition_nested_min_levels,
+        .partition_split_by_thread_min_keys = options->partition_split_by_thread,
+        .partition_scatter_workgroups = options->partition_scatter_groups,
+        .partition_workgroup_size = options->partition_threads,
+        .partition_count_workgroups = options->partition_count_groups,
+        .partition_scatter_tile_keys = options->partition_scatter_tile,
+        .merge_store_from_registers = options->merge_store_from_registers,
+        .partition_whole_samples = options->partition_whole_samples,
+        .partition_split_pairs = options->partition_split_pairs,
+        .partition_window_staged_stores = options->partition_window_staged,
+        .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
+        .merge_scalar_io = options->merge_scalar_io,
+        .tile_scalar_io = options->tile_scalar_io,
+        .network_tile_sort = options->network_tile_sort,
+        .no_subgroup_shuffle = options->no_subgroup_shuffle,
+        .no_subgroup_arithmetic = options->no_subgroup_arithmetic,
+    };
+}
+
 int bench_run(const bench_options *options)
 {
 #ifdef BITONIC_HAVE_GLES
@@ -635,46 +680,9 @@ int bench_run(const bench_options *options)
         return gles_bench_run(options);
 #endif
     bitonic_context *context;
-    bitonic_context_desc desc = {.device = options->device, .validation = options->validation,
-                                 .tile_keys = options->tile_keys, .tile_keys_per_thread = options->keys_per_thread,
-                                 .max_strides_per_global_pass = options->max_steps,
-                                 .strategy = options->strategy,
-                                 .merge_chunk_keys = options->merge_chunk_keys,
-                                 .merge_keys_per_thread = options->merge_keys_per_thread,
-                                 .merge_split_pass_min_chunks = options->merge_split_min_chunks,
-                                 .merge_split_probes = options->merge_split_probes,
-                                 .merge_split_workgroup_size = options->merge_split_workgroup_size,
-                                 .merge_split_guided_min_chunks = options->merge_split_plain_search
-                                                                      ? UINT32_MAX
-                                                                      : options->merge_split_guided_min_chunks,
-                                 .merge_split_no_samples = options->merge_split_no_samples,
-                                 .merge_fused_split_min_chunks = options->merge_fused_split_min_chunks,
-                                 .merge_fused_split_probes = options->merge_fused_split_probes,
-                                 .small_sort_tile_keys = options->small_sort_tile_keys,
-                                 .small_sort_max_keys = options->small_sort_max_keys,
-                                 .partition_min_keys = options->partition_min_keys,
-                                 .partition_levels = options->partition_levels,
-                                 .partition_samples_per_bucket = options->partition_samples,
-                                 .partition_buckets_per_window = options->partition_buckets_per_window,
-                                 .partition_nested_min_levels = options->partition_nested_min_levels,
-                                 .partition_split_by_thread_min_keys = options->partition_split_by_thread,
-                                 .partition_scatter_workgroups = options->partition_scatter_groups,
-                                 .partition_workgroup_size = options->partition_threads,
-                                 .partition_count_workgroups = options->partition_count_groups,
-                                 .partition_scatter_tile_keys = options->partition_scatter_tile,
-                                 .merge_store_from_registers = options->merge_store_from_registers,
-                                 .partition_whole_samples = options->partition_whole_samples,
-                                 .partition_split_pairs = options->partition_split_pairs,
-                                 .partition_window_staged_stores = options->partition_window_staged,
-                                 .merge_fused_split_searcher =
-                                     (bitonic_split_searcher)options->merge_fused_split_searcher,
-                                 .merge_kernel = (bitonic_merge_kernel)options->merge_kernel,
-                                 .merge_scalar_io = options->merge_scalar_io,
-                                 .tile_scalar_io = options->tile_scalar_io,
-                                 .network_tile_sort = options->network_tile_sort,
-                                 .no_subgroup_shuffle = options->no_subgroup_shuffle,
-                                 .no_subgroup_arithmetic = options->no_subgroup_arithmetic,
-                                 .cpu_threads = options->cpu_threads,
+    bitonic_tuning_overrides tuning = bench_tuning_overrides(options);
+    bitonic_context_desc desc = {.next = &tuning, .device = options->device, .validation = options->validation,
+                                 .strategy = options->strategy, .cpu_threads = options->cpu_threads,
                                  /* every host sort on the device: the CPU path has its own rows */
                                  .crossover_keys = 1};
     FILE *batch_log = NULL;

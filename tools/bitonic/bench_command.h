@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "bitonic.h"
+#include "bitonic_tuning_overrides.h"
 
 typedef struct bench_options {
     const char *device;
@@ -45,16 +46,15 @@ typedef struct bench_options {
     bool partition_whole_samples;    /* the partition's samples sorted whole */
     bool partition_split_pairs;      /* pairs stay two arrays in the partition sort */
     bool partition_window_staged;    /* the window merge stores through shared memory */
-    int merge_fused_split_searcher;  /* bitonic_split_searcher */
+    int merge_fused_split_searcher;  /* a bitonic_split_searcher (bitonic_tuning_overrides.h) */
     unsigned merge_split_guided_min_chunks;  /* split searches guess from this many chunks, 0: derived */
-    int merge_kernel;              /* bitonic_merge_kernel */
+    int merge_kernel;              /* a bitonic_merge_kernel (bitonic_tuning_overrides.h) */
     bool merge_scalar_io;          /* merges move one key at a time */
     bool tile_scalar_io;           /* the tile sort moves one key at a time */
     bool network_tile_sort;        /* tiles sorted by the bitonic network, not merge-sorted */
     bool no_subgroup_shuffle;      /* no subgroup shuffles in the tile kernels (measuring) */
     bool no_subgroup_arithmetic;   /* the partition's scans in shared memory (measuring) */
     unsigned cpu_threads;          /* threads of the CPU path (its rows and --device cpu), 0: all cores */
-    bool pure_network;             /* the bitonic network alone (impl "bitonic_network"), no merge passes */
     /* Appends impl,type,n,first_unix_ms,last_unix_ms for every timed batch, so
      * the GPU clock sampled meanwhile can be matched to each row. */
     const char *batch_log_path;
@@ -86,6 +86,9 @@ enum {
 bool bench_parse_types(const char *text, unsigned *out_types);
 
 bench_options bench_default_options(void);
+/* The --tune settings of options as the library's tuning overrides, for the
+ * next chain of a context's description. */
+bitonic_tuning_overrides bench_tuning_overrides(const bench_options *options);
 int bench_run(const bench_options *options);
 
 /* `bench --device gles` (gles_bench.c, built with the GLES backend): u32 keys

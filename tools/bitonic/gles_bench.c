@@ -129,9 +129,10 @@ static gles_size_result measure(bitonic_context *context, bitonic_buffer *buffer
 int gles_bench_run(const bench_options *options)
 {
     bitonic_context *context;
+    bitonic_tuning_overrides tuning = bench_tuning_overrides(options);  /* max-steps: the steps a draw runs */
     bitonic_status status = bitonic_context_create(
-        &(bitonic_context_desc){.device = "gles", .validation = options->validation, .gles_layout = options->gles_layout,
-                                .max_strides_per_global_pass = options->max_steps},
+        &(bitonic_context_desc){.next = &tuning, .device = "gles", .validation = options->validation,
+                                .gles_layout = options->gles_layout},
         &context);
     if (status != BITONIC_SUCCESS) {
         fprintf(stderr, "bitonic: cannot open the device gles: %s\n", bitonic_status_string(status));

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bitonic_tuning_overrides.h"
 #include "schedule.h"
 #include "vk_internal.h"
 
@@ -404,7 +405,8 @@ VkResult sorter_ensure_search_pipeline(bitonic_vulkan_sorter *sorter, bool key64
 VkResult sorter_ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_plan *plan);
 
 /* overrides.c */
-bool sorter_tuning_from_desc(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc);
+bool sorter_derive_tuning(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_sorter_desc *desc,
+                          const bitonic_tuning_overrides *overrides);
 
 /* dispatch.c */
 bool sorter_split_groups(const bitonic_vulkan_sorter *sorter, uint64_t workgroups, uint32_t *x, uint32_t *y);
