@@ -46,7 +46,7 @@ uint stored_key(uint ordered, uint key_type, uint key_xor)
 #ifdef WITH_VALUES
 // Whether (ordered key x, value vx) comes before (y, vy): by key, then by
 // value. Built with PAIRS_AS_INT64 (the pairs' kernels of a device with
-// shaderInt64; vk_sorter.c picks them) or WIDE_ADDRESSING (which needs it
+// shaderInt64; src/vulkan/sorter picks them) or WIDE_ADDRESSING (which needs it
 // anyway), a pair of 32-bit keys is compared as one 64-bit integer, the key
 // above the value: the same order in one comparison, which the driver makes a
 // compare and its extension where the two-part test took three compares and

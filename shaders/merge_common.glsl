@@ -67,7 +67,7 @@ merge_runs runs_of(index_t position, uint phase)
 #if !defined(SPLITS_ONLY) && !defined(DIRECT_MERGE)
 #define SHARED_MERGE
 #ifdef WIDE_ADDRESSING
-// Built with device addresses it went wrong on the H100 (vk_sorter.c,
+// Built with device addresses it went wrong on the H100 (sorter/device_address.c,
 // create_wide_variants): that path merges with DIRECT_MERGE only.
 #error "the shared-memory merge is not built with WIDE_ADDRESSING"
 #endif

@@ -9,7 +9,7 @@
 // say which kernel includes it; neither is the shared-memory merge.
 
 #if !defined(WIDE_ADDRESSING) && !defined(DIRECT_MERGE)
-// The partition sort's window merge (vk_sorter.c, record_partition_sort).
+// The partition sort's window merge (sorter/partition.c, sorter_record_partition_sort).
 // Runs of W = 2^phase keys are sorted, and every open bucket (at most 2W keys,
 // or the sort fell back) crosses one or two run boundaries at most, as [s_k,
 // e_k) with s_k < kW < e_k; the partition's scan noted each boundary's bucket
@@ -31,7 +31,7 @@ layout(constant_id = 5) const bool WINDOW_MERGE = false;
 layout(constant_id = 6) const bool THREE_PIECES = true;
 // params.sample_runs of the window split pass: three pieces' cursors by a
 // thread each (window_split_by_selection), not by the workgroup's search
-// (vk_sorter.c, MERGE_SPLIT_BY_THREAD).
+// (sorter/partition.c, MERGE_SPLIT_BY_THREAD).
 const uint SPLIT_BY_THREAD = 8u;
 
 uint straddle_word(uint boundary, uint end)

@@ -14,7 +14,7 @@
 // rows and the transposed view stay with bound buffers.
 //
 // UNPACK_OUT (with KEY64, bound buffers) builds the partition sort's window
-// merge of packed pairs (vk_sorter.c, sort_plan.packed_pairs): its 64-bit keys
+// merge of packed pairs (sorter/partition.c, sort_plan.packed_pairs): its 64-bit keys
 // are pairs of 32-bit keys, the ordered key above the value, already in the
 // order they sort in, and it writes them to the caller's keys and values
 // apart, the key back to its stored bits (params.key_type, params.key_xor).
@@ -257,7 +257,7 @@ bool view_place(uint row, uint column, out uint original, out uint stored)
 bool physical_index(index_t v, out index_t physical)
 {
 #ifdef WIDE_ADDRESSING
-    // One array: neither views nor rows take this variant (vk_sorter.c).
+    // One array: neither views nor rows take this variant (src/vulkan/sorter/plan.c).
     physical = v;
     return v < live_count;
 #else

@@ -117,7 +117,7 @@ void fallback_stage_bounded(uint first_key, uint end_key, uint first_run, uint r
 // of bounds and a probe a run in bucket_words, tile_starts and cell_words
 // (then a piece's place a run, and one more, in cell_words), for target 1
 // three a run in workgroup_words. The first partition's runs are within it
-// (vk_sorter.c); a nested partition's segment may span more.
+// (src/vulkan/sorter/partition.c); a nested partition's segment may span more.
 uint fallback_run_limit()
 {
     return min(min(MAX_BUCKETS, MAX_CELLS - 1u), gl_WorkGroupSize.x * SCATTER_KEYS / 3u);

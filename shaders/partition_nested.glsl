@@ -6,7 +6,7 @@
 // file, because it fixes the order of the compiled module's functions and so
 // its bytes.
 
-// The nested partition (params.nested_at not 0; vk_sorter.c plans it where
+// The nested partition (params.nested_at not 0; sorter/partition.c plans it where
 // the first partition's buckets would take merge levels): after the first
 // scatter, each open bucket of more than W keys (a segment) is partitioned
 // again by splitters of its own, into about 2L / W buckets for L keys (at

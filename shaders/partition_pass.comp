@@ -1,7 +1,7 @@
 #version 450
 // partition_pass.comp: the steps of the partition sort that are not a tile
 // sort or a merge (src/cpu/reference_partition.c is the same on the CPU, and
-// its proof; vk_sorter.c, record_partition_sort, records them):
+// its proof; sorter/partition.c, sorter_record_partition_sort, records them):
 // - STEP_SAMPLE: sample_count keys from spread positions into the Partition
 //   binding, for the sort of the samples recorded after it; zeroes the totals
 //   and the claims. Where the samples are sorted in runs (sample_runs_log,
@@ -104,7 +104,7 @@ const uint FLAG_PACKED_PAIRS = 1u;
 // than the shared words hold.
 const uint FLAG_FALLBACK_IN_BATCHES = 2u;
 
-// partition_push_constants in vk_sorter.c.
+// partition_push_constants in src/vulkan/sorter/partition.c.
 layout(push_constant) uniform PartitionParams {
     uint count;          // keys
     uint step;           // STEP_*
@@ -122,7 +122,7 @@ layout(push_constant) uniform PartitionParams {
     uint sample_runs_log;  // the samples are sorted in 2^this runs (0: whole)
     uint longest;        // the longest open bucket the window merge sorts: W, or 2W (three pieces)
     uint flags;          // FLAG_*
-    uint scatter_tile;   // keys a tile of the scatter: the staged tile, or half of it (vk_sorter.c)
+    uint scatter_tile;   // keys a tile of the scatter: the staged tile, or half of it (src/vulkan/sorter/partition.c)
     uint nested_at;      // words into Partition: the nested partition's table (0: not nested)
     uint nested_splitters;  // the most splitters a bucket's nested partition takes (P)
 } params;

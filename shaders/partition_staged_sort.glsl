@@ -13,7 +13,7 @@
 // tile_starts and cell_words, target 1's three in a row in workgroup_words
 // (free once the span's scan is done); then the pieces' places in
 // cell_words. The host keeps the runs at most MAX_BUCKETS and a third of
-// the scatter's tile (fallback_run_limit in vk_sorter.c): buckets of a
+// the scatter's tile (the fallback runs in src/vulkan/sorter/partition.c): buckets of a
 // window on average make about as many runs as buckets.
 // The fallback's own words: fallback_span(0..2), the start of the chunk's
 // first bucket, the end of its last, a long one; fallback_less(0..5), the

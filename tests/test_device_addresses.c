@@ -225,7 +225,7 @@ int main(void)
     tuning.merge_chunk_keys = 32;
     tuning.merge_keys_per_thread = 0;
     /* Asking for the shared-memory merge changes nothing: the device-address
-     * merge is always the direct one (vk_sorter.c, create_wide_variants). */
+     * merge is always the direct one (sorter/device_address.c, sorter_create_wide_variants). */
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     tuning.merge_scalar_io = true;
     run_shape(&t, desc, tuning, cpu, 3, "wide, shared merge asked for");

@@ -631,7 +631,7 @@ int main(void)
     desc.tuning.no_subgroup_arithmetic = false;
     /* A staged tile of its own size (the overrides'
      * partition_scatter_tile_keys), taken whole or by halves as the rounds of
-     * the 3 workgroups decide (vk_sorter.c, scatter_tile_for). */
+     * the 3 workgroups decide (sorter/partition.c, scatter_tile_for). */
     desc.tuning.partition_scatter_tile_keys = 1024;
     run_partition_suite(&plain, desc, "partition, 1024-key staged tiles, 3 scatter workgroups", 1u << 16,
                         run_levels_2);

@@ -95,7 +95,7 @@
 #define PARTITION_WORKGROUP_SIZE 1024u
 /* The scatter's staged tile (4-byte keys, which stage no place beside each
  * key, partition_pass.comp PLACES_BY_SEARCH; a quarter of it for the others;
- * vk_sorter.c halves it where that takes fewer rounds), and the most keys a
+ * src/vulkan/sorter/partition.c halves it where that takes fewer rounds), and the most keys a
  * thread stages (they are held in registers): docs/TUNING.md, "The partition
  * sort". */
 #define PARTITION_SCATTER_TILE_KEYS 8192u

@@ -118,7 +118,7 @@ typedef struct bitonic_tuning {
      * 2^transpose_block_log x 2^transpose_block_log keys through shared memory. */
     uint32_t transpose_block_log;
     uint32_t transpose_workgroup_size;
-    /* The partition sort (vk_sorter.c, record_partition_sort; the CPU model is
+    /* The partition sort (sorter/partition.c, sorter_record_partition_sort; the CPU model is
      * src/cpu/reference_partition.c): sorts of at least partition_min_keys
      * keys (UINT64_MAX: none) scatter the keys into buckets between sampled
      * splitters, sort aligned windows of W = tile << partition_levels keys
@@ -130,7 +130,7 @@ typedef struct bitonic_tuning {
     uint64_t partition_min_keys;
     uint32_t partition_levels;
     uint32_t partition_buckets_per_window;
-    /* The nested partition (vk_sorter.c, plan_partition) where the windows
+    /* The nested partition (sorter/partition.c, sorter_plan_partition) where the windows
      * would take at least this many merge levels (UINT32_MAX: never): each
      * open bucket longer than the tile partitioned again, up to
      * partition_max_splitters splitters of its own, and windows of the tile. */
@@ -142,7 +142,7 @@ typedef struct bitonic_tuning {
      * ones by a workgroup's search (UINT64_MAX: never). */
     uint64_t partition_split_by_thread_min_keys;
     uint32_t partition_samples_per_bucket;
-    bool partition_sample_runs;      /* the samples sorted in runs by the sample step (vk_sorter.c, plan_partition) */
+    bool partition_sample_runs;      /* the samples sorted in runs by the sample step (sorter/partition.c, sorter_plan_partition) */
     uint32_t partition_max_splitters;
     uint32_t partition_workgroup_size;
     uint32_t partition_workgroups;   /* count workgroups, at most */

@@ -83,7 +83,7 @@ static uint64_t merge_split(const uint64_t *keys, uint64_t a_first, uint64_t a_c
  * with it. The rest shrinks by a third a step: about log_1.5 of the diagonal
  * steps of three independent reads, in one thread and with no search inside
  * a search. The GPU's window split pass runs these steps from 2^24 keys
- * (merge_pass.comp, window_split_by_selection) and finds the same counts by
+ * (shaders/merge_window_split.glsl, window_split_by_selection) and finds the same counts by
  * a workgroup's search of the middle piece below (window_split_three); three
  * reads a piece a step took fewer steps but more registers and time there
  * (docs/perf-log.md, entry 66). */

@@ -1,5 +1,5 @@
 /* reference_partition.h: the partition sort of the GPU path (shaders/partition_pass.comp,
- * record_partition_sort in src/vulkan/vk_sorter.c; docs/ALGORITHM.md, "The
+ * sorter_record_partition_sort in src/vulkan/sorter/partition.c; docs/ALGORITHM.md, "The
  * partition sort") on the CPU, step by step as its kernels run: the model it
  * was designed on, and the proof (tests/test_partition.c) that its last step
  * leaves every input sorted. The GPU's scatter places a bucket's keys in any
@@ -104,7 +104,7 @@ bool bitonic_reference_partition_sort_with(uint64_t *keys, uint64_t count, uint6
  * keys[s .. b1 - 1], keys[b1 .. b2 - 1] and keys[b2 .. e - 1] (ties in that
  * order): how many of each, into taken, by a selection that discards (the
  * GPU's window split pass finds the same counts by another search,
- * merge_pass.comp, window_split_three). */
+ * merge_window_split.glsl, window_split_three). */
 void bitonic_reference_three_piece_split(const uint64_t *keys, uint64_t s, uint64_t b1, uint64_t b2, uint64_t e,
                                          uint64_t diagonal, uint64_t taken[3]);
 

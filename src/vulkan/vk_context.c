@@ -39,7 +39,7 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
     VkPhysicalDeviceFeatures supported;
     vkGetPhysicalDeviceFeatures(vk->physical_device, &supported);
     VkPhysicalDeviceFeatures enabled = {.shaderInt64 = supported.shaderInt64};
-    /* Device addresses take sorts past maxStorageBufferRange (vk_sorter.c); the
+    /* Device addresses take sorts past maxStorageBufferRange (sorter/device_address.c); the
      * kernels that use them count in 64 bits, so they need shaderInt64 too. */
     VkPhysicalDeviceBufferDeviceAddressFeatures address_features = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
