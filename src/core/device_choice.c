@@ -7,11 +7,10 @@
  * (submission latency, bus speed, pinning, the CPU's cores) varies more than
  * any formula would admit. It is stored per device, driver, CPU thread count
  * and library version, so it is paid once. Pairs and 64-bit keys each have a
- * crossover of their own, measured after the u32 one: the CPU path
- * sorts them far slower than u32 keys (a radix sort of 64-bit words), the
- * device about twice as slow, so one count for both sent pairs of 2^24 keys to
- * a CPU path 200x slower than the device on the H100 machine (when that radix
- * sort ran on one thread).
+ * crossover of their own, measured after the u32 one: neither side takes
+ * the same multiple of its u32 time for them (one count for all once sent
+ * pairs of 2^24 keys to a CPU path 200x slower than the device on the H100
+ * machine, when the CPU path sorted them by a one-thread radix sort).
  *
  * The file also keeps each measured size and what making the device took.
  * A context whose device is not made yet (deferred with the default selection)
@@ -31,7 +30,7 @@
 #define CROSSOVER_NEVER UINT64_MAX        /* the device never wins: every host sort on the CPU path */
 #define SMALLEST_LOG 12u                  /* below 2^12 keys the CPU path always wins (no submission) */
 #define LARGEST_LOG 22u
-#define LARGEST_WIDE_LOG 18u              /* pairs: the CPU path's radix sort is slow to wait for above */
+#define LARGEST_WIDE_LOG 18u              /* pairs and 64-bit keys: timed up to here, to bound the calibration */
 #define CALIBRATION_BUDGET_MS 3000.0      /* a slow device (lavapipe) is given up on, not waited for */
 
 bool bitonic_crossover_from_env(uint64_t *out_keys)
