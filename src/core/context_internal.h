@@ -1,5 +1,5 @@
 /* context_internal.h: the context and buffer objects behind bitonic.h, as the
- * backend-neutral layer (src/core/context.c) keeps them, and the tests read
+ * backend-neutral layer (src/core/context.c, sort_calls.c) keeps them, and the tests read
  * them. The backends are reached through the table of operations in backend.h,
  * which stands below this header; a backend reads these objects only in a
  * public call of its own header that takes a context (bitonic_gles_sort_records). */
@@ -40,7 +40,10 @@ struct bitonic_buffer {
 /* A device selector string (bitonic_context_desc.device, BITONIC_DEVICE), read. */
 bitonic_selector bitonic_parse_selector(const char *text);
 
-/* The context's lock, for public calls outside context.c (bitonic_gles.h). */
+/* A monotonic clock in milliseconds (context.c), for the device choice's timings. */
+double bitonic_now_ms(void);
+
+/* The context's lock, for public calls outside context.c (sort_calls.c, bitonic_gles.h). */
 void bitonic_context_lock(const bitonic_context *context);
 void bitonic_context_unlock(const bitonic_context *context);
 
