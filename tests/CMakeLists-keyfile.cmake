@@ -5,6 +5,7 @@
 add_executable(test_key_file
   ${CMAKE_CURRENT_LIST_DIR}/test_key_file.c
   ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c
+  ${PROJECT_SOURCE_DIR}/tools/bitonic/npy_header.c
   ${PROJECT_SOURCE_DIR}/tools/bitonic/output_file.c)
 target_include_directories(test_key_file PRIVATE ${PROJECT_SOURCE_DIR}/tools/bitonic)
 target_link_libraries(test_key_file PRIVATE bitonic_build_flags Threads::Threads)
@@ -19,6 +20,7 @@ if(BITONIC_BUILD_FUZZERS)
     add_executable(fuzz_key_file
       ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_key_file.c
       ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c
+      ${PROJECT_SOURCE_DIR}/tools/bitonic/npy_header.c
       ${PROJECT_SOURCE_DIR}/tools/bitonic/output_file.c)
     target_include_directories(fuzz_key_file PRIVATE ${PROJECT_SOURCE_DIR}/tools/bitonic)
     target_compile_options(fuzz_key_file PRIVATE

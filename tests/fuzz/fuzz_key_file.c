@@ -8,7 +8,8 @@
  * the parser accepts survives being written back by the writer and parsed again.
  *
  *     clang -g -fsanitize=fuzzer,address,undefined -Itools/bitonic \
- *         tools/bitonic/key_file.c tests/fuzz/fuzz_key_file.c -o fuzz_key_file
+ *         tools/bitonic/key_file.c tools/bitonic/npy_header.c tools/bitonic/output_file.c \
+ *         tests/fuzz/fuzz_key_file.c -o fuzz_key_file
  *     ./fuzz_key_file -max_total_time=60 new_corpus/ tests/fuzz/corpus/
  */
 #define _POSIX_C_SOURCE 200809L /* strnlen */

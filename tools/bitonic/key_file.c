@@ -1,13 +1,7 @@
 /* key_file.c: the key files of `bitonic sort IN OUT` (see key_file.h): raw
  * uint32 files and NumPy .npy files in, the same format out, written through a
- * temporary file so that a failed write never damages OUT.
- *
- * The .npy header is a Python dict literal. NumPy reads it with
- * ast.literal_eval; here a small parser accepts exactly the shapes of text
- * NumPy and hand-written files use ({'descr': '<u4', 'fortran_order': False,
- * 'shape': (5,), } with keys in any order, any spacing, either quote, a
- * trailing comma, Python 2's 5L) and rejects everything else with a message
- * that says what it expected where.
+ * temporary file so that a failed write never damages OUT. The dtype table and
+ * the .npy header are npy_header.c's.
  *
  * Large files are read, and written back, by several threads at once, each
  * moving its own range with pread/pwrite; every call still returns only when
@@ -19,6 +13,7 @@
 
 #include "key_file.h"
 #include "output_file.h"
+#include "key_file_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,48 +30,6 @@
 #error "key_file.c copies little-endian keys as they are: it needs a little-endian host"
 #endif
 
-static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-
-/* NumPy leaves this much room for the digits of the growing axis, so that an
- * appending writer can rewrite the shape in place; copying it makes our
- * headers byte-identical to NumPy's. */
-enum { NPY_GROWTH_AXIS_MAX_DIGITS = 21, NPY_ARRAY_ALIGN = 64 };
-
-/* Longest piece of file text quoted back in a message. */
-enum { QUOTE_MAX = 40 };
-
-struct dtype_info {
-    const char *name;
-    const char *descr;
-    size_t size;
-};
-
-static const struct dtype_info dtype_infos[KEY_DTYPE_COUNT] = {
-    [KEY_DTYPE_U32] = {"uint32", "<u4", 4}, [KEY_DTYPE_I32] = {"int32", "<i4", 4},
-    [KEY_DTYPE_F32] = {"float32", "<f4", 4}, [KEY_DTYPE_U64] = {"uint64", "<u8", 8},
-    [KEY_DTYPE_I64] = {"int64", "<i8", 8},   [KEY_DTYPE_F64] = {"float64", "<f8", 8},
-};
-
-static bool dtype_is_valid(enum key_dtype dtype)
-{
-    return (unsigned)dtype < (unsigned)KEY_DTYPE_COUNT;
-}
-
-const char *key_dtype_name(enum key_dtype dtype)
-{
-    return dtype_is_valid(dtype) ? dtype_infos[dtype].name : "unknown";
-}
-
-const char *key_dtype_descr(enum key_dtype dtype)
-{
-    return dtype_is_valid(dtype) ? dtype_infos[dtype].descr : "?";
-}
-
-size_t key_dtype_size(enum key_dtype dtype)
-{
-    return dtype_is_valid(dtype) ? dtype_infos[dtype].size : 0;
-}
-
 const char *key_file_format_name(enum key_file_format format)
 {
     switch (format) {
@@ -90,7 +43,7 @@ const char *key_file_format_name(enum key_file_format format)
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(char *error, size_t error_size, const char *format, ...)
+int key_file_fail(char *error, size_t error_size, const char *format, ...)
 {
     if (error != NULL && error_size > 0) {
         va_list args;
@@ -99,384 +52,6 @@ static int fail(char *error, size_t error_size, const char *format, ...)
         va_end(args);
     }
     return -1;
-}
-
-/* ---- the .npy header dict ---- */
-
-struct header_cursor {
-    const unsigned char *text; /* the dict text, not NUL-terminated */
-    size_t length;
-    size_t position;
-    size_t file_offset; /* of text[0], so messages can point into the file */
-    char *error;
-    size_t error_size;
-};
-
-/* What the dict said; a key's "seen" flag catches missing and repeated keys. */
-struct header_values {
-    bool seen_descr, seen_fortran_order, seen_shape;
-    enum key_dtype dtype;
-    bool fortran_order;
-    size_t dimensions;
-    uint64_t first_dimension;
-    size_t shape_start, shape_end; /* the shape's text, for messages */
-};
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static int header_fail(struct header_cursor *cursor, const char *format, ...)
-{
-    char detail[256];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(detail, sizeof detail, format, args);
-    va_end(args);
-    return fail(cursor->error, cursor->error_size, "broken .npy header: %s (at byte %zu of the file)", detail,
-                cursor->file_offset + cursor->position);
-}
-
-static int peek(const struct header_cursor *cursor)
-{
-    return cursor->position < cursor->length ? cursor->text[cursor->position] : -1;
-}
-
-static void skip_space(struct header_cursor *cursor)
-{
-    while (cursor->position < cursor->length) {
-        unsigned char c = cursor->text[cursor->position];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-            break;
-        ++cursor->position;
-    }
-}
-
-static int expect_char(struct header_cursor *cursor, char expected, const char *where)
-{
-    if (peek(cursor) != (unsigned char)expected)
-        return header_fail(cursor, "expected '%c' %s", expected, where);
-    ++cursor->position;
-    return 0;
-}
-
-/* A Python string literal without escapes (no key or dtype NumPy writes has
- * any): sets *start and *length to its contents. */
-static int parse_string(struct header_cursor *cursor, const char *what, size_t *start, size_t *length)
-{
-    int quote = peek(cursor);
-    if (quote != '\'' && quote != '"')
-        return header_fail(cursor, "expected a quoted string for %s", what);
-    size_t begin = ++cursor->position;
-    while (cursor->position < cursor->length) {
-        unsigned char c = cursor->text[cursor->position];
-        if (c == quote) {
-            *start = begin;
-            *length = cursor->position - begin;
-            ++cursor->position;
-            return 0;
-        }
-        if (c == '\\' || c == '\n')
-            return header_fail(cursor, "unexpected %s inside the string for %s",
-                               c == '\\' ? "backslash" : "line break", what);
-        ++cursor->position;
-    }
-    cursor->position = begin - 1;
-    return header_fail(cursor, "unterminated string for %s", what);
-}
-
-static bool text_equals(const struct header_cursor *cursor, size_t start, size_t length, const char *word)
-{
-    return strlen(word) == length && memcmp(cursor->text + start, word, length) == 0;
-}
-
-/* Copies at most QUOTE_MAX bytes of header text into out for a message,
- * replacing anything unprintable so the message stays one readable line. */
-static void quote_text(const struct header_cursor *cursor, size_t start, size_t length, char *out,
-                       size_t out_size)
-{
-    size_t shown = length < QUOTE_MAX ? length : QUOTE_MAX;
-    if (shown >= out_size)
-        shown = out_size - 1;
-    for (size_t i = 0; i < shown; ++i) {
-        unsigned char c = cursor->text[start + i];
-        out[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-    }
-    out[shown] = '\0';
-    if (shown < length && shown >= 3)
-        memcpy(out + shown - 3, "...", 3);
-}
-
-static int dtype_from_descr(struct header_cursor *cursor, size_t start, size_t length, enum key_dtype *dtype)
-{
-    char quoted[QUOTE_MAX + 1];
-    quote_text(cursor, start, length, quoted, sizeof quoted);
-    const unsigned char *descr = cursor->text + start;
-    if (length == 3 && (descr[0] == '<' || descr[0] == '=' || descr[0] == '>')) {
-        for (int candidate = 0; candidate < KEY_DTYPE_COUNT; ++candidate) {
-            if (memcmp(descr + 1, dtype_infos[candidate].descr + 1, 2) != 0)
-                continue;
-            /* '=' is native order, and this module only runs on little-endian hosts. */
-            if (descr[0] == '>')
-                return fail(cursor->error, cursor->error_size,
-                            "dtype '%s' is big-endian; only little-endian ('<' or '=') keys are supported "
-                            "(convert with arr.astype('%s'))",
-                            quoted, dtype_infos[candidate].descr);
-            *dtype = (enum key_dtype)candidate;
-            return 0;
-        }
-    }
-    return fail(cursor->error, cursor->error_size,
-                "dtype '%s' is not supported (supported: <u4 <i4 <f4 <u8 <i8 <f8)", quoted);
-}
-
-static int parse_descr(struct header_cursor *cursor, struct header_values *values)
-{
-    if (peek(cursor) == '[')
-        return fail(cursor->error, cursor->error_size,
-                    "the array has a structured dtype (a list 'descr'); only plain numbers are supported");
-    size_t start, length;
-    if (parse_string(cursor, "'descr'", &start, &length) != 0)
-        return -1;
-    return dtype_from_descr(cursor, start, length, &values->dtype);
-}
-
-static int parse_bool(struct header_cursor *cursor, bool *value)
-{
-    static const char *const words[2] = {"False", "True"};
-    for (int word = 0; word < 2; ++word) {
-        size_t length = strlen(words[word]);
-        if (cursor->length - cursor->position >= length &&
-            memcmp(cursor->text + cursor->position, words[word], length) == 0) {
-            cursor->position += length;
-            *value = word == 1;
-            return 0;
-        }
-    }
-    return header_fail(cursor, "expected True or False for 'fortran_order'");
-}
-
-/* A non-negative Python integer, with Python 2's L suffix allowed. */
-static int parse_dimension(struct header_cursor *cursor, uint64_t *value)
-{
-    *value = 0;
-    int c = peek(cursor);
-    if (c < '0' || c > '9')
-        return header_fail(cursor, "expected a non-negative integer in 'shape'");
-    uint64_t number = 0;
-    while ((c = peek(cursor)) >= '0' && c <= '9') {
-        unsigned digit = (unsigned)(c - '0');
-        if (number > (UINT64_MAX - digit) / 10)
-            return header_fail(cursor, "a dimension in 'shape' does not fit in 64 bits");
-        number = number * 10 + digit;
-        ++cursor->position;
-    }
-    if (c == 'L' || c == 'l')
-        ++cursor->position;
-    *value = number;
-    return 0;
-}
-
-/* A Python tuple of integers: (), (5,), (5, ), (2, 3). A bare (5) is an
- * integer in Python, not a tuple, and NumPy rejects it; so do we. */
-static int parse_shape(struct header_cursor *cursor, struct header_values *values)
-{
-    values->shape_start = cursor->position;
-    if (expect_char(cursor, '(', "to open the 'shape' tuple") != 0)
-        return -1;
-    values->dimensions = 0;
-    bool saw_comma = false;
-    skip_space(cursor);
-    while (peek(cursor) != ')') {
-        uint64_t dimension;
-        if (parse_dimension(cursor, &dimension) != 0)
-            return -1;
-        if (values->dimensions++ == 0)
-            values->first_dimension = dimension;
-        skip_space(cursor);
-        if (peek(cursor) == ',') {
-            saw_comma = true;
-            ++cursor->position;
-            skip_space(cursor);
-        } else if (peek(cursor) != ')') {
-            return header_fail(cursor, "expected ',' or ')' in 'shape'");
-        }
-    }
-    ++cursor->position;
-    values->shape_end = cursor->position;
-    if (values->dimensions == 1 && !saw_comma)
-        return header_fail(cursor, "'shape' is a bare integer, not a tuple (write (N,) with a comma)");
-    return 0;
-}
-
-static int parse_entry(struct header_cursor *cursor, struct header_values *values)
-{
-    size_t key_start, key_length;
-    size_t key_position = cursor->position;
-    if (parse_string(cursor, "a key", &key_start, &key_length) != 0)
-        return -1;
-    bool *seen;
-    if (text_equals(cursor, key_start, key_length, "descr"))
-        seen = &values->seen_descr;
-    else if (text_equals(cursor, key_start, key_length, "fortran_order"))
-        seen = &values->seen_fortran_order;
-    else if (text_equals(cursor, key_start, key_length, "shape"))
-        seen = &values->seen_shape;
-    else {
-        char quoted[QUOTE_MAX + 1];
-        quote_text(cursor, key_start, key_length, quoted, sizeof quoted);
-        cursor->position = key_position;
-        return header_fail(cursor, "unexpected key '%s' (only 'descr', 'fortran_order' and 'shape' belong there)",
-                           quoted);
-    }
-    if (*seen) {
-        cursor->position = key_position;
-        return header_fail(cursor, "the key '%.*s' appears twice", (int)key_length,
-                           (const char *)cursor->text + key_start);
-    }
-    *seen = true;
-    skip_space(cursor);
-    if (expect_char(cursor, ':', "after a key") != 0)
-        return -1;
-    skip_space(cursor);
-    if (seen == &values->seen_descr)
-        return parse_descr(cursor, values);
-    if (seen == &values->seen_fortran_order)
-        return parse_bool(cursor, &values->fortran_order);
-    return parse_shape(cursor, values);
-}
-
-static int parse_dict(struct header_cursor *cursor, struct header_values *values)
-{
-    skip_space(cursor);
-    if (expect_char(cursor, '{', "at the start of the header dict") != 0)
-        return -1;
-    for (;;) {
-        skip_space(cursor);
-        if (peek(cursor) == '}')
-            break;
-        if (parse_entry(cursor, values) != 0)
-            return -1;
-        skip_space(cursor);
-        if (peek(cursor) == ',') {
-            ++cursor->position; /* a trailing comma before '}' is fine, as in Python */
-            continue;
-        }
-        if (peek(cursor) != '}')
-            return header_fail(cursor, "expected ',' or '}' after a value");
-    }
-    ++cursor->position;
-    skip_space(cursor); /* NumPy pads with spaces and ends with a newline */
-    if (cursor->position != cursor->length)
-        return header_fail(cursor, "unexpected text after the header dict");
-    const char *missing = !values->seen_descr           ? "descr"
-                          : !values->seen_fortran_order ? "fortran_order"
-                          : !values->seen_shape         ? "shape"
-                                                        : NULL;
-    if (missing != NULL)
-        return header_fail(cursor, "the key '%s' is missing", missing);
-    return 0;
-}
-
-/* Turns a parsed shape into a count and checks it is 1-D and small enough
- * that data_offset + count * size never overflows. */
-static int check_shape(struct header_cursor *cursor, const struct header_values *values, size_t data_offset,
-                       struct key_npy_header *header)
-{
-    char shape_text[QUOTE_MAX + 1];
-    quote_text(cursor, values->shape_start, values->shape_end - values->shape_start, shape_text,
-               sizeof shape_text);
-    if (values->dimensions != 1)
-        return fail(cursor->error, cursor->error_size, "shape %s is %zu-D; only 1-D arrays are supported",
-                    shape_text, values->dimensions);
-    size_t element_size = dtype_infos[values->dtype].size;
-    uint64_t count = values->first_dimension;
-    if (count > SIZE_MAX || (size_t)count > (SIZE_MAX - data_offset) / element_size)
-        return fail(cursor->error, cursor->error_size,
-                    "shape %s is too large: %llu elements of %zu bytes overflow this machine's size_t",
-                    shape_text, (unsigned long long)count, element_size);
-    header->count = (size_t)count;
-    header->data_size = header->count * element_size;
-    return 0;
-}
-
-static uint32_t read_le(const unsigned char *bytes, size_t width)
-{
-    uint32_t value = 0;
-    for (size_t i = width; i-- > 0;)
-        value = (value << 8) | bytes[i];
-    return value;
-}
-
-int key_file_parse_npy_header(const unsigned char *bytes, size_t size, struct key_npy_header *header,
-                              char *error, size_t error_size)
-{
-    if (header == NULL || (bytes == NULL && size > 0))
-        return fail(error, error_size, "key_file_parse_npy_header: NULL argument");
-    memset(header, 0, sizeof *header);
-    if (size < sizeof npy_magic || memcmp(bytes, npy_magic, sizeof npy_magic) != 0)
-        return fail(error, error_size, "not a .npy file (it does not start with \"\\x93NUMPY\")");
-    if (size < 8)
-        return fail(error, error_size, "truncated .npy file: %zu bytes end before the format version", size);
-    unsigned major = bytes[6], minor = bytes[7];
-    if (major < 1 || major > 3 || minor != 0)
-        return fail(error, error_size, "unsupported .npy format version %u.%u (known: 1.0, 2.0, 3.0)", major,
-                    minor);
-    /* Version 1.0 has a 2-byte header length; 2.0 and 3.0 widened it to 4. */
-    size_t length_width = major == 1 ? 2 : 4;
-    size_t prefix = 8 + length_width;
-    if (size < prefix)
-        return fail(error, error_size, "truncated .npy file: %zu bytes end before the header length", size);
-    uint32_t header_length = read_le(bytes + 8, length_width);
-    if (header_length > size - prefix)
-        return fail(error, error_size,
-                    "truncated .npy file: the header says it is %lu bytes long, but only %zu bytes follow",
-                    (unsigned long)header_length, size - prefix);
-
-    struct header_cursor cursor = {
-        .text = bytes + prefix,
-        .length = header_length,
-        .file_offset = prefix,
-        .error = error,
-        .error_size = error_size,
-    };
-    struct header_values values = {0};
-    if (parse_dict(&cursor, &values) != 0)
-        return -1;
-    header->major_version = major;
-    header->dtype = values.dtype;
-    header->fortran_order = values.fortran_order;
-    header->data_offset = prefix + header_length;
-    return check_shape(&cursor, &values, header->data_offset, header);
-}
-
-size_t key_file_format_npy_header(enum key_dtype dtype, size_t count, unsigned char *header, size_t capacity)
-{
-    if (!dtype_is_valid(dtype) || header == NULL)
-        return 0;
-    char dict[KEY_NPY_HEADER_MAX];
-    int dict_length = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }",
-                               dtype_infos[dtype].descr, count);
-    if (dict_length < 0 || (size_t)dict_length >= sizeof dict)
-        return 0;
-    int count_digits = snprintf(NULL, 0, "%zu", count);
-    size_t growth = count_digits < NPY_GROWTH_AXIS_MAX_DIGITS ? (size_t)(NPY_GROWTH_AXIS_MAX_DIGITS - count_digits) : 0;
-    /* As NumPy's _wrap_header: the text, the growth room, 1 to 64 spaces and a
-     * newline, so that magic + version + length + header is a multiple of 64. */
-    size_t prefix = 10;
-    size_t text_length = (size_t)dict_length + growth + 1;
-    size_t padding = NPY_ARRAY_ALIGN - (prefix + text_length) % NPY_ARRAY_ALIGN;
-    size_t total = prefix + text_length + padding;
-    if (total > capacity || total - prefix > UINT16_MAX)
-        return 0;
-    memcpy(header, npy_magic, sizeof npy_magic);
-    header[6] = 1;
-    header[7] = 0;
-    header[8] = (unsigned char)((total - prefix) & 0xff);
-    header[9] = (unsigned char)((total - prefix) >> 8);
-    memcpy(header + prefix, dict, (size_t)dict_length);
-    memset(header + prefix + dict_length, ' ', growth + padding);
-    header[total - 1] = '\n';
-    return total;
 }
 
 /* ---- reading ---- */
@@ -492,7 +67,7 @@ struct key_layout {
 
 static bool has_npy_magic(const unsigned char *bytes, size_t size)
 {
-    return size >= sizeof npy_magic && memcmp(bytes, npy_magic, sizeof npy_magic) == 0;
+    return size >= sizeof key_npy_magic && memcmp(bytes, key_npy_magic, sizeof key_npy_magic) == 0;
 }
 
 static void describe_dtypes(unsigned dtypes, char *out, size_t out_size)
@@ -502,7 +77,7 @@ static void describe_dtypes(unsigned dtypes, char *out, size_t out_size)
     for (int dtype = 0; dtype < KEY_DTYPE_COUNT; ++dtype) {
         if ((dtypes & KEY_DTYPE_BIT(dtype)) == 0)
             continue;
-        int written = snprintf(out + used, out_size - used, "%s%s", used ? " " : "", dtype_infos[dtype].descr);
+        int written = snprintf(out + used, out_size - used, "%s%s", used ? " " : "", key_dtype_infos[dtype].descr);
         if (written < 0 || (size_t)written >= out_size - used)
             return;
         used += (size_t)written;
@@ -515,15 +90,15 @@ static int check_accepted(enum key_dtype dtype, bool raw, unsigned accepted, cha
         return 0;
     char accepted_list[64];
     describe_dtypes(accepted, accepted_list, sizeof accepted_list);
-    return fail(error, error_size, "%s dtype '%s' (%s), which is not accepted here (accepted: %s)",
-                raw ? "raw keys have" : "the array has", dtype_infos[dtype].descr, dtype_infos[dtype].name,
+    return key_file_fail(error, error_size, "%s dtype '%s' (%s), which is not accepted here (accepted: %s)",
+                raw ? "raw keys have" : "the array has", key_dtype_infos[dtype].descr, key_dtype_infos[dtype].name,
                 accepted_list[0] ? accepted_list : "none");
 }
 
 static int describe_raw(size_t size, unsigned accepted, struct key_layout *layout, char *error, size_t error_size)
 {
     if (size % 4 != 0)
-        return fail(error, error_size, "size %zu bytes is not a multiple of 4 (raw uint32 keys)", size);
+        return key_file_fail(error, error_size, "size %zu bytes is not a multiple of 4 (raw uint32 keys)", size);
     if (check_accepted(KEY_DTYPE_U32, true, accepted, error, error_size) != 0)
         return -1;
     *layout = (struct key_layout){KEY_FILE_FORMAT_RAW, KEY_DTYPE_U32, size / 4, 0, size};
@@ -540,12 +115,12 @@ static int describe_npy(const unsigned char *bytes, size_t size, unsigned accept
         return -1;
     size_t available = size - header.data_offset;
     if (available < header.data_size)
-        return fail(error, error_size,
+        return key_file_fail(error, error_size,
                     "truncated .npy file: the header promises %zu elements of %s (%zu bytes), "
                     "but only %zu bytes of data follow it",
-                    header.count, dtype_infos[header.dtype].descr, header.data_size, available);
+                    header.count, key_dtype_infos[header.dtype].descr, header.data_size, available);
     if (available > header.data_size)
-        return fail(error, error_size,
+        return key_file_fail(error, error_size,
                     "%zu unexpected bytes follow the %zu elements the .npy header describes",
                     available - header.data_size, header.count);
     *layout = (struct key_layout){KEY_FILE_FORMAT_NPY, header.dtype, header.count, header.data_offset,
@@ -565,7 +140,7 @@ static int describe_bytes(const unsigned char *bytes, size_t size, const struct 
     case KEY_FILE_FORMAT_NPY: return describe_npy(bytes, size, accepted, layout, error, error_size);
     case KEY_FILE_FORMAT_AUTO: break;
     }
-    return fail(error, error_size, "unknown format option %d", (int)format);
+    return key_file_fail(error, error_size, "unknown format option %d", (int)format);
 }
 
 static void fill_key_file(const struct key_layout *layout, void *data, struct key_file *out)
@@ -574,7 +149,7 @@ static void fill_key_file(const struct key_layout *layout, void *data, struct ke
         .format = layout->format,
         .dtype = layout->dtype,
         .count = layout->count,
-        .element_size = dtype_infos[layout->dtype].size,
+        .element_size = key_dtype_infos[layout->dtype].size,
         .data = data,
     };
 }
@@ -589,17 +164,17 @@ int key_file_read_memory(const unsigned char *bytes, size_t size, const char *na
     if (name == NULL)
         name = "input";
     if (out == NULL || (bytes == NULL && size > 0))
-        return fail(error, error_size, "%s: key_file_read_memory: NULL argument", name);
+        return key_file_fail(error, error_size, "%s: key_file_read_memory: NULL argument", name);
     memset(out, 0, sizeof *out);
     char detail[DETAIL_MAX];
     struct key_layout layout;
     if (describe_bytes(bytes, size, options, &layout, detail, sizeof detail) != 0)
-        return fail(error, error_size, "%s: %s", name, detail);
+        return key_file_fail(error, error_size, "%s: %s", name, detail);
     void *data = NULL;
     if (layout.data_size > 0) {
         data = malloc(layout.data_size);
         if (data == NULL)
-            return fail(error, error_size, "%s: out of memory for %zu bytes of keys", name, layout.data_size);
+            return key_file_fail(error, error_size, "%s: out of memory for %zu bytes of keys", name, layout.data_size);
         memcpy(data, bytes + layout.data_offset, layout.data_size);
     }
     fill_key_file(&layout, data, out);
@@ -767,18 +342,18 @@ static int read_open_file(int fd, size_t file_size, unsigned char *buffer, char 
     move_ranges(ranges, count);
     const struct io_range *worst = worst_range(ranges, count);
     if (worst != NULL && worst->outcome == RANGE_FAILED)
-        return fail(error, error_size, "cannot read: %s", strerror(worst->error_number));
+        return key_file_fail(error, error_size, "cannot read: %s", strerror(worst->error_number));
     if (worst != NULL)
-        return fail(error, error_size, "the file changed size while it was being read");
+        return key_file_fail(error, error_size, "the file changed size while it was being read");
     unsigned char extra;
     ssize_t got;
     do
         got = pread(fd, &extra, 1, (off_t)file_size);
     while (got < 0 && errno == EINTR);
     if (got < 0)
-        return fail(error, error_size, "cannot read: %s", strerror(errno));
+        return key_file_fail(error, error_size, "cannot read: %s", strerror(errno));
     if (got > 0) /* there was more: the file grew */
-        return fail(error, error_size, "the file changed size while it was being read");
+        return key_file_fail(error, error_size, "the file changed size while it was being read");
     return 0; /* end of file right where fstat said */
 }
 
@@ -806,15 +381,15 @@ static int read_whole_file(const char *path, unsigned char **bytes, size_t *size
     bool not_regular;
     int fd = open_regular_file(path, &status, &not_regular);
     if (fd < 0 && not_regular)
-        return fail(error, error_size, "is not a regular file");
+        return key_file_fail(error, error_size, "is not a regular file");
     if (fd < 0)
-        return fail(error, error_size, "cannot open: %s", strerror(errno));
+        return key_file_fail(error, error_size, "cannot open: %s", strerror(errno));
     unsigned char *buffer = NULL;
     int result = -1;
     if ((uintmax_t)status.st_size > SIZE_MAX)
-        fail(error, error_size, "is too large (%jd bytes) to hold in memory", (intmax_t)status.st_size);
+        key_file_fail(error, error_size, "is too large (%jd bytes) to hold in memory", (intmax_t)status.st_size);
     else if ((buffer = allocate_block((size_t)status.st_size)) == NULL)
-        fail(error, error_size, "out of memory reading %jd bytes", (intmax_t)status.st_size);
+        key_file_fail(error, error_size, "out of memory reading %jd bytes", (intmax_t)status.st_size);
     else
         result = read_open_file(fd, (size_t)status.st_size, buffer, error, error_size);
     close(fd);
@@ -831,17 +406,17 @@ int key_file_read(const char *path, const struct key_file_read_options *options,
                   char *error, size_t error_size)
 {
     if (out == NULL || path == NULL)
-        return fail(error, error_size, "key_file_read: NULL argument");
+        return key_file_fail(error, error_size, "key_file_read: NULL argument");
     memset(out, 0, sizeof *out);
     char detail[DETAIL_MAX];
     unsigned char *bytes;
     size_t size;
     if (read_whole_file(path, &bytes, &size, detail, sizeof detail) != 0)
-        return fail(error, error_size, "%s: %s", path, detail);
+        return key_file_fail(error, error_size, "%s: %s", path, detail);
     struct key_layout layout;
     if (describe_bytes(bytes, size, options, &layout, detail, sizeof detail) != 0) {
         free(bytes);
-        return fail(error, error_size, "%s: %s", path, detail);
+        return key_file_fail(error, error_size, "%s: %s", path, detail);
     }
     if (layout.data_size == 0) {
         free(bytes);
@@ -875,21 +450,21 @@ static int check_writable(const struct key_file *keys, size_t *data_size, char *
 {
     *data_size = 0;
     if (keys->format != KEY_FILE_FORMAT_RAW && keys->format != KEY_FILE_FORMAT_NPY)
-        return fail(error, error_size, "cannot write format '%s' (only raw or npy)",
+        return key_file_fail(error, error_size, "cannot write format '%s' (only raw or npy)",
                     key_file_format_name(keys->format));
-    if (!dtype_is_valid(keys->dtype))
-        return fail(error, error_size, "unknown dtype %d", (int)keys->dtype);
-    size_t element_size = dtype_infos[keys->dtype].size;
+    if (!key_dtype_is_valid(keys->dtype))
+        return key_file_fail(error, error_size, "unknown dtype %d", (int)keys->dtype);
+    size_t element_size = key_dtype_infos[keys->dtype].size;
     if (keys->element_size != 0 && keys->element_size != element_size)
-        return fail(error, error_size, "element_size %zu does not match dtype %s (%zu bytes)", keys->element_size,
-                    dtype_infos[keys->dtype].descr, element_size);
+        return key_file_fail(error, error_size, "element_size %zu does not match dtype %s (%zu bytes)", keys->element_size,
+                    key_dtype_infos[keys->dtype].descr, element_size);
     if (keys->format == KEY_FILE_FORMAT_RAW && keys->dtype != KEY_DTYPE_U32)
-        return fail(error, error_size, "raw key files hold uint32 keys only, not %s; write .npy instead",
-                    dtype_infos[keys->dtype].name);
+        return key_file_fail(error, error_size, "raw key files hold uint32 keys only, not %s; write .npy instead",
+                    key_dtype_infos[keys->dtype].name);
     if (keys->count > (SIZE_MAX - KEY_NPY_HEADER_MAX) / element_size)
-        return fail(error, error_size, "%zu elements of %zu bytes overflow size_t", keys->count, element_size);
+        return key_file_fail(error, error_size, "%zu elements of %zu bytes overflow size_t", keys->count, element_size);
     if (keys->count > 0 && keys->data == NULL)
-        return fail(error, error_size, "%zu keys but no data", keys->count);
+        return key_file_fail(error, error_size, "%zu keys but no data", keys->count);
     *data_size = keys->count * element_size;
     return 0;
 }
@@ -1047,28 +622,28 @@ static int write_contents(int fd, const struct key_file *keys, size_t data_size)
 int key_file_write_atomic(const char *path, const struct key_file *keys, char *error, size_t error_size)
 {
     if (path == NULL || keys == NULL)
-        return fail(error, error_size, "key_file_write_atomic: NULL argument");
+        return key_file_fail(error, error_size, "key_file_write_atomic: NULL argument");
     if (path[0] == '\0')
-        return fail(error, error_size, "key_file_write_atomic: empty output path");
+        return key_file_fail(error, error_size, "key_file_write_atomic: empty output path");
     char detail[DETAIL_MAX];
     size_t data_size;
     if (check_writable(keys, &data_size, detail, sizeof detail) != 0)
-        return fail(error, error_size, "%s: %s", path, detail);
+        return key_file_fail(error, error_size, "%s: %s", path, detail);
 
     size_t temporary_size = strlen(path) + 16;
     char *temporary = malloc(temporary_size);
     if (temporary == NULL)
-        return fail(error, error_size, "%s: out of memory", path);
+        return key_file_fail(error, error_size, "%s: out of memory", path);
     if (!temporary_name_for(path, temporary, temporary_size)) {
         free(temporary);
-        return fail(error, error_size, "%s: cannot name a temporary file next to it", path);
+        return key_file_fail(error, error_size, "%s: cannot name a temporary file next to it", path);
     }
 
     int fd = temporary_file_create(temporary);
     if (fd < 0) {
         int saved = errno;
         free(temporary);
-        return fail(error, error_size, "%s: cannot create a temporary file next to it: %s", path,
+        return key_file_fail(error, error_size, "%s: cannot create a temporary file next to it: %s", path,
                     strerror(saved));
     }
     const char *step = NULL;
@@ -1088,12 +663,12 @@ int key_file_write_atomic(const char *path, const struct key_file *keys, char *e
         temporary_file_forget();
         unlink(temporary);
         free(temporary);
-        return fail(error, error_size, "%s: cannot replace it with the new file: %s", path, strerror(saved));
+        return key_file_fail(error, error_size, "%s: cannot replace it with the new file: %s", path, strerror(saved));
     }
     temporary_file_forget();
     if (step != NULL) {
         unlink(temporary);
-        fail(error, error_size, "%s: %s the temporary file %s: %s", path, step, temporary, strerror(saved));
+        key_file_fail(error, error_size, "%s: %s the temporary file %s: %s", path, step, temporary, strerror(saved));
         free(temporary);
         return -1;
     }
