@@ -1,13 +1,15 @@
 /* inflate.c: a raw DEFLATE decoder (RFC 1951: stored, fixed and dynamic
  * Huffman blocks) and CRC-32, for the embedded shader modules (inflate.h).
- * Codes are decoded a bit at a time from canonical counts: slower than
- * table lookups, but a module is inflated once per pipeline, and the
- * decoder stays small enough to check by reading. */
+ * Codes of up to FAST_BITS bits (nearly all of them) are decoded by one
+ * table lookup, longer ones a bit at a time from the canonical counts: a
+ * sorter inflates tens of modules as it is made, so the decoder's speed is
+ * part of its start-up time. */
 #include "inflate.h"
 
 #define MAX_CODE_BITS 15
 #define LITERAL_LENGTH_CODES 288
 #define DISTANCE_CODES 30
+#define FAST_BITS 10
 
 typedef struct inflate_stream {
     const uint8_t *in;
@@ -19,12 +21,24 @@ typedef struct inflate_stream {
     bool failed;
 } inflate_stream;
 
-/* A canonical Huffman code: how many codes of each length, and the symbols
- * in code order. */
+/* A canonical Huffman code: how many codes of each length, the symbols in
+ * code order, and for the next FAST_BITS bits of the stream the symbol whose
+ * code they start with and its length (length << 12 | symbol; 0: a longer
+ * code, or none). */
 typedef struct huffman_code {
     uint16_t count[MAX_CODE_BITS + 1];
     uint16_t symbol[LITERAL_LENGTH_CODES];
+    uint16_t fast[1u << FAST_BITS];
 } huffman_code;
+
+/* Tops the bit buffer up to at least 25 bits where the stream has them. */
+static void refill(inflate_stream *s)
+{
+    while (s->bit_count <= 24u && s->in_pos < s->in_size) {
+        s->bit_buffer |= (uint32_t)s->in[s->in_pos++] << s->bit_count;
+        s->bit_count += 8;
+    }
+}
 
 /* The next `need` bits (at most 16), first bit lowest. */
 static uint32_t read_bits(inflate_stream *s, uint32_t need)
@@ -65,6 +79,28 @@ static bool build_code(huffman_code *code, const uint8_t *lengths, uint32_t symb
     for (uint32_t i = 0; i < symbols; ++i)
         if (lengths[i] != 0)
             code->symbol[offsets[lengths[i]]++] = (uint16_t)i;
+    /* Codes of a length are consecutive from next_code[len]; the stream
+     * holds each from its first bit, so the table is indexed bit-reversed. */
+    for (uint32_t i = 0; i < (1u << FAST_BITS); ++i)
+        code->fast[i] = 0;
+    uint32_t next_code[MAX_CODE_BITS + 1], value = 0;
+    for (uint32_t len = 1; len <= MAX_CODE_BITS; ++len) {
+        value = (value + (len == 1u ? 0u : code->count[len - 1u])) << 1;  /* count[0]: unused symbols */
+        next_code[len] = value;
+    }
+    for (uint32_t i = 0; i < symbols; ++i) {
+        uint32_t len = lengths[i];
+        if (len == 0)
+            continue;
+        uint32_t codeword = next_code[len]++;
+        if (len > FAST_BITS)
+            continue;
+        uint32_t reversed = 0;
+        for (uint32_t b = 0; b < len; ++b)
+            reversed |= ((codeword >> b) & 1u) << (len - 1u - b);
+        for (uint32_t j = reversed; j < (1u << FAST_BITS); j += 1u << len)
+            code->fast[j] = (uint16_t)(len << 12 | i);
+    }
     return true;
 }
 
@@ -72,6 +108,13 @@ static bool build_code(huffman_code *code, const uint8_t *lengths, uint32_t symb
  * and the first code of each length follows the last of the one before. */
 static int decode_symbol(inflate_stream *s, const huffman_code *code)
 {
+    refill(s);
+    uint32_t entry = code->fast[s->bit_buffer & ((1u << FAST_BITS) - 1u)];
+    if (entry != 0 && (entry >> 12) <= s->bit_count) {
+        s->bit_buffer >>= entry >> 12;
+        s->bit_count -= entry >> 12;
+        return (int)(entry & 0xfffu);
+    }
     uint32_t value = 0, first = 0, index = 0;
     for (uint32_t len = 1; len <= MAX_CODE_BITS; ++len) {
         value |= read_bits(s, 1);
@@ -90,7 +133,10 @@ static int decode_symbol(inflate_stream *s, const huffman_code *code)
 
 static bool stored_block(inflate_stream *s)
 {
-    s->bit_buffer = 0;  /* the rest of the current byte (fewer than 8 bits are ever held) */
+    /* The rest of the current byte goes; whole bytes already in the buffer
+     * are the stream's next ones. */
+    s->in_pos -= s->bit_count / 8u;
+    s->bit_buffer = 0;
     s->bit_count = 0;
     if (s->in_size - s->in_pos < 4)
         return false;
