@@ -21,7 +21,7 @@ typedef void (*merge_search_runner)(test_counter *t, const bitonic_context_desc 
 
 /* One configuration: the shapes and the split-search fields it sets. */
 typedef struct merge_search_suite {
-    uint32_t tile_keys, chunk_keys, keys_per_thread;
+    uint32_t tile_keys, chunk_keys;
     uint32_t split_pass_min_chunks, guided_min_chunks, fused_min_chunks;
     bitonic_split_searcher searcher;
     bool no_samples;
@@ -35,17 +35,17 @@ static inline void run_merge_search_suites(test_counter *t, bitonic_context_desc
     const uint32_t never = 1u << 30;  /* no split pass */
     const bitonic_split_searcher any = BITONIC_SPLIT_SEARCHER_DEFAULT;
     const merge_search_suite suites[] = {
-        {32, 32, 2, 1, 0, 0, any, false, "vulkan, 32-key tile and chunks, split passes on run samples"},
-        {32, 32, 2, 1, 1, 0, any, false, "vulkan, 32-key tile and chunks, guided split passes on run samples"},
-        {32, 32, 2, never, 0, 1, any, false, "vulkan, 32-key tile and chunks, fused split searches"},
-        {256, 64, 4, never, 0, 1, any, false, "vulkan, 256-key tile, 64-key chunks, fused split searches"},
-        {256, 64, 4, never, 1, 1, any, false, "vulkan, 256-key tile, 64-key chunks, guided fused split searches"},
-        {256, 64, 4, never, 0, 1, BITONIC_SPLIT_SEARCHER_THREAD, false,
+        {32, 32, 1, 0, 0, any, false, "vulkan, 32-key tile and chunks, split passes on run samples"},
+        {32, 32, 1, 1, 0, any, false, "vulkan, 32-key tile and chunks, guided split passes on run samples"},
+        {32, 32, never, 0, 1, any, false, "vulkan, 32-key tile and chunks, fused split searches"},
+        {256, 64, never, 0, 1, any, false, "vulkan, 256-key tile, 64-key chunks, fused split searches"},
+        {256, 64, never, 1, 1, any, false, "vulkan, 256-key tile, 64-key chunks, guided fused split searches"},
+        {256, 64, never, 0, 1, BITONIC_SPLIT_SEARCHER_THREAD, false,
          "vulkan, 256-key tile, 64-key chunks, fused split searches by one thread"},
-        {256, 64, 4, never, 0, 1, BITONIC_SPLIT_SEARCHER_SUBGROUP, false,
+        {256, 64, never, 0, 1, BITONIC_SPLIT_SEARCHER_SUBGROUP, false,
          "vulkan, 256-key tile, 64-key chunks, fused split searches by subgroups"},
-        {256, 64, 4, 1, 0, 0, any, false, "vulkan, 256-key tile, 64-key chunks, split passes on run samples"},
-        {256, 64, 4, 1, 0, 0, any, true, "vulkan, 256-key tile, 64-key chunks, split passes without run samples"},
+        {256, 64, 1, 0, 0, any, false, "vulkan, 256-key tile, 64-key chunks, split passes on run samples"},
+        {256, 64, 1, 0, 0, any, true, "vulkan, 256-key tile, 64-key chunks, split passes without run samples"},
     };
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; ++i) {
         const merge_search_suite *suite = &suites[i];
@@ -54,7 +54,6 @@ static inline void run_merge_search_suites(test_counter *t, bitonic_context_desc
         desc.next = &tuning;
         tuning.tile_keys = suite->tile_keys;
         tuning.merge_chunk_keys = suite->chunk_keys;
-        tuning.merge_keys_per_thread = suite->keys_per_thread;
         tuning.merge_split_pass_min_chunks = suite->split_pass_min_chunks;
         tuning.merge_split_guided_min_chunks = suite->guided_min_chunks;
         tuning.merge_fused_split_min_chunks = suite->fused_min_chunks;

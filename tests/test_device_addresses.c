@@ -217,13 +217,11 @@ int main(void)
     /* Few: the merge workgroups search their splits themselves. */
     tuning.merge_split_pass_min_chunks = 1u << 20;
     run_shape(&t, desc, tuning, cpu, 1, "wide, splits in the merge");
-    /* Another merge shape: chunks of 64 keys, 2 a thread. */
+    /* Another merge shape: chunks of 128 keys. */
     tuning.merge_split_pass_min_chunks = 2;
-    tuning.merge_chunk_keys = 64;
-    tuning.merge_keys_per_thread = 2;
-    run_shape(&t, desc, tuning, cpu, 2, "wide, 64-key chunks of 2 keys a thread");
+    tuning.merge_chunk_keys = 128;
+    run_shape(&t, desc, tuning, cpu, 2, "wide, 128-key chunks");
     tuning.merge_chunk_keys = 32;
-    tuning.merge_keys_per_thread = 0;
     /* Asking for the shared-memory merge changes nothing: the device-address
      * merge is always the direct one (sorter/device_address.c, sorter_create_wide_variants). */
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;

@@ -11,7 +11,13 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->tile_workgroup_size <= limits->max_workgroup_invocations &&
            tuning->tile_workgroup_size == 1u << (tuning->tile_log - tuning->tile_register_log) &&
            /* the merge sort of a tile: the same tile, its own keys a thread */
-           tuning->tile_sort_register_log >= 1 && tuning->tile_sort_register_log <= BITONIC_GPU_MAX_REGISTER_LOG &&
+           /* keys a thread the kernels are built for (tuning.h) */
+           tuning->tile_register_log >= BITONIC_TILE_MIN_REGISTER_LOG &&
+           tuning->tile_register_log <= BITONIC_GPU_MAX_REGISTER_LOG &&
+           tuning->tile_sort_register_log >= BITONIC_TILE_MIN_REGISTER_LOG &&
+           tuning->tile_sort_register_log <= BITONIC_GPU_MAX_REGISTER_LOG &&
+           tuning->merge_register_log ==
+               (bytes_per_key == 4u ? BITONIC_MERGE_REGISTER_LOG_4_BYTE_KEYS : BITONIC_MERGE_REGISTER_LOG_WIDER_KEYS) &&
            tuning->tile_sort_register_log <= tuning->tile_log &&
            tuning->tile_sort_workgroup_size == 1u << (tuning->tile_log - tuning->tile_sort_register_log) &&
            tuning->tile_sort_workgroup_size <= limits->max_workgroup_invocations &&
@@ -20,7 +26,8 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
               sort shuffles */
            (tuning->short_tile_log == 0 ||
             (tuning->short_tile_log < tuning->tile_log && tuning->short_tile_log > tuning->short_tile_register_log &&
-             tuning->short_tile_register_log >= 1 && tuning->short_tile_register_log <= tuning->tile_sort_register_log &&
+             tuning->short_tile_register_log >= BITONIC_SHORT_TILE_MIN_REGISTER_LOG &&
+             tuning->short_tile_register_log <= tuning->tile_sort_register_log &&
              (1u << (tuning->short_tile_log - tuning->short_tile_register_log)) <= limits->max_workgroup_invocations &&
              (!tuning->tile_sort_uses_shuffle ||
               (1u << (tuning->short_tile_log - tuning->short_tile_register_log)) % limits->subgroup_size == 0))) &&
@@ -34,7 +41,7 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
            tuning->merge_chunk_log >= 1 && tuning->merge_chunk_log <= tuning->tile_log + 1 &&
            bitonic_tile_shared_bytes(tuning->merge_chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
            tuning->merge_workgroup_size == 1u << (tuning->merge_chunk_log - tuning->merge_register_log) &&
-           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_register_log <= BITONIC_GPU_MAX_REGISTER_LOG &&
+           tuning->merge_workgroup_size <= limits->max_workgroup_invocations && tuning->merge_workgroup_size >= 2u &&
            /* transpose blocks: in shared memory, whole rows of the block a workgroup */
            tuning->transpose_block_log >= 1 &&
            bitonic_transpose_shared_bytes(tuning->transpose_block_log, bytes_per_key) <= limits->max_shared_memory_bytes &&
@@ -72,9 +79,47 @@ static bool partition_fits(const bitonic_device_limits *limits, const bitonic_tu
            partition_shared_bytes(tuning, key_bytes, values) <= limits->max_shared_memory_bytes;
 }
 
+/* Every device Vulkan allows (at least 128 invocations and 16 KiB of shared
+ * memory a workgroup, any subgroup size, with or without each subgroup
+ * feature): the derived sizes fit, of keys a thread the kernels are built
+ * for, for every key size, small sorts too. */
+static void check_device_grid(test_counter *t)
+{
+    static const uint32_t invocations[] = {128, 256, 512, 1024, 2048};
+    static const uint32_t shared[] = {16384, 24576, 32768, 49152, 65536, 98304};
+    static const uint32_t subgroups[] = {1, 4, 8, 16, 32, 64, 128};
+    static const uint32_t key_bytes[] = {4, 8, 12, 16};
+    uint32_t checked = 0, failed = 0;
+    for (size_t i = 0; i < sizeof invocations / sizeof *invocations; ++i)
+        for (size_t m = 0; m < sizeof shared / sizeof *shared; ++m)
+            for (size_t g = 0; g < sizeof subgroups / sizeof *subgroups; ++g)
+                for (uint32_t features = 0; features < 8u; ++features)
+                    for (size_t k = 0; k < sizeof key_bytes / sizeof *key_bytes; ++k) {
+                        bitonic_device_limits limits = {invocations[i], invocations[i], shared[m], subgroups[g],
+                                                        (features & 1u) != 0, (features & 2u) != 0,
+                                                        (features & 4u) != 0, 0};
+                        bitonic_tuning tuning = {0}, small = {0};
+                        uint64_t small_max = 0;
+                        bool ok = bitonic_tuning_derive(&limits, key_bytes[k], 0, 0, 0, &tuning) &&
+                                  fits(&limits, key_bytes[k], &tuning) &&
+                                  (key_bytes[k] != 4u ||
+                                   (bitonic_tuning_derive_small(&limits, 4, 0, 0, &small, &small_max) &&
+                                    fits(&limits, 4, &small)));
+                        ++checked;
+                        if (!ok && failed++ < 5)
+                            TEST_CHECK(t, false, "device %u invocations, %u bytes shared, subgroup %u, features %u: "
+                                       "%u-byte keys derive sizes the kernels are built for",
+                                       limits.max_workgroup_invocations, limits.max_shared_memory_bytes,
+                                       limits.subgroup_size, features, key_bytes[k]);
+                    }
+    TEST_CHECK(t, failed == 0, "%u of %u devices and key sizes derive what the kernels are built for", checked - failed,
+               checked);
+}
+
 int main(void)
 {
     test_counter t = {0};
+    check_device_grid(&t);
     bitonic_tuning tuning = {0};
     const bitonic_device_limits lavapipe = {1024, 1024, 32768, 8, false, false, false, 0};
     const bitonic_device_limits h100 = {1024, 1024, 49152, 32, false, false, false, 0};
@@ -133,9 +178,16 @@ int main(void)
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 0, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
                        tuning.tile_register_log == 4 && fits(&lavapipe_shuffle, 4, &tuning),
                "lavapipe with shuffles (subgroup 8)");
-    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 32, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
-                       tuning.tile_log == 5 && tuning.tile_register_log == 1 && fits(&lavapipe_shuffle, 4, &tuning),
-               "a 32-key tile takes the shuffle kernel with 2 keys a thread (16 threads, two subgroups of 8)");
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 32, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
+                       tuning.tile_log == 5 && tuning.tile_register_log == 4 && fits(&lavapipe_shuffle, 4, &tuning),
+               "a 32-key tile is too small for the shuffle kernel's 8 or 16 keys a thread: shared memory only");
+    TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 512, 0, 0, &tuning) && tuning.tile_uses_shuffle &&
+                       tuning.tile_log == 9 && tuning.tile_register_log == 3 && fits(&lavapipe_shuffle, 4, &tuning),
+               "a 512-key tile takes the shuffle kernel with 8 keys a thread (64 threads, 8 subgroups of 8)");
+    TEST_CHECK(&t, !bitonic_tuning_derive(&lavapipe, 4, 0, 4, 0, &tuning),
+               "4 keys a thread asked for: refused, no tile kernel is built for it");
+    TEST_CHECK(&t, !bitonic_tuning_derive(&lavapipe, 4, 4, 0, 0, &tuning),
+               "a 4-key tile: refused, fewer keys than a thread of the tile kernels holds");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe_shuffle, 4, 8, 0, 0, &tuning) && !tuning.tile_uses_shuffle &&
                        tuning.tile_log == 3, "an 8-key tile is too small for whole subgroups: shared memory only");
     const bitonic_device_limits h100_ballot = {1024, 1024, 49152, 32, true, true, false, 0};
@@ -149,12 +201,14 @@ int main(void)
                        tuning.merge_workgroup_size == 128,
                "H100 keys: merge chunks of 1024 keys, 128 threads");
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 12, 0, 0, 0, &tuning) && fits(&h100, 12, &tuning) &&
-                       bitonic_tuning_set_merge(&h100, 12, 8192, 16, &tuning) && tuning.merge_chunk_log == 11 &&
-                       tuning.merge_register_log == 4,
+                       bitonic_tuning_set_merge(&h100, 12, 8192, &tuning) && tuning.merge_chunk_log == 11 &&
+                       tuning.merge_register_log == 2,
                "H100 64-bit pairs: merge chunks cut to 2048 keys (12 bytes a key in 48 KiB)");
     TEST_CHECK(&t, bitonic_tuning_derive(&lavapipe, 4, 8, 0, 0, &tuning) && fits(&lavapipe, 4, &tuning) &&
                        tuning.merge_chunk_log == 4,
                "an 8-key tile: merge chunks of 16 keys at most");
+    TEST_CHECK(&t, !bitonic_tuning_set_merge(&lavapipe, 4, 8, &tuning) && bitonic_tuning_set_merge(&lavapipe, 8, 8, &tuning),
+               "8-key merge chunks: refused for 32-bit keys (one thread of 8), two threads of 4 for pairs");
     uint64_t small_max = 0;
     TEST_CHECK(&t, bitonic_tuning_derive_small(&h100_shuffle, 4, 0, 0, &tuning, &small_max) && tuning.tile_log == 12 &&
                        tuning.tile_register_log == 3 && tuning.tile_uses_shuffle && tuning.merge_direct &&

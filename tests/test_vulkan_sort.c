@@ -266,19 +266,17 @@ int main(void)
     tuning.small_sort_max_keys = 0;
     tuning.tile_keys = 32;
     tuning.max_strides_per_global_pass = 2;
-    tuning.merge_chunk_keys = 2;  /* one-thread merge workgroups */
-    run_suite(&t, &desc, "32-key tile, 2-key merge chunks", max_log < 11 ? max_log : 11);
+    tuning.merge_chunk_keys = 16;  /* two-thread merge workgroups of 32-bit keys, the fewest */
+    run_suite(&t, &desc, "32-key tile, 16-key merge chunks", max_log < 11 ? max_log : 11);
     tuning.tile_keys = 256;
     tuning.max_strides_per_global_pass = 4;
     tuning.merge_chunk_keys = 64;
-    tuning.merge_keys_per_thread = 2;
     run_suite(&t, &desc, "256-key tile, 64-key merge chunks", max_log < 14 ? max_log : 14);
     /* The same shapes with the other merge kernels: without shared memory, and
      * both with a split pass before every merge. */
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
     run_suite(&t, &desc, "256-key tile, 64-key merge chunks, direct merge", max_log < 14 ? max_log : 14);
     tuning.merge_split_pass_min_chunks = 1;
-    tuning.merge_keys_per_thread = 4;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, direct merge, split passes", max_log < 14 ? max_log : 14);
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, shared merge, split passes", max_log < 14 ? max_log : 14);
@@ -314,7 +312,6 @@ int main(void)
     tuning.merge_split_no_samples = false;
     tuning.tile_keys = 32;
     tuning.merge_chunk_keys = 32;
-    tuning.merge_keys_per_thread = 2;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, split passes on run samples", max_log < 12 ? max_log : 12);
     tuning.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "32-key tile, 32-key chunks, guided split passes on run samples", max_log < 12 ? max_log : 12);
@@ -328,7 +325,6 @@ int main(void)
     run_suite(&t, &desc, "32-key tile, 32-key chunks, fused split searches", max_log < 12 ? max_log : 12);
     tuning.tile_keys = 256;
     tuning.merge_chunk_keys = 64;
-    tuning.merge_keys_per_thread = 4;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, fused split searches", max_log < 14 ? max_log : 14);
     tuning.merge_split_guided_min_chunks = 1;
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches", max_log < 14 ? max_log : 14);
@@ -352,14 +348,12 @@ int main(void)
     run_suite(&t, &desc, "256-key tile, 64-key chunks, guided fused split searches by subgroups",
               max_log < 13 ? max_log : 13);
     tuning.merge_split_guided_min_chunks = 0;
-    tuning.merge_keys_per_thread = 8;  /* 8 threads */
     run_suite(&t, &desc, "256-key tile, 64-key chunks of 8 threads, fused split searches by subgroups",
               max_log < 13 ? max_log : 13);
     tuning.merge_chunk_keys = 32;  /* 4 threads */
     run_suite(&t, &desc, "256-key tile, 32-key chunks of 4 threads, fused split searches by subgroups",
               max_log < 13 ? max_log : 13);
     tuning.merge_chunk_keys = 64;
-    tuning.merge_keys_per_thread = 4;
     tuning.merge_fused_split_searcher = BITONIC_SPLIT_SEARCHER_DEFAULT;
     tuning.merge_split_pass_min_chunks = 1;
     tuning.merge_fused_split_min_chunks = 0;
@@ -370,19 +364,17 @@ int main(void)
     tuning.merge_store_from_registers = false;
     tuning.tile_keys = 256;
     tuning.merge_chunk_keys = 64;
-    tuning.merge_keys_per_thread = 4;
     tuning.merge_split_pass_min_chunks = 0;
-    tuning.merge_keys_per_thread = 0;
     tuning.max_strides_per_global_pass = 0;
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
     tuning.tile_keys = 256;
     tuning.max_strides_per_global_pass = 4;
     tuning.merge_chunk_keys = 64;
-    tuning.merge_keys_per_thread = 4;
     tuning.merge_split_pass_min_chunks = 1;
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
     /* Merges of more than 16384 chunks search their splits binary (tuning.c):
-     * 4-key chunks (the least there is) and 65537 keys and up take that
+     * 16-key chunks (the least 32-bit keys take: two threads of 8) and 262145
+     * keys and up take that
      * pipeline, with both merge kernels. Not under AddressSanitizer: lavapipe
      * running dispatches of 16385 workgroups grew the process past 24 GB there
      * (107 MB without it, and 0.7 GB with ASAN_OPTIONS=quarantine_size_mb=0), so
@@ -390,34 +382,31 @@ int main(void)
     if (UNDER_ADDRESS_SANITIZER) {
         printf("binary split pipeline: not run under AddressSanitizer (see the comment)\n");
     } else {
-        static const size_t big_merges[] = {65537, 70001};
+        static const size_t big_merges[] = {262145, 280001};
         bitonic_tuning_overrides big_tuning = tuning;
         bitonic_context_desc big = desc;
         big.next = &big_tuning;
         big_tuning.tile_keys = 32;
         big_tuning.max_strides_per_global_pass = 2;
-        big_tuning.merge_chunk_keys = 2;
-        big_tuning.merge_keys_per_thread = 0;
-        run_sizes(&t, &big, "4-key chunks, split passes, binary splits", big_merges, 2);
+        big_tuning.merge_chunk_keys = 16;
+        run_sizes(&t, &big, "16-key chunks, split passes, binary splits", big_merges, 2);
         big_tuning.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
-        run_sizes(&t, &big, "4-key chunks, direct merge, binary splits", big_merges, 2);
+        run_sizes(&t, &big, "16-key chunks, direct merge, binary splits", big_merges, 2);
     }
     tuning.tile_keys = 32;
     tuning.max_strides_per_global_pass = 2;
-    tuning.merge_chunk_keys = 2;
-    tuning.merge_keys_per_thread = 0;
+    tuning.merge_chunk_keys = 16;
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_DIRECT;
-    run_suite(&t, &desc, "32-key tile, 2-key chunks, direct merge, split passes", max_log < 11 ? max_log : 11);
+    run_suite(&t, &desc, "32-key tile, 16-key chunks, direct merge, split passes", max_log < 11 ? max_log : 11);
     tuning.merge_split_pass_min_chunks = 0;
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_SHARED;
-    run_suite(&t, &desc, "32-key tile, 2-key merge chunks, shared merge", max_log < 11 ? max_log : 11);
+    run_suite(&t, &desc, "32-key tile, 16-key merge chunks, shared merge", max_log < 11 ? max_log : 11);
     tuning.merge_scalar_io = true;  /* every suite else moves 32-bit keys four at a time in merges */
-    run_suite(&t, &desc, "32-key tile, 2-key merge chunks, scalar loads", max_log < 11 ? max_log : 11);
+    run_suite(&t, &desc, "32-key tile, 16-key merge chunks, scalar loads", max_log < 11 ? max_log : 11);
     tuning.merge_scalar_io = false;
     tuning.merge_kernel = BITONIC_MERGE_KERNEL_DEFAULT;
     tuning.max_strides_per_global_pass = 4;
     tuning.merge_chunk_keys = 0;
-    tuning.merge_keys_per_thread = 0;
     tuning.tile_keys = 0;
     tuning.tile_scalar_io = true;  /* every suite else loads whole tiles 16 bytes a thread into registers */
     run_suite(&t, &desc, "device tile, tile sort one key at a time", max_log < 15 ? max_log : 15);
@@ -427,9 +416,9 @@ int main(void)
     tuning.max_strides_per_global_pass = 3;
     run_suite(&t, &desc, "1024-key tile, 16 keys a thread", max_log < 15 ? max_log : 15);
     tuning.tile_keys = 0;
-    tuning.tile_keys_per_thread = 4;
+    tuning.tile_keys_per_thread = 8;
     tuning.max_strides_per_global_pass = 4;
-    run_suite(&t, &desc, "device tile, 4 keys a thread", max_log);
+    run_suite(&t, &desc, "device tile, 8 keys a thread", max_log);
     tuning.tile_keys_per_thread = 0;
     tuning.max_strides_per_global_pass = 0;
     tuning.no_subgroup_shuffle = true;

@@ -16,10 +16,9 @@
 #define PREFERRED_TILE_SORT_REGISTER_LOG_4_BYTE_KEYS 4u
 #define PREFERRED_GLOBAL_WORKGROUP 128u
 #define PREFERRED_GLOBAL_STEPS 4u
-#define PREFERRED_MERGE_REGISTER_LOG 3u
-/* Pairs and 64-bit keys merge 4 keys a thread (256 threads a 1024-key
- * chunk): docs/TUNING.md, "The merge levels". */
-#define WIDE_PREFERRED_MERGE_REGISTER_LOG 2u
+/* The merges: 8 keys a thread for 32-bit keys alone, pairs and 64-bit keys
+ * 4 (256 threads a 1024-key chunk): docs/TUNING.md, "The merge levels"; the
+ * only counts their kernels are built for (tuning.h). */
 #define PREFERRED_MERGE_CHUNK_LOG 10u
 #define PREFERRED_MERGE_SEARCH_LANES 32u
 #define MERGE_SPLIT_PASS_MIN_CHUNKS 4096u
@@ -227,21 +226,19 @@ void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits,
 }
 
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
-                              uint32_t keys_per_thread_override, bitonic_tuning *tuning)
+                              bitonic_tuning *tuning)
 {
     uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
     uint32_t wanted_chunk_log = PREFERRED_MERGE_CHUNK_LOG;
     if (chunk_keys_override != 0)
         wanted_chunk_log = bitonic_ceil_log2(chunk_keys_override);
-    uint32_t wanted_register_log = bytes_per_key > 4u ? WIDE_PREFERRED_MERGE_REGISTER_LOG : PREFERRED_MERGE_REGISTER_LOG;
-    if (keys_per_thread_override != 0)
-        wanted_register_log = min_u32(bitonic_ceil_log2(keys_per_thread_override), BITONIC_GPU_MAX_REGISTER_LOG);
+    uint32_t register_log =
+        bytes_per_key > 4u ? BITONIC_MERGE_REGISTER_LOG_WIDER_KEYS : BITONIC_MERGE_REGISTER_LOG_4_BYTE_KEYS;
     /* The largest chunk up to the wanted one that fits shared memory, the
-     * workgroup limit and tile_log + 1 (at least 2: a 4-key chunk of 2 threads). */
-    for (uint32_t chunk_log = min_u32(wanted_chunk_log < 2u ? 2u : wanted_chunk_log, tuning->tile_log + 1u);
-         chunk_log >= 2u; --chunk_log) {
-        /* At least 2 threads: the split search runs two searches side by side. */
-        uint32_t register_log = min_u32(wanted_register_log < 1u ? 1u : wanted_register_log, chunk_log - 1u);
+     * workgroup limit and tile_log + 1, of at least 2 threads: the split
+     * search runs two searches side by side. */
+    for (uint32_t chunk_log = min_u32(wanted_chunk_log, tuning->tile_log + 1u); chunk_log > register_log;
+         --chunk_log) {
         if (((uint64_t)1 << (chunk_log - register_log)) <= max_threads &&
             bitonic_tile_shared_bytes(chunk_log, bytes_per_key) <= limits->max_shared_memory_bytes) {
             tuning->merge_chunk_log = chunk_log;
@@ -319,7 +316,8 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     uint32_t preferred_register_log = PREFERRED_TILE_REGISTER_LOG;
     if (keys_per_thread_override != 0) {
         preferred_register_log = bitonic_ceil_log2(keys_per_thread_override);
-        preferred_register_log = preferred_register_log < 1u ? 1u : preferred_register_log;
+        if (preferred_register_log < BITONIC_TILE_MIN_REGISTER_LOG)
+            return false;  /* no tile kernel is built for so few */
         preferred_register_log = min_u32(preferred_register_log, BITONIC_GPU_MAX_REGISTER_LOG);
     }
     uint32_t max_threads = min_u32(limits->max_workgroup_invocations, limits->max_workgroup_size_x);
@@ -350,6 +348,8 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     }
     out->tile_log = tile_log;
     out->tile_register_log = min_u32(preferred_register_log, tile_log);
+    if (out->tile_register_log < BITONIC_TILE_MIN_REGISTER_LOG)
+        return false;  /* a tile too small for the keys a thread the kernels hold */
     /* The merge sort of a tile wants no subgroup; 16 keys a thread for 32-bit
      * keys alone, else 8 where the threads fit one workgroup (16 where they do not). */
     out->tile_merge_sort = true;
@@ -369,13 +369,15 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     /* With shuffles, strides below keys-per-thread x subgroup need no shared
      * memory; the kernel wants whole subgroups and every shared-memory step group
      * inside the tile (2 x register_log + log2(subgroup) <= tile_log). Fewer keys
-     * per thread can make that hold. */
+     * per thread, down to the fewest the kernel is built for, can make that
+     * hold; else the tile kernel without shuffles. */
     uint32_t subgroup_log = bitonic_ceil_log2(limits->subgroup_size);
     bool power_of_two = limits->subgroup_size > 0 && (1u << subgroup_log) == limits->subgroup_size;
     out->tile_sort_uses_shuffle = limits->subgroup_shuffle && power_of_two && limits->subgroup_size >= 2u &&
                                   out->tile_sort_workgroup_size % limits->subgroup_size == 0;
     for (uint32_t register_log = out->tile_register_log; limits->subgroup_shuffle && power_of_two &&
-                                                         register_log >= 1 && !out->tile_uses_shuffle;
+                                                         register_log >= BITONIC_TILE_MIN_REGISTER_LOG &&
+                                                         !out->tile_uses_shuffle;
          --register_log) {
         uint32_t thread_log = tile_log - register_log;
         if (2u * register_log + subgroup_log <= tile_log && thread_log >= subgroup_log &&
@@ -403,5 +405,5 @@ bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_p
     out->max_global_steps = steps;
     out->global_workgroup_size = min_u32(PREFERRED_GLOBAL_WORKGROUP, max_threads);
     return derive_transpose(limits, bytes_per_key, max_threads, out) &&
-           bitonic_tuning_set_merge(limits, bytes_per_key, 0, 0, out);
+           bitonic_tuning_set_merge(limits, bytes_per_key, 0, out);
 }

@@ -7,11 +7,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The most keys a thread (log2) the GPU kernels are built for
- * (shaders/CMakeLists.txt, register_logs): the tuning never asks for more, and
- * an override above it is clamped. 32 keys a thread (5) was never derived,
- * and held 40% of the embedded SPIR-V. */
+/* Keys a thread (log2) the GPU kernels are built for, as build-time constants
+ * (shaders/CMakeLists.txt builds exactly these): the network's tile kernels
+ * 3..4, the tile merge sort 2..4 (2 only on the short tile), the global passes
+ * 1..4 steps, the merges 3 for 32-bit keys alone and 2 for the rest. The
+ * tuning derives no other count on any device, and refuses an override that
+ * would take one (tests/test_tuning.c). */
+#define BITONIC_TILE_MIN_REGISTER_LOG 3u
+#define BITONIC_SHORT_TILE_MIN_REGISTER_LOG 2u
 #define BITONIC_GPU_MAX_REGISTER_LOG 4u
+#define BITONIC_MERGE_REGISTER_LOG_4_BYTE_KEYS 3u
+#define BITONIC_MERGE_REGISTER_LOG_WIDER_KEYS 2u
 
 typedef struct bitonic_device_limits {
     uint32_t max_workgroup_invocations;
@@ -160,7 +166,8 @@ typedef struct bitonic_tuning {
 uint64_t bitonic_tuning_merge_direct_max_keys(bool key64, bool with_values, uint32_t tile_log);
 
 /* bytes_per_key: 4 for keys alone, 8 with a 32-bit value. The overrides are 0 for "derive"; an override above what the device allows
- * is clamped. Returns false if the device cannot hold even a 2-key tile. */
+ * is clamped. Returns false if the device cannot hold a tile of the keys a
+ * thread the kernels are built for, or an override asks for fewer. */
 bool bitonic_tuning_derive(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t tile_keys_override,
                            uint32_t keys_per_thread_override, uint32_t max_steps_override, bitonic_tuning *out);
 
@@ -181,10 +188,12 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
 void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
                                             uint32_t threads, uint32_t staged_tile_keys, bitonic_tuning *tuning);
 
-/* Sets the merge sizes of a derived tuning: the chunk and keys per thread
- * asked for (0: the preferred ones), cut to what the device and the tile allow. */
+/* Sets the merge sizes of a derived tuning: the chunk asked for (0: the
+ * preferred one), cut to what the device and the tile allow, of the keys a
+ * thread the merges are built for (BITONIC_MERGE_REGISTER_LOG_*). False
+ * where no chunk of at least two threads of those fits. */
 bool bitonic_tuning_set_merge(const bitonic_device_limits *limits, uint32_t bytes_per_key, uint32_t chunk_keys_override,
-                              uint32_t keys_per_thread_override, bitonic_tuning *tuning);
+                              bitonic_tuning *tuning);
 
 /* Shared memory a transpose block of 2^block_log x 2^block_log keys takes, with
  * one word of padding a row (the transpose kernel's layout). */

@@ -14,8 +14,8 @@
  *
  * Sizes are clamped to what the device allows; tile and chunk sizes are
  * powers of two (others are rounded up). Giving any of tile_keys,
- * tile_keys_per_thread, max_strides_per_global_pass, merge_chunk_keys,
- * merge_keys_per_thread or merge_kernel turns off the small sorts' shapes of
+ * tile_keys_per_thread, max_strides_per_global_pass, merge_chunk_keys or
+ * merge_kernel turns off the small sorts' shapes of
  * their own, so every sort uses what was asked for. */
 #ifndef BITONIC_TUNING_OVERRIDES_H
 #define BITONIC_TUNING_OVERRIDES_H
@@ -58,7 +58,7 @@ typedef struct bitonic_tuning_overrides {
     /* The tile and the network's global passes. On the GLES backend
      * max_strides_per_global_pass is the steps one draw runs (1..3). */
     uint32_t tile_keys;
-    uint32_t tile_keys_per_thread;   /* 2..16 */
+    uint32_t tile_keys_per_thread;   /* 8 or 16 (the kernels' builds; fewer is refused) */
     uint32_t max_strides_per_global_pass;
     bool tile_scalar_io;             /* the tile sort moves one key at a time, not 16 bytes */
     bool network_tile_sort;          /* tiles sorted by the network, not by the tile merge sort */
@@ -66,7 +66,6 @@ typedef struct bitonic_tuning_overrides {
 
     /* The merge levels. */
     uint32_t merge_chunk_keys;
-    uint32_t merge_keys_per_thread;  /* 2..16 */
     bitonic_merge_kernel merge_kernel;
     bool merge_scalar_io;            /* merges move one key at a time, not 16 bytes */
     bool merge_store_from_registers; /* merges store from registers, not through shared memory */

@@ -1,5 +1,5 @@
 /* vk_internal.h: what the Vulkan files of the library share: VkResult to
- * status mapping, the embedded SPIR-V, and the sorter's internals that the host
+ * status mapping, the names of the embedded kernels' builds, and the sorter's internals that the host
  * layer (vk_context.c and the files of vk_host_internal.h) reads. */
 #ifndef BITONIC_VK_INTERNAL_H
 #define BITONIC_VK_INTERNAL_H
@@ -13,61 +13,6 @@
 
 bitonic_status bitonic_status_from_vk(VkResult result);
 
-/* Generated from shaders/ at build time (cmake/embed_spirv.cmake): each kernel
- * once per keys-per-thread value, with and without values; pairs of 32-bit
- * keys also as values_i64 (compared as one 64-bit integer; not the _wide
- * kernels, whose pairs compare so in their values build). */
-#define BITONIC_DECLARE_SPIRV(name) extern const uint32_t name[]; extern const size_t name##_size;
-#define BITONIC_DECLARE_KERNEL(kernel, r)                                                                    \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r##r) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r##r) \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_i64_r##r)                                          \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_r##r)                                                 \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_values_r##r)
-/* A kernel built for every keys-per-thread value the tuning can pick, 1..4. */
-#define BITONIC_DECLARE_KERNEL_R1_TO_4(kernel)                                                                  \
-    BITONIC_DECLARE_KERNEL(kernel, 1) BITONIC_DECLARE_KERNEL(kernel, 2) BITONIC_DECLARE_KERNEL(kernel, 3)   \
-    BITONIC_DECLARE_KERNEL(kernel, 4)
-BITONIC_DECLARE_KERNEL_R1_TO_4(tile_pass)
-BITONIC_DECLARE_KERNEL_R1_TO_4(tile_shuffle_pass)
-BITONIC_DECLARE_KERNEL_R1_TO_4(tile_sort_pass)
-BITONIC_DECLARE_KERNEL_R1_TO_4(tile_sort_lanes_pass)
-BITONIC_DECLARE_KERNEL_R1_TO_4(global_pass)
-BITONIC_DECLARE_KERNEL_R1_TO_4(merge_pass)
-BITONIC_DECLARE_KERNEL_R1_TO_4(merge_lanes_pass)
-/* The window merge of packed pairs (UNPACK_OUT, network.glsl). */
-#define BITONIC_DECLARE_UNPACK(kernel)                                                                       \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r2) \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r3) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_unpack_r4)
-BITONIC_DECLARE_UNPACK(merge_pass)
-BITONIC_DECLARE_UNPACK(merge_lanes_pass)
-BITONIC_DECLARE_KERNEL(merge_split, 1)
-BITONIC_DECLARE_KERNEL_R1_TO_4(merge_direct)
-BITONIC_DECLARE_KERNEL(transpose_pass, 1)
-BITONIC_DECLARE_KERNEL(partition_pass, 1)
-BITONIC_DECLARE_KERNEL(partition_lanes_pass, 1)
-/* Built for 32-bit keys alone and with values and for 64-bit keys alone
- * (STORED_PLACES: the scatter on half tiles). */
-#define BITONIC_DECLARE_STORED_PLACES(kernel)                                                                 \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_r1) \
-    BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_values_i64_r1) BITONIC_DECLARE_SPIRV(bitonic_spirv_##kernel##_k64_r1)
-BITONIC_DECLARE_STORED_PLACES(partition_stored_pass)
-BITONIC_DECLARE_STORED_PLACES(partition_lanes_stored_pass)
-/* The merge path's kernels with device addresses (WIDE_ADDRESSING, network.glsl);
- * its merge is the direct one only (sorter/device_address.c, sorter_create_wide_variants). */
-BITONIC_DECLARE_KERNEL_R1_TO_4(tile_pass_wide)
-BITONIC_DECLARE_KERNEL_R1_TO_4(tile_shuffle_pass_wide)
-BITONIC_DECLARE_KERNEL_R1_TO_4(tile_sort_pass_wide)
-BITONIC_DECLARE_KERNEL(merge_split_wide, 1)
-BITONIC_DECLARE_KERNEL_R1_TO_4(merge_direct_wide)
-
-BITONIC_DECLARE_SPIRV(bitonic_spirv_search)
-BITONIC_DECLARE_SPIRV(bitonic_spirv_search_k64)
-
-typedef struct bitonic_spirv {
-    const uint32_t *code;
-    size_t size;
-} bitonic_spirv;
-
 /* Which build of a kernel: keys alone or with values, 32- or 64-bit keys, and
  * whether pairs of 32-bit keys compare as one 64-bit integer (the values_i64
  * builds, for a device with shaderInt64: network.glsl, pair_less). */
@@ -77,24 +22,17 @@ typedef struct bitonic_kernel_form {
     bool pairs_as_int64;
 } bitonic_kernel_form;
 
-/* The module of a kernel ("tile" or "global") for a keys-per-thread log2; code
- * is NULL when that variant is not built. wide: the device-address build (the
- * merge path's kernels only). */
-bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
-bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
-bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
-bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bitonic_kernel_form form);
-bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bitonic_kernel_form form);
-bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bitonic_kernel_form form, bool wide);
-bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bitonic_kernel_form form);
-/* merge_pass (lanes: merge_lanes_pass) built for packed pairs' window merge. */
-bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes);
-bitonic_spirv bitonic_spirv_merge_split(bitonic_kernel_form form, bool wide);
-bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bitonic_kernel_form form, bool wide);
-bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form);
-bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan);
-/* No module ({NULL, 0}) for 64-bit keys with values, which stage places on whole tiles. */
-bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool subgroup_scan);
+/* Longest name of an embedded module (shader_modules.h), with its NUL. */
+#define BITONIC_MODULE_NAME_CAPACITY 64u
+
+/* Writes the name of a kernel's module as shaders/CMakeLists.txt builds it:
+ * the kernel ("tile_sort_lanes_pass"), _wide for the device-address build,
+ * the form (_values, _values_i64, _k64, _k64_values) and the keys a thread
+ * (_r and their log2). The pipelines look it up (bitonic_shader_module_find);
+ * a build that is not embedded fails the pipeline with
+ * VK_ERROR_FEATURE_NOT_PRESENT. */
+void bitonic_kernel_module_name(char name[BITONIC_MODULE_NAME_CAPACITY], const char *kernel, bitonic_kernel_form form,
+                                bool wide, uint32_t register_log);
 
 
 /* Merging presorted runs, for the chunked host sort (vk_host_sort.c): each chunk

@@ -439,7 +439,6 @@ bitonic_tuning_overrides bench_tuning_overrides(const bench_options *options)
         .tile_keys_per_thread = options->keys_per_thread,
         .max_strides_per_global_pass = options->max_steps,
         .merge_chunk_keys = options->merge_chunk_keys,
-        .merge_keys_per_thread = options->merge_keys_per_thread,
         .merge_split_pass_min_chunks = options->merge_split_min_chunks,
         .merge_split_probes = options->merge_split_probes,
         .merge_split_workgroup_size = options->merge_split_workgroup_size,

@@ -22,7 +22,6 @@ typedef struct bench_options {
     unsigned keys_per_thread;    /* in the tile kernel, 0: derived */
     unsigned types;              /* BENCH_TYPE_* bits: which kinds of sort to time */
     unsigned merge_chunk_keys;   /* keys a merge workgroup writes, 0: derived */
-    unsigned merge_keys_per_thread; /* 0: derived */
     unsigned merge_split_min_chunks; /* merges of this many chunks up get a split pass, 0: derived */
     unsigned merge_split_probes;     /* keys a split-pass thread tests a round, 0: derived */
     unsigned merge_split_workgroup_size;  /* threads a split-pass workgroup has, 0: derived */

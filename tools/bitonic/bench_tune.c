@@ -31,10 +31,9 @@ typedef struct tune_setting {
 
 static const tune_setting settings[] = {
     NUMBER("tile-keys", tile_keys, 1, 1u << 24, "keys a workgroup sorts on chip (a power of two)"),
-    NUMBER("keys-per-thread", keys_per_thread, 1, 32, "keys a thread of the tile kernels (more than 16 is clamped)"),
+    NUMBER("keys-per-thread", keys_per_thread, 8, 16, "keys a thread of the tile kernels (8 or 16)"),
     NUMBER("max-steps", max_steps, 1, 5, "network steps a global pass (GLES: a draw, 1..3)"),
     NUMBER("merge-chunk", merge_chunk_keys, 1, 1u << 24, "keys a merge workgroup writes"),
-    NUMBER("merge-keys-per-thread", merge_keys_per_thread, 1, 32, "keys a merge thread writes"),
     {"merge-kernel", TUNE_CHOICE, FIELD(merge_kernel), 0, 0, {"shared", "direct", NULL},
      "merges staged in shared memory, or straight from device memory"},
     NUMBER("merge-split-min-chunks", merge_split_min_chunks, 1, 1u << 24, "merges of this many chunks get a split pass"),

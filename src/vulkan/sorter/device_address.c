@@ -40,7 +40,8 @@ VkResult sorter_create_wide_variants(bitonic_vulkan_sorter *sorter, const bitoni
     for (int bound = KEYS32; bound <= PAIRS64 && result == VK_SUCCESS; ++bound) {
         const sorter_variant *base = &sorter->variants[bound];
         sorter_variant *variant = &sorter->variants[wide_variant_index(base->key64, base->with_values)];
-        if (!base->available)
+        /* Tiles sorted by the network (an override) have no wide build. */
+        if (!base->available || !base->tuning.tile_merge_sort)
             continue;
         variant->tuning = base->tuning;
         /* The merge without shared memory: the shared-memory merge built with

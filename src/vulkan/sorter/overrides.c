@@ -34,7 +34,7 @@ bool sorter_derive_tuning(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_so
      * small shapes: then every sort uses what was asked for. */
     bool shapes_chosen = overrides->tile_keys != 0 || overrides->tile_keys_per_thread != 0 ||
                          overrides->max_strides_per_global_pass != 0 || overrides->merge_chunk_keys != 0 ||
-                         overrides->merge_keys_per_thread != 0 || overrides->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
+                         overrides->merge_kernel != BITONIC_MERGE_KERNEL_DEFAULT;
     bool small_shapes = !shapes_chosen && overrides->small_sort_max_keys != UINT32_MAX;
     for (int variant = 0; variant <= KEYS32_SMALL; ++variant) {
         bool small = variant == KEYS32_SMALL;
@@ -51,9 +51,8 @@ bool sorter_derive_tuning(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_so
                 continue;
         } else if (!bitonic_tuning_derive(&sorter->limits, bytes_per_key, overrides->tile_keys, overrides->tile_keys_per_thread,
                                           overrides->max_strides_per_global_pass, tuning) ||
-                   ((overrides->merge_chunk_keys != 0 || overrides->merge_keys_per_thread != 0) &&
-                    !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, overrides->merge_chunk_keys,
-                                              overrides->merge_keys_per_thread, tuning))) {
+                   (overrides->merge_chunk_keys != 0 &&
+                    !bitonic_tuning_set_merge(&sorter->limits, bytes_per_key, overrides->merge_chunk_keys, tuning))) {
             return false;
         }
         /* The split-pass choices, the partition's among them: every variant

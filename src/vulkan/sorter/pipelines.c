@@ -1,166 +1,49 @@
 /* pipelines.c: the sorter's shader modules and pipelines: which SPIR-V build
- * each kernel takes (bitonic_spirv_*), the variants' layouts, every pipeline
+ * each kernel takes (bitonic_kernel_module_name), the variants' layouts, every pipeline
  * with its specialisation constants from the variant's tuning, built at
  * creation or on first use (a lazy sorter), the pipelines a plan binds, the
  * search pipelines, and the report of what the driver says of them. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "shader_modules.h"
 #include "sorter_internal.h"
 
-#define SPIRV_MODULE(name) ((bitonic_spirv){name, name##_size})
-/* The module of `form` (a bitonic_kernel_form in scope), pairs of 32-bit keys
- * from values_module. */
-#define SPIRV_SELECT_FORMS(kernel, r, values_module)                                               \
-    (form.key64 ? (form.with_values ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_values_r##r)       \
-                                    : SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r##r))             \
-                : (form.with_values ? (values_module) : SPIRV_MODULE(bitonic_spirv_##kernel##_r##r)))
-#define SPIRV_SELECT(kernel, r)                                                                    \
-    SPIRV_SELECT_FORMS(kernel, r,                                                                  \
-                       form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r##r) \
-                                           : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
-/* The device-address builds: one build of pairs, which compares them as 64-bit integers. */
-#define SPIRV_SELECT_WIDE(kernel, r) SPIRV_SELECT_FORMS(kernel, r, SPIRV_MODULE(bitonic_spirv_##kernel##_values_r##r))
-#define SPIRV_CASE(kernel, r) \
-    case r: return SPIRV_SELECT(kernel, r);
-/* A kernel built twice: with bound buffers, and with device addresses (_wide). */
-#define SPIRV_CASE_WIDE(kernel, r) \
-    case r: return wide ? SPIRV_SELECT_WIDE(kernel##_wide, r) : SPIRV_SELECT(kernel, r);
-
-bitonic_spirv bitonic_spirv_tile_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
+void bitonic_kernel_module_name(char name[BITONIC_MODULE_NAME_CAPACITY], const char *kernel, bitonic_kernel_form form,
+                                bool wide, uint32_t register_log)
 {
-    switch (register_log) {
-        SPIRV_CASE_WIDE(tile_pass, 1) SPIRV_CASE_WIDE(tile_pass, 2) SPIRV_CASE_WIDE(tile_pass, 3)
-        SPIRV_CASE_WIDE(tile_pass, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
+    /* The wide builds have one build of pairs, which compares them as 64-bit integers. */
+    const char *form_suffix = form.key64         ? (form.with_values ? "_k64_values" : "_k64")
+                              : form.with_values ? (form.pairs_as_int64 && !wide ? "_values_i64" : "_values")
+                                                 : "";
+    snprintf(name, BITONIC_MODULE_NAME_CAPACITY, "%s%s%s_r%u", kernel, wide ? "_wide" : "", form_suffix,
+             (unsigned)register_log);
 }
 
-bitonic_spirv bitonic_spirv_tile_shuffle_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
-{
-    switch (register_log) {
-        SPIRV_CASE_WIDE(tile_shuffle_pass, 1) SPIRV_CASE_WIDE(tile_shuffle_pass, 2)
-        SPIRV_CASE_WIDE(tile_shuffle_pass, 3) SPIRV_CASE_WIDE(tile_shuffle_pass, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_tile_sort_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
-{
-    switch (register_log) {
-        SPIRV_CASE_WIDE(tile_sort_pass, 1) SPIRV_CASE_WIDE(tile_sort_pass, 2)
-        SPIRV_CASE_WIDE(tile_sort_pass, 3) SPIRV_CASE_WIDE(tile_sort_pass, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_tile_sort_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
-{
-    switch (register_log) {
-        SPIRV_CASE(tile_sort_lanes_pass, 1) SPIRV_CASE(tile_sort_lanes_pass, 2)
-        SPIRV_CASE(tile_sort_lanes_pass, 3) SPIRV_CASE(tile_sort_lanes_pass, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_global_pass(uint32_t register_log, bitonic_kernel_form form)
-{
-    switch (register_log) {
-        SPIRV_CASE(global_pass, 1) SPIRV_CASE(global_pass, 2) SPIRV_CASE(global_pass, 3)
-        SPIRV_CASE(global_pass, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_merge_split(bitonic_kernel_form form, bool wide)
-{
-    switch (1) { SPIRV_CASE_WIDE(merge_split, 1) }
-}
-
-bitonic_spirv bitonic_spirv_transpose_pass(bitonic_kernel_form form)
-{
-    switch (1) { SPIRV_CASE(transpose_pass, 1) }
-}
-
-bitonic_spirv bitonic_spirv_partition_pass(bitonic_kernel_form form, bool subgroup_scan)
-{
-    if (subgroup_scan)
-        switch (1) { SPIRV_CASE(partition_lanes_pass, 1) }
-    switch (1) { SPIRV_CASE(partition_pass, 1) }
-}
-
-/* The kernels of STORED_PLACES are built for 32-bit keys alone and with
- * values, and for 64-bit keys alone. */
-#define SPIRV_SELECT_STORED_PLACES(kernel)                                                       \
-    (form.key64             ? SPIRV_MODULE(bitonic_spirv_##kernel##_k64_r1)                      \
-     : !form.with_values    ? SPIRV_MODULE(bitonic_spirv_##kernel##_r1)                          \
-     : form.pairs_as_int64 ? SPIRV_MODULE(bitonic_spirv_##kernel##_values_i64_r1)               \
-                           : SPIRV_MODULE(bitonic_spirv_##kernel##_values_r1))
-
-bitonic_spirv bitonic_spirv_partition_stored_pass(bitonic_kernel_form form, bool subgroup_scan)
-{
-    if (form.key64 && form.with_values)
-        return (bitonic_spirv){NULL, 0};
-    return subgroup_scan ? SPIRV_SELECT_STORED_PLACES(partition_lanes_stored_pass)
-                         : SPIRV_SELECT_STORED_PLACES(partition_stored_pass);
-}
-
-bitonic_spirv bitonic_spirv_merge_pass(uint32_t register_log, bitonic_kernel_form form, bool wide)
-{
-    if (wide)  /* not built: the device-address merge is the direct one */
-        return (bitonic_spirv){NULL, 0};
-    switch (register_log) {
-        SPIRV_CASE(merge_pass, 1) SPIRV_CASE(merge_pass, 2) SPIRV_CASE(merge_pass, 3)
-        SPIRV_CASE(merge_pass, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_merge_lanes_pass(uint32_t register_log, bitonic_kernel_form form)
-{
-    switch (register_log) {
-        SPIRV_CASE(merge_lanes_pass, 1) SPIRV_CASE(merge_lanes_pass, 2) SPIRV_CASE(merge_lanes_pass, 3)
-        SPIRV_CASE(merge_lanes_pass, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
-bitonic_spirv bitonic_spirv_merge_unpack_pass(uint32_t register_log, bool lanes)
-{
-#define SPIRV_UNPACK_CASE(r)                                                                  \
-    case r:                                                                                   \
-        return lanes ? SPIRV_MODULE(bitonic_spirv_merge_lanes_pass_k64_unpack_r##r)          \
-                     : SPIRV_MODULE(bitonic_spirv_merge_pass_k64_unpack_r##r);
-    switch (register_log) {
-        SPIRV_UNPACK_CASE(1) SPIRV_UNPACK_CASE(2) SPIRV_UNPACK_CASE(3) SPIRV_UNPACK_CASE(4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-#undef SPIRV_UNPACK_CASE
-}
-
-bitonic_spirv bitonic_spirv_merge_direct(uint32_t register_log, bitonic_kernel_form form, bool wide)
-{
-    switch (register_log) {
-        SPIRV_CASE_WIDE(merge_direct, 1) SPIRV_CASE_WIDE(merge_direct, 2) SPIRV_CASE_WIDE(merge_direct, 3)
-        SPIRV_CASE_WIDE(merge_direct, 4)
-    default: return (bitonic_spirv){NULL, 0};
-    }
-}
-
+/* A pipeline of the embedded module of that name, inflated for as long as
+ * the driver reads it. */
 static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, VkPipelineLayout layout,
-                                bitonic_spirv spirv, const uint32_t *constants, uint32_t constant_count,
+                                const char *module_name, const uint32_t *constants, uint32_t constant_count,
                                 VkPipeline *out_pipeline)
 {
-    if (!spirv.code)
-        return VK_ERROR_FEATURE_NOT_PRESENT;
+    const bitonic_shader_module *embedded = bitonic_shader_module_find(module_name);
+    if (!embedded)
+        return VK_ERROR_FEATURE_NOT_PRESENT;  /* a build the tuning never takes */
     if (constant_count > 8u)
         return VK_ERROR_INITIALIZATION_FAILED;  /* more than entries[] below holds */
-    const uint32_t *code = spirv.code;
-    size_t code_size = spirv.size;
+    uint32_t *code = malloc(embedded->size);
+    if (!code)
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    if (!bitonic_shader_module_inflate(embedded, code)) {
+        free(code);
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
     VkShaderModuleCreateInfo module_info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                            .codeSize = code_size, .pCode = code};
+                                            .codeSize = embedded->size, .pCode = code};
     VkShaderModule module;
     VkResult result = vkCreateShaderModule(sorter->device, &module_info, sorter->allocator, &module);
+    free(code);
     if (result != VK_SUCCESS)
         return result;
     VkSpecializationMapEntry entries[8];
@@ -179,6 +62,16 @@ static VkResult create_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineCache c
     result = vkCreateComputePipelines(sorter->device, cache, 1, &pipeline_info, sorter->allocator, out_pipeline);
     vkDestroyShaderModule(sorter->device, module, sorter->allocator);
     return result;
+}
+
+/* A pipeline of a kernel's build for a form and keys a thread (log2). */
+static VkResult create_kernel_pipeline(bitonic_vulkan_sorter *sorter, VkPipelineLayout layout, const char *kernel,
+                                       bitonic_kernel_form form, bool wide, uint32_t register_log,
+                                       const uint32_t *constants, uint32_t constant_count, VkPipeline *out_pipeline)
+{
+    char name[BITONIC_MODULE_NAME_CAPACITY];
+    bitonic_kernel_module_name(name, kernel, form, wide, register_log);
+    return create_pipeline(sorter, sorter->pipeline_cache, layout, name, constants, constant_count, out_pipeline);
 }
 
 VkResult sorter_create_variant(bitonic_vulkan_sorter *sorter, VkPipelineCache cache, bitonic_kernel_form form,
@@ -236,12 +129,12 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_TILE: {
         if (variant->tile_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
+        if (wide)  /* the wide path sorts its tiles by the merge sort alone */
+            return VK_ERROR_FEATURE_NOT_PRESENT;
         uint32_t tile_constants[2] = {tuning->tile_workgroup_size, tuning->tile_log};
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               tuning->tile_uses_shuffle
-                                   ? bitonic_spirv_tile_shuffle_pass(tuning->tile_register_log, form, wide)
-                                   : bitonic_spirv_tile_pass(tuning->tile_register_log, form, wide),
-                               tile_constants, 2, &variant->tile_pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout,
+                                      tuning->tile_uses_shuffle ? "tile_shuffle_pass" : "tile_pass", form, false,
+                                      tuning->tile_register_log, tile_constants, 2, &variant->tile_pipeline);
     }
     case PIPELINE_TILE_SORT:
     case PIPELINE_SHORT_TILE_SORT: {
@@ -260,11 +153,9 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         /* The merge chunk places the run samples the tile sort leaves. */
         uint32_t tile_constants[4] = {1u << (tile_log - register_log), tile_log, tuning->merge_chunk_log,
                                       tail ? 1u << tuning->tile_tail_log : 0u};
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               tuning->tile_sort_uses_shuffle && !wide
-                                   ? bitonic_spirv_tile_sort_lanes_pass(register_log, form)
-                                   : bitonic_spirv_tile_sort_pass(register_log, form, wide),
-                               tile_constants, 4, pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout,
+                                      tuning->tile_sort_uses_shuffle && !wide ? "tile_sort_lanes_pass" : "tile_sort_pass",
+                                      form, wide, register_log, tile_constants, 4, pipeline);
     }
     case PIPELINE_GLOBAL: {
         if (steps == 0 || steps > BITONIC_MAX_STEP_GROUP_LOG || wide)
@@ -272,9 +163,8 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         if (variant->global_pipelines[steps] != VK_NULL_HANDLE)
             return VK_SUCCESS;
         uint32_t global_constants[1] = {tuning->global_workgroup_size};
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_global_pass(steps, form), global_constants, 1,
-                               &variant->global_pipelines[steps]);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout, "global_pass", form, false, steps,
+                                      global_constants, 1, &variant->global_pipelines[steps]);
     }
     case PIPELINE_WINDOW_UNPACK: {
         /* PAIRS32's tuning: pairs_pack_fits saw KEYS64's merge agree. */
@@ -286,10 +176,12 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         merge_constants[3] = tuning->merge_fused_split_probes;
         merge_constants[4] = tuning->merge_store_from_registers ? VK_TRUE : VK_FALSE;
         merge_constants[5] = VK_TRUE;  /* WINDOW_MERGE */
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_unpack_pass(tuning->merge_register_log,
-                                                               tuning->merge_fused_split_by_subgroup),
-                               merge_constants, 7u, pipeline);
+        char name[BITONIC_MODULE_NAME_CAPACITY];
+        snprintf(name, sizeof name, "%s_k64_unpack_r%u",
+                 tuning->merge_fused_split_by_subgroup ? "merge_lanes_pass" : "merge_pass",
+                 (unsigned)tuning->merge_register_log);
+        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout, name, merge_constants, 7u,
+                               pipeline);
     }
     case PIPELINE_MERGE:
     case PIPELINE_MERGE_TAIL:
@@ -314,45 +206,40 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
         merge_constants[4] = from_registers ? VK_TRUE : VK_FALSE;  /* STORE_FROM_REGISTERS */
         merge_constants[5] = window ? VK_TRUE : VK_FALSE;
         merge_constants[7] = tail ? VK_TRUE : VK_FALSE;
-        return create_pipeline(
-            sorter, sorter->pipeline_cache, variant->pipeline_layout,
-            tuning->merge_direct ? bitonic_spirv_merge_direct(tuning->merge_register_log, form, wide)
-            : tuning->merge_fused_split_by_subgroup && !wide
-                ? bitonic_spirv_merge_lanes_pass(tuning->merge_register_log, form)
-                : bitonic_spirv_merge_pass(tuning->merge_register_log, form, wide),
-            merge_constants, tail ? 8u : window ? 7u : 5u, pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout,
+                                      tuning->merge_direct                                ? "merge_direct"
+                                      : tuning->merge_fused_split_by_subgroup && !wide ? "merge_lanes_pass"
+                                                                                         : "merge_pass",
+                                      form, wide, tuning->merge_register_log, merge_constants,
+                                      tail ? 8u : window ? 7u : 5u, pipeline);
     }
     case PIPELINE_MERGE_DIRECT:
         if (tuning->merge_direct || tuning->merge_direct_max_keys == 0)
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->merge_direct_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_direct(tuning->merge_register_log, form, wide),
-                               merge_constants, 5, &variant->merge_direct_pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout, "merge_direct", form, wide,
+                                      tuning->merge_register_log, merge_constants, 5, &variant->merge_direct_pipeline);
     case PIPELINE_MERGE_SPLIT:
         if (variant->merge_split_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[0] = tuning->merge_split_workgroup_size;
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(form, wide), merge_constants, 5,
-                               &variant->merge_split_pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout, "merge_split", form, wide, 1, merge_constants,
+                                      5, &variant->merge_split_pipeline);
     case PIPELINE_MERGE_SPLIT_BINARY:
         if (variant->merge_split_binary_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[0] = tuning->merge_split_workgroup_size;
         merge_constants[3] = 1u;  /* one probe a round */
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(form, wide), merge_constants, 5,
-                               &variant->merge_split_binary_pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout, "merge_split", form, wide, 1, merge_constants,
+                                      5, &variant->merge_split_binary_pipeline);
     case PIPELINE_MERGE_SPLIT_GUIDED:
         if (variant->merge_split_guided_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         merge_constants[0] = tuning->merge_split_workgroup_size;
         merge_constants[4] = 1u;  /* SPLIT_GUIDED */
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(form, wide), merge_constants, 5,
-                               &variant->merge_split_guided_pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout, "merge_split", form, wide, 1, merge_constants,
+                                      5, &variant->merge_split_guided_pipeline);
     case PIPELINE_PARTITION: {
         /* Both of the partition's pipelines. */
         if (wide || tuning->partition_max_splitters == 0)
@@ -362,16 +249,18 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                            tuning->partition_scatter_keys};
         VkResult result = VK_SUCCESS;
         if (variant->partition_pipeline == VK_NULL_HANDLE)
-            result = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                                     bitonic_spirv_partition_pass(form, tuning->partition_scan_by_subgroup),
-                                     partition_constants, 4, &variant->partition_pipeline);
+            result = create_kernel_pipeline(sorter, variant->pipeline_layout,
+                                            tuning->partition_scan_by_subgroup ? "partition_lanes_pass" : "partition_pass",
+                                            form, false, 1, partition_constants, 4, &variant->partition_pipeline);
         /* Half tiles (scatter_tile_for) with each staged key's place beside it. */
         if (result == VK_SUCCESS && partition_halves_tiles(tuning) &&
             variant->partition_half_scatter_pipeline == VK_NULL_HANDLE) {
             partition_constants[3] = tuning->partition_scatter_keys / 2u;
-            result = create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                                     bitonic_spirv_partition_stored_pass(form, tuning->partition_scan_by_subgroup),
-                                     partition_constants, 4, &variant->partition_half_scatter_pipeline);
+            /* Built for the keys that stage no places on whole tiles alone. */
+            result = create_kernel_pipeline(
+                sorter, variant->pipeline_layout,
+                tuning->partition_scan_by_subgroup ? "partition_lanes_stored_pass" : "partition_stored_pass", form, false,
+                1, partition_constants, 4, &variant->partition_half_scatter_pipeline);
         }
         return result;
     }
@@ -386,18 +275,16 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                  ? tuning->merge_split_workgroup_size
                                  : WINDOW_SPLIT_THREADS;
         merge_constants[5] = VK_TRUE;
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_merge_split(form, false), merge_constants, 7,
-                               &variant->window_split_pipeline[steps != 0]);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout, "merge_split", form, false, 1,
+                                      merge_constants, 7, &variant->window_split_pipeline[steps != 0]);
     case PIPELINE_TRANSPOSE: {
         if (wide)
             return VK_ERROR_FEATURE_NOT_PRESENT;
         if (variant->transpose_pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
         uint32_t transpose_constants[2] = {tuning->transpose_workgroup_size, tuning->transpose_block_log};
-        return create_pipeline(sorter, sorter->pipeline_cache, variant->pipeline_layout,
-                               bitonic_spirv_transpose_pass(form), transpose_constants, 2,
-                               &variant->transpose_pipeline);
+        return create_kernel_pipeline(sorter, variant->pipeline_layout, "transpose_pass", form, false, 1,
+                                      transpose_constants, 2, &variant->transpose_pipeline);
     }
     }
     return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -406,7 +293,8 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
 /* Every pipeline of a variant; the device-address ones are the merge path's. */
 VkResult sorter_create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_variant *variant)
 {
-    VkResult result = sorter_ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
+    /* The network's tile kernel: on the wide path no tile pass takes it. */
+    VkResult result = variant->wide ? VK_SUCCESS : sorter_ensure_pipeline(sorter, variant, PIPELINE_TILE, 0);
     if (result == VK_SUCCESS && variant->tuning.tile_merge_sort)
         result = sorter_ensure_pipeline(sorter, variant, PIPELINE_TILE_SORT, 0);
     if (result == VK_SUCCESS && variant->tuning.tile_merge_sort && variant->tuning.short_tile_log != 0 &&
@@ -484,9 +372,8 @@ VkResult sorter_ensure_search_pipeline(bitonic_vulkan_sorter *sorter, bool key64
     uint32_t workgroup = SEARCH_WORKGROUP < sorter->limits.max_workgroup_invocations
                              ? SEARCH_WORKGROUP
                              : sorter->limits.max_workgroup_invocations;
-    bitonic_spirv spirv = key64 ? SPIRV_MODULE(bitonic_spirv_search_k64) : SPIRV_MODULE(bitonic_spirv_search);
-    return create_pipeline(sorter, sorter->pipeline_cache, sorter->search_pipeline_layout, spirv, &workgroup, 1,
-                           pipeline);
+    return create_pipeline(sorter, sorter->pipeline_cache, sorter->search_pipeline_layout,
+                           key64 ? "search_k64" : "search", &workgroup, 1, pipeline);
 }
 
 /* Builds the pipelines a planned sort binds that are not built yet (a lazy
