@@ -102,26 +102,49 @@ static const char fragment_source[] =
     "    }\n"
     "    return x;\n"
     "}\n"
-    "uvec4 rank(uvec4 t) {\n"
-    "    if (kind == 0) return uvec4(ordered32(t.x) ^ u_order_xor, 0u, 0u, 0u);\n"
-    "    if (kind == 1) return uvec4(ordered64(uvec2(t.y, t.x)) ^ uvec2(u_order_xor), 0u, 0u);\n"
-    "    if (kind == 2) return uvec4(ordered32(t.x) ^ u_order_xor, t.y, 0u, 0u);\n"
-    "    if (kind == 3) return uvec4(ordered64(uvec2(t.y, t.x)) ^ uvec2(u_order_xor), t.z, 0u);\n"
+    /* TEXEL: the words of a texel that the format holds (a member's variables
+     * are no wider than they need be); RANK: its key as ordered bits, then
+     * what breaks ties, compared most significant word first. */
+    "#if KIND == 0\n"
+    "#define TEXEL uint\n"
+    "#define RANK uint\n"
+    "TEXEL texel_of(uvec4 t) { return t.x; }\n"
+    "uvec4 output_of(TEXEL t) { return uvec4(t, 0u, 0u, 0u); }\n"
+    "RANK rank(TEXEL t) { return ordered32(t) ^ u_order_xor; }\n"
+    "#elif KIND == 1 || KIND == 2\n"
+    "#define TEXEL uvec2\n"
+    "#define RANK uvec2\n"
+    "TEXEL texel_of(uvec4 t) { return t.xy; }\n"
+    "uvec4 output_of(TEXEL t) { return uvec4(t, 0u, 0u); }\n"
+    "#if KIND == 1\n"
+    "RANK rank(TEXEL t) { return ordered64(t.yx) ^ uvec2(u_order_xor); }\n"
+    "#else\n"
+    "RANK rank(TEXEL t) { return uvec2(ordered32(t.x) ^ u_order_xor, t.y); }\n"
+    "#endif\n"
+    "#else\n"
+    "#define TEXEL uvec4\n"
+    "#define RANK uvec4\n"
+    "TEXEL texel_of(uvec4 t) { return t; }\n"
+    "uvec4 output_of(TEXEL t) { return t; }\n"
+    "RANK rank(TEXEL t) {\n"
+    "    if (kind == 3) return uvec4(ordered64(t.yx) ^ uvec2(u_order_xor), t.z, 0u);\n"
     "    if (component == 0) return uvec4(ordered32(t.x) ^ u_order_xor, t.y, t.z, t.w);\n"
     "    if (component == 1) return uvec4(ordered32(t.y) ^ u_order_xor, t.x, t.z, t.w);\n"
     "    if (component == 2) return uvec4(ordered32(t.z) ^ u_order_xor, t.x, t.y, t.w);\n"
     "    return uvec4(ordered32(t.w) ^ u_order_xor, t.x, t.y, t.z);\n"
     "}\n"
+    "#endif\n"
+    "bool less(uint a, uint b) { return a < b; }\n"
+    "bool less(uvec2 a, uvec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }\n"
     "bool less(uvec4 a, uvec4 b) {\n"
-    "    if (a.x != b.x) return a.x < b.x;\n"
-    "    if (a.y != b.y) return a.y < b.y;\n"
-    "    if (a.z != b.z) return a.z < b.z;\n"
-    "    return a.w < b.w;\n"
+    "    bvec4 lower = lessThan(a, b), same = equal(a, b);\n"
+    "    return lower.x || (same.x && (lower.y || (same.y && (lower.z || (same.z && lower.w)))));\n"
     "}\n"
-    "void exchange(bool upper_is_key, inout uvec4 lower_texel, inout uvec4 lower_rank, inout uvec4 upper_texel,\n"
-    "              inout uvec4 upper_rank) {\n"
+    "void exchange(bool upper_is_key, inout TEXEL lower_texel, inout RANK lower_rank, inout TEXEL upper_texel,\n"
+    "              inout RANK upper_rank) {\n"
     "    bool swap = upper_is_key && less(upper_rank, lower_rank);\n"
-    "    uvec4 texel = lower_texel, rank_of = lower_rank;\n"
+    "    TEXEL texel = lower_texel;\n"
+    "    RANK rank_of = lower_rank;\n"
     "    lower_texel = swap ? upper_texel : lower_texel;\n"
     "    lower_rank = swap ? upper_rank : lower_rank;\n"
     "    upper_texel = swap ? texel : upper_texel;\n"
@@ -180,7 +203,8 @@ static bool write_main(char *text, size_t capacity, size_t *length, uint32_t ste
         bool mirrored = flip && r >= size / 2u;
         fits = fits && append(text, capacity, length,
                               "    uint m%u = base + (%uu << low_log) + %s;\n"
-                              "    uvec4 t%u = fetch(m%u), k%u = rank(t%u);\n",
+                              "    TEXEL t%u = texel_of(fetch(m%u));\n"
+                              "    RANK k%u = rank(t%u);\n",
                               r, r, mirrored ? "mirrored" : "low", r, r, r, r);
     }
     for (uint32_t step = 0; step < steps; ++step) {
@@ -192,9 +216,10 @@ static bool write_main(char *text, size_t capacity, size_t *length, uint32_t ste
                                       partner, r, r, partner, partner);
         }
     }
-    fits = fits && append(text, capacity, length, "    o_texel = t%u;\n", size - 1u);
+    fits = fits && append(text, capacity, length, "    TEXEL chosen = t%u;\n", size - 1u);
     for (uint32_t r = size - 1u; r-- > 0;)
-        fits = fits && append(text, capacity, length, "    o_texel = own == %uu ? t%u : o_texel;\n", r, r);
+        fits = fits && append(text, capacity, length, "    chosen = own == %uu ? t%u : chosen;\n", r, r);
+    fits = fits && append(text, capacity, length, "    o_texel = output_of(chosen);\n");
     return fits && append(text, capacity, length, "}\n");
 }
 
