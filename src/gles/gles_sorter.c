@@ -17,15 +17,17 @@
 #include "gles_internal.h"
 #include "schedule.h"
 
-/* The fragment program for one step count, with its uniforms' locations. */
+/* One fragment program (a step count, with or without the flip, for one
+ * texel kind), with its uniforms' locations. */
 typedef struct gles_program {
     GLuint program;
     GLint u_width, u_count, u_last, u_stride_log, u_order_xor;
 } gles_program;
 
 /* The rank() of a program is fixed when it is compiled (its texel kind, key
- * type and record component): branches on uniforms cost a software rasteriser
- * both arms, and rank() runs for every member. One set per texel kind of
+ * type and record component): rank() runs for every member, and branches on
+ * uniforms there made SwiftShader's draws three times slower (perf-log entry
+ * 111). One set per texel kind of
  * bitonic_gles_sort_info: 4 kinds of keys and pairs by 3 key types, and
  * records by 3 key types and 4 components; built on first use. */
 #define GLES_PROGRAM_SETS 24u
@@ -59,10 +61,10 @@ static const char vertex_source[] =
     "}\n";
 
 /* KIND: 0 keys (32-bit), 1 keys (64-bit), 2 pairs (32-bit key), 3 pairs
- * (64-bit key), 4 records; KEY_TYPE a bitonic_key_type, COMPONENT the record's
- * key component (all three defined ahead of this source). A texel's rank is a uvec4 compared word by word,
- * most significant first; 64-bit keys are (high, low) word pairs, since ES 3.0
- * has no 64-bit integers. The ordered maps are those of key_transform.h: its
+ * (64-bit key), 4 records; KEY_TYPE a bitonic_key_type, COMPONENT the
+ * record's key component (all three defined ahead of this source). A texel's
+ * rank (RANK) is compared word by word, most significant first; 64-bit keys
+ * are (high, low) word pairs, since ES 3.0 has no 64-bit integers. The ordered maps are those of key_transform.h: its
  * select for negative NaNs, ~x + 0xff800001, equals the other arm,
  * (x ^ 0xffffffff) - 0x007fffff, modulo 2^32, so one expression serves. */
 static const char fragment_source[] =
