@@ -78,8 +78,9 @@ BITONIC_API uint32_t bitonic_gles_network_pass_count(uint64_t count);
 BITONIC_API uint32_t bitonic_gles_draw_count(uint64_t count, uint32_t steps_per_draw);
 
 /* Programs, a scratch texture and two framebuffers, made in the context that is
- * current when it is created; use and destroy it only with that context (or
- * one sharing its objects) current. */
+ * current when it is created (the programs of 32-bit keys then, those of
+ * another texel kind at its first sort); use and destroy it only with that
+ * context (or one sharing its objects) current. */
 typedef struct bitonic_gles_sorter bitonic_gles_sorter;
 
 typedef struct bitonic_gles_sorter_desc {

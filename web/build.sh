@@ -17,7 +17,7 @@ cflags="-std=c11 -O2 -Wall -Wextra -Wshadow -Wno-unused-parameter -Werror
 exports="_malloc,_free,_bw_create,_bw_destroy,_bw_max_size,_bw_texture_size,_bw_draw_count,_bw_sort_host,_bw_sort_texture"
 # shellcheck disable=SC2086
 emcc $cflags \
-    "$root/src/gles/gles_sorter.c" "$root/src/core/schedule.c" \
+    "$root/src/gles/gles_sorter.c" "$root/src/gles/gles_host.c" "$root/src/core/schedule.c" \
     "$web/src/web_gl_table.c" "$web/src/web_sort.c" \
     -sMAX_WEBGL_VERSION=2 -sMIN_WEBGL_VERSION=2 -sMODULARIZE -sEXPORT_ES6 -sEXPORT_NAME=createBitonicGL \
     -sENVIRONMENT=web -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sEXPORTED_FUNCTIONS="$exports" \

@@ -14,7 +14,7 @@
 
 #include "bitonic_tuning_overrides.h"
 #include "backend.h"
-#include "context_internal.h"  /* bitonic_gles_sort_records: is the caller's context ours? */
+#include "context_backend.h"  /* bitonic_gles_sort_records: the caller's context's state, if it is ours */
 #include "host_buffer.h"
 #include "gles_internal.h"
 
@@ -37,10 +37,7 @@ typedef struct gles_state {
     GLuint query;
     PFNGLGETQUERYOBJECTUI64VEXTPROC get_query_u64;
     char name[256];
-    /* The ping-pong textures of host sorts, remade when the size or format changes. */
-    GLuint textures[2];
-    GLenum texture_format;
-    uint32_t texture_width, texture_height;
+    bitonic_gles_host_textures host;  /* the ping-pong textures of host sorts */
 } gles_state;
 
 /* A resident buffer is host words (host_buffer.h), sorted through a texture on
@@ -174,7 +171,7 @@ static void gles_destroy(void *opaque)
         current_context previous;
         if (make_current(gles, &previous) && gles->sorter) {
             const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
-            gl->glDeleteTextures(2, gles->textures);
+            bitonic_gles_host_textures_destroy(gl, &gles->host);
             if (gles->query)
                 gl->glDeleteQueries(1, &gles->query);
             bitonic_gles_sorter_destroy(gles->sorter);
@@ -231,9 +228,7 @@ static bitonic_status gles_create(const bitonic_context_desc *desc, const bitoni
         gles->timer_query = has_extension(extensions, "GL_EXT_disjoint_timer_query") && gles->get_query_u64;
         if (gles->timer_query)
             gl->glGenQueries(1, &gles->query);
-        gl->glGenTextures(2, gles->textures);
-        if (gl->glGetError() != GL_NO_ERROR)
-            status = BITONIC_ERROR_GL;
+        status = bitonic_gles_host_textures_create(gl, &gles->host);
     }
     if (status == BITONIC_SUCCESS && gles->timer_query)
         status = calibrate_timer(gles);
@@ -257,86 +252,6 @@ static void gles_fill_info(const void *opaque, bitonic_context_info *info)
     info->gles_timer_query = gles->timer_query;
 }
 
-/* The host textures at this size and format (their old texels do not matter:
- * every sort uploads all of its keys). */
-static bitonic_status ensure_textures(gles_state *gles, GLenum format, uint32_t width, uint32_t height)
-{
-    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
-    if (gles->texture_format == format && gles->texture_width == width && gles->texture_height == height)
-        return BITONIC_SUCCESS;
-    gl->glDeleteTextures(2, gles->textures);
-    gl->glGenTextures(2, gles->textures);
-    for (int t = 0; t < 2; ++t) {
-        gl->glBindTexture(GL_TEXTURE_2D, gles->textures[t]);
-        gl->glTexStorage2D(GL_TEXTURE_2D, 1, format, (GLsizei)width, (GLsizei)height);
-    }
-    gl->glBindTexture(GL_TEXTURE_2D, 0);
-    GLenum error = gl->glGetError();
-    gles->texture_format = error == GL_NO_ERROR ? format : 0;
-    gles->texture_width = width;
-    gles->texture_height = height;
-    if (error == GL_OUT_OF_MEMORY)
-        return BITONIC_ERROR_OUT_OF_DEVICE_MEMORY;
-    return error == GL_NO_ERROR ? BITONIC_SUCCESS : BITONIC_ERROR_GL;
-}
-
-static GLenum pixel_format(uint32_t words)
-{
-    return words == 1 ? GL_RED_INTEGER : words == 2 ? GL_RG_INTEGER : GL_RGBA_INTEGER;
-}
-
-/* Texels (words each, packed) into the first count positions, row-major. */
-static void upload(const gles_state *gles, const uint32_t *texels, uint32_t words, uint32_t count, uint32_t width)
-{
-    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
-    gl->glBindTexture(GL_TEXTURE_2D, gles->textures[0]);
-    gl->glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    gl->glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    uint32_t full_rows = count / width, rest = count % width;
-    if (full_rows > 0)
-        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)width, (GLsizei)full_rows, pixel_format(words),
-                        GL_UNSIGNED_INT, texels);
-    if (rest > 0)
-        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full_rows, (GLsizei)rest, 1, pixel_format(words), GL_UNSIGNED_INT,
-                        texels + (size_t)full_rows * width * words);
-    gl->glBindTexture(GL_TEXTURE_2D, 0);
-}
-
-/* Reads the first count texels of texture back, words each, packed. ES 3.0
- * always reads an unsigned integer target as RGBA_INTEGER / UNSIGNED_INT, so
- * rows go through a staging block of four words a texel, a few rows at a time. */
-static bitonic_status download(const gles_state *gles, GLuint texture, uint32_t *texels, uint32_t words,
-                               uint32_t count, uint32_t width)
-{
-    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
-    GLuint framebuffer = 0;
-    gl->glGenFramebuffers(1, &framebuffer);
-    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
-    gl->glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-    gl->glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    gl->glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    uint32_t rows_per_block = (1u << 20) / width > 0 ? (1u << 20) / width : 1u;
-    uint32_t *block = malloc((size_t)rows_per_block * width * 4u * sizeof *block);
-    bitonic_status status = block ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t rows = (count + width - 1u) / width;
-    for (uint32_t row = 0; row < rows && status == BITONIC_SUCCESS; row += rows_per_block) {
-        uint32_t block_rows = rows - row < rows_per_block ? rows - row : rows_per_block;
-        gl->glReadPixels(0, (GLint)row, (GLsizei)width, (GLsizei)block_rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, block);
-        if (gl->glGetError() != GL_NO_ERROR) {
-            status = BITONIC_ERROR_GL;
-            break;
-        }
-        size_t first = (size_t)row * width, end = first + (size_t)block_rows * width;
-        end = end < count ? end : count;
-        for (size_t i = first; i < end; ++i)
-            memcpy(texels + i * words, block + (i - first) * 4u, words * sizeof *texels);
-    }
-    free(block);
-    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    gl->glDeleteFramebuffers(1, &framebuffer);
-    return status;
-}
-
 static double now_ms(void)
 {
     struct timespec t;
@@ -351,14 +266,14 @@ static bitonic_status timed_network(gles_state *gles, const bitonic_gles_sort_in
     const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
     bitonic_gles_sort_result result;
     if (!timing)
-        return bitonic_gles_run_network(gles->sorter, info, gles->textures[1], in_other, &result);
+        return bitonic_gles_run_network(gles->sorter, info, gles->host.textures[1], in_other, &result);
     gl->glFinish();  /* the upload is not part of the sort's time */
     double start = now_ms();
     if (gles->timer_query) {
         gl->glGetIntegerv(GL_GPU_DISJOINT_EXT, &(GLint){0});  /* clears the disjoint flag */
         gl->glBeginQuery(GL_TIME_ELAPSED_EXT, gles->query);
     }
-    bitonic_status status = bitonic_gles_run_network(gles->sorter, info, gles->textures[1], in_other, &result);
+    bitonic_status status = bitonic_gles_run_network(gles->sorter, info, gles->host.textures[1], in_other, &result);
     if (gles->timer_query)
         gl->glEndQuery(GL_TIME_ELAPSED_EXT);
     gl->glFinish();
@@ -398,19 +313,16 @@ static bitonic_status sort_texels(gles_state *gles, uint32_t *texels, uint32_t c
     bitonic_status status = bitonic_gles_texture_size(count, gles->layout, gles->max_size, &info.width, &info.height);
     if (status != BITONIC_SUCCESS)
         return status;
-    uint32_t words = bitonic_gles_texel_words(info.texels, info.key_type);
     current_context previous;
     if (!make_current(gles, &previous))
         return BITONIC_ERROR_GLES_UNAVAILABLE;
-    status = ensure_textures(gles, bitonic_gles_texel_format(info.texels, info.key_type), info.width, info.height);
+    const bitonic_gl *gl = bitonic_gles_sorter_gl(gles->sorter);
+    status = bitonic_gles_host_upload(gl, &gles->host, &info, texels);
     bool in_other = false;
-    if (status == BITONIC_SUCCESS) {
-        upload(gles, texels, words, count, info.width);
-        info.texture = gles->textures[0];
-        status = timed_network(gles, &info, &in_other, timing);
-    }
     if (status == BITONIC_SUCCESS)
-        status = download(gles, gles->textures[in_other ? 1 : 0], texels, words, count, info.width);
+        status = timed_network(gles, &info, &in_other, timing);
+    if (status == BITONIC_SUCCESS)
+        status = bitonic_gles_host_download(gl, &gles->host, &info, in_other, texels);
     restore_current(gles, &previous);
     return status;
 }
@@ -487,14 +399,10 @@ static bitonic_status gles_sort_host(void *opaque, void *keys, uint32_t *values,
     return status;
 }
 
-bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *records, size_t count,
-                                         uint32_t component, const bitonic_sort_options *options,
-                                         bitonic_timing *timing)
+/* bitonic_gles_sort_records past the context check, under the context's lock. */
+static bitonic_status sort_records(gles_state *gles, uint32_t *records, size_t count, uint32_t component,
+                                   const bitonic_sort_options *options, bitonic_timing *timing)
 {
-    if (!context || (!records && count > 0))
-        return BITONIC_ERROR_INVALID_ARGUMENT;
-    if (context->ops != &bitonic_gles_backend)
-        return BITONIC_ERROR_UNSUPPORTED;
     bitonic_gles_sort_info shape = {.texels = BITONIC_GLES_TEXELS_RECORDS, .record_component = component};
     if (options) {
         shape.key_type = options->key_type;
@@ -507,9 +415,20 @@ bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *rec
         return BITONIC_ERROR_TOO_LARGE;
     if ((uintptr_t)records % sizeof *records != 0)
         return BITONIC_ERROR_INVALID_ARGUMENT;  /* natural alignment, as every call (bitonic.h) */
-    bitonic_context_lock(context);
-    bitonic_status status = sort_texels(context->state, records, (uint32_t)count, &shape, timing);
-    bitonic_context_unlock(context);
+    return sort_texels(gles, records, (uint32_t)count, &shape, timing);
+}
+
+bitonic_status bitonic_gles_sort_records(bitonic_context *context, uint32_t *records, size_t count,
+                                         uint32_t component, const bitonic_sort_options *options,
+                                         bitonic_timing *timing)
+{
+    if (!context || (!records && count > 0))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    gles_state *gles = bitonic_context_lock_backend(context, &bitonic_gles_backend);
+    if (!gles)
+        return BITONIC_ERROR_UNSUPPORTED;
+    bitonic_status status = sort_records(gles, records, count, component, options, timing);
+    bitonic_context_unlock_backend(context);
     return status;
 }
 

@@ -8,6 +8,7 @@
  * group computes the same network on the same texels, so every texel survives
  * exactly once. Keys are compared as the ordered bits of key_transform.h,
  * computed in the shader, so results match the other backends bit for bit. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +17,31 @@
 #include "gles_internal.h"
 #include "schedule.h"
 
-/* The fragment program for one step count, with its uniforms' locations. */
+/* One fragment program (a step count, with or without the flip, for one
+ * texel kind), with its uniforms' locations. */
 typedef struct gles_program {
     GLuint program;
-    GLint u_width, u_count, u_phase, u_stride_log, u_copy, u_kind, u_key_type, u_order_xor, u_component;
+    GLint u_width, u_count, u_last, u_stride_log, u_order_xor;
 } gles_program;
+
+/* The rank() of a program is fixed when it is compiled (its texel kind, key
+ * type and record component): rank() runs for every member, and branches on
+ * uniforms there made SwiftShader's draws three times slower (perf-log entry
+ * 111). One set per texel kind of
+ * bitonic_gles_sort_info: 4 kinds of keys and pairs by 3 key types, and
+ * records by 3 key types and 4 components; built on first use. */
+#define GLES_PROGRAM_SETS 24u
+
+typedef struct gles_program_set {
+    /* programs[0][0] copies; programs[flip][s] runs a step group of s steps,
+     * opening with the flip or not (write_main). */
+    gles_program programs[2][BITONIC_GLES_MAX_STEPS_PER_DRAW + 1u];
+    bool built;
+} gles_program_set;
 
 struct bitonic_gles_sorter {
     bitonic_gl gl;                   /* the entry points, loaded at creation */
-    /* programs[s - 1] runs s steps a draw; the step count is a compile-time
-     * constant, so the group's loops unroll and its texels stay in registers. */
-    gles_program programs[BITONIC_GLES_MAX_STEPS_PER_DRAW];
+    gles_program_set sets[GLES_PROGRAM_SETS];
     GLuint vertex_array;             /* empty: the vertices come from gl_VertexID */
     GLuint sampler;                  /* nearest, so integer textures are complete whatever their parameters */
     GLuint framebuffers[2];
@@ -45,10 +60,11 @@ static const char vertex_source[] =
     "    gl_Position = vec4(corner, 0.0, 1.0);\n"
     "}\n";
 
-/* u_kind: 0 keys (32-bit), 1 keys (64-bit), 2 pairs (32-bit key), 3 pairs
- * (64-bit key), 4 records. A texel's rank is a uvec4 compared word by word,
- * most significant first; 64-bit keys are (high, low) word pairs, since ES 3.0
- * has no 64-bit integers. The ordered maps are those of key_transform.h: its
+/* KIND: 0 keys (32-bit), 1 keys (64-bit), 2 pairs (32-bit key), 3 pairs
+ * (64-bit key), 4 records; KEY_TYPE a bitonic_key_type, COMPONENT the
+ * record's key component (all three defined ahead of this source). A texel's
+ * rank (RANK) is compared word by word, most significant first; 64-bit keys
+ * are (high, low) word pairs, since ES 3.0 has no 64-bit integers. The ordered maps are those of key_transform.h: its
  * select for negative NaNs, ~x + 0xff800001, equals the other arm,
  * (x ^ 0xffffffff) - 0x007fffff, modulo 2^32, so one expression serves. */
 static const char fragment_source[] =
@@ -58,20 +74,20 @@ static const char fragment_source[] =
     "uniform usampler2D u_source;\n"
     "uniform uint u_width;\n"
     "uniform uint u_count;\n"
-    "uniform uint u_phase;\n"
+    "uniform uint u_last;\n"
     "uniform uint u_stride_log;\n"
-    "uniform uint u_copy;\n"
-    "uniform int u_kind;\n"
-    "uniform int u_key_type;\n"
+    "const int kind = KIND;\n"
+    "const int key_type = KEY_TYPE;\n"
     "uniform uint u_order_xor;\n"
-    "uniform int u_component;\n"
+    "const int component = COMPONENT;\n"
     "out uvec4 o_texel;\n"
     "uvec4 fetch(uint index) {\n"
+    "    index = min(index, u_last);\n"
     "    return texelFetch(u_source, ivec2(int(index % u_width), int(index / u_width)), 0);\n"
     "}\n"
     "uint ordered32(uint x) {\n"
-    "    if (u_key_type == 1) return x ^ 0x80000000u;\n"
-    "    if (u_key_type == 2) {\n"
+    "    if (key_type == 1) return x ^ 0x80000000u;\n"
+    "    if (key_type == 2) {\n"
     "        uint sign_mask = 0u - (x >> 31);\n"
     "        return (x ^ (sign_mask | 0x80000000u)) - 0x007fffffu;\n"
     "    }\n"
@@ -81,74 +97,133 @@ static const char fragment_source[] =
     "    return uvec2(a.x - b.x - (a.y < b.y ? 1u : 0u), a.y - b.y);\n"
     "}\n"
     "uvec2 ordered64(uvec2 x) {\n"
-    "    if (u_key_type == 4) return uvec2(x.x ^ 0x80000000u, x.y);\n"
-    "    if (u_key_type == 5) {\n"
+    "    if (key_type == 4) return uvec2(x.x ^ 0x80000000u, x.y);\n"
+    "    if (key_type == 5) {\n"
     "        uint sign_mask = 0u - (x.x >> 31);\n"
     "        return sub64(uvec2(x.x ^ (sign_mask | 0x80000000u), x.y ^ sign_mask), uvec2(0x000fffffu, 0xffffffffu));\n"
     "    }\n"
     "    return x;\n"
     "}\n"
-    "uvec4 rank(uvec4 t) {\n"
-    "    if (u_kind == 0) return uvec4(ordered32(t.x) ^ u_order_xor, 0u, 0u, 0u);\n"
-    "    if (u_kind == 1) return uvec4(ordered64(uvec2(t.y, t.x)) ^ uvec2(u_order_xor), 0u, 0u);\n"
-    "    if (u_kind == 2) return uvec4(ordered32(t.x) ^ u_order_xor, t.y, 0u, 0u);\n"
-    "    if (u_kind == 3) return uvec4(ordered64(uvec2(t.y, t.x)) ^ uvec2(u_order_xor), t.z, 0u);\n"
-    "    if (u_component == 0) return uvec4(ordered32(t.x) ^ u_order_xor, t.y, t.z, t.w);\n"
-    "    if (u_component == 1) return uvec4(ordered32(t.y) ^ u_order_xor, t.x, t.z, t.w);\n"
-    "    if (u_component == 2) return uvec4(ordered32(t.z) ^ u_order_xor, t.x, t.y, t.w);\n"
+    /* TEXEL: the words of a texel that the format holds (a member's variables
+     * are no wider than they need be); RANK: its key as ordered bits, then
+     * what breaks ties, compared most significant word first. */
+    "#if KIND == 0\n"
+    "#define TEXEL uint\n"
+    "#define RANK uint\n"
+    "TEXEL texel_of(uvec4 t) { return t.x; }\n"
+    "uvec4 output_of(TEXEL t) { return uvec4(t, 0u, 0u, 0u); }\n"
+    "RANK rank(TEXEL t) { return ordered32(t) ^ u_order_xor; }\n"
+    "#elif KIND == 1 || KIND == 2\n"
+    "#define TEXEL uvec2\n"
+    "#define RANK uvec2\n"
+    "TEXEL texel_of(uvec4 t) { return t.xy; }\n"
+    "uvec4 output_of(TEXEL t) { return uvec4(t, 0u, 0u); }\n"
+    "#if KIND == 1\n"
+    "RANK rank(TEXEL t) { return ordered64(t.yx) ^ uvec2(u_order_xor); }\n"
+    "#else\n"
+    "RANK rank(TEXEL t) { return uvec2(ordered32(t.x) ^ u_order_xor, t.y); }\n"
+    "#endif\n"
+    "#else\n"
+    "#define TEXEL uvec4\n"
+    "#define RANK uvec4\n"
+    "TEXEL texel_of(uvec4 t) { return t; }\n"
+    "uvec4 output_of(TEXEL t) { return t; }\n"
+    "RANK rank(TEXEL t) {\n"
+    "    if (kind == 3) return uvec4(ordered64(t.yx) ^ uvec2(u_order_xor), t.z, 0u);\n"
+    "    if (component == 0) return uvec4(ordered32(t.x) ^ u_order_xor, t.y, t.z, t.w);\n"
+    "    if (component == 1) return uvec4(ordered32(t.y) ^ u_order_xor, t.x, t.z, t.w);\n"
+    "    if (component == 2) return uvec4(ordered32(t.z) ^ u_order_xor, t.x, t.y, t.w);\n"
     "    return uvec4(ordered32(t.w) ^ u_order_xor, t.x, t.y, t.z);\n"
     "}\n"
+    "#endif\n"
+    "bool less(uint a, uint b) { return a < b; }\n"
+    "bool less(uvec2 a, uvec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }\n"
     "bool less(uvec4 a, uvec4 b) {\n"
-    "    if (a.x != b.x) return a.x < b.x;\n"
-    "    if (a.y != b.y) return a.y < b.y;\n"
-    "    if (a.z != b.z) return a.z < b.z;\n"
-    "    return a.w < b.w;\n"
+    "    bvec4 lower = lessThan(a, b), same = equal(a, b);\n"
+    "    return lower.x || (same.x && (lower.y || (same.y && (lower.z || (same.z && lower.w)))));\n"
     "}\n"
-    /* The step group of this fragment, addressed as bitonic_group_key_index()
-     * does: 2^steps members, ascending indices in register order, the upper
-     * half mirrored when the group opens with the flip. Members at or past
-     * u_count are never read; a comparator whose upper member is one of them is
-     * skipped (+infinity). STEPS, 1 to 3, is defined ahead of this source;
-     * u_copy makes the draw a copy. */
-    "void main() {\n"
-    "    uint index = uint(gl_FragCoord.y) * u_width + uint(gl_FragCoord.x);\n"
-    "    const uint steps = STEPS;\n"
-    "    if (u_copy != 0u || index >= u_count) {\n"
-    "        o_texel = fetch(index);\n"
-    "        return;\n"
-    "    }\n"
-    "    uint size = 1u << steps;\n"
-    "    uint low_log = u_stride_log + 1u - steps;\n"
-    "    uint low_mask = (1u << low_log) - 1u;\n"
-    "    bool flip = u_stride_log + 1u == u_phase;\n"
-    "    uint own = (index >> low_log) & (size - 1u);\n"
-    "    uint low = index & low_mask;\n"
-    "    if (flip && (own >> (steps - 1u)) != 0u) low = low_mask - low;\n"
-    "    uint base = (index >> (low_log + steps)) << (low_log + steps);\n"
-    "    uvec4 texels[8];\n"
-    "    uvec4 ranks[8];\n"
-    "    uint members[8];\n"
-    "    for (uint r = 0u; r < size; ++r) {\n"
-    "        bool mirrored = flip && (r >> (steps - 1u)) != 0u;\n"
-    "        members[r] = base + (r << low_log) + (mirrored ? low_mask - low : low);\n"
-    "        if (members[r] < u_count) {\n"
-    "            texels[r] = fetch(members[r]);\n"
-    "            ranks[r] = rank(texels[r]);\n"
-    "        }\n"
-    "    }\n"
-    "    for (uint step = 0u; step < steps; ++step) {\n"
-    "        uint partner_xor = step == 0u && flip ? size - 1u : size >> (step + 1u);\n"
-    "        for (uint r = 0u; r < size; ++r) {\n"
-    "            uint partner = r ^ partner_xor;\n"
-    "            if (partner <= r || members[partner] >= u_count) continue;\n"
-    "            if (less(ranks[partner], ranks[r])) {\n"
-    "                uvec4 texel = texels[r]; texels[r] = texels[partner]; texels[partner] = texel;\n"
-    "                uvec4 rank_of = ranks[r]; ranks[r] = ranks[partner]; ranks[partner] = rank_of;\n"
-    "            }\n"
-    "        }\n"
-    "    }\n"
-    "    o_texel = texels[own];\n"
+    "void exchange(bool upper_is_key, inout TEXEL lower_texel, inout RANK lower_rank, inout TEXEL upper_texel,\n"
+    "              inout RANK upper_rank) {\n"
+    "    bool swap = upper_is_key && less(upper_rank, lower_rank);\n"
+    "    TEXEL texel = lower_texel;\n"
+    "    RANK rank_of = lower_rank;\n"
+    "    lower_texel = swap ? upper_texel : lower_texel;\n"
+    "    lower_rank = swap ? upper_rank : lower_rank;\n"
+    "    upper_texel = swap ? texel : upper_texel;\n"
+    "    upper_rank = swap ? rank_of : upper_rank;\n"
     "}\n";
+
+/* Appends printf-style text to a shader being written; false once it no longer fits. */
+static bool append(char *text, size_t capacity, size_t *length, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    int written = *length < capacity ? vsnprintf(text + *length, capacity - *length, format, arguments) : -1;
+    va_end(arguments);
+    if (written < 0 || (size_t)written >= capacity - *length) {
+        *length = capacity;
+        return false;
+    }
+    *length += (size_t)written;
+    return true;
+}
+
+/* The main() of a step group of 2^steps members, written out with every
+ * member in variables of its own (t3, k3: member 3's texel and rank) and every
+ * comparator a line of its own: no loops and no arrays indexed at run time,
+ * which a shader compiler may keep in memory and which software rasterisers
+ * (SwiftShader's JIT) run many times slower than straight-line code. The group
+ * is addressed as bitonic_group_key_index() does: ascending indices in member
+ * order, the upper half mirrored when the group opens with the flip (flip is a
+ * program of its own, so this is decided here and not per fragment). A
+ * comparator whose upper member is at or past u_count is skipped (+infinity);
+ * fetch() clamps the addresses of such members to the last texel of the
+ * viewport, so they read a texel of the texture and nothing moves them. The
+ * fragment writes its own member: a fragment past u_count is one of those and
+ * keeps its texel. steps 0 is the copy (each fragment its own texel). */
+static bool write_main(char *text, size_t capacity, size_t *length, uint32_t steps, bool flip)
+{
+    bool fits = append(text, capacity, length,
+                       "void main() {\n"
+                       "    uint index = uint(gl_FragCoord.y) * u_width + uint(gl_FragCoord.x);\n");
+    if (steps == 0)
+        return fits && append(text, capacity, length, "    o_texel = fetch(index);\n}\n");
+    uint32_t size = 1u << steps;
+    fits = fits && append(text, capacity, length,
+                          "    uint low_log = u_stride_log + 1u - %uu;\n"
+                          "    uint low_mask = (1u << low_log) - 1u;\n"
+                          "    uint own = (index >> low_log) & %uu;\n"
+                          "    uint low = index & low_mask;\n",
+                          steps, size - 1u);
+    if (flip)
+        fits = fits && append(text, capacity, length, "    if (own >= %uu) low = low_mask - low;\n", size / 2u);
+    fits = fits && append(text, capacity, length,
+                          "    uint base = (index >> (low_log + %uu)) << (low_log + %uu);\n"
+                          "    uint mirrored = low_mask - low;\n",
+                          steps, steps);
+    for (uint32_t r = 0; r < size; ++r) {
+        bool mirrored = flip && r >= size / 2u;
+        fits = fits && append(text, capacity, length,
+                              "    uint m%u = base + (%uu << low_log) + %s;\n"
+                              "    TEXEL t%u = texel_of(fetch(m%u));\n"
+                              "    RANK k%u = rank(t%u);\n",
+                              r, r, mirrored ? "mirrored" : "low", r, r, r, r);
+    }
+    for (uint32_t step = 0; step < steps; ++step) {
+        uint32_t partner_xor = step == 0 && flip ? size - 1u : size >> (step + 1u);
+        for (uint32_t r = 0; r < size; ++r) {
+            uint32_t partner = r ^ partner_xor;
+            if (partner > r)
+                fits = fits && append(text, capacity, length, "    exchange(m%u < u_count, t%u, k%u, t%u, k%u);\n",
+                                      partner, r, r, partner, partner);
+        }
+    }
+    fits = fits && append(text, capacity, length, "    TEXEL chosen = t%u;\n", size - 1u);
+    for (uint32_t r = size - 1u; r-- > 0;)
+        fits = fits && append(text, capacity, length, "    chosen = own == %uu ? t%u : chosen;\n", r, r);
+    fits = fits && append(text, capacity, length, "    o_texel = output_of(chosen);\n");
+    return fits && append(text, capacity, length, "}\n");
+}
 
 GLenum bitonic_gles_texel_format(bitonic_gles_texels texels, bitonic_key_type key_type)
 {
@@ -212,13 +287,24 @@ bitonic_status bitonic_gles_texture_size(uint64_t count, bitonic_gles_layout lay
     return BITONIC_SUCCESS;
 }
 
-static GLuint compile_shader(const bitonic_gl *gl, GLenum type, const char *prefix, const char *source)
+static int kind_of(const bitonic_gles_sort_info *info)
+{
+    bool key64 = info->key_type >= BITONIC_KEY_U64;
+    if (info->texels == BITONIC_GLES_TEXELS_KEYS)
+        return key64 ? 1 : 0;
+    if (info->texels == BITONIC_GLES_TEXELS_PAIRS)
+        return key64 ? 3 : 2;
+    return 4;
+}
+
+static GLuint compile_shader(const bitonic_gl *gl, GLenum type, const char *defines, const char *functions,
+                             const char *main_source)
 {
     GLuint shader = gl->glCreateShader(type);
     if (!shader)
         return 0;
-    const char *sources[] = {"#version 300 es\n", prefix, source};
-    gl->glShaderSource(shader, 3, sources, NULL);
+    const char *sources[] = {"#version 300 es\n", defines, functions, main_source};
+    gl->glShaderSource(shader, 4, sources, NULL);
     gl->glCompileShader(shader);
     GLint compiled = GL_FALSE;
     gl->glGetShaderiv(shader, GL_COMPILE_STATUS, &compiled);
@@ -229,12 +315,16 @@ static GLuint compile_shader(const bitonic_gl *gl, GLenum type, const char *pref
     return shader;
 }
 
-static GLuint link_program(const bitonic_gl *gl, uint32_t steps)
+static GLuint link_program(const bitonic_gl *gl, const bitonic_gles_sort_info *info, uint32_t steps, bool flip)
 {
-    char define[32];
-    snprintf(define, sizeof define, "#define STEPS %uu\n", steps);
-    GLuint vertex = compile_shader(gl, GL_VERTEX_SHADER, "", vertex_source);
-    GLuint fragment = compile_shader(gl, GL_FRAGMENT_SHADER, define, fragment_source);
+    char defines[96], main_source[8192];
+    size_t length = 0;
+    snprintf(defines, sizeof defines, "#define KIND %d\n#define KEY_TYPE %d\n#define COMPONENT %d\n", kind_of(info),
+             (int)info->key_type, (int)info->record_component);
+    if (!write_main(main_source, sizeof main_source, &length, steps, flip))
+        return 0;
+    GLuint vertex = compile_shader(gl, GL_VERTEX_SHADER, "", "", vertex_source);
+    GLuint fragment = compile_shader(gl, GL_FRAGMENT_SHADER, defines, fragment_source, main_source);
     GLuint program = vertex && fragment ? gl->glCreateProgram() : 0;
     if (program) {
         gl->glAttachShader(program, vertex);
@@ -252,6 +342,47 @@ static GLuint link_program(const bitonic_gl *gl, uint32_t steps)
     return program;
 }
 
+/* The program and its uniforms' locations; false when it does not build. */
+static bool make_program(const bitonic_gl *gl, gles_program *program, const bitonic_gles_sort_info *info,
+                         uint32_t steps, bool flip)
+{
+    program->program = link_program(gl, info, steps, flip);
+    if (!program->program)
+        return false;
+    GLuint name = program->program;
+    program->u_width = gl->glGetUniformLocation(name, "u_width");
+    program->u_count = gl->glGetUniformLocation(name, "u_count");
+    program->u_last = gl->glGetUniformLocation(name, "u_last");
+    program->u_stride_log = gl->glGetUniformLocation(name, "u_stride_log");
+    program->u_order_xor = gl->glGetUniformLocation(name, "u_order_xor");
+    return true;
+}
+
+/* The index of info's program set in sorter->sets. */
+static uint32_t set_index(const bitonic_gles_sort_info *info)
+{
+    int kind = kind_of(info);
+    if (kind < 4)
+        return (uint32_t)kind * 3u + (uint32_t)info->key_type % 3u;
+    return 12u + (uint32_t)info->key_type * 4u + info->record_component;
+}
+
+/* The programs of info's texel kind, built on first use; NULL when one does
+ * not build. info must have passed check_info. */
+static const gles_program_set *program_set(bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info)
+{
+    gles_program_set *set = &sorter->sets[set_index(info)];
+    if (set->built)
+        return set;
+    const bitonic_gl *gl = &sorter->gl;
+    bool built = make_program(gl, &set->programs[0][0], info, 0, false);
+    for (uint32_t steps = 1; steps <= sorter->steps_per_draw && built; ++steps)
+        built = make_program(gl, &set->programs[0][steps], info, steps, false) &&
+                make_program(gl, &set->programs[1][steps], info, steps, true);
+    set->built = built;
+    return built ? set : NULL;
+}
+
 /* The major version in a GL_VERSION string of an ES context ("OpenGL ES 3.2 ..."), 0 if it is not one. */
 static int es_major_version(const char *version)
 {
@@ -267,8 +398,10 @@ void bitonic_gles_sorter_destroy(bitonic_gles_sorter *sorter)
         return;
     const bitonic_gl *gl = &sorter->gl;
     if (gl->library) {
-        for (uint32_t p = 0; p < BITONIC_GLES_MAX_STEPS_PER_DRAW; ++p)
-            gl->glDeleteProgram(sorter->programs[p].program);
+        for (uint32_t set = 0; set < GLES_PROGRAM_SETS; ++set)
+            for (uint32_t flip = 0; flip < 2; ++flip)
+                for (uint32_t steps = 0; steps <= BITONIC_GLES_MAX_STEPS_PER_DRAW; ++steps)
+                    gl->glDeleteProgram(sorter->sets[set].programs[flip][steps].program);
         gl->glDeleteVertexArrays(1, &sorter->vertex_array);
         gl->glDeleteSamplers(1, &sorter->sampler);
         gl->glDeleteFramebuffers(2, sorter->framebuffers);
@@ -316,23 +449,11 @@ bitonic_status bitonic_gles_sorter_create(const bitonic_gles_sorter_desc *desc, 
     size = viewport[1] < size ? viewport[1] : size;
     sorter->max_size = size > 0 ? (uint32_t)size : 0u;
     sorter->steps_per_draw = desc && desc->steps_per_draw ? desc->steps_per_draw : 1u;
-    for (uint32_t p = 0; p < sorter->steps_per_draw; ++p) {
-        gles_program *program = &sorter->programs[p];
-        program->program = link_program(gl, p + 1u);
-        if (!program->program) {
-            bitonic_gles_sorter_destroy(sorter);
-            return BITONIC_ERROR_GL;
-        }
-        GLuint name = program->program;
-        program->u_width = gl->glGetUniformLocation(name, "u_width");
-        program->u_count = gl->glGetUniformLocation(name, "u_count");
-        program->u_phase = gl->glGetUniformLocation(name, "u_phase");
-        program->u_stride_log = gl->glGetUniformLocation(name, "u_stride_log");
-        program->u_copy = gl->glGetUniformLocation(name, "u_copy");
-        program->u_kind = gl->glGetUniformLocation(name, "u_kind");
-        program->u_key_type = gl->glGetUniformLocation(name, "u_key_type");
-        program->u_order_xor = gl->glGetUniformLocation(name, "u_order_xor");
-        program->u_component = gl->glGetUniformLocation(name, "u_component");
+    /* The set of 32-bit keys now, so a context whose compiler rejects the
+     * shaders fails here rather than at its first sort. */
+    if (!program_set(sorter, &(bitonic_gles_sort_info){.texels = BITONIC_GLES_TEXELS_KEYS})) {
+        bitonic_gles_sorter_destroy(sorter);
+        return BITONIC_ERROR_GL;
     }
     gl->glGenVertexArrays(1, &sorter->vertex_array);
     gl->glGenSamplers(1, &sorter->sampler);
@@ -418,16 +539,6 @@ static bitonic_status check_info(const bitonic_gles_sorter *sorter, const bitoni
     return BITONIC_SUCCESS;
 }
 
-static int kind_of(const bitonic_gles_sort_info *info)
-{
-    bool key64 = info->key_type >= BITONIC_KEY_U64;
-    if (info->texels == BITONIC_GLES_TEXELS_KEYS)
-        return key64 ? 1 : 0;
-    if (info->texels == BITONIC_GLES_TEXELS_PAIRS)
-        return key64 ? 3 : 2;
-    return 4;
-}
-
 static bool attach(const bitonic_gl *gl, GLuint framebuffer, GLuint texture)
 {
     gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer);
@@ -436,16 +547,16 @@ static bool attach(const bitonic_gl *gl, GLuint framebuffer, GLuint texture)
 }
 
 /* One pass: reads source, renders the used rows into the framebuffer of target. */
-static bitonic_status draw_pass(const bitonic_gles_sorter *sorter, GLuint source, int target, const bitonic_pass *pass)
+static bitonic_status draw_pass(const bitonic_gles_sorter *sorter, const gles_program_set *set, GLuint source,
+                                int target, const bitonic_pass *pass)
 {
     const bitonic_gl *gl = &sorter->gl;
     gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sorter->framebuffers[target]);
     gl->glBindTexture(GL_TEXTURE_2D, source);
-    const gles_program *program = &sorter->programs[pass->step_count > 0 ? pass->step_count - 1u : 0u];
+    bool flip = pass->step_count > 0 && pass->stride_log + 1u == pass->phase;
+    const gles_program *program = &set->programs[flip][pass->step_count];
     gl->glUseProgram(program->program);
-    gl->glUniform1ui(program->u_phase, pass->phase);
     gl->glUniform1ui(program->u_stride_log, pass->stride_log);
-    gl->glUniform1ui(program->u_copy, pass->step_count == 0 ? 1u : 0u);
     gl->glDrawArrays(GL_TRIANGLES, 0, 3);
     if (sorter->check_every_pass && gl->glGetError() != GL_NO_ERROR)
         return BITONIC_ERROR_GL;
@@ -455,7 +566,8 @@ static bitonic_status draw_pass(const bitonic_gles_sorter *sorter, GLuint source
 /* Saves the caller's state and sets up the draws of one sort: program,
  * uniforms, sampler, and a viewport of the rows that hold keys, so the rest of
  * both textures is never touched. */
-static void begin_passes(const bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info, saved_state *saved)
+static void begin_passes(const bitonic_gles_sorter *sorter, const gles_program_set *set,
+                         const bitonic_gles_sort_info *info, saved_state *saved)
 {
     const bitonic_gl *gl = &sorter->gl;
     save_state(gl, saved);
@@ -466,17 +578,17 @@ static void begin_passes(const bitonic_gles_sorter *sorter, const bitonic_gles_s
     gl->glBindVertexArray(sorter->vertex_array);
     gl->glActiveTexture(GL_TEXTURE0);
     gl->glBindSampler(0, sorter->sampler);
-    for (uint32_t p = 0; p < sorter->steps_per_draw; ++p) {
-        const gles_program *program = &sorter->programs[p];
+    uint32_t rows = (info->count + info->width - 1u) / info->width;
+    for (uint32_t p = 0; p < 2u * (BITONIC_GLES_MAX_STEPS_PER_DRAW + 1u); ++p) {
+        const gles_program *program = &set->programs[p & 1u][p >> 1];
+        if (!program->program)
+            continue;  /* the flip of no steps, or more steps than this sorter runs */
         gl->glUseProgram(program->program);
         gl->glUniform1ui(program->u_width, info->width);
         gl->glUniform1ui(program->u_count, info->count);
-        gl->glUniform1i(program->u_kind, kind_of(info));
-        gl->glUniform1i(program->u_key_type, (GLint)info->key_type);
+        gl->glUniform1ui(program->u_last, rows * info->width - 1u);
         gl->glUniform1ui(program->u_order_xor, info->order == BITONIC_ORDER_DESCENDING ? 0xffffffffu : 0u);
-        gl->glUniform1i(program->u_component, (GLint)info->record_component);
     }
-    uint32_t rows = (info->count + info->width - 1u) / info->width;
     gl->glViewport(0, 0, (GLsizei)info->width, (GLsizei)rows);
 }
 
@@ -503,10 +615,13 @@ bitonic_status bitonic_gles_run_network(bitonic_gles_sorter *sorter, const biton
     uint32_t pass_count = bitonic_schedule_build(info->count, &params, passes, BITONIC_SCHEDULE_MAX_PASSES);
     if (pass_count == UINT32_MAX)
         return BITONIC_ERROR_INVALID_ARGUMENT;
+    const gles_program_set *set = program_set(sorter, info);
+    if (!set)
+        return BITONIC_ERROR_GL;
 
     const bitonic_gl *gl = &sorter->gl;
     saved_state saved;
-    begin_passes(sorter, info, &saved);
+    begin_passes(sorter, set, info, &saved);
     GLuint textures[2] = {info->texture, other_texture};
     if (!attach(gl, sorter->framebuffers[0], textures[0]) || !attach(gl, sorter->framebuffers[1], textures[1])) {
         GLenum error = gl->glGetError();  /* an error here means a bad texture name, not a bad format */
@@ -514,7 +629,7 @@ bitonic_status bitonic_gles_run_network(bitonic_gles_sorter *sorter, const biton
     }
     int source = 0;
     for (uint32_t p = 0; p < pass_count && status == BITONIC_SUCCESS; ++p) {
-        status = draw_pass(sorter, textures[source], 1 - source, &passes[p]);
+        status = draw_pass(sorter, set, textures[source], 1 - source, &passes[p]);
         source = 1 - source;
     }
     status = end_passes(gl, &saved, status);
@@ -554,13 +669,16 @@ static bitonic_status ensure_scratch(bitonic_gles_sorter *sorter, GLenum format,
 /* An odd number of passes left the keys in the scratch: one more draw of no
  * steps (every fragment keeps its own texel) copies them home, through the
  * framebuffer that run_network attached the caller's texture to. */
-static bitonic_status copy_home(const bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info,
+static bitonic_status copy_home(bitonic_gles_sorter *sorter, const bitonic_gles_sort_info *info,
                                 bitonic_gles_sort_result *result)
 {
+    const gles_program_set *set = program_set(sorter, info);  /* built by run_network */
+    if (!set)
+        return BITONIC_ERROR_GL;
     saved_state saved;
-    begin_passes(sorter, info, &saved);
+    begin_passes(sorter, set, info, &saved);
     bitonic_pass copy = {.kind = BITONIC_PASS_GLOBAL, .phase = 1, .stride_log = 0, .step_count = 0};
-    bitonic_status status = end_passes(&sorter->gl, &saved, draw_pass(sorter, sorter->scratch, 0, &copy));
+    bitonic_status status = end_passes(&sorter->gl, &saved, draw_pass(sorter, set, sorter->scratch, 0, &copy));
     if (result)
         result->draws += 1u;
     return status;

@@ -1,9 +1,9 @@
 /* web_sort.c: the browser's host layer over gles_sorter.c, the functions that
  * web/src/bitonic.mjs calls. The JavaScript side makes the WebGL2 context
- * current (its own, or the caller's) before every call; this file uploads host
- * texels into an integer texture, runs the network of gles_sorter.c (the same
- * source as the native gles backend, so the same order bit for bit) and reads
- * the result back. Every call returns a bitonic_status. */
+ * current (its own, or the caller's) before every call; this file sorts host
+ * texels through the textures of src/gles/gles_host.c and the network of
+ * src/gles/gles_sorter.c, the same sources as the native gles backend's host
+ * sorts, so the same order bit for bit. Every call returns a bitonic_status. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +13,7 @@
 
 typedef struct web_sorter {
     bitonic_gles_sorter *sorter;
-    /* The ping-pong pair of host sorts, remade when the size or format changes. */
-    GLuint textures[2];
-    GLenum format;
-    uint32_t width, height;
-    GLuint read_framebuffer;
+    bitonic_gles_host_textures host;  /* the ping-pong pair of host sorts */
 } web_sorter;
 
 EMSCRIPTEN_KEEPALIVE int bw_create(uint32_t steps_per_draw, uint32_t check_every_pass, web_sorter **out)
@@ -28,18 +24,11 @@ EMSCRIPTEN_KEEPALIVE int bw_create(uint32_t steps_per_draw, uint32_t check_every
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     bitonic_gles_sorter_desc desc = {.check_every_pass = check_every_pass != 0, .steps_per_draw = steps_per_draw};
     bitonic_status status = bitonic_gles_sorter_create(&desc, &web->sorter);
-    if (status == BITONIC_SUCCESS) {
-        const bitonic_gl *gl = bitonic_gles_sorter_gl(web->sorter);
-        gl->glGenTextures(2, web->textures);
-        gl->glGenFramebuffers(1, &web->read_framebuffer);
-        if (gl->glGetError() != GL_NO_ERROR)
-            status = BITONIC_ERROR_GL;
-    }
+    if (status == BITONIC_SUCCESS)
+        status = bitonic_gles_host_textures_create(bitonic_gles_sorter_gl(web->sorter), &web->host);
     if (status != BITONIC_SUCCESS) {
         if (web->sorter) {
-            const bitonic_gl *gl = bitonic_gles_sorter_gl(web->sorter);
-            gl->glDeleteTextures(2, web->textures);
-            gl->glDeleteFramebuffers(1, &web->read_framebuffer);
+            bitonic_gles_host_textures_destroy(bitonic_gles_sorter_gl(web->sorter), &web->host);
             bitonic_gles_sorter_destroy(web->sorter);
         }
         free(web);
@@ -53,9 +42,7 @@ EMSCRIPTEN_KEEPALIVE void bw_destroy(web_sorter *web)
 {
     if (!web)
         return;
-    const bitonic_gl *gl = bitonic_gles_sorter_gl(web->sorter);
-    gl->glDeleteTextures(2, web->textures);
-    gl->glDeleteFramebuffers(1, &web->read_framebuffer);
+    bitonic_gles_host_textures_destroy(bitonic_gles_sorter_gl(web->sorter), &web->host);
     bitonic_gles_sorter_destroy(web->sorter);
     free(web);
 }
@@ -75,76 +62,6 @@ EMSCRIPTEN_KEEPALIVE int bw_texture_size(const web_sorter *web, uint32_t count, 
 EMSCRIPTEN_KEEPALIVE uint32_t bw_draw_count(uint32_t count, uint32_t steps_per_draw)
 {
     return bitonic_gles_draw_count(count, steps_per_draw);
-}
-
-static bitonic_status ensure_textures(web_sorter *web, GLenum format, uint32_t width, uint32_t height)
-{
-    const bitonic_gl *gl = bitonic_gles_sorter_gl(web->sorter);
-    if (web->format == format && web->width == width && web->height == height)
-        return BITONIC_SUCCESS;
-    gl->glDeleteTextures(2, web->textures);
-    gl->glGenTextures(2, web->textures);
-    for (int t = 0; t < 2; ++t) {
-        gl->glBindTexture(GL_TEXTURE_2D, web->textures[t]);
-        gl->glTexStorage2D(GL_TEXTURE_2D, 1, format, (GLsizei)width, (GLsizei)height);
-    }
-    gl->glBindTexture(GL_TEXTURE_2D, 0);
-    GLenum error = gl->glGetError();
-    web->format = error == GL_NO_ERROR ? format : 0;
-    web->width = width;
-    web->height = height;
-    if (error == GL_OUT_OF_MEMORY)
-        return BITONIC_ERROR_OUT_OF_DEVICE_MEMORY;
-    return error == GL_NO_ERROR ? BITONIC_SUCCESS : BITONIC_ERROR_GL;
-}
-
-static GLenum pixel_format(uint32_t words)
-{
-    return words == 1 ? GL_RED_INTEGER : words == 2 ? GL_RG_INTEGER : GL_RGBA_INTEGER;
-}
-
-/* Full rows in one upload, the last partial row in a second. */
-static void upload(const web_sorter *web, const uint32_t *texels, uint32_t words, uint32_t count, uint32_t width)
-{
-    const bitonic_gl *gl = bitonic_gles_sorter_gl(web->sorter);
-    gl->glBindTexture(GL_TEXTURE_2D, web->textures[0]);
-    uint32_t full_rows = count / width, rest = count % width;
-    if (full_rows > 0)
-        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)width, (GLsizei)full_rows, pixel_format(words),
-                            GL_UNSIGNED_INT, texels);
-    if (rest > 0)
-        gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full_rows, (GLsizei)rest, 1, pixel_format(words),
-                            GL_UNSIGNED_INT, texels + (size_t)full_rows * width * words);
-    gl->glBindTexture(GL_TEXTURE_2D, 0);
-}
-
-/* WebGL2 reads an unsigned integer target only as RGBA_INTEGER / UNSIGNED_INT
- * for certain, so rows come through a staging block of four words a texel, a
- * few rows at a time, and are packed to words each. */
-static bitonic_status download(web_sorter *web, GLuint texture, uint32_t *texels, uint32_t words, uint32_t count,
-                               uint32_t width)
-{
-    const bitonic_gl *gl = bitonic_gles_sorter_gl(web->sorter);
-    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, web->read_framebuffer);
-    gl->glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-    uint32_t rows_per_block = (1u << 18) / width > 0 ? (1u << 18) / width : 1u;
-    uint32_t *block = malloc((size_t)rows_per_block * width * 4u * sizeof *block);
-    bitonic_status status = block ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t rows = (count + width - 1u) / width;
-    for (uint32_t row = 0; row < rows && status == BITONIC_SUCCESS; row += rows_per_block) {
-        uint32_t block_rows = rows - row < rows_per_block ? rows - row : rows_per_block;
-        gl->glReadPixels(0, (GLint)row, (GLsizei)width, (GLsizei)block_rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, block);
-        uint32_t first = row * width;
-        uint32_t block_count = count - first < block_rows * width ? count - first : block_rows * width;
-        for (uint32_t i = 0; i < block_count; ++i)
-            memcpy(texels + (size_t)(first + i) * words, block + (size_t)i * 4u, words * sizeof *texels);
-    }
-    free(block);
-    gl->glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
-    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    if (status == BITONIC_SUCCESS && gl->glGetError() != GL_NO_ERROR)
-        status = BITONIC_ERROR_GL;
-    return status;
 }
 
 /* Sorts count packed texels in wasm memory in place: keys (one word) or pairs
@@ -168,18 +85,15 @@ EMSCRIPTEN_KEEPALIVE int bw_sort_host(web_sorter *web, uint32_t *texels, uint32_
     while (gl->glGetError() != GL_NO_ERROR) {
         /* errors raised before the call are not the sort's */
     }
-    uint32_t words = bitonic_gles_texel_words(info.texels, info.key_type);
-    gl->glActiveTexture(GL_TEXTURE0);
-    status = ensure_textures(web, bitonic_gles_texel_format(info.texels, info.key_type), info.width, info.height);
+    status = bitonic_gles_host_upload(gl, &web->host, &info, texels);
     bool in_other = false;
     bitonic_gles_sort_result result = {0};
-    if (status == BITONIC_SUCCESS) {
-        upload(web, texels, words, count, info.width);
-        info.texture = web->textures[0];
-        status = bitonic_gles_run_network(web->sorter, &info, web->textures[1], &in_other, &result);
-    }
     if (status == BITONIC_SUCCESS)
-        status = download(web, web->textures[in_other ? 1 : 0], texels, words, count, info.width);
+        status = bitonic_gles_run_network(web->sorter, &info, web->host.textures[1], &in_other, &result);
+    if (status == BITONIC_SUCCESS)
+        status = bitonic_gles_host_download(gl, &web->host, &info, in_other, texels);
+    if (status == BITONIC_SUCCESS && gl->glGetError() != GL_NO_ERROR)
+        status = BITONIC_ERROR_GL;
     *out_draws = result.draws;
     return status;
 }
