@@ -69,12 +69,6 @@ typedef struct bitonic_device_choice {
     char path[BITONIC_CACHE_PATH_MAX];/* the calibration file; "" when the disk cache is off */
 } bitonic_device_choice;
 
-/* BITONIC_CROSSOVER read strictly: true with 0 (unset or empty),
- * BITONIC_CROSSOVER_MODEL ("model" or "auto") or a decimal count in
- * *out_keys; false for anything else (a sign, a letter, a count past 2^64 - 1),
- * which context creation refuses. */
-bool bitonic_crossover_from_env(uint64_t *out_keys);
-
 /* automatic: the device came from the default selection (no desc->device, no
  * BITONIC_DEVICE). device_key names the device and driver for the file name
  * ("" for none). */
