@@ -17,6 +17,14 @@
 #include "bitonic.h"
 #include "test_util.h"
 
+/* AddressSanitizer keeps freed blocks resident in its quarantine (256 MiB),
+ * so the resident set says nothing there; its leak check stands in. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RESIDENT_SET_MEANINGFUL 0
+#else
+#define RESIDENT_SET_MEANINGFUL 1
+#endif
+
 enum { THREADS = 4, TOTAL_SORTS = 20000, WARM_SORTS = 100, MAX_LOG = 15 };
 #define TIME_LIMIT_S 20.0
 
@@ -199,7 +207,7 @@ int main(void)
                seconds);
     TEST_CHECK(&t, atomic_load(&failed_calls) == 0, "every call succeeds (%d failed)", atomic_load(&failed_calls));
     TEST_CHECK(&t, atomic_load(&wrong) == 0, "every result verified (%d wrong)", atomic_load(&wrong));
-    TEST_CHECK(&t, warm_pages > 0 && end_pages * 10 <= warm_pages * 11,
+    TEST_CHECK(&t, !RESIDENT_SET_MEANINGFUL || (warm_pages > 0 && end_pages * 10 <= warm_pages * 11),
                "memory flat: %ld KiB resident after %d sorts, %ld KiB at the end", warm_pages * 4, WARM_SORTS,
                end_pages * 4);
     printf("%d sorts on one context from %d threads in %.1f s; resident %ld KiB after %d, %ld KiB at the end\n", done,
