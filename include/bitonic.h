@@ -187,9 +187,8 @@ typedef struct bitonic_context bitonic_context;
  * call that needs it, which then returns any failure to make it. The strings
  * and the chain of desc need not outlive the call.
  * BITONIC_ERROR_INVALID_ARGUMENT: an enum field past its last value, or a
- * BITONIC_CROSSOVER in the environment that is neither "model", "auto" nor a
- * decimal count (no sign, at most 2^64 - 1): a malformed setting is refused,
- * never read as a default.
+ * malformed BITONIC_* environment value (bitonic_check_environment says
+ * which): a malformed setting is refused, never read as a default.
  *
  * Threads: a context may be used from several threads at once. Every call
  * that takes the context (or one of its buffers) holds the context's lock
@@ -211,6 +210,22 @@ typedef struct bitonic_context bitonic_context;
  * bitonic_context_info.max_keys; both are refused before any array is read. */
 BITONIC_API bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_context **out_context);
 BITONIC_API void bitonic_context_destroy(bitonic_context *context);
+
+/* Checks every BITONIC_* environment variable the library reads, as
+ * bitonic_context_create does first. An unset or empty variable is the
+ * default. A switch (BITONIC_PIPELINE_CACHE, BITONIC_DEVICE_ADDRESSES,
+ * BITONIC_HOST_IMPORT, BITONIC_HOST_CHUNK_SORT) is 0 or 1, off or on, no or
+ * yes, false or true; a count is decimal digits alone within its range
+ * (BITONIC_HOST_CHUNK_BYTES and BITONIC_IMPORT_MIN_BYTES 0 to 2^48,
+ * BITONIC_HOST_COPY_THREADS 1 to 64); BITONIC_CROSSOVER is "model", "auto"
+ * or a count from 0 to 2^64 - 1; BITONIC_DEVICE is at most 255 bytes with no
+ * control character and no space at either end; BITONIC_CACHE_DIR at most
+ * 768 bytes with no control character. On the first malformed one it
+ * returns BITONIC_ERROR_INVALID_ARGUMENT and, when message is not NULL,
+ * writes a line such as `BITONIC_HOST_COPY_THREADS="0": out of range (1 to
+ * 64)` (cut to message_capacity, always terminated); else BITONIC_SUCCESS
+ * and an empty message. The library prints nothing: a front end prints this. */
+BITONIC_API bitonic_status bitonic_check_environment(char *message, size_t message_capacity);
 
 typedef struct bitonic_context_info {
     bitonic_backend backend;

@@ -2,9 +2,12 @@
 """test_cli_hardening.py BITONIC [RUN_MPI MPIEXEC]: `bitonic sort` against what
 an adversarial user tries. A FIFO as IN must fail at once with one line (not
 wait for a writer); an OUT whose name is 245 to 255 bytes long must be written;
-SIGINT, SIGTERM and SIGHUP arriving while OUT's temporary file exists must end
-the process by that signal and leave neither the temporary file nor OUT; a
-malformed BITONIC_CROSSOVER must be named and refused. With MPI: ranks given
+SIGINT, SIGTERM and SIGHUP arriving while OUT is being written must end
+the process by that signal and leave neither a temporary file nor OUT, and so
+must SIGKILL where the file system has O_TMPFILE; an OUT that is a symbolic
+link is replaced, its target left as it was; a
+malformed BITONIC_CROSSOVER (or any other BITONIC_* setting) must be named
+and refused. With MPI: ranks given
 different files must all fail, with no OUT and no temporary file, and a FIFO
 as IN must fail on every rank, and SIGTERM to mpirun mid-write must leave no
 temporary file. Every run is bounded by a timeout."""
@@ -50,8 +53,32 @@ def npy_bytes(count, seed):
         "<%dI" % count, *words)
 
 
+def writing_into(pid, directory, input_path):
+    """Whether the process holds a descriptor on a file of directory other
+    than its input: the unnamed output ("DIR/#123 (deleted)") or a named
+    temporary file, so its write is under way."""
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            if target.startswith(directory + "/") and target != input_path:
+                return True
+    except OSError:
+        pass
+    return False
+
+
+def unnamed_files_work(directory):
+    """Whether the file system of directory takes O_TMPFILE."""
+    try:
+        fd = os.open(directory, os.O_TMPFILE | os.O_WRONLY, 0o600)
+    except (AttributeError, OSError):
+        return False
+    os.close(fd)
+    return True
+
+
 def kill_during_write(scratch, big, signal_number):
-    """Starts a sort of big, waits for its temporary file, sends the signal.
+    """Starts a sort of big, waits for its output to be open, sends the signal.
     Returns (seen, returncode) or None when the write was never caught."""
     out = os.path.join(scratch, "killed.bin")
     for attempt in range(5):
@@ -60,7 +87,7 @@ def kill_during_write(scratch, big, signal_number):
         deadline = time.monotonic() + 60
         seen = False
         while process.poll() is None and time.monotonic() < deadline:
-            if temporaries(scratch):
+            if temporaries(scratch) or writing_into(process.pid, scratch, big):
                 process.send_signal(signal_number)
                 seen = True
                 break
@@ -113,6 +140,27 @@ with tempfile.TemporaryDirectory() as scratch:
               not os.path.exists(path("crossover_out.bin")),
               "BITONIC_CROSSOVER=%s refused by name: %r" % (value, r.stderr if r else "timeout"))
 
+    # Every other BITONIC_* setting the same way: named, with the reason, and no OUT.
+    for variable, value, reason in (("BITONIC_DEVICE", "cpu ", "space"),
+                                    ("BITONIC_CACHE_DIR", "/tmp/a\x01b", "control character"),
+                                    ("BITONIC_PIPELINE_CACHE", "disabled", "expected 0 or 1"),
+                                    ("BITONIC_DEVICE_ADDRESSES", "2", "expected 0 or 1"),
+                                    ("BITONIC_HOST_IMPORT", "n", "expected 0 or 1"),
+                                    ("BITONIC_HOST_CHUNK_SORT", "nope", "expected 0 or 1"),
+                                    ("BITONIC_HOST_CHUNK_BYTES", "4MiB", "decimal digits"),
+                                    ("BITONIC_IMPORT_MIN_BYTES", "281474976710657", "out of range"),
+                                    ("BITONIC_HOST_COPY_THREADS", "0", "out of range")):
+        env = dict(os.environ, **{variable: value})
+        r = run("sort", path("keys.bin"), path("setting_out.bin"), "--device", "cpu", env=env)
+        check(r is not None and r.returncode == 2 and r.stderr.count("\n") == 1 and variable in r.stderr and
+              reason in r.stderr and not os.path.exists(path("setting_out.bin")),
+              "%s=%r refused by name: %r" % (variable, value, r.stderr if r else "timeout"))
+    env = dict(os.environ, BITONIC_HOST_COPY_THREADS="", BITONIC_PIPELINE_CACHE="")
+    r = run("sort", path("keys.bin"), path("setting_out.bin"), "--device", "cpu", env=env)
+    check(r is not None and r.returncode == 0, "empty settings are the defaults: %r" % (r.stderr if r else "timeout"))
+    if os.path.exists(path("setting_out.bin")):
+        os.remove(path("setting_out.bin"))
+
     # A terminating signal during the write: no temporary file, no OUT.
     big = path("big.bin")
     with open(big, "wb") as f:
@@ -129,7 +177,37 @@ with tempfile.TemporaryDirectory() as scratch:
         check(not os.path.exists(out), "%s leaves no OUT" % signal_number.name)
         for name in temporaries(scratch):
             os.remove(path(name))
+    # SIGKILL cannot be caught: only an unnamed output leaves nothing, where
+    # the file system has O_TMPFILE (else the named fallback's file stays).
+    before = sorted(os.listdir(scratch))
+    if unnamed_files_work(scratch):
+        caught = kill_during_write(scratch, big, signal.SIGKILL)
+        check(caught is not None, "SIGKILL: the write was caught in progress")
+        if caught is not None:
+            check(caught[0] == -signal.SIGKILL, "SIGKILL ends the process (%s)" % caught[0])
+            check(sorted(os.listdir(scratch)) == before, "SIGKILL mid-write leaves no file: %s" %
+                  sorted(set(os.listdir(scratch)) - set(before)))
+    else:
+        print("note: %s has no O_TMPFILE; the SIGKILL case is not run" % scratch)
     os.remove(big)
+
+    # OUT as a symbolic link: the link is replaced by the sorted file, and the
+    # file it pointed to is left as it was (not written through, not followed).
+    with open(path("link_target.bin"), "wb") as f:
+        f.write(b"keep")
+    for name, target in (("link_out.bin", path("link_target.bin")), ("dangling_out.bin", path("nowhere.bin"))):
+        os.symlink(target, path(name))
+        r = run("sort", path("keys.bin"), path(name), "--device", "cpu")
+        ok = r is not None and r.returncode == 0 and not os.path.islink(path(name))
+        if ok:
+            with open(path(name), "rb") as f:
+                ok = struct.unpack("<4I", f.read()) == (1, 2, 3, 4)
+        check(ok, "OUT %s, a link, is replaced by the sorted file: %r" % (name, r.stderr if r else "timeout"))
+        os.remove(path(name))
+    with open(path("link_target.bin"), "rb") as f:
+        check(f.read() == b"keep", "the file OUT linked to is untouched")
+    check(not os.path.exists(path("nowhere.bin")), "a dangling OUT link's target is not created")
+    check(not temporaries(scratch), "no temporary file after the link cases")
 
     if mpi:
         run_mpi, mpiexec = mpi

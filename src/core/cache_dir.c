@@ -12,10 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool env_says_off(const char *name)
+#include "settings.h"
+
+/* BITONIC_PIPELINE_CACHE=0 (or off, no, false) keeps the library off the disk. */
+static bool disk_cache_turned_off(void)
 {
-    const char *value = getenv(name);
-    return value && (strcmp(value, "0") == 0 || strcmp(value, "off") == 0 || strcmp(value, "no") == 0);
+    bitonic_setting_value setting;
+    return bitonic_setting_read(BITONIC_SETTING_PIPELINE_CACHE, &setting) && setting.given && setting.number == 0;
 }
 
 bool bitonic_cache_directory(const bitonic_context_desc *desc, char *out, size_t capacity)
@@ -23,11 +26,12 @@ bool bitonic_cache_directory(const bitonic_context_desc *desc, char *out, size_t
     if (capacity == 0)
         return false;
     out[0] = '\0';
-    if ((desc && desc->no_disk_cache) || env_says_off("BITONIC_PIPELINE_CACHE"))
+    if ((desc && desc->no_disk_cache) || disk_cache_turned_off())
         return false;
     const char *named = desc ? desc->cache_directory : NULL;
-    if (!named || !*named)
-        named = getenv("BITONIC_CACHE_DIR");
+    bitonic_setting_value setting;
+    if ((!named || !*named) && bitonic_setting_read(BITONIC_SETTING_CACHE_DIR, &setting))
+        named = setting.text;
     int written;
     if (named && *named) {
         written = snprintf(out, capacity, "%s", named);

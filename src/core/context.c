@@ -16,6 +16,7 @@
 #include "bitonic_tuning_overrides.h"
 #include "context_internal.h"
 #include "key_transform.h"
+#include "settings.h"
 
 /* The backends in the order device selection tries them: the first whose
  * accepts() takes the selector and whose create() succeeds wins; with the
@@ -53,16 +54,14 @@ static bool init_context_lock(pthread_mutex_t *lock)
 
 /* What every backend refuses alike, before any of them sees the description:
  * an enum value past its last (the description's and its tuning overrides'),
- * and a BITONIC_CROSSOVER that is neither "model", "auto" nor a count
- * (bitonic_context_desc.crossover_keys). */
+ * and a malformed BITONIC_* environment value (settings.c). */
 static bitonic_status check_desc(const bitonic_context_desc *desc)
 {
-    uint64_t crossover;
     const bitonic_tuning_overrides *overrides = bitonic_tuning_overrides_find(desc->next);
     if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
         (unsigned)overrides->merge_kernel > (unsigned)BITONIC_MERGE_KERNEL_DIRECT ||
         (unsigned)overrides->merge_fused_split_searcher > (unsigned)BITONIC_SPLIT_SEARCHER_SUBGROUP ||
-        desc->gles_layout > (uint32_t)BITONIC_GLES_LAYOUT_2D || !bitonic_crossover_from_env(&crossover))
+        desc->gles_layout > (uint32_t)BITONIC_GLES_LAYOUT_2D || bitonic_check_environment(NULL, 0) != BITONIC_SUCCESS)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     return BITONIC_SUCCESS;
 }
@@ -128,8 +127,9 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
         return checked != BITONIC_SUCCESS ? checked : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     }
     const char *device = context->desc.device;
-    if (!device || !*device)
-        device = getenv("BITONIC_DEVICE");
+    bitonic_setting_value device_setting;
+    if ((!device || !*device) && bitonic_setting_read(BITONIC_SETTING_DEVICE, &device_setting))
+        device = device_setting.text;
     bitonic_selector selector = bitonic_parse_selector(device);
 
     bitonic_status status = BITONIC_ERROR_DEVICE_NOT_FOUND;

@@ -20,6 +20,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "device_choice.h"
 
+#include "settings.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,35 +35,12 @@
 #define LARGEST_WIDE_LOG 18u              /* pairs and 64-bit keys: timed up to here, to bound the calibration */
 #define CALIBRATION_BUDGET_MS 3000.0      /* a slow device (lavapipe) is given up on, not waited for */
 
-bool bitonic_crossover_from_env(uint64_t *out_keys)
-{
-    *out_keys = 0;
-    const char *text = getenv("BITONIC_CROSSOVER");
-    if (!text || !*text)
-        return true;
-    if (strcmp(text, "model") == 0 || strcmp(text, "auto") == 0) {
-        *out_keys = BITONIC_CROSSOVER_MODEL;
-        return true;
-    }
-    /* Digits only: strtoull alone would take "-1" (and, saturated, any number
-     * past 2^64) as UINT64_MAX, the model, and "abc" as nothing at all. */
-    uint64_t keys = 0;
-    for (const char *c = text; *c; ++c) {
-        if (*c < '0' || *c > '9')
-            return false;
-        unsigned digit = (unsigned)(*c - '0');
-        if (keys > (UINT64_MAX - digit) / 10u)
-            return false;
-        keys = keys * 10u + digit;
-    }
-    *out_keys = keys;
-    return true;
-}
-
+/* BITONIC_CROSSOVER through the shared parser (settings.c): 0 when unset or
+ * empty, and when malformed, which context creation has refused already. */
 static uint64_t crossover_from_env(void)
 {
-    uint64_t keys;
-    return bitonic_crossover_from_env(&keys) ? keys : 0;  /* context creation refuses a malformed one */
+    bitonic_setting_value crossover;
+    return bitonic_setting_read(BITONIC_SETTING_CROSSOVER, &crossover) ? crossover.number : 0;
 }
 
 static uint32_t cpu_threads(const bitonic_context_desc *desc)
@@ -124,7 +103,7 @@ static bitonic_choice_point *points_of(bitonic_device_choice *choice, bitonic_so
 /* The stored crossover (0 when the file is missing or not one of ours), and
  * the wide crossover (the same when the file has none), the measurements and
  * the device cost beside it when the file has them. */
-static uint64_t read_crossover(const char *path, bitonic_device_choice *out_model)
+uint64_t bitonic_device_choice_read_file(const char *path, bitonic_device_choice *out_model)
 {
     unsigned char *bytes;
     size_t size;
@@ -353,7 +332,7 @@ static double estimate_ms(bitonic_device_choice *choice, bitonic_sort_kind kind,
 
 uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
 {
-    return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover(choice->path, NULL);
+    return choice->crossover_keys != 0 ? choice->crossover_keys : bitonic_device_choice_read_file(choice->path, NULL);
 }
 
 bool bitonic_device_choice_on_cpu(bitonic_device_choice *choice, const bitonic_choice_target *target, size_t count,
@@ -364,7 +343,7 @@ bool bitonic_device_choice_on_cpu(bitonic_device_choice *choice, const bitonic_c
     if (choice->crossover_keys == 0 && choice->use_model) {
         if (count < ((size_t)1 << SMALLEST_LOG))
             return true;  /* no need to calibrate to know this one */
-        choice->crossover_keys = read_crossover(choice->path, choice);
+        choice->crossover_keys = bitonic_device_choice_read_file(choice->path, choice);
         /* Calibrating makes the device; one that cannot be made (a census
          * naming a GPU that is gone) leaves every host sort on the CPU path
          * and writes nothing. */

@@ -69,11 +69,12 @@ typedef struct bitonic_device_choice {
     char path[BITONIC_CACHE_PATH_MAX];/* the calibration file; "" when the disk cache is off */
 } bitonic_device_choice;
 
-/* BITONIC_CROSSOVER read strictly: true with 0 (unset or empty),
- * BITONIC_CROSSOVER_MODEL ("model" or "auto") or a decimal count in
- * *out_keys; false for anything else (a sign, a letter, a count past 2^64 - 1),
- * which context creation refuses. */
-bool bitonic_crossover_from_env(uint64_t *out_keys);
+/* The crossover file at path: its u32 crossover (0 when the file is missing,
+ * damaged or not one of ours), and with out_model the pairs' and 64-bit keys'
+ * crossovers, the measured points (at most BITONIC_CHOICE_MAX_POINTS a kind,
+ * in increasing keys) and the device's costs. What the context calls, and the
+ * mutation test (tests/fuzz/mutate_cache_readers.c). */
+uint64_t bitonic_device_choice_read_file(const char *path, bitonic_device_choice *out_model);
 
 /* automatic: the device came from the default selection (no desc->device, no
  * BITONIC_DEVICE). device_key names the device and driver for the file name

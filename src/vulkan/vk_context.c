@@ -10,15 +10,21 @@
 #include <string.h>
 
 #include "vk_census.h"
+#include "settings.h"
 #include "vk_host_internal.h"
 
 /* Sorts past the storage-buffer binding go through buffer device addresses
  * where the device has them; BITONIC_DEVICE_ADDRESSES=0 keeps the binding's
  * limit (docs/API.md, "Sizes"). */
+static bool switch_is_off(bitonic_setting setting)
+{
+    bitonic_setting_value value;
+    return bitonic_setting_read(setting, &value) && value.given && value.number == 0;
+}
+
 static bool device_addresses_wanted(void)
 {
-    const char *text = getenv("BITONIC_DEVICE_ADDRESSES");
-    return !(text && strcmp(text, "0") == 0);
+    return !switch_is_off(BITONIC_SETTING_DEVICE_ADDRESSES);
 }
 
 static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_context_desc *desc)
@@ -152,15 +158,14 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
         vk->desc.cache_directory = vk->cache_directory;
     else
         vk->desc.no_disk_cache = true;
-    const char *import_env = getenv("BITONIC_HOST_IMPORT");
-    vk->import_wanted = !(import_env && strcmp(import_env, "0") == 0);
-    const char *chunk_env = getenv("BITONIC_HOST_CHUNK_BYTES");
-    vk->host_chunk_bytes = chunk_env && *chunk_env ? (size_t)strtoull(chunk_env, NULL, 10) : HOST_CHUNK_MIN_BYTES;
-    const char *chunk_sort_env = getenv("BITONIC_HOST_CHUNK_SORT");
-    vk->chunk_sort_wanted = !(chunk_sort_env && strcmp(chunk_sort_env, "0") == 0);
-    const char *min_env = getenv("BITONIC_IMPORT_MIN_BYTES");
-    vk->import_min_given = min_env && *min_env;
-    vk->import_min_bytes = vk->import_min_given ? (size_t)strtoull(min_env, NULL, 10) : 0;
+    /* Parsed by settings.c; bitonic_context_create has refused malformed ones. */
+    vk->import_wanted = !switch_is_off(BITONIC_SETTING_HOST_IMPORT);
+    bitonic_setting_value chunk_bytes, import_min;
+    bool chunk_given = bitonic_setting_read(BITONIC_SETTING_HOST_CHUNK_BYTES, &chunk_bytes) && chunk_bytes.given;
+    vk->host_chunk_bytes = chunk_given ? (size_t)chunk_bytes.number : HOST_CHUNK_MIN_BYTES;
+    vk->chunk_sort_wanted = !switch_is_off(BITONIC_SETTING_HOST_CHUNK_SORT);
+    vk->import_min_given = bitonic_setting_read(BITONIC_SETTING_IMPORT_MIN_BYTES, &import_min) && import_min.given;
+    vk->import_min_bytes = vk->import_min_given ? (size_t)import_min.number : 0;
     vk->on_message = desc->on_validation_message;
     vk->message_user_data = desc->message_user_data;
     /* The default selection asks the census first: "no GPU" ends here, and a

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "copy_crew.h"
+#include "settings.h"
 #include "vk_host_internal.h"
 
 /* Below this many bytes an array is staged, not imported: importing pins its
@@ -390,9 +391,9 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
     bool profile = timed && timing && timing->pass_ms && timing->pass_capacity > 0 && run_log == 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned hands = cores < 1 ? 1u : cores > (long)MAX_COPY_HANDS ? MAX_COPY_HANDS : (unsigned)cores;
-    const char *hands_env = getenv("BITONIC_HOST_COPY_THREADS");
-    if (hands_env && atoi(hands_env) > 0)
-        hands = (unsigned)atoi(hands_env);
+    bitonic_setting_value hands_setting;  /* 1 to 64 (settings.c) */
+    if (bitonic_setting_read(BITONIC_SETTING_HOST_COPY_THREADS, &hands_setting) && hands_setting.given)
+        hands = (unsigned)hands_setting.number;
     bool host_copies = sources[0].copied_on_host || (with_values && sources[1].copied_on_host);
     bitonic_copy_crew *crew = host_copies ? bitonic_copy_crew_start(hands) : NULL;  /* NULL: the caller copies alone */
     bool submitted = false;

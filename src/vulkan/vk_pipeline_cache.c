@@ -17,6 +17,7 @@
 #define CACHE_MAGIC "bitonic pipeline cache\n"
 #define MAX_CACHE_BYTES ((size_t)256 << 20)
 
+/* The file's own header; BITONIC_VK_PIPELINE_CACHE_HEADER_BYTES says its size. */
 typedef struct file_header {
     char magic[24];
     uint32_t library_version;
@@ -27,6 +28,7 @@ typedef struct file_header {
     uint64_t data_bytes;
     uint64_t checksum;
 } file_header;
+_Static_assert(sizeof(file_header) == BITONIC_VK_PIPELINE_CACHE_HEADER_BYTES, "the header's size is part of the file");
 
 static uint32_t library_version(void)
 {
@@ -72,10 +74,10 @@ static bool driver_header_matches(const unsigned char *data, size_t size, const 
            memcmp(header.pipelineCacheUUID, properties->pipelineCacheUUID, VK_UUID_SIZE) == 0;
 }
 
-/* The driver data of a file that passes every check, else NULL. */
-static const unsigned char *valid_data(const unsigned char *bytes, size_t size,
-                                       const VkPhysicalDeviceProperties *properties, size_t *out_size)
+const unsigned char *bitonic_vk_pipeline_cache_check(const unsigned char *bytes, size_t size,
+                                                     const VkPhysicalDeviceProperties *properties, size_t *out_size)
 {
+    *out_size = 0;
     file_header expected = header_for(properties), found;
     if (size < sizeof found)
         return NULL;
@@ -93,6 +95,15 @@ static const unsigned char *valid_data(const unsigned char *bytes, size_t size,
     return data;
 }
 
+void bitonic_vk_pipeline_cache_header(const VkPhysicalDeviceProperties *properties, const unsigned char *data,
+                                      size_t size, unsigned char out[BITONIC_VK_PIPELINE_CACHE_HEADER_BYTES])
+{
+    file_header header = header_for(properties);
+    header.data_bytes = size;
+    header.checksum = bitonic_cache_checksum(data, size);
+    memcpy(out, &header, sizeof header);
+}
+
 void bitonic_vk_pipeline_cache_open(VkDevice device, const VkPhysicalDeviceProperties *properties,
                                     const bitonic_context_desc *desc, bitonic_vk_pipeline_cache *out)
 {
@@ -104,7 +115,7 @@ void bitonic_vk_pipeline_cache_open(VkDevice device, const VkPhysicalDevicePrope
     size_t size = 0, data_size = 0;
     const unsigned char *data = NULL;
     if (out->path[0] && bitonic_cache_read_file(out->path, MAX_CACHE_BYTES, &bytes, &size)) {
-        data = valid_data(bytes, size, properties, &data_size);
+        data = bitonic_vk_pipeline_cache_check(bytes, size, properties, &data_size);
         out->rejected = data == NULL;
     }
     VkPipelineCacheCreateInfo info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
@@ -139,11 +150,10 @@ void bitonic_vk_pipeline_cache_save(VkDevice device, const VkPhysicalDevicePrope
         return;
     if (vkGetPipelineCacheData(device, cache->cache, &size, data) == VK_SUCCESS &&
         driver_header_matches(data, size, properties)) {
-        file_header header = header_for(properties);
-        header.data_bytes = size;
-        header.checksum = bitonic_cache_checksum(data, size);
+        unsigned char header[BITONIC_VK_PIPELINE_CACHE_HEADER_BYTES];
+        bitonic_vk_pipeline_cache_header(properties, data, size, header);
         /* An unwritable directory only costs the next run its warm start. */
-        if (bitonic_cache_write_file(cache->path, &header, sizeof header, data, size)) {
+        if (bitonic_cache_write_file(cache->path, header, sizeof header, data, size)) {
             cache->loaded_bytes = size;
             cache->rejected = false;
         }

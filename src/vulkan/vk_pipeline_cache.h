@@ -33,4 +33,20 @@ void bitonic_vk_pipeline_cache_save(VkDevice device, const VkPhysicalDevicePrope
 
 void bitonic_vk_pipeline_cache_close(VkDevice device, bitonic_vk_pipeline_cache *cache);
 
+/* The file's format, for the open and save above and the mutation test
+ * (tests/fuzz/mutate_cache_readers.c): a header of this many bytes (ids,
+ * length, checksum), then the driver's data. */
+#define BITONIC_VK_PIPELINE_CACHE_HEADER_BYTES 72u
+
+/* The header for a file holding data (the driver's, whose own header it
+ * does not check). */
+void bitonic_vk_pipeline_cache_header(const VkPhysicalDeviceProperties *properties, const unsigned char *data,
+                                      size_t size, unsigned char out[BITONIC_VK_PIPELINE_CACHE_HEADER_BYTES]);
+
+/* The driver data inside the file's bytes when every check passes (our
+ * header, its length and checksum, the driver's header for this device),
+ * with its size in *out_size; else NULL and 0. */
+const unsigned char *bitonic_vk_pipeline_cache_check(const unsigned char *bytes, size_t size,
+                                                     const VkPhysicalDeviceProperties *properties, size_t *out_size);
+
 #endif /* BITONIC_VK_PIPELINE_CACHE_H */

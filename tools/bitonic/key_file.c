@@ -519,7 +519,8 @@ static int set_output_mode(int fd, const char *path)
 {
     struct stat existing;
     mode_t mode;
-    if (stat(path, &existing) == 0 && S_ISREG(existing.st_mode)) {
+    /* lstat: an OUT that is a link is replaced, so its target's mode is not taken. */
+    if (lstat(path, &existing) == 0 && S_ISREG(existing.st_mode)) {
         mode = existing.st_mode & 07777;
     } else {
         long mask = current_umask();
@@ -630,49 +631,27 @@ int key_file_write_atomic(const char *path, const struct key_file *keys, char *e
     if (check_writable(keys, &data_size, detail, sizeof detail) != 0)
         return key_file_fail(error, error_size, "%s: %s", path, detail);
 
-    size_t temporary_size = strlen(path) + 16;
-    char *temporary = malloc(temporary_size);
-    if (temporary == NULL)
-        return key_file_fail(error, error_size, "%s: out of memory", path);
-    if (!temporary_name_for(path, temporary, temporary_size)) {
-        free(temporary);
-        return key_file_fail(error, error_size, "%s: cannot name a temporary file next to it", path);
-    }
-
-    int fd = temporary_file_create(temporary);
-    if (fd < 0) {
-        int saved = errno;
-        free(temporary);
+    output_file output;
+    if (output_file_open(&output, path) != 0)
         return key_file_fail(error, error_size, "%s: cannot create a temporary file next to it: %s", path,
-                    strerror(saved));
-    }
+                             strerror(errno));
     const char *step = NULL;
-    if (set_output_mode(fd, path) != 0)
+    if (set_output_mode(output.fd, path) != 0)
         step = "cannot set the permissions of";
-    else if (write_contents(fd, keys, data_size) != 0)
+    else if (write_contents(output.fd, keys, data_size) != 0)
         step = "cannot write";
-    else if (fsync(fd) != 0)
+    else if (fsync(output.fd) != 0)
         step = "cannot flush";
-    int saved = errno;
-    if (close(fd) != 0 && step == NULL) {
-        step = "cannot close";
-        saved = errno;
-    }
-    if (step == NULL && rename(temporary, path) != 0) {
-        saved = errno;
-        temporary_file_forget();
-        unlink(temporary);
-        free(temporary);
-        return key_file_fail(error, error_size, "%s: cannot replace it with the new file: %s", path, strerror(saved));
-    }
-    temporary_file_forget();
     if (step != NULL) {
-        unlink(temporary);
-        key_file_fail(error, error_size, "%s: %s the temporary file %s: %s", path, step, temporary, strerror(saved));
-        free(temporary);
-        return -1;
+        int saved = errno;
+        output_file_discard(&output);
+        return key_file_fail(error, error_size, "%s: %s the temporary file next to it: %s", path, step,
+                             strerror(saved));
     }
-    free(temporary);
+    if (output_file_publish(&output, path, &step) != 0)
+        return key_file_fail(error, error_size, "%s: %s it with the new file: %s", path,
+                             strcmp(step, "cannot close") == 0 ? "cannot write" : "cannot replace",
+                             strerror(errno));
     sync_parent_directory(path);
     return 0;
 }

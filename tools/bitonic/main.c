@@ -370,21 +370,15 @@ static bool parse_strategy(const char *text, bitonic_strategy *out)
     return false;
 }
 
-/* The library refuses a malformed BITONIC_CROSSOVER (context creation returns
+/* The library refuses a malformed BITONIC_* setting (context creation returns
  * INVALID_ARGUMENT); the tool says which variable and why before it tries. */
 static bool environment_is_valid(void)
 {
-    const char *crossover = getenv("BITONIC_CROSSOVER");
-    if (!crossover || !*crossover || strcmp(crossover, "model") == 0 || strcmp(crossover, "auto") == 0)
+    char problem[256];
+    if (bitonic_check_environment(problem, sizeof problem) == BITONIC_SUCCESS)
         return true;
-    const char *significant = crossover + strspn(crossover, "0");
-    size_t digits = strspn(significant, "0123456789");
-    bool count = significant[digits] == '\0' &&
-                 (digits < 20 || (digits == 20 && strcmp(significant, "18446744073709551615") <= 0));
-    if (!count)
-        fprintf(stderr, "bitonic: BITONIC_CROSSOVER=%s: expected model, auto or a count of keys (0 to 2^64 - 1)\n",
-                crossover);
-    return count;
+    fprintf(stderr, "bitonic: %s\n", problem);
+    return false;
 }
 
 static bool is_help(const char *arg)

@@ -1,5 +1,6 @@
-/* output_file.c: opening inputs without blocking, naming temporary outputs and
- * removing them on a terminating signal (output_file.h). The signal part is
+/* output_file.c: opening inputs without blocking, writing outputs through an
+ * unnamed file linked into place when complete (or a named temporary file),
+ * and removing a named one on a terminating signal (output_file.h). The signal part is
  * the tool's own process state, so it lives here and not in the library. */
 #define _GNU_SOURCE
 
@@ -12,7 +13,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef NAME_MAX
@@ -126,4 +129,201 @@ int temporary_file_create(char *template)
         pthread_sigmask(SIG_SETMASK, &previous, NULL);
     errno = saved;
     return fd;
+}
+
+/* OUT's directory, as a path open(2) takes: "." for a bare name. */
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* The unnamed file, or -1 with errno: EOPNOTSUPP, EISDIR or EINVAL where the
+ * kernel or the file system has no O_TMPFILE. It is published through
+ * /proc/self/fd (linkat with AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH),
+ * so without /proc it is not used at all. */
+static int open_unnamed(const char *out_path)
+{
+#ifdef O_TMPFILE
+    if (access("/proc/self/fd", X_OK) != 0) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    char *directory = directory_of(out_path);
+    if (directory == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = open(directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    int saved = errno;
+    free(directory);
+    errno = saved;
+    return fd;
+#else
+    (void)out_path;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+int output_file_open(output_file *output, const char *out_path)
+{
+    *output = (output_file){.fd = -1, .unnamed = false, .temporary = NULL};
+    int fd = open_unnamed(out_path);
+    if (fd >= 0) {
+        output->fd = fd;
+        output->unnamed = true;
+        return 0;
+    }
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -1;  /* the directory is missing or not writable: a named file would fail alike */
+    size_t size = strlen(out_path) + 16;
+    output->temporary = malloc(size);
+    if (output->temporary == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    if (!temporary_name_for(out_path, output->temporary, size)) {
+        free(output->temporary);
+        output->temporary = NULL;
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    output->fd = temporary_file_create(output->temporary);
+    if (output->fd < 0) {
+        int saved = errno;
+        free(output->temporary);
+        output->temporary = NULL;
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+void output_file_discard(output_file *output)
+{
+    if (output->fd >= 0)
+        close(output->fd);
+    output->fd = -1;
+    if (output->temporary != NULL) {
+        temporary_file_forget();
+        unlink(output->temporary);
+        free(output->temporary);
+        output->temporary = NULL;
+    }
+}
+
+/* Gives the unnamed file the name temporary ("OUT.tmp.XXXXXX", the X's made
+ * afresh until a name is free) and remembers it for the signal handlers, with
+ * those signals held between the two. */
+static int link_under_temporary_name(int fd, const char *proc_path, char *temporary)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    char *x = temporary + strlen(temporary) - 6;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t state = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 32) ^ ((uint64_t)getpid() << 16) ^ (uint64_t)fd;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        for (int i = 0; i < 6; ++i) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            x[i] = letters[(state >> 33) % (sizeof letters - 1)];
+        }
+        sigset_t terminating, previous;
+        sigemptyset(&terminating);
+        sigaddset(&terminating, SIGINT);
+        sigaddset(&terminating, SIGTERM);
+        sigaddset(&terminating, SIGHUP);
+        bool held = pthread_sigmask(SIG_BLOCK, &terminating, &previous) == 0;
+        int linked = linkat(AT_FDCWD, proc_path, AT_FDCWD, temporary, AT_SYMLINK_FOLLOW);
+        int saved = errno;
+        if (linked == 0)
+            temporary_file_remember(temporary);
+        if (held)
+            pthread_sigmask(SIG_SETMASK, &previous, NULL);
+        if (linked == 0)
+            return 0;
+        if (saved != EEXIST) {
+            errno = saved;
+            return -1;
+        }
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static int publish_unnamed(output_file *output, const char *out_path, const char **out_step)
+{
+    char proc_path[64];
+    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", output->fd);
+    /* No OUT yet: the link is the whole publication, and nothing is ever
+     * named but the finished file. */
+    if (linkat(AT_FDCWD, proc_path, AT_FDCWD, out_path, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    if (errno != EEXIST) {
+        *out_step = "cannot link";
+        return -1;
+    }
+    /* OUT exists (a file, or a link, which is replaced and not followed):
+     * linkat cannot replace, so the complete file gets a temporary name for
+     * the instant of one rename. */
+    size_t size = strlen(out_path) + 16;
+    output->temporary = malloc(size);
+    if (output->temporary == NULL || !temporary_name_for(out_path, output->temporary, size)) {
+        int reason = output->temporary == NULL ? ENOMEM : ENAMETOOLONG;
+        free(output->temporary);
+        output->temporary = NULL;
+        errno = reason;
+        *out_step = "cannot link";
+        return -1;
+    }
+    if (link_under_temporary_name(output->fd, proc_path, output->temporary) != 0) {
+        int saved = errno;
+        free(output->temporary);
+        output->temporary = NULL;
+        errno = saved;
+        *out_step = "cannot link";
+        return -1;
+    }
+    if (rename(output->temporary, out_path) != 0) {
+        *out_step = "cannot replace";
+        return -1;
+    }
+    temporary_file_forget();
+    free(output->temporary);
+    output->temporary = NULL;
+    return 0;
+}
+
+int output_file_publish(output_file *output, const char *out_path, const char **out_step)
+{
+    *out_step = NULL;
+    if (output->unnamed) {
+        /* The caller flushed the file; it is closed once it has its name. */
+        if (publish_unnamed(output, out_path, out_step) != 0) {
+            int saved = errno;
+            output_file_discard(output);
+            errno = saved;
+            return -1;
+        }
+        close(output->fd);
+        output->fd = -1;
+        return 0;
+    }
+    int closed = close(output->fd);
+    output->fd = -1;
+    if (closed != 0 || rename(output->temporary, out_path) != 0) {
+        int saved = errno;
+        *out_step = closed != 0 ? "cannot close" : "cannot replace";
+        output_file_discard(output);
+        errno = saved;
+        return -1;
+    }
+    temporary_file_forget();
+    free(output->temporary);
+    output->temporary = NULL;
+    return 0;
 }

@@ -1,7 +1,12 @@
 /* output_file.h: the file-system edges of `bitonic sort` shared by the one-process
  * and the distributed paths: opening an input without blocking on a FIFO or a
- * device, naming the temporary file an output is written through, and removing
- * that file when SIGINT, SIGTERM or SIGHUP ends the process mid-write. */
+ * device, the file an output is written through (unnamed where the file system
+ * allows, so even SIGKILL leaves nothing behind), naming the temporary file
+ * otherwise, and removing that file when SIGINT, SIGTERM or SIGHUP ends the
+ * process mid-write.
+ *
+ * OUT as a symbolic link: the link itself is replaced by the new file (as
+ * rename does); the file it pointed to is neither written nor read. */
 #ifndef BITONIC_OUTPUT_FILE_H
 #define BITONIC_OUTPUT_FILE_H
 
@@ -32,5 +37,29 @@ void temporary_file_forget(void);
 /* mkstemp(template) and temporary_file_remember of the file it made, with those
  * signals held off between the two, so no signal leaves the file behind. */
 int temporary_file_create(char *template);
+
+/* An output being written. On Linux it is an unnamed file in OUT's directory
+ * (O_TMPFILE), which no name reaches until output_file_publish links it in, so
+ * a process killed by any signal, SIGKILL included, leaves nothing; where the
+ * file system refuses O_TMPFILE (EOPNOTSUPP, EISDIR, EINVAL) or /proc is
+ * missing, a named temporary file next to OUT, removed on SIGINT, SIGTERM and
+ * SIGHUP (temporary_file_create). */
+typedef struct output_file {
+    int fd;
+    bool unnamed;      /* O_TMPFILE: no name in the directory yet */
+    char *temporary;   /* the named temporary file's path (the fallback), else NULL */
+} output_file;
+
+/* Opens the file OUT is written through. Returns 0, or -1 with errno set. */
+int output_file_open(output_file *output, const char *out_path);
+
+/* Closes the written (and flushed) file and puts it at out_path, replacing
+ * what was there in one rename. Returns 0, or -1 with errno set and *out_step
+ * naming what failed ("cannot close", "cannot link", "cannot replace"); the
+ * file is then discarded and out_path left as it was. */
+int output_file_publish(output_file *output, const char *out_path, const char **out_step);
+
+/* Closes and removes an output that will not be published. */
+void output_file_discard(output_file *output);
 
 #endif /* BITONIC_OUTPUT_FILE_H */
