@@ -5,12 +5,16 @@
  * all cores; and the packed pair buffer the context keeps between calls,
  * through sizes that grow and shrink on one context. Expected results come
  * from qsort with comparators written from the documented order
- * (key_order_reference.h), ties by value (or by index where stable). */
+ * (key_order_reference.h), ties by value (or by index where stable). And the
+ * CPU path's own f64 order maps (pair_pack.c) against key_transform.h's, bit
+ * for bit, on the values around every boundary of the map. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bitonic.h"
 #include "key_order_reference.h"
+#include "key_transform.h"
+#include "pair_pack.h"
 #include "test_util.h"
 
 typedef struct item {
@@ -119,9 +123,46 @@ static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_o
     return ok;
 }
 
+/* Both maps and both orders over words around each boundary of the f64 order
+ * (zeros, infinities, the NaNs of both signs, the sign bit) and random words. */
+static void check_f64_maps(test_counter *t)
+{
+    enum { COUNT = 4096 };
+    static const uint64_t edges[] = {0, 0x000fffffffffffffull, 0x7fefffffffffffffull, 0x7ff0000000000000ull,
+                                     0x7ff0000000000001ull, 0x7fffffffffffffffull, 0x8000000000000000ull,
+                                     0x800fffffffffffffull, 0xffefffffffffffffull, 0xfff0000000000000ull,
+                                     0xfff0000000000001ull, 0xfff8000000000000ull, 0xffffffffffffffffull};
+    uint64_t *words = malloc(COUNT * sizeof *words), *mapped = malloc(COUNT * sizeof *mapped);
+    uint64_t seed = 9;
+    size_t n = 0;
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; ++e)
+        for (int delta = -3; delta <= 3; ++delta)
+            words[n++] = edges[e] + (uint64_t)(int64_t)delta;
+    while (n < COUNT)
+        words[n++] = test_random_u64(&seed);
+    for (int order = 0; order <= 1; ++order) {
+        uint64_t order_xor = order ? UINT64_MAX : 0u;
+        memcpy(mapped, words, COUNT * sizeof *words);
+        bitonic_cpu_keys_to_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1);
+        bool same = true;
+        for (size_t i = 0; i < COUNT; ++i)
+            same = same && mapped[i] == bitonic_ordered_from_key64(words[i], BITONIC_KEY_F64, order_xor);
+        TEST_CHECK(t, same, "f64 map to ordered bits, %s", order ? "descending" : "ascending");
+        memcpy(mapped, words, COUNT * sizeof *words);
+        bitonic_cpu_keys_from_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1);
+        same = true;
+        for (size_t i = 0; i < COUNT; ++i)
+            same = same && mapped[i] == bitonic_key64_from_ordered(words[i], BITONIC_KEY_F64, order_xor);
+        TEST_CHECK(t, same, "f64 map from ordered bits, %s", order ? "descending" : "ascending");
+    }
+    free(words);
+    free(mapped);
+}
+
 int main(void)
 {
     test_counter t = {0};
+    check_f64_maps(&t);
     /* Large enough for 2 and 3 slices, then small (the kept buffer is larger than
      * needed), then larger than any before (it must grow), and odd lengths. */
     static const size_t sizes[] = {((size_t)1 << 17) + 13, 1000, 3, ((size_t)1 << 18) + 7, 70001};
