@@ -32,7 +32,8 @@ typedef struct cpu_state {
     size_t pair_words_capacity;
 } cpu_state;
 
-/* A buffer of count words for packing pairs: the kept one when large enough. */
+/* A buffer of count words for packing pairs (and the scratch words of pairs
+ * with 64-bit keys): the kept one when large enough. */
 static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
 {
     if (cpu->pair_words_capacity >= count)
@@ -124,9 +125,13 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *keys64 = keys;
         uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        uint64_t *words = pair_words_for(cpu, count);
+        if (!words)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads);
-        bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, &config);
+        bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, words, &config);
         bitonic_cpu_keys_from_ordered(keys64, count, request->key_type, flip, threads);
+        release_large_pair_words(cpu);
         return status;
     }
     /* One buffer of the pairs' size: the packed words. */
