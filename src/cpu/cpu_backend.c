@@ -23,7 +23,8 @@
 /* Packed pair buffers up to this size stay with the context between calls:
  * a fresh buffer costs a page fault per 4 KiB on its first touch, which was a
  * tenth of a pair sort's time at 2^22 pairs. Larger ones are freed after
- * their call, so a context does not hold gigabytes after one big sort. */
+ * their call, so a context does not hold gigabytes after one big sort. One
+ * call uses the buffer at a time: each public call holds the context's lock. */
 #define KEPT_PAIR_WORDS ((size_t)1 << 25)
 
 typedef struct cpu_state {
