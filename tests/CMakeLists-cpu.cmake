@@ -5,3 +5,10 @@ target_include_directories(test_cpu_sort PRIVATE ${PROJECT_SOURCE_DIR}/src/cpu)
 target_link_libraries(test_cpu_sort PRIVATE bitonic_internal bitonic_build_flags)
 add_test(NAME cpu_sort COMMAND test_cpu_sort)
 set_tests_properties(cpu_sort PROPERTIES TIMEOUT 300)
+
+# The passes around the sort (packing pairs, order maps) on several threads, and
+# the pair buffer a CPU context keeps between calls.
+add_executable(test_cpu_passes ${CMAKE_CURRENT_LIST_DIR}/test_cpu_passes.c)
+target_link_libraries(test_cpu_passes PRIVATE bitonic_internal bitonic_build_flags)
+add_test(NAME cpu_passes COMMAND test_cpu_passes)
+set_tests_properties(cpu_passes PROPERTIES TIMEOUT 300)

@@ -399,9 +399,11 @@ static int compare_key_value(const void *a, const void *b)
  * target: keys that span less than 2^32 (one packed sort), random keys (runs of
  * equal high halves of one or two), keys whose high halves tie in long runs,
  * and heavy ties of whole keys; values repeat too, and indices as values are
- * the argsort. */
+ * the argsort. Scratch words the caller gives and scratch the sort allocates,
+ * by turns. */
 static void test_pairs_u64(size_t count)
 {
+    uint64_t *scratch = malloc((count + 1) * sizeof *scratch);
     uint64_t *keys = malloc(count * sizeof *keys);
     uint32_t *values = malloc(count * sizeof *values);
     key_value *expected = malloc(count * sizeof *expected);
@@ -423,7 +425,8 @@ static void test_pairs_u64(size_t count)
             }
             qsort(expected, count, sizeof *expected, compare_key_value);
             bitonic_cpu_sort_config config = {.target = all_targets[t], .threads = 0};
-            bitonic_status status = bitonic_cpu_sort_pairs_u64(keys, values, count, &config);
+            bitonic_status status =
+                bitonic_cpu_sort_pairs_u64(keys, values, count, (shape + t) % 2 ? scratch : NULL, &config);
             int same = status == BITONIC_SUCCESS;
             for (size_t i = 0; i < count && same; i++)
                 same = keys[i] == expected[i].key && values[i] == expected[i].value;
@@ -431,6 +434,7 @@ static void test_pairs_u64(size_t count)
                   "pairs64", count, 0);
         }
     }
+    free(scratch);
     free(keys);
     free(values);
     free(expected);

@@ -4,7 +4,9 @@
  * pairs of a 32-bit key and a value are packed as (ordered key << 32 | value)
  * and sorted as 64-bit words, so that they come out in the GPU's pair order
  * (equal keys by value, which makes the argsort stable); pairs with 64-bit keys
- * take pair_sort.h, built on the same sort; resident buffers are host memory. */
+ * take pair_sort.h, built on the same sort; resident buffers are host memory.
+ * The passes around the sort (order maps, packing) run on the sort's threads
+ * (pair_pack.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +17,42 @@
 #include "host_buffer.h"
 #include "fast_sort.h"
 #include "key_transform.h"
+#include "pair_pack.h"
 #include "pair_sort.h"
+
+/* Packed pair buffers up to this size stay with the context between calls:
+ * a fresh buffer costs a page fault per 4 KiB on its first touch, which was a
+ * tenth of a pair sort's time at 2^22 pairs. Larger ones are freed after
+ * their call, so a context does not hold gigabytes after one big sort. One
+ * call uses the buffer at a time: each public call holds the context's lock. */
+#define KEPT_PAIR_WORDS ((size_t)1 << 25)
 
 typedef struct cpu_state {
     uint32_t threads;                /* bitonic_context_desc.cpu_threads, 0 = all cores */
+    uint64_t *pair_words;            /* the packed pairs of the last call, kept for the next */
+    size_t pair_words_capacity;
 } cpu_state;
+
+/* A buffer of count words for packing pairs (and the scratch words of pairs
+ * with 64-bit keys): the kept one when large enough. */
+static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
+{
+    if (cpu->pair_words_capacity >= count)
+        return cpu->pair_words;
+    free(cpu->pair_words);
+    cpu->pair_words = malloc(count * sizeof *cpu->pair_words);
+    cpu->pair_words_capacity = cpu->pair_words ? count : 0;
+    return cpu->pair_words;
+}
+
+static void release_large_pair_words(cpu_state *cpu)
+{
+    if (cpu->pair_words_capacity > KEPT_PAIR_WORDS) {
+        free(cpu->pair_words);
+        cpu->pair_words = NULL;
+        cpu->pair_words_capacity = 0;
+    }
+}
 
 
 static double now_ms(void)
@@ -53,10 +86,10 @@ static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t coun
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
     if (request->key_type == BITONIC_KEY_U32)
         return bitonic_cpu_sort_u32(keys, count, request->order, &config);
-    uint32_t flip = order_xor(request);
-    bitonic_keys_to_ordered(keys, count, request->key_type, flip);
+    uint32_t flip = order_xor(request), threads = bitonic_cpu_sort_threads(count, &config);
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads);
     bitonic_status status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_keys_from_ordered(keys, count, request->key_type, flip);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads);
     return status;
 }
 
@@ -69,9 +102,10 @@ static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t co
     if (request->key_type == BITONIC_KEY_U64)
         return bitonic_cpu_sort_u64(keys, count, request->order, &config);
     uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-    bitonic_keys64_to_ordered(keys, count, request->key_type, flip);
+    uint32_t threads = bitonic_cpu_sort_threads(count, &config);
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads);
     bitonic_status status = bitonic_cpu_sort_u64(keys, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_keys64_from_ordered(keys, count, request->key_type, flip);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads);
     return status;
 }
 
@@ -84,33 +118,33 @@ static bitonic_status cpu_sort_any(const cpu_state *cpu, void *keys, size_t coun
 
 /* Pairs: packed as (ordered key << 32 | value) and sorted as 64-bit words, the
  * order of the GPU's pair comparator. */
-static bitonic_status cpu_sort_pairs(const cpu_state *cpu, void *keys, uint32_t *values, size_t count,
+static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *values, size_t count,
                                      const bitonic_sort_request *request)
 {
+    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *keys64 = keys;
         uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-        bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
-        bitonic_keys64_to_ordered(keys64, count, request->key_type, flip);
-        bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, &config);
-        bitonic_keys64_from_ordered(keys64, count, request->key_type, flip);
+        uint64_t *words = pair_words_for(cpu, count);
+        if (!words)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads);
+        bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, words, &config);
+        bitonic_cpu_keys_from_ordered(keys64, count, request->key_type, flip, threads);
+        release_large_pair_words(cpu);
         return status;
     }
     /* One buffer of the pairs' size: the packed words. */
     uint32_t *keys32 = keys;
-    uint64_t *words = malloc(count * sizeof *words);
+    uint64_t *words = pair_words_for(cpu, count);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t flip = order_xor(request);
-    for (size_t i = 0; i < count; ++i)
-        words[i] = (uint64_t)bitonic_ordered_from_key(keys32[i], request->key_type, flip) << 32 | values[i];
-    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads);
     bitonic_status status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
-    for (size_t i = 0; i < count; ++i) {
-        keys32[i] = bitonic_key_from_ordered((uint32_t)(words[i] >> 32), request->key_type, flip);
-        values[i] = (uint32_t)words[i];
-    }
-    free(words);
+    bitonic_cpu_unpack_pairs(words, keys32, values, count, request->key_type, flip, threads);
+    release_large_pair_words(cpu);
     return status;
 }
 
@@ -132,7 +166,7 @@ static bitonic_status cpu_sort_host(void *state, void *keys, uint32_t *values, s
                                     bitonic_host_timing *stages)
 {
     (void)stages;  /* one stage: the sort (the core times the whole call) */
-    const cpu_state *cpu = state;
+    cpu_state *cpu = state;
     double start = now_ms();
     bitonic_status status;
     if (values)
@@ -221,7 +255,10 @@ static bitonic_status cpu_create(const bitonic_context_desc *desc, const bitonic
 
 static void cpu_destroy(void *state)
 {
-    free(state);
+    cpu_state *cpu = state;
+    if (cpu)
+        free(cpu->pair_words);
+    free(cpu);
 }
 
 static void cpu_fill_info(const void *state, bitonic_context_info *info)

@@ -95,6 +95,23 @@ void bitonic_cpu_insertion_sort64(uint64_t *keys, size_t count);
 /* Below this many keys per thread, starting threads costs more than it saves. */
 #define BITONIC_CPU_PARALLEL_MIN_KEYS_PER_THREAD ((size_t)1 << 16)
 
+/* The sort's threads (fast_sort_jobs.c). run_jobs runs run(jobs + i * job_size)
+ * for i < job_count (at most BITONIC_CPU_MAX_THREADS), job 0 on the calling
+ * thread and the others on threads started for the call; a job whose thread
+ * cannot be started runs on the calling thread, so nothing fails for lack of
+ * threads. run_slices splits [0, count) into up to `threads` contiguous slices
+ * of at least BITONIC_CPU_PARALLEL_MIN_SLICE items and runs run(context, begin,
+ * end) on each, for the passes over the data around a sort. */
+typedef void (*bitonic_cpu_job_fn)(void *job);
+typedef void (*bitonic_cpu_slice_fn)(void *context, size_t begin, size_t end);
+#define BITONIC_CPU_PARALLEL_MIN_SLICE ((size_t)1 << 15)
+void bitonic_cpu_run_jobs(bitonic_cpu_job_fn run, void *jobs, size_t job_size, uint32_t job_count);
+void bitonic_cpu_run_slices(bitonic_cpu_slice_fn run, void *context, size_t count, uint32_t threads);
+/* The threads a sort of count keys under config runs on: config's count, or
+ * (config NULL or threads 0) every core this thread may use when the input is
+ * large enough, else 1. The passes around a sort use the same number. */
+uint32_t bitonic_cpu_sort_threads(size_t count, const bitonic_cpu_sort_config *config);
+
 /* The driver (fast_sort_driver.inc), once per key width; fast_sort_dispatch.c
  * calls it, and it calls only the kernels, so the files form no cycle.
  * sort_sequential: one thread. sort_with_depth_budget: the same with a given

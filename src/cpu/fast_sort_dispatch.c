@@ -155,6 +155,14 @@ static uint32_t available_cores(void)
     return (uint32_t)cores;
 }
 
+uint32_t bitonic_cpu_sort_threads(size_t count, const bitonic_cpu_sort_config *config)
+{
+    uint32_t threads = config ? config->threads : 0;
+    if (threads == 0)
+        threads = count >= 2 * BITONIC_CPU_PARALLEL_MIN_KEYS_PER_THREAD ? available_cores() : 1;
+    return threads > BITONIC_CPU_MAX_THREADS ? BITONIC_CPU_MAX_THREADS : threads;
+}
+
 /* Checks the arguments and resolves the target and the thread count; returns
  * BITONIC_SUCCESS when the sort should go on. */
 static bitonic_status resolve_config(const void *keys, size_t count, bitonic_order order,
@@ -172,13 +180,8 @@ static bitonic_status resolve_config(const void *keys, size_t count, bitonic_ord
         return BITONIC_ERROR_UNSUPPORTED;
     if (target == BITONIC_CPU_TARGET_AUTO)
         target = bitonic_cpu_best_target();
-    uint32_t threads = config ? config->threads : 0;
-    if (threads == 0)
-        threads = count >= 2 * BITONIC_CPU_PARALLEL_MIN_KEYS_PER_THREAD ? available_cores() : 1;
-    if (threads > BITONIC_CPU_MAX_THREADS)
-        threads = BITONIC_CPU_MAX_THREADS;
     *out_target = target;
-    *out_threads = threads;
+    *out_threads = bitonic_cpu_sort_threads(count, config);
     return BITONIC_SUCCESS;
 }
 

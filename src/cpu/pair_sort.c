@@ -8,7 +8,8 @@
  *   (high << 32 | position), then moved to that order (one gather), and every
  *   run of equal high halves is sorted by (low half << 32 | value). Random
  *   keys leave runs of one or two, so this costs one sort and one gather.
- * Scratch: count words and count values, the pairs' own size. */
+ * Scratch: count words (the caller's, when it keeps a buffer between calls)
+ * and count values, the pairs' own size. */
 #include "pair_sort.h"
 
 #include <string.h>
@@ -29,7 +30,7 @@ static bitonic_status sort_run(uint64_t *keys, uint32_t *values, uint64_t *words
     return status;
 }
 
-bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size_t count,
+bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *scratch,
                                           const bitonic_cpu_sort_config *config)
 {
     if (count < 2)
@@ -39,9 +40,10 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
         smallest = keys[i] < smallest ? keys[i] : smallest;
         largest = keys[i] > largest ? keys[i] : largest;
     }
-    uint64_t *words = malloc(count * sizeof *words);
+    uint64_t *words = scratch ? scratch : malloc(count * sizeof *words);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint64_t *owned_words = scratch ? NULL : words;
     bitonic_status status;
     if (largest - smallest <= UINT32_MAX) {
         for (size_t i = 0; i < count; i++)
@@ -51,16 +53,16 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
             keys[i] = smallest + (words[i] >> 32);
             values[i] = (uint32_t)words[i];
         }
-        free(words);
+        free(owned_words);
         return status;
     }
     if (count > UINT32_MAX) {
-        free(words);
+        free(owned_words);
         return BITONIC_ERROR_TOO_LARGE; /* a position would not fit the low half */
     }
     uint32_t *moved_values = malloc(count * sizeof *moved_values);
     if (!moved_values) {
-        free(words);
+        free(owned_words);
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     }
     for (size_t i = 0; i < count; i++)
@@ -96,6 +98,6 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
         }
         begin = end;
     }
-    free(words);
+    free(owned_words);
     return status;
 }

@@ -1,0 +1,176 @@
+/* cpu_types_bench.c: every key type and pair call of the CPU path through the
+ * public API, on one CPU context, timed in process CPU time and wall time.
+ *
+ *   bitonic_cpu_types_bench <min log> <max log> <threads> [type,type,...]
+ *
+ * For each n = 2^min .. 2^max and each of u32, u64, f64, pairs (u32 keys, u32
+ * values), stable (stable pairs), argsort (u32 keys) and pairs64 (u64 keys with
+ * values) it sorts the same random keys (values 0..n-1) three times and prints
+ * `type log2(n) cpu_ms wall_ms`, the least of the three; below 2^16 each time
+ * is the mean of enough sorts to make 2^16 keys. Every result is checked (keys
+ * in order, each value still with its key). threads is
+ * bitonic_context_desc.cpu_threads (0: all cores); with 1, all the work is on
+ * the calling thread and the CPU time does not depend on the machine's load as
+ * the wall time does. The context lives for the whole run, as a program's
+ * would. To compare two builds on a shared machine, run one process of each by
+ * turns and keep each figure's minimum over the rounds (docs/perf-log.md,
+ * entry 111). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bitonic.h"
+
+typedef enum sort_kind { U32, U64, F64, PAIRS, STABLE_PAIRS, ARGSORT, PAIRS64, KIND_COUNT } sort_kind;
+static const char *const kind_names[KIND_COUNT] = {"u32", "u64", "f64", "pairs", "stable", "argsort", "pairs64"};
+
+static double clock_ms(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+typedef struct arrays {
+    uint64_t *random_words;  /* the input of every kind, n + 2^16 of them */
+    double *random_doubles;
+    uint64_t *keys;          /* sorted in place (u32 keys use the first half) */
+    uint32_t *values, *indices;
+} arrays;
+
+/* Fills the keys and values of one sort, from offset shift of the random input
+ * (a different input each sort of a batch). */
+static void fill(const arrays *a, sort_kind kind, size_t count, size_t shift)
+{
+    uint32_t *keys32 = (uint32_t *)a->keys;
+    if (kind == U64 || kind == PAIRS64)
+        memcpy(a->keys, a->random_words + shift, count * sizeof *a->keys);
+    else if (kind == F64)
+        memcpy(a->keys, a->random_doubles + shift, count * sizeof *a->keys);
+    else
+        for (size_t i = 0; i < count; i++)
+            keys32[i] = (uint32_t)(a->random_words[i + shift] >> 32);
+    for (size_t i = 0; i < count; i++)
+        a->values[i] = (uint32_t)i;
+}
+
+static bitonic_status sort_once(bitonic_context *context, const arrays *a, sort_kind kind, size_t count)
+{
+    switch (kind) {
+    case U32: return bitonic_sort_u32(context, (uint32_t *)a->keys, count, NULL);
+    case U64: return bitonic_sort(context, a->keys, count, &(bitonic_sort_options){.key_type = BITONIC_KEY_U64});
+    case F64: return bitonic_sort(context, a->keys, count, &(bitonic_sort_options){.key_type = BITONIC_KEY_F64});
+    case PAIRS: return bitonic_sort_pairs(context, a->keys, a->values, count, NULL);
+    case STABLE_PAIRS:
+        return bitonic_sort_pairs(context, a->keys, a->values, count, &(bitonic_sort_options){.stable = true});
+    case ARGSORT: return bitonic_argsort(context, a->keys, count, a->indices, NULL);
+    case PAIRS64:
+        return bitonic_sort_pairs(context, a->keys, a->values, count,
+                                  &(bitonic_sort_options){.key_type = BITONIC_KEY_U64});
+    default: return BITONIC_ERROR_INVALID_ARGUMENT;
+    }
+}
+
+/* Keys in order, and each value (an input position) still with its key. */
+static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_t shift)
+{
+    const uint32_t *keys32 = (const uint32_t *)a->keys;
+    const double *doubles = (const double *)a->keys;
+    for (size_t i = 1; i < count; i++) {
+        int in_order = kind == U64 || kind == PAIRS64 ? a->keys[i - 1] <= a->keys[i]
+                       : kind == F64                  ? doubles[i - 1] <= doubles[i]
+                       : kind == ARGSORT              ? keys32[a->indices[i - 1]] <= keys32[a->indices[i]]
+                                                      : keys32[i - 1] <= keys32[i];
+        if (!in_order)
+            return 0;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (kind == PAIRS || kind == STABLE_PAIRS) {
+            if ((uint32_t)(a->random_words[a->values[i] + shift] >> 32) != keys32[i])
+                return 0;
+        } else if (kind == PAIRS64 && a->random_words[a->values[i] + shift] != a->keys[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s <min log> <max log> <threads> [u32,u64,f64,pairs,stable,argsort,pairs64]\n",
+                argv[0]);
+        return 2;
+    }
+    int min_log = atoi(argv[1]), max_log = atoi(argv[2]);
+    const char *only = argc > 4 ? argv[4] : "";
+    if (min_log < 1 || max_log < min_log || max_log > 30) {
+        fprintf(stderr, "logs must satisfy 1 <= min <= max <= 30\n");
+        return 2;
+    }
+    bitonic_context *context;
+    bitonic_context_desc desc = {.device = "cpu", .cpu_threads = (uint32_t)atoi(argv[3])};
+    bitonic_status status = bitonic_context_create(&desc, &context);
+    if (status != BITONIC_SUCCESS) {
+        fprintf(stderr, "context: %s\n", bitonic_status_string(status));
+        return 1;
+    }
+    size_t most = (size_t)1 << max_log, spare = (size_t)1 << 16;
+    arrays a = {malloc((most + spare) * sizeof(uint64_t)), malloc((most + spare) * sizeof(double)),
+                malloc(most * sizeof(uint64_t)), malloc(most * sizeof(uint32_t)), malloc(most * sizeof(uint32_t))};
+    if (!a.random_words || !a.random_doubles || !a.keys || !a.values || !a.indices) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < most + spare; i++) {
+        a.random_words[i] = next_random(&state);
+        a.random_doubles[i] = (double)(int64_t)a.random_words[i] * 1e-9;
+    }
+    int failed = 0;
+    for (int log = min_log; log <= max_log && !failed; log++) {
+        size_t count = (size_t)1 << log, batch = count < spare ? spare / count : 1;
+        for (int kind = 0; kind < KIND_COUNT && !failed; kind++) {
+            if (*only && !strstr(only, kind_names[kind]))
+                continue;
+            double best_cpu = 1e300, best_wall = 1e300;
+            for (int repeat = 0; repeat < 3 && !failed; repeat++) {
+                double cpu = 0, wall = 0;
+                for (size_t b = 0; b < batch && !failed; b++) {
+                    fill(&a, (sort_kind)kind, count, b);
+                    double cpu_start = clock_ms(CLOCK_PROCESS_CPUTIME_ID), wall_start = clock_ms(CLOCK_MONOTONIC);
+                    status = sort_once(context, &a, (sort_kind)kind, count);
+                    cpu += clock_ms(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+                    wall += clock_ms(CLOCK_MONOTONIC) - wall_start;
+                    if (status != BITONIC_SUCCESS || !sorted_correctly(&a, (sort_kind)kind, count, b)) {
+                        fprintf(stderr, "%s 2^%d: %s\n", kind_names[kind], log,
+                                status != BITONIC_SUCCESS ? bitonic_status_string(status) : "wrong result");
+                        failed = 1;
+                    }
+                }
+                best_cpu = cpu / (double)batch < best_cpu ? cpu / (double)batch : best_cpu;
+                best_wall = wall / (double)batch < best_wall ? wall / (double)batch : best_wall;
+            }
+            if (!failed)
+                printf("%s %d %.4f %.4f\n", kind_names[kind], log, best_cpu, best_wall);
+        }
+    }
+    bitonic_context_destroy(context);
+    free(a.random_words);
+    free(a.random_doubles);
+    free(a.keys);
+    free(a.values);
+    free(a.indices);
+    return failed;
+}

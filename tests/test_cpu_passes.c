@@ -1,0 +1,194 @@
+/* test_cpu_passes.c: the passes around the fast CPU sort on a CPU context, at
+ * sizes where they run on several threads (slices of 2^15 items and more):
+ * packing and unpacking pairs of every 32-bit key type, the order maps of
+ * i64 and f64 keys, stable pairs and the argsort, on 1, 2 and 3 threads and on
+ * all cores; and the packed pair buffer the context keeps between calls,
+ * through sizes that grow and shrink on one context. Expected results come
+ * from qsort with comparators written from the documented order
+ * (key_order_reference.h), ties by value (or by index where stable). And the
+ * CPU path's own f64 order maps (pair_pack.c) against key_transform.h's, bit
+ * for bit, on the values around every boundary of the map. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitonic.h"
+#include "key_order_reference.h"
+#include "key_transform.h"
+#include "pair_pack.h"
+#include "test_util.h"
+
+typedef struct item {
+    uint64_t key;
+    uint32_t value, index;
+} item;
+
+static bitonic_key_type compare_type;
+static bool compare_descending, compare_stable;
+
+static int compare_by_key(uint64_t x, uint64_t y)
+{
+    switch (compare_type) {
+    case BITONIC_KEY_F32: return reference_compare_f32_bits((uint32_t)x, (uint32_t)y);
+    case BITONIC_KEY_F64: return reference_compare_f64_bits(x, y);
+    case BITONIC_KEY_I32: return ((int32_t)x > (int32_t)y) - ((int32_t)x < (int32_t)y);
+    case BITONIC_KEY_I64: return ((int64_t)x > (int64_t)y) - ((int64_t)x < (int64_t)y);
+    default: return (x > y) - (x < y);
+    }
+}
+
+static int compare_items(const void *p, const void *q)
+{
+    const item *a = p, *b = q;
+    return reference_order_then_tie(compare_by_key(a->key, b->key), compare_descending,
+                                    compare_stable ? a->index : a->value, compare_stable ? b->index : b->value);
+}
+
+/* Keys with many duplicates: floats from the reference's mix, integers from a
+ * range of a few thousand values of both signs, f64 from the f32 mix widened. */
+static uint64_t random_key(bitonic_key_type type, uint64_t *seed)
+{
+    uint64_t r = test_random_u64(seed);
+    switch (type) {
+    case BITONIC_KEY_F32: return reference_random_f32_bits(r);
+    case BITONIC_KEY_F64: {
+        uint32_t bits = reference_random_f32_bits(r);
+        float f;
+        memcpy(&f, &bits, 4);
+        double d = (double)f;
+        uint64_t wide;
+        memcpy(&wide, &d, 8);
+        if ((bits & 0x7fffffffu) > 0x7f800000u) /* a NaN of the same sign, with a payload of its own */
+            return (uint64_t)(bits >> 31) << 63 | 0x7ff0000000000000ull | ((r >> 12) & 0xfffffffffffffull) | 1u;
+        return wide;
+    }
+    case BITONIC_KEY_I32: return (uint32_t)((int32_t)(r % 5000) - 2500);
+    case BITONIC_KEY_I64: return (uint64_t)((int64_t)(r % 5000) - 2500) * 0x100000001ull;
+    default: return (r >> 20) % 5000;
+    }
+}
+
+typedef enum mode { PAIRS, STABLE_PAIRS, ARGSORT, KEYS } mode;
+static const char *const mode_names[] = {"pairs", "stable pairs", "argsort", "keys"};
+static const char *const type_names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
+
+/* One call of the mode on count random keys; true when it matches qsort. */
+static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_order order, mode m, size_t count,
+                      uint64_t *seed)
+{
+    bool wide = type >= BITONIC_KEY_U64;
+    size_t key_bytes = wide ? 8 : 4;
+    unsigned char *keys = malloc(count * key_bytes + 8);
+    uint32_t *values = malloc(count * sizeof *values + 4);
+    item *expected = malloc(count * sizeof *expected + sizeof *expected);
+    for (size_t i = 0; i < count; ++i) {
+        uint64_t key = random_key(type, seed);
+        uint32_t value = (uint32_t)(test_random_u64(seed) % 1000);
+        if (wide)
+            memcpy(keys + 8 * i, &key, 8);
+        else {
+            uint32_t narrow = (uint32_t)key;
+            memcpy(keys + 4 * i, &narrow, 4);
+        }
+        values[i] = value;
+        expected[i] = (item){key, value, (uint32_t)i};
+    }
+    compare_type = type;
+    compare_descending = order == BITONIC_ORDER_DESCENDING;
+    compare_stable = m != PAIRS;
+    qsort(expected, count, sizeof *expected, compare_items);
+    bitonic_sort_options options = {.order = order, .key_type = type, .stable = m == STABLE_PAIRS};
+    bitonic_status status = m == ARGSORT ? bitonic_argsort(context, keys, count, values, &options)
+                            : m == KEYS  ? bitonic_sort(context, keys, count, &options)
+                                         : bitonic_sort_pairs(context, keys, values, count, &options);
+    bool ok = status == BITONIC_SUCCESS;
+    for (size_t i = 0; i < count && ok; ++i) {
+        if (m == ARGSORT) {
+            ok = values[i] == expected[i].index;
+            continue;
+        }
+        uint64_t key = 0;
+        if (wide)
+            memcpy(&key, keys + 8 * i, 8);
+        else {
+            uint32_t narrow;
+            memcpy(&narrow, keys + 4 * i, 4);
+            key = narrow;
+        }
+        /* Keys compare by bits: NaN payloads and the zeros' signs must survive. */
+        ok = key == expected[i].key && (m == KEYS || values[i] == expected[i].value);
+    }
+    free(keys);
+    free(values);
+    free(expected);
+    return ok;
+}
+
+/* Both maps and both orders over words around each boundary of the f64 order
+ * (zeros, infinities, the NaNs of both signs, the sign bit) and random words. */
+static void check_f64_maps(test_counter *t)
+{
+    enum { COUNT = 4096 };
+    static const uint64_t edges[] = {0, 0x000fffffffffffffull, 0x7fefffffffffffffull, 0x7ff0000000000000ull,
+                                     0x7ff0000000000001ull, 0x7fffffffffffffffull, 0x8000000000000000ull,
+                                     0x800fffffffffffffull, 0xffefffffffffffffull, 0xfff0000000000000ull,
+                                     0xfff0000000000001ull, 0xfff8000000000000ull, 0xffffffffffffffffull};
+    uint64_t *words = malloc(COUNT * sizeof *words), *mapped = malloc(COUNT * sizeof *mapped);
+    uint64_t seed = 9;
+    size_t n = 0;
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; ++e)
+        for (int delta = -3; delta <= 3; ++delta)
+            words[n++] = edges[e] + (uint64_t)(int64_t)delta;
+    while (n < COUNT)
+        words[n++] = test_random_u64(&seed);
+    for (int order = 0; order <= 1; ++order) {
+        uint64_t order_xor = order ? UINT64_MAX : 0u;
+        memcpy(mapped, words, COUNT * sizeof *words);
+        bitonic_cpu_keys_to_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1);
+        bool same = true;
+        for (size_t i = 0; i < COUNT; ++i)
+            same = same && mapped[i] == bitonic_ordered_from_key64(words[i], BITONIC_KEY_F64, order_xor);
+        TEST_CHECK(t, same, "f64 map to ordered bits, %s", order ? "descending" : "ascending");
+        memcpy(mapped, words, COUNT * sizeof *words);
+        bitonic_cpu_keys_from_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1);
+        same = true;
+        for (size_t i = 0; i < COUNT; ++i)
+            same = same && mapped[i] == bitonic_key64_from_ordered(words[i], BITONIC_KEY_F64, order_xor);
+        TEST_CHECK(t, same, "f64 map from ordered bits, %s", order ? "descending" : "ascending");
+    }
+    free(words);
+    free(mapped);
+}
+
+int main(void)
+{
+    test_counter t = {0};
+    check_f64_maps(&t);
+    /* Large enough for 2 and 3 slices, then small (the kept buffer is larger than
+     * needed), then larger than any before (it must grow), and odd lengths. */
+    static const size_t sizes[] = {((size_t)1 << 17) + 13, 1000, 3, ((size_t)1 << 18) + 7, 70001};
+    static const uint32_t thread_counts[] = {1, 2, 3, 0};
+    uint64_t seed = 2026;
+    for (size_t c = 0; c < sizeof thread_counts / sizeof thread_counts[0]; ++c) {
+        bitonic_context *context;
+        bitonic_status status =
+            bitonic_context_create(&(bitonic_context_desc){.device = "cpu", .cpu_threads = thread_counts[c]}, &context);
+        if (!TEST_CHECK(&t, status == BITONIC_SUCCESS, "context on %u threads", thread_counts[c]))
+            continue;
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+            for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F64; ++type)
+                for (int order = 0; order <= 1; ++order)
+                    for (int m = PAIRS; m <= KEYS; ++m) {
+                        /* 64-bit keys take the pair sort of pair_sort.c, tested by
+                         * cpu_sort; here only their order maps around it. */
+                        if (type >= BITONIC_KEY_U64 && (m == STABLE_PAIRS || m == ARGSORT) && s > 0)
+                            continue;
+                        TEST_CHECK(&t,
+                                   check_one(context, (bitonic_key_type)type, (bitonic_order)order, (mode)m, sizes[s],
+                                             &seed),
+                                   "%u threads: %s %s %s, %zu keys", thread_counts[c], type_names[type],
+                                   order ? "descending" : "ascending", mode_names[m], sizes[s]);
+                    }
+        bitonic_context_destroy(context);
+    }
+    return test_finish(&t);
+}
