@@ -14,7 +14,7 @@
  * the wall time does. The context lives for the whole run, as a program's
  * would. To compare two builds on a shared machine, run one process of each by
  * turns and keep each figure's minimum over the rounds (docs/perf-log.md,
- * entry 111). */
+ * entry 112). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
