@@ -123,12 +123,22 @@ static void *soak(void *argument)
     memset(original, 0, capacity * sizeof *original);
     memset(values, 0, capacity * sizeof *values);
     static const bitonic_key_type types[] = {BITONIC_KEY_U32, BITONIC_KEY_I32, BITONIC_KEY_U64, BITONIC_KEY_F32};
-    while (atomic_fetch_add(&started, 1) < TOTAL_SORTS && now_s() - start_s < TIME_LIMIT_S) {
+    for (unsigned own = 0; atomic_fetch_add(&started, 1) < TOTAL_SORTS && now_s() - start_s < TIME_LIMIT_S; ++own) {
         /* Sizes spread over every power of two up to 2^15, not clustered at the top. */
         size_t count = 1 + ((size_t)(test_random_u64(&state) % capacity) >> (test_random_u64(&state) % MAX_LOG));
         bitonic_key_type type = types[test_random_u64(&state) % 4];
         size_t width = type == BITONIC_KEY_U64 ? 8 : 4;
         unsigned call = (unsigned)(test_random_u64(&state) % 3);  /* sort, pairs, argsort */
+        /* Each thread's first three sorts are of the largest size, a sort,
+         * pairs and an argsort, so that what the context keeps between calls
+         * (the CPU path's pair buffer) and the allocator's arenas are at
+         * their size before the resident set is first taken. */
+        if (own < 3u) {
+            count = capacity;
+            type = BITONIC_KEY_U32;
+            width = 4;
+            call = own;
+        }
         if (width == 8 && call != 0)
             call = 0;
         bitonic_sort_options options = {.key_type = type, .order = test_random_u64(&state) % 2
