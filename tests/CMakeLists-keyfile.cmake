@@ -2,14 +2,17 @@
 # included by tests/CMakeLists.txt. The module is plain C with no library
 # dependency but POSIX threads, so its test builds it from source rather than
 # linking the tool.
-add_executable(test_key_file
-  ${CMAKE_CURRENT_LIST_DIR}/test_key_file.c
-  ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c
-  ${PROJECT_SOURCE_DIR}/tools/bitonic/npy_header.c
-  ${PROJECT_SOURCE_DIR}/tools/bitonic/output_file.c)
-target_include_directories(test_key_file PRIVATE ${PROJECT_SOURCE_DIR}/tools/bitonic)
-target_link_libraries(test_key_file PRIVATE bitonic_build_flags Threads::Threads)
-add_test(NAME key_file COMMAND test_key_file)
+# test_key_file_large takes the files of tens of MiB, read and written by threads.
+foreach(test key_file key_file_large)
+  add_executable(test_${test}
+    ${CMAKE_CURRENT_LIST_DIR}/test_${test}.c
+    ${PROJECT_SOURCE_DIR}/tools/bitonic/key_file.c
+    ${PROJECT_SOURCE_DIR}/tools/bitonic/npy_header.c
+    ${PROJECT_SOURCE_DIR}/tools/bitonic/output_file.c)
+  target_include_directories(test_${test} PRIVATE ${PROJECT_SOURCE_DIR}/tools/bitonic)
+  target_link_libraries(test_${test} PRIVATE bitonic_build_flags Threads::Threads)
+  add_test(NAME ${test} COMMAND test_${test})
+endforeach()
 
 # The libFuzzer target needs clang. Its smoke test fuzzes for a bounded time:
 # new inputs go to a corpus folder in the build tree (libFuzzer writes into

@@ -4,171 +4,11 @@
  * same array. Files live in a fresh mkdtemp directory that is removed at the
  * end. Write failures are made real: a missing directory, a directory in
  * OUT's place, and RLIMIT_FSIZE cutting a write short halfway. Files of tens
- * of MiB take the module's threaded read and write; they are checked byte for
- * byte, and cut short, like the small ones. */
+ * of MiB, which take the module's threaded read and write, are
+ * test_key_file_large.c's. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "key_file.h"
-#include "test_util.h"
-
-static test_counter counter;
-static char scratch_dir[PATH_MAX / 2];
-
-/* ---- files ---- */
-
-static const char *scratch_path(const char *name)
-{
-    static char paths[4][PATH_MAX]; /* a few live at once, as in copy(a, b) */
-    static unsigned next;
-    char *path = paths[next++ % 4];
-    snprintf(path, PATH_MAX, "%s/%s", scratch_dir, name);
-    return path;
-}
-
-static bool write_file(const char *path, const void *bytes, size_t size)
-{
-    FILE *file = fopen(path, "wb");
-    if (file == NULL)
-        return false;
-    bool ok = fwrite(bytes, 1, size, file) == size;
-    return fclose(file) == 0 && ok;
-}
-
-/* The file's bytes (malloc'd, at least 1 byte) or NULL if it cannot be read. */
-static unsigned char *load_file(const char *path, size_t *size)
-{
-    *size = 0;
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    size_t used = 0, capacity = 1 << 16;
-    unsigned char *bytes = malloc(capacity);
-    while (bytes != NULL) {
-        used += fread(bytes + used, 1, capacity - used, file);
-        if (used < capacity)
-            break;
-        unsigned char *grown = realloc(bytes, capacity *= 2);
-        if (grown == NULL)
-            free(bytes);
-        bytes = grown;
-    }
-    bool failed = ferror(file) != 0;
-    fclose(file);
-    if (failed) {
-        free(bytes);
-        return NULL;
-    }
-    *size = used;
-    return bytes;
-}
-
-static bool file_has_bytes(const char *path, const void *expected, size_t expected_size)
-{
-    size_t size;
-    unsigned char *bytes = load_file(path, &size);
-    bool same = bytes != NULL && size == expected_size && memcmp(bytes, expected, size) == 0;
-    free(bytes);
-    return same;
-}
-
-static bool path_exists(const char *path)
-{
-    struct stat status;
-    return stat(path, &status) == 0;
-}
-
-/* How many entries a directory holds, and how many of them are our temporaries. */
-static void count_entries(const char *directory, unsigned *entries, unsigned *temporaries)
-{
-    *entries = *temporaries = 0;
-    DIR *listing = opendir(directory);
-    if (listing == NULL)
-        return;
-    struct dirent *entry;
-    while ((entry = readdir(listing)) != NULL) {
-        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
-            continue;
-        ++*entries;
-        if (strstr(entry->d_name, ".tmp.") != NULL)
-            ++*temporaries;
-    }
-    closedir(listing);
-}
-
-static void remove_tree(const char *path)
-{
-    struct stat status;
-    if (lstat(path, &status) != 0)
-        return;
-    if (S_ISDIR(status.st_mode)) {
-        DIR *listing = opendir(path);
-        struct dirent *entry;
-        while (listing != NULL && (entry = readdir(listing)) != NULL) {
-            if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
-                continue;
-            char child[PATH_MAX];
-            snprintf(child, sizeof child, "%s/%s", path, entry->d_name);
-            remove_tree(child);
-        }
-        if (listing != NULL)
-            closedir(listing);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
-/* ---- fixtures ---- */
-
-/* A .npy file with exactly this header text (no padding added, so odd
- * lengths are tried too) followed by data_size bytes of data. */
-static unsigned char *build_npy(unsigned major, unsigned minor, const char *header_text, size_t text_length,
-                                const void *data, size_t data_size, size_t *size)
-{
-    size_t length_width = major == 1 ? 2 : 4;
-    size_t prefix = 8 + length_width;
-    *size = prefix + text_length + data_size;
-    unsigned char *bytes = malloc(*size);
-    if (bytes == NULL)
-        return NULL;
-    memcpy(bytes, "\x93NUMPY", 6);
-    bytes[6] = (unsigned char)major;
-    bytes[7] = (unsigned char)minor;
-    for (size_t i = 0; i < length_width; ++i)
-        bytes[8 + i] = (unsigned char)(text_length >> (8 * i));
-    memcpy(bytes + prefix, header_text, text_length);
-    if (data_size > 0)
-        memcpy(bytes + prefix + text_length, data, data_size);
-    return bytes;
-}
-
-/* Eight random bytes per step, so that the 40 MiB fixtures cost little. */
-static void fill_random(void *data, size_t size, uint64_t seed)
-{
-    unsigned char *bytes = data;
-    for (size_t i = 0; i < size; i += 8) {
-        uint64_t word = test_random_u64(&seed);
-        memcpy(bytes + i, &word, size - i < 8 ? size - i : 8);
-    }
-}
-
-static bool is_zeroed(const struct key_file *keys)
-{
-    return keys->data == NULL && keys->count == 0 && keys->element_size == 0 && keys->format == 0 &&
-           keys->dtype == 0;
-}
+#include "key_file_fixtures.h"
 
 /* ---- tests ---- */
 
@@ -586,13 +426,6 @@ static void test_error_buffers(void)
 
 /* ---- atomic writes ---- */
 
-static void check_no_temporaries(const char *directory, const char *what)
-{
-    unsigned entries, temporaries;
-    count_entries(directory, &entries, &temporaries);
-    TEST_CHECK(&counter, temporaries == 0, "%s: no temporary file is left behind (%u found)", what, temporaries);
-}
-
 static void test_write_into_missing_directory(void)
 {
     uint32_t keys[4] = {4, 3, 2, 1};
@@ -621,23 +454,6 @@ static void test_write_over_directory(void)
                "a directory in OUT's place fails at the rename: %s", error);
     TEST_CHECK(&counter, file_has_bytes(inside, "keep", 4), "the directory in OUT's place is untouched");
     check_no_temporaries(scratch_dir, "failed rename");
-}
-
-/* A write that fails halfway: RLIMIT_FSIZE stops the temporary file at
- * `limit` bytes (with SIGXFSZ ignored, write() returns EFBIG instead). */
-static int write_with_size_limit(const char *path, const struct key_file *keys, rlim_t limit, char *error,
-                                 size_t error_size)
-{
-    struct rlimit saved;
-    getrlimit(RLIMIT_FSIZE, &saved);
-    struct rlimit lowered = {.rlim_cur = limit, .rlim_max = saved.rlim_max};
-    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
-    if (setrlimit(RLIMIT_FSIZE, &lowered) != 0)
-        return -2;
-    int status = key_file_write_atomic(path, keys, error, error_size);
-    setrlimit(RLIMIT_FSIZE, &saved);
-    signal(SIGXFSZ, saved_handler);
-    return status;
 }
 
 static void test_failed_write_keeps_old_output(void)
@@ -736,208 +552,10 @@ static void test_invalid_key_files(void)
     check_no_temporaries(scratch_dir, "refused writes");
 }
 
-/* ---- large files: the threaded reader and writer ---- */
-
-/* Files of 16 MiB or more are read and written by several threads, one
- * contiguous range each (given two or more CPUs). The sizes below make the
- * file, the O_DIRECT bulk and the last thread's range end in different places,
- * none of them on a 4096-byte block, so every seam between them is crossed. */
-#define LARGE_KEY_BYTES ((size_t)40 << 20)
-
-/* bytes (size of them, keys from data_offset on) as a file: read with
- * key_file_read, checked, written back with key_file_write_atomic from the
- * block they were read into (the path `bitonic sort` takes), and checked to
- * come out byte for byte the same. */
-static void check_large_round_trip(const char *what, const unsigned char *bytes, size_t size, size_t data_offset,
-                                   enum key_file_format format, enum key_dtype dtype)
-{
-    const char *in_path = scratch_path("large-in");
-    const char *out_path = scratch_path("large-out");
-    char error[512] = "";
-    TEST_CHECK(&counter, write_file(in_path, bytes, size), "%s: the fixture is written", what);
-    size_t count = (size - data_offset) / key_dtype_size(dtype);
-    struct key_file keys;
-    if (!TEST_CHECK(&counter, key_file_read(in_path, NULL, &keys, error, sizeof error) == 0, "%s: read: %s", what,
-                    error))
-        return;
-    TEST_CHECK(&counter, keys.format == format && keys.dtype == dtype && keys.count == count &&
-                             memcmp(keys.data, bytes + data_offset, size - data_offset) == 0,
-               "%s: all %zu keys read back as they were", what, count);
-    TEST_CHECK(&counter, key_file_write_atomic(out_path, &keys, error, sizeof error) == 0, "%s: write: %s", what,
-               error);
-    TEST_CHECK(&counter, file_has_bytes(out_path, bytes, size), "%s: written back byte for byte", what);
-    key_file_free(&keys);
-    check_no_temporaries(scratch_dir, what);
-    unlink(in_path);
-    unlink(out_path);
-}
-
-/* A .npy file as this module (and NumPy) writes it: a 128-byte header, then
- * count random elements. */
-static unsigned char *large_npy(enum key_dtype dtype, size_t count, uint64_t seed, size_t *size,
-                                size_t *header_size)
-{
-    unsigned char header[KEY_NPY_HEADER_MAX];
-    *header_size = key_file_format_npy_header(dtype, count, header, sizeof header);
-    *size = *header_size + count * key_dtype_size(dtype);
-    unsigned char *bytes = malloc(*size);
-    if (bytes != NULL) {
-        memcpy(bytes, header, *header_size);
-        fill_random(bytes + *header_size, *size - *header_size, seed);
-    }
-    return bytes;
-}
-
-static void test_large_round_trips(void)
-{
-    unsigned char *raw = malloc(LARGE_KEY_BYTES + 12);
-    if (!TEST_CHECK(&counter, raw != NULL, "memory for the large fixtures"))
-        return;
-    fill_random(raw, LARGE_KEY_BYTES + 12, 300);
-    raw[0] = 0; /* never the .npy magic */
-    check_large_round_trip("raw, 40 MiB", raw, LARGE_KEY_BYTES, 0, KEY_FILE_FORMAT_RAW, KEY_DTYPE_U32);
-    check_large_round_trip("raw, 40 MiB + 12 bytes", raw, LARGE_KEY_BYTES + 12, 0, KEY_FILE_FORMAT_RAW,
-                           KEY_DTYPE_U32);
-    check_large_round_trip("raw, 16 MiB (where threads start)", raw, (size_t)16 << 20, 0, KEY_FILE_FORMAT_RAW,
-                           KEY_DTYPE_U32);
-    check_large_round_trip("raw, 16 MiB - 4 bytes (one thread)", raw, ((size_t)16 << 20) - 4, 0,
-                           KEY_FILE_FORMAT_RAW, KEY_DTYPE_U32);
-    free(raw);
-
-    size_t size, header_size;
-    unsigned char *npy = large_npy(KEY_DTYPE_U32, (LARGE_KEY_BYTES + 12) / 4, 301, &size, &header_size);
-    if (TEST_CHECK(&counter, npy != NULL, "memory for a large .npy"))
-        check_large_round_trip(".npy <u4, 40 MiB + 12 bytes of keys", npy, size, header_size, KEY_FILE_FORMAT_NPY,
-                               KEY_DTYPE_U32);
-    free(npy);
-    npy = large_npy(KEY_DTYPE_F64, LARGE_KEY_BYTES / 8 + 3, 302, &size, &header_size);
-    if (TEST_CHECK(&counter, npy != NULL, "memory for a large .npy"))
-        check_large_round_trip(".npy <f8, 40 MiB + 24 bytes of keys", npy, size, header_size, KEY_FILE_FORMAT_NPY,
-                               KEY_DTYPE_F64);
-    free(npy);
-}
-
-/* A hand-made header of odd length: the threaded read lands the keys off
- * 8-byte alignment and they are slid down; written back, the file gets
- * NumPy's own header and the same keys. */
-static void test_large_odd_header(void)
-{
-    static const char text[] = "{'descr': '<u8', 'fortran_order': False, 'shape': (5242883,)}";
-    size_t data_size = (size_t)5242883 * 8, size;
-    unsigned char *data = malloc(data_size);
-    unsigned char *bytes = data ? build_npy(1, 0, text, strlen(text), NULL, 0, &size) : NULL; /* the header alone */
-    if (!TEST_CHECK(&counter, bytes != NULL, "memory for a large odd-header .npy")) {
-        free(data);
-        return;
-    }
-    fill_random(data, data_size, 303);
-    const char *path = scratch_path("large-odd.npy");
-    FILE *file = fopen(path, "wb");
-    bool written = file != NULL && fwrite(bytes, 1, size, file) == size &&
-                   fwrite(data, 1, data_size, file) == data_size;
-    written = file != NULL && fclose(file) == 0 && written;
-    TEST_CHECK(&counter, written && (size % 8) != 0, "an odd-header fixture of %zu + %zu bytes", size, data_size);
-    char error[512] = "";
-    struct key_file keys;
-    TEST_CHECK(&counter, key_file_read(path, NULL, &keys, error, sizeof error) == 0 && keys.count == 5242883 &&
-                             keys.dtype == KEY_DTYPE_U64 && (uintptr_t)keys.data % 8 == 0 &&
-                             memcmp(keys.data, data, data_size) == 0,
-               "a large .npy with an odd header reads back aligned and whole: %s", error);
-    const char *copy = scratch_path("large-odd-copy.npy");
-    struct key_file again = {0};
-    TEST_CHECK(&counter, key_file_write_atomic(copy, &keys, error, sizeof error) == 0 &&
-                             key_file_read(copy, NULL, &again, error, sizeof error) == 0 &&
-                             again.count == keys.count && memcmp(again.data, data, data_size) == 0,
-               "written back, it holds the same keys: %s", error);
-    key_file_free(&again);
-    key_file_free(&keys);
-    free(bytes);
-    free(data);
-    unlink(path);
-    unlink(copy);
-}
-
-/* The size checks still hold when the data is read by several threads. */
-static void test_large_wrong_sizes(void)
-{
-    size_t size, header_size;
-    unsigned char *npy = large_npy(KEY_DTYPE_U32, LARGE_KEY_BYTES / 4, 304, &size, &header_size);
-    if (!TEST_CHECK(&counter, npy != NULL, "memory for a large .npy"))
-        return;
-    const char *path = scratch_path("large-wrong.npy");
-    char error[512] = "", expected[128];
-    struct key_file keys;
-
-    write_file(path, npy, size - 4);
-    snprintf(expected, sizeof expected, "but only %zu bytes of data follow", LARGE_KEY_BYTES - 4);
-    TEST_CHECK(&counter, key_file_read(path, NULL, &keys, error, sizeof error) == -1 && is_zeroed(&keys) &&
-                             strstr(error, expected) != NULL,
-               "a large .npy one element short is refused with \"%s\": %s", expected, error);
-
-    unsigned char *longer = realloc(npy, size + 8);
-    if (TEST_CHECK(&counter, longer != NULL, "memory for a longer .npy")) {
-        npy = longer;
-        memset(npy + size, 0, 8);
-        write_file(path, npy, size + 8);
-        TEST_CHECK(&counter, key_file_read(path, NULL, &keys, error, sizeof error) == -1 && is_zeroed(&keys) &&
-                                 strstr(error, "8 unexpected bytes follow the 10485760 elements") != NULL,
-                   "a large .npy with 8 bytes too many is refused: %s", error);
-    }
-    free(npy);
-    unlink(path);
-
-    /* /proc files say size 0 in stat and then have bytes: a file that grew
-     * between fstat and the read, which must not pass as an empty file. */
-    const char *proc_file = "/proc/self/status";
-    if (path_exists(proc_file))
-        TEST_CHECK(&counter, key_file_read(proc_file, NULL, &keys, error, sizeof error) == -1 &&
-                                 strstr(error, "the file changed size while it was being read") != NULL,
-                   "a file longer than fstat said is refused: %s", error);
-}
-
-/* A threaded write that the file size limit stops partway, once inside a
- * block and once at a block boundary: the O_DIRECT bulk fails over to
- * buffered, which fails for real, and OUT is left as it was. */
-static void test_large_write_cut_short(void)
-{
-    unsigned char *raw = malloc(LARGE_KEY_BYTES);
-    if (!TEST_CHECK(&counter, raw != NULL, "memory for the large fixture"))
-        return;
-    fill_random(raw, LARGE_KEY_BYTES, 305);
-    raw[0] = 0;
-    const char *in_path = scratch_path("large-limit-in");
-    const char *out_path = scratch_path("large-limit-out");
-    write_file(in_path, raw, LARGE_KEY_BYTES);
-    static const char old_contents[] = "the old output";
-    write_file(out_path, old_contents, sizeof old_contents);
-    char error[512] = "";
-    struct key_file keys;
-    if (TEST_CHECK(&counter, key_file_read(in_path, NULL, &keys, error, sizeof error) == 0, "read: %s", error)) {
-        static const rlim_t limits[] = {((rlim_t)20 << 20) + 1000, (rlim_t)20 << 20};
-        for (size_t i = 0; i < sizeof limits / sizeof limits[0]; ++i) {
-            int status = write_with_size_limit(out_path, &keys, limits[i], error, sizeof error);
-            TEST_CHECK(&counter, status == -1 && strstr(error, "cannot write the temporary file") != NULL &&
-                                     strstr(error, "File too large") != NULL,
-                       "a 40 MiB write stopped at %llu bytes fails: %s", (unsigned long long)limits[i], error);
-            TEST_CHECK(&counter, file_has_bytes(out_path, old_contents, sizeof old_contents),
-                       "the existing OUT is left as it was (limit %llu)", (unsigned long long)limits[i]);
-            check_no_temporaries(scratch_dir, "a large write cut short");
-        }
-        key_file_free(&keys);
-    }
-    free(raw);
-    unlink(in_path);
-    unlink(out_path);
-}
-
 int main(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(scratch_dir, sizeof scratch_dir, "%s/test_key_file.XXXXXX", base && base[0] ? base : "/tmp");
-    if (mkdtemp(scratch_dir) == NULL) {
-        printf("cannot create a scratch directory: %s\n", strerror(errno));
+    if (!make_scratch_dir("test_key_file"))
         return 1;
-    }
     test_dtype_names();
     test_raw_round_trip();
     test_header_matches_numpy();
@@ -950,11 +568,6 @@ int main(void)
     test_failed_write_keeps_old_output();
     test_new_file_mode_and_relative_path();
     test_invalid_key_files();
-    test_large_round_trips();
-    test_large_odd_header();
-    test_large_wrong_sizes();
-    test_large_write_cut_short();
-    remove_tree(scratch_dir);
-    TEST_CHECK(&counter, !path_exists(scratch_dir), "the scratch directory is removed");
+    remove_scratch_dir();
     return test_finish(&counter);
 }
