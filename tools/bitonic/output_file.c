@@ -113,14 +113,23 @@ void temporary_file_forget(void)
     path_remembered = 0;
 }
 
-int temporary_file_create(char *template)
+/* Holds SIGINT, SIGTERM and SIGHUP on this thread, so that the handler never
+ * sees a name half remembered; false where the mask could not be set (then
+ * nothing is to be restored). */
+static bool hold_terminating_signals(sigset_t *previous)
 {
-    sigset_t terminating, previous;
+    sigset_t terminating;
     sigemptyset(&terminating);
     sigaddset(&terminating, SIGINT);
     sigaddset(&terminating, SIGTERM);
     sigaddset(&terminating, SIGHUP);
-    bool held = pthread_sigmask(SIG_BLOCK, &terminating, &previous) == 0;
+    return pthread_sigmask(SIG_BLOCK, &terminating, previous) == 0;
+}
+
+int temporary_file_create(char *template)
+{
+    sigset_t previous;
+    bool held = hold_terminating_signals(&previous);
     int fd = mkstemp(template);
     int saved = errno;
     if (fd >= 0)
@@ -232,12 +241,8 @@ static int link_under_temporary_name(int fd, const char *proc_path, char *tempor
             state = state * 6364136223846793005u + 1442695040888963407u;
             x[i] = letters[(state >> 33) % (sizeof letters - 1)];
         }
-        sigset_t terminating, previous;
-        sigemptyset(&terminating);
-        sigaddset(&terminating, SIGINT);
-        sigaddset(&terminating, SIGTERM);
-        sigaddset(&terminating, SIGHUP);
-        bool held = pthread_sigmask(SIG_BLOCK, &terminating, &previous) == 0;
+        sigset_t previous;
+        bool held = hold_terminating_signals(&previous);
         int linked = linkat(AT_FDCWD, proc_path, AT_FDCWD, temporary, AT_SYMLINK_FOLLOW);
         int saved = errno;
         if (linked == 0)
