@@ -372,6 +372,12 @@ BITONIC_API bitonic_status bitonic_buffer_download(bitonic_buffer *buffer, uint3
 BITONIC_API bitonic_status bitonic_buffer_upload_values(bitonic_buffer *buffer, const uint32_t *values, size_t count);
 BITONIC_API bitonic_status bitonic_buffer_download_values(bitonic_buffer *buffer, uint32_t *values, size_t count);
 
+/* What one pass of a profiled sort is (bitonic_timing.pass_details). */
+typedef struct bitonic_pass_detail {
+    const char *name;   /* "count", "scatter", "tile sort", "merge", ...: static text */
+    uint64_t bytes;     /* keys and values the pass reads and writes in device memory */
+} bitonic_pass_detail;
+
 /* Timing of one sort, filled when a pointer is given. GPU time comes from
  * timestamp queries around the recorded passes; on the CPU path it is the wall
  * time of the sort. pass_ms, when non-NULL, receives the time of each pass (up to
@@ -382,6 +388,9 @@ typedef struct bitonic_timing {
     uint32_t pass_count;
     double *pass_ms;
     uint32_t pass_capacity;
+    /* Optional, with pass_ms: pass_capacity entries that receive each pass's
+     * name and the bytes it moves (the Vulkan path; elsewhere "sort" and 0). */
+    bitonic_pass_detail *pass_details;
 } bitonic_timing;
 
 /* Sorts the first count keys of the buffer in place and waits for the result.

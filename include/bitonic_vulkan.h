@@ -159,6 +159,13 @@ typedef struct bitonic_vulkan_sort_info {
     VkQueryPool timestamps;
     uint32_t first_query;
     bool profile_passes;
+    /* Optional: an array of pass_detail_capacity entries that receives, pass
+     * by pass as recorded, what each pass is (a name that lives as long as the
+     * program) and the bytes of keys and values it reads and writes in device
+     * memory, so that a profile's times say how near each pass comes to the
+     * device's copy rate. Tables, samples and searches are not counted. */
+    bitonic_pass_detail *pass_details;
+    uint32_t pass_detail_capacity;
     /* Optional: scratch memory of bitonic_vulkan_sort_scratch_bytes() bytes at
      * scratch_offset (a multiple of minStorageBufferOffsetAlignment) in a buffer
      * with STORAGE_BUFFER and INDIRECT_BUFFER usage (sorts of 1.5 x 2^20

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test_report.py: the benchmark's report tools on made-up rows. stability.py must give each row
 the SM clock sampled during its batch, flag the low ones and the rows that move between sweeps;
-compare.py must take the median of repeated rows and mark a low-clock one."""
+compare.py must take the median of repeated rows and mark a low-clock one; passes.py must set each
+profiled pass beside the copy rate of the same call."""
 import datetime
 import os
 import subprocess
@@ -11,6 +12,7 @@ import tempfile
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 stability = os.path.join(root, "bench", "report", "stability.py")
 compare = os.path.join(root, "bench", "report", "compare.py")
+passes = os.path.join(root, "bench", "report", "passes.py")
 passed = failed = 0
 
 
@@ -77,6 +79,23 @@ with tempfile.TemporaryDirectory() as work:
                        capture_output=True, text=True)
     report = open(path("low.md")).read() if os.path.exists(path("low.md")) else ""
     check(r.returncode == 0 and "| 4096 | 2^12 | 0.0600 (clock) |" in report, "compare.py marks a low-clock row")
+
+    # passes.py: 2^20 u32 keys copied (8 MiB read and written) in 0.004 ms is 2.097 TB/s; a pass
+    # of 8.4 MB in 0.008 ms runs at half of it, one of 4.2 MB in 0.004 ms at half too.
+    with open(path("profile.txt"), "w") as f:
+        f.write("bitonic        u32         1048576       0.0200       0.0190     52.4   ok\n"
+                "  profile of 1048576 keys: 3 passes, 0.0200 ms\n"
+                "    pass  0 count                0.0040 ms      4.194 MB   1048.6 GB/s\n"
+                "    pass  1 tile sort            0.0080 ms      8.389 MB   1048.6 GB/s\n"
+                "    pass  2 window split         0.0080 ms\n")
+    with open(path("copy.csv"), "w") as f:
+        f.write(header + "d2d_copy,u32,1048576,0.004000,0.004000,10,1\n")
+    r = subprocess.run([sys.executable, passes, path("profile.txt"), path("copy.csv")], capture_output=True, text=True)
+    check(r.returncode == 0, "passes.py runs: " + r.stderr)
+    check("copy rate 2.10 TB/s" in r.stdout, "passes.py finds the copy rate: " + r.stdout)
+    check("| 1 | tile sort | 0.0080 | 40% | 8.389 | 1049 | 50% |" in r.stdout, "a pass at half the copy rate: " + r.stdout)
+    check("| 2 | window split | 0.0080 | 40% | - | - | - |" in r.stdout, "a pass without bytes: " + r.stdout)
+    check("Bytes moved: 1.5 copies" in r.stdout, "the sort's bytes in copies: " + r.stdout)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -440,6 +440,50 @@ static void run_fallback(suite *s)
     }
 }
 
+/* A profiled sort names its passes and their bytes (bitonic_timing's
+ * pass_details): the nested partition's steps in order, the scatters and the
+ * tile sort moving every key twice (read and written), the count reading each
+ * once, and a name for every pass timed. */
+static void check_pass_details(test_counter *t, bitonic_context *context, size_t n)
+{
+    enum { CAPACITY = 64 };
+    uint32_t *keys = malloc(n * sizeof *keys);
+    bitonic_buffer *buffer = NULL;
+    double pass_ms[CAPACITY];
+    bitonic_pass_detail details[CAPACITY] = {{0}};
+    bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = CAPACITY, .pass_details = details};
+    uint64_t seed = 99;
+    for (size_t i = 0; keys && i < n; ++i)
+        keys[i] = (uint32_t)(test_random_u64(&seed) >> 32);
+    bool ok = keys && bitonic_buffer_create(context, n, &buffer) == BITONIC_SUCCESS &&
+              bitonic_buffer_upload(buffer, keys, n) == BITONIC_SUCCESS &&
+              bitonic_buffer_sort(buffer, n, NULL, &timing) == BITONIC_SUCCESS;
+    static const char *steps[] = {"count", "scatter", "nested count", "nested scatter", "tile sort", "window merge",
+                                  "fallback"};
+    size_t found = 0;
+    bool named = ok && timing.pass_count > 0 && timing.pass_count <= CAPACITY, bytes_right = named;
+    for (uint32_t p = 0; named && p < timing.pass_count; ++p) {
+        named = details[p].name != NULL;
+        if (!named)
+            break;
+        if (found < sizeof steps / sizeof steps[0] && strcmp(details[p].name, steps[found]) == 0)
+            ++found;
+        uint64_t moved = strcmp(details[p].name, "count") == 0 || strcmp(details[p].name, "nested count") == 0
+                             ? n * 4u
+                         : strcmp(details[p].name, "scatter") == 0 || strcmp(details[p].name, "tile sort") == 0 ||
+                                 strcmp(details[p].name, "nested scatter") == 0 ||
+                                 strcmp(details[p].name, "window merge") == 0
+                             ? 2u * n * 4u
+                             : details[p].bytes;
+        bytes_right = bytes_right && details[p].bytes == moved;
+    }
+    TEST_CHECK(t, named && found == sizeof steps / sizeof steps[0] && bytes_right,
+               "nested partition: %u passes named in order (%zu of the steps found), their bytes as moved",
+               timing.pass_count, found);
+    bitonic_buffer_destroy(buffer);
+    free(keys);
+}
+
 /* The nested partition is taken where asked: a sort of 2^17 keys (scaled)
  * records other dispatches than with the nested partition off, the three
  * nested steps in the place of two merge levels, and both sort exactly. */
@@ -459,6 +503,7 @@ static void check_nested_taken(test_counter *t, const suite *plain, tuned_desc n
         TEST_CHECK(t, exact && nested_passes != flat_passes && nested_passes > 0 && flat_passes > 0,
                    "nested partition: %zu keys exact, %u dispatches nested, %u not", in.count, nested_passes,
                    flat_passes);
+        check_pass_details(t, nested.context, in.count);
         close_suite(&flat);
     }
     close_suite(&nested);

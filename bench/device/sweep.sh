@@ -6,8 +6,9 @@
 # and sizes (bench/cub/cub_sort_bench, built here with nvcc while our sweeps
 # keep the GPU busy, unless the pack has it), the stability check
 # (bench/report/stability.py: each row with the clock of its batch, and how far
-# the sweeps disagree) and the report (bench/report/compare.py: ours beside
-# CUB's, the targets). The bench keeps the GPU busy between its warm-up and
+# the sweeps disagree), the report (bench/report/compare.py: ours beside
+# CUB's, the targets) and the passes beside the copy rate
+# (bench/report/passes.py). The bench keeps the GPU busy between its warm-up and
 # each timed batch, and sorts a batch again when the clock moved while it ran;
 # the sampler's clocks say whether that held. Run from the repository root.
 # Everything goes into one tarball, $OUT/sweep.tar.gz (sweep/ inside), and the
@@ -192,6 +193,11 @@ report_inputs=$ours
 # shellcheck disable=SC2086
 python3 bench/report/compare.py $report_inputs --out "$out/report.md" > /dev/null 2> "$out/compare.err" ||
   note "compare.py: $(tail -n 1 "$out/compare.err")"
+# Each profiled pass beside the copy rate of the same call (CUB's d2d_copy rows).
+if [ -s "$out/profile.txt" ] && [ -s "$out/cub.csv" ]; then
+  python3 bench/report/passes.py "$out/profile.txt" "$out/cub.csv" --out "$out/passes.md" > /dev/null \
+    2>> "$out/compare.err" || note "passes.py: $(tail -n 1 "$out/compare.err")"
+fi
 if awk -F, '$7 == "0"' "$out/bitonic_all.csv" | grep -q .; then
   status=1
   note "rows of ours that failed their check: $(awk -F, '$7 == "0"' "$out/bitonic_all.csv" | wc -l)"

@@ -17,6 +17,14 @@ static inline size_t bitonic_key_words(bitonic_key_type type)
     return type >= BITONIC_KEY_U64 ? 2u : 1u;
 }
 
+/* A timing of no time and pass_count passes, keeping the arrays the caller
+ * gave it (pass_ms, pass_details) and their capacity. */
+static inline void bitonic_timing_reset(bitonic_timing *timing, uint32_t pass_count)
+{
+    timing->sort_ms = 0.0;
+    timing->pass_count = pass_count;
+}
+
 /* What one sort is asked to do, as the layers below the public API see it. */
 typedef struct bitonic_sort_request {
     bitonic_order order;

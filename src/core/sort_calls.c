@@ -501,7 +501,7 @@ static bitonic_status locked_buffer_sort_rows(bitonic_buffer *buffer, size_t row
     const bitonic_backend_ops *ops = buffer->context->ops;
     if (ops->batched_rows && (row_length <= 1 || count <= 1)) {
         if (out_timing)
-            *out_timing = (bitonic_timing){0};
+            bitonic_timing_reset(out_timing, 0);
         return BITONIC_SUCCESS;
     }
     if (row_length >= UINT32_MAX || (ops->batched_rows && count >= UINT32_MAX))

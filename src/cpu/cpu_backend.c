@@ -76,6 +76,8 @@ static void single_pass_timing(bitonic_timing *timing, double ms)
     timing->pass_count = 1;
     if (timing->pass_ms && timing->pass_capacity > 0)
         timing->pass_ms[0] = ms;
+    if (timing->pass_details && timing->pass_capacity > 0)
+        timing->pass_details[0] = (bitonic_pass_detail){"sort", 0};
 }
 
 /* 32-bit keys: u32 goes straight to the fast sort; other types are mapped to

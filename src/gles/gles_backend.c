@@ -295,6 +295,8 @@ static bitonic_status timed_network(gles_state *gles, const bitonic_gles_sort_in
     timing->pass_count = result.draws;
     if (timing->pass_ms && timing->pass_capacity > 0)
         timing->pass_ms[0] = timing->sort_ms;  /* one time for all draws: they are not timed one by one */
+    if (timing->pass_details && timing->pass_capacity > 0)
+        timing->pass_details[0] = (bitonic_pass_detail){"draws", 0};
     if (status == BITONIC_SUCCESS && gl->glGetError() != GL_NO_ERROR)
         status = BITONIC_ERROR_GL;
     return status;
@@ -305,7 +307,7 @@ static bitonic_status sort_texels(gles_state *gles, uint32_t *texels, uint32_t c
                                   const bitonic_gles_sort_info *shape, bitonic_timing *timing)
 {
     if (timing)
-        *timing = (bitonic_timing){.pass_ms = timing->pass_ms, .pass_capacity = timing->pass_capacity};
+        bitonic_timing_reset(timing, 0);
     if (count <= 1)
         return BITONIC_SUCCESS;
     bitonic_gles_sort_info info = *shape;

@@ -39,13 +39,19 @@ static bitonic_vulkan_sort_info sort_info_for(const bitonic_vk_buffer *buffer, s
                                       .values = with_values ? buffer->values.device_buffer : VK_NULL_HANDLE};
 }
 
-/* Records the sort with timestamps when timing is wanted and possible. */
-static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vulkan_sort_info info, bool timed, bool profile)
+/* Records the sort with timestamps when timing is wanted and possible, and
+ * the passes' names and bytes into the caller's timing where it asks. */
+static bitonic_status record_sort(bitonic_vk_context *vk, bitonic_vulkan_sort_info info, bool timed, bool profile,
+                                  const bitonic_timing *timing)
 {
     if (timed) {
         vkCmdResetQueryPool(vk->command_buffer, vk->query_pool, 0, QUERY_COUNT);
         info.timestamps = vk->query_pool;
         info.profile_passes = profile;
+    }
+    if (profile && timing && timing->pass_details) {
+        info.pass_details = timing->pass_details;
+        info.pass_detail_capacity = timing->pass_capacity;
     }
     return bitonic_vulkan_record_sort(vk->sorter, vk->command_buffer, &info);
 }
@@ -132,7 +138,7 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
     bitonic_vulkan_sort_info info = sort_info_for(buffer, count, with_values, request);
     bitonic_vk_attach_scratch(vk, &info);
     uint32_t passes = bitonic_vulkan_sort_pass_count(vk->sorter, &info);
-    status = record_sort(vk, info, timed, profile);
+    status = record_sort(vk, info, timed, profile, timing);
     if (status != BITONIC_SUCCESS) {
         vkEndCommandBuffer(vk->command_buffer);
         return status;
@@ -151,7 +157,7 @@ static bitonic_status sort_with_transfers(bitonic_vk_context *vk, bitonic_vk_buf
     if (status == BITONIC_SUCCESS && timed)
         status = read_timing(vk, passes, profile, timing ? timing : &sort_timing);
     else if (timing && !timed)
-        *timing = (bitonic_timing){.pass_count = passes};
+        bitonic_timing_reset(timing, passes);
     if (status == BITONIC_SUCCESS && staged_timing) {
         /* The sort's last stamp follows its last pass. */
         uint32_t last = profile && passes > 0 ? passes : 1u;
@@ -430,7 +436,7 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
             }
             status = bitonic_vk_record_merge_of_runs(vk->sorter, vk->command_buffer, &info, run_log);
         } else {
-            status = record_sort(vk, info, timed, profile);
+            status = record_sort(vk, info, timed, profile, timing);
         }
         record_buffer_barrier(vk->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
@@ -472,7 +478,7 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
     if (timed)
         status = read_timing(vk, passes, profile, timing ? timing : &sort_timing);
     else if (timing)
-        *timing = (bitonic_timing){.pass_count = passes};
+        bitonic_timing_reset(timing, passes);
     if (status == BITONIC_SUCCESS && stages) {
         double end = wall_ms();
         bitonic_host_timing local = {.ran_on = BITONIC_BACKEND_VULKAN, .count = count, .chunks = chunk_count,

@@ -335,16 +335,25 @@ static void print_profile(clock_guard *guard, bitonic_buffer *buffer, uint32_t *
                           unsigned type, uint64_t *seed)
 {
     double pass_ms[MAX_PROFILE_PASSES];
-    bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = MAX_PROFILE_PASSES};
+    bitonic_pass_detail details[MAX_PROFILE_PASSES];
+    bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = MAX_PROFILE_PASSES, .pass_details = details};
+    for (uint32_t p = 0; p < MAX_PROFILE_PASSES; ++p)
+        details[p] = (bitonic_pass_detail){"pass", 0};
     if (upload_random(buffer, keys, values, n, type, seed, NULL) != BITONIC_SUCCESS ||
         warm_clocks(guard) != BITONIC_SUCCESS || sort_resident(buffer, n, type, &timing) != BITONIC_SUCCESS)
         return;
-    printf("  profile of %zu %s: %u passes, %.4f ms\n   ", n,
+    printf("  profile of %zu %s: %u passes, %.4f ms\n", n,
            type == BENCH_TYPE_PAIRS ? "pairs" : type == BENCH_TYPE_U64 ? "u64 keys" : "keys",
            timing.pass_count, timing.sort_ms);
-    for (uint32_t p = 0; p < timing.pass_count && p < MAX_PROFILE_PASSES; ++p)
-        printf(" %u:%.4f%s", p, pass_ms[p], (p + 1) % 8 == 0 ? "\n   " : "");
-    printf("\n");
+    /* A line a pass: its name, time, the bytes it reads and writes, and their
+     * rate (bench/report/passes.py sets it beside the copy rate). */
+    for (uint32_t p = 0; p < timing.pass_count && p < MAX_PROFILE_PASSES; ++p) {
+        printf("    pass %2u %-16s %9.4f ms", p, details[p].name, pass_ms[p]);
+        if (details[p].bytes > 0 && pass_ms[p] > 0.0)
+            printf(" %12.3f MB %8.1f GB/s", (double)details[p].bytes * 1e-6,
+                   (double)details[p].bytes / (pass_ms[p] * 1e-3) * 1e-9);
+        printf("\n");
+    }
 }
 
 /* Host-path rows add their stages: upload, sort and download on the GPU, the

@@ -141,6 +141,7 @@ bitonic_status sorter_record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
             if (pass->kind == BITONIC_PASS_MERGE) {
                 constants.pass.group_count = plan->chunk_count;
                 if (plan->split_pass) {
+                    sorter_name_pass(&recorder, "merge split", 0u);
                     sorter_record_dispatch(&recorder,
                                            sorter_split_pipeline(variant, plan),
                                            &constants, sizeof constants, split_x, split_y);
@@ -150,6 +151,8 @@ bitonic_status sorter_record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
             }
             VkPipeline pipeline =
                 pass->kind == BITONIC_PASS_TILE ? sorter_tile_pipeline_for(variant, pass) : variant->merge_pipeline;
+            sorter_name_pass(&recorder, pass->kind == BITONIC_PASS_TILE ? "tile sort" : "merge",
+                             2u * info->count * (plan->key_bytes + (info->values != VK_NULL_HANDLE ? 4u : 0u)));
             sorter_record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (p + 1 < plan->pass_count)
                 sorter_record_pass_barrier(command_buffer);

@@ -32,7 +32,8 @@ dispatch_recorder sorter_dispatch_recorder_for(VkCommandBuffer command_buffer, c
                                                const bitonic_vulkan_sort_info *info)
 {
     return (dispatch_recorder){command_buffer, variant->pipeline_layout, info,
-                               info->timestamps != VK_NULL_HANDLE && info->profile_passes, VK_NULL_HANDLE, 0};
+                               info->timestamps != VK_NULL_HANDLE && info->profile_passes, VK_NULL_HANDLE, 0,
+                               NULL, 0};
 }
 
 /* What every dispatch records before it: its pipeline (when another was
@@ -48,12 +49,19 @@ static void prepare_dispatch(dispatch_recorder *recorder, VkPipeline pipeline, c
                        constants);
 }
 
-/* ... and after it: its timestamp when profiling, and the count. */
+/* ... and after it: its timestamp when profiling, its name and bytes where
+ * the caller asked for them, and the count. */
 void sorter_finish_dispatch(dispatch_recorder *recorder)
 {
     if (recorder->profile)
         vkCmdWriteTimestamp(recorder->command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, recorder->info->timestamps,
                             recorder->info->first_query + 1u + recorder->count);
+    const bitonic_vulkan_sort_info *info = recorder->info;
+    if (info->pass_details && recorder->count < info->pass_detail_capacity)
+        info->pass_details[recorder->count] =
+            (bitonic_pass_detail){recorder->next_name ? recorder->next_name : "pass", recorder->next_bytes};
+    recorder->next_name = NULL;
+    recorder->next_bytes = 0;
     ++recorder->count;
 }
 

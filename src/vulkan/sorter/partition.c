@@ -407,6 +407,11 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     VkDescriptorBufferInfo window_table = {info->scratch, partition_offset + plan->windows_at,
                                            plan->window_table_bytes};
     dispatch_recorder recorder = sorter_dispatch_recorder_for(command_buffer, variant, info);
+    /* Bytes for the profile's pass details: the keys read, and every key and
+     * value read and written. */
+    uint64_t keys_read = info->count * key_bytes;
+    uint64_t moved = 2u * info->count * (key_bytes + (with_values ? 4u : 0u));
+    uint64_t samples_read = (uint64_t)plan->sample_count * (key_bytes + (with_values ? 4u : 0u));
 
     /* 1. The samples, and their sort. */
     partition_push_constants steps = {
@@ -429,6 +434,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                               partition);
     /* With runs, a workgroup a run (the step sorts them); else a thread a sample. */
     uint32_t sample_groups = plan->sample_runs_log > 0 ? 1u << plan->sample_runs_log : (reach + threads - 1u) / threads;
+    sorter_name_pass(&recorder, "sample", samples_read);
     sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, sample_groups, 1u);
     sorter_record_pass_barrier(command_buffer);
     if (plan->sample_runs_log == 0) {
@@ -436,6 +442,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         bitonic_status sorted = sorter_record_sort_passes(sorter, command_buffer, &samples, 0, false);
         if (sorted != BITONIC_SUCCESS)
             return sorted;
+        sorter_name_pass(&recorder, "samples' sort", 2u * samples_read);
         sorter_finish_dispatch(&recorder);  /* the samples' sort as one pass of the profile */
         sorter_record_pass_barrier(command_buffer);
         recorder.bound = VK_NULL_HANDLE;  /* the samples' sort bound its own */
@@ -445,11 +452,13 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     sorter_push_sort_bindings(sorter, command_buffer, variant, with_values, caller_to_scratch, count_binding,
                               partition);
     steps.step = PARTITION_COUNT;
+    sorter_name_pass(&recorder, "count", keys_read);
     sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->partition_groups, 1u);
     sorter_record_pass_barrier(command_buffer);
     steps.step = PARTITION_SCATTER;
     VkPipeline scatter_pipeline = scatter_run_tile < scatter_tile ? variant->partition_half_scatter_pipeline
                                                                   : variant->partition_pipeline;
+    sorter_name_pass(&recorder, "scatter", moved);
     sorter_record_dispatch(&recorder, scatter_pipeline, &steps, sizeof steps, scatter_x, scatter_y);
     sorter_record_indirect_barrier(command_buffer);  /* its workgroup 0 wrote the fallback's dispatch size */
 
@@ -464,13 +473,16 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
         steps.sample_count = tuning->partition_samples_per_bucket;
         steps.scatter_tile = (uint32_t)scatter_tile;
         steps.step = PARTITION_NESTED_SAMPLE;
+        sorter_name_pass(&recorder, "nested sample", 0u);
         sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, 1u, first_buckets);
         sorter_record_pass_barrier(command_buffer);
         steps.step = PARTITION_NESTED_COUNT;
+        sorter_name_pass(&recorder, "nested count", keys_read);
         sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->nested_groups,
                                first_buckets);
         sorter_record_pass_barrier(command_buffer);
         steps.step = PARTITION_NESTED_SCATTER;
+        sorter_name_pass(&recorder, "nested scatter", moved);
         sorter_record_dispatch(&recorder, variant->partition_pipeline, &steps, sizeof steps, plan->nested_groups,
                                first_buckets);
         sorter_record_indirect_barrier(command_buffer);  /* the fallback's dispatch size again */
@@ -518,6 +530,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                 constants.sample_runs = MERGE_SAMPLES_WRITE;
                 samples_left = true;
             }
+            sorter_name_pass(&recorder, "tile sort", moved);
             sorter_record_dispatch(&recorder, sorter_tile_pipeline_for(runs_variant, pass), &constants,
                                    sizeof constants, group_x[0], group_y[0]);
             sorter_record_pass_barrier(command_buffer);
@@ -536,6 +549,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
             constants.sample_runs = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
             if (plan->window_split_by_thread)
                 constants.sample_runs |= MERGE_SPLIT_BY_THREAD;
+            sorter_name_pass(&recorder, "window split", 0u);
             sorter_record_dispatch(&recorder, runs_variant->window_split_pipeline[plan->window_three_pieces],
                                    &constants, sizeof constants, window_split_x, window_split_y);
             sorter_record_pass_barrier(command_buffer);
@@ -550,6 +564,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                 constants.key_type = (uint32_t)info->key_type;
                 constants.key_xor = info->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
             }
+            sorter_name_pass(&recorder, "window merge", moved);
             sorter_record_dispatch(&recorder, window_merge, &constants, sizeof constants, window_x, window_y);
             continue;
         }
@@ -569,6 +584,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                               (sort_sides){side_keys[1], side_values[1], caller_keys, caller_values}, count_binding,
                               partition);
     steps.step = PARTITION_FALLBACK;
+    sorter_name_pass(&recorder, "fallback", 0u);  /* no workgroups unless a bucket is too long */
     sorter_record_dispatch_indirect(&recorder, variant->partition_pipeline, &steps, sizeof steps, info->scratch,
                                     partition_offset + PARTITION_FALLBACK_ARGS_BYTES);
     if (timed && !info->profile_passes)

@@ -243,7 +243,20 @@ typedef struct dispatch_recorder {
     bool profile;                    /* info->timestamps set and info->profile_passes */
     VkPipeline bound;
     uint32_t count;                  /* dispatches recorded so far */
+    /* With info->pass_details: the name and the bytes of the next dispatch
+     * (sorter_name_pass), written to the details when it is recorded. */
+    const char *next_name;
+    uint64_t next_bytes;
 } dispatch_recorder;
+
+/* Names the next dispatch of a profiled sort and the bytes of device memory it
+ * reads and writes (the keys and values it moves; tables and searches are not
+ * counted), for bitonic_vulkan_sort_info.pass_details. */
+static inline void sorter_name_pass(dispatch_recorder *recorder, const char *name, uint64_t bytes)
+{
+    recorder->next_name = name;
+    recorder->next_bytes = bytes;
+}
 
 /* What a sort of `info` records: checked once, then used both to record it and
  * to say how many passes (and so timestamps) it records. */
