@@ -78,7 +78,7 @@ class build_ext_with_library(build_ext):
         super().build_extensions()
 
 
-warnings = ["-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers"]
+warnings = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic"]
 if os.environ.get("BITONIC_WERROR") == "1":
     warnings.append("-Werror")
 
