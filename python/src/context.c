@@ -214,7 +214,10 @@ static PyObject *context_last_timing(PyObject *object, PyObject *unused)
     if (!context)
         return NULL;
     bitonic_host_timing timing;
-    bitonic_status status = bitonic_context_last_host_timing(context, &timing);
+    bitonic_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = bitonic_context_last_host_timing(context, &timing);
+    Py_END_ALLOW_THREADS
     bitonic_py_end_call(object);
     if (status != BITONIC_SUCCESS)
         Py_RETURN_NONE;
@@ -325,7 +328,13 @@ static void host_block_dealloc(PyObject *object)
     host_block_object *block = (host_block_object *)object;
     if (block->owner) {
         context_object *owner = (context_object *)block->owner;
-        bitonic_host_free(owner->context, block->memory);
+        /* Without the GIL: the free takes the context's lock, which a sort on
+         * another thread may hold for a while. */
+        bitonic_context *context = owner->context;
+        void *memory = block->memory;
+        Py_BEGIN_ALLOW_THREADS
+        bitonic_host_free(context, memory);
+        Py_END_ALLOW_THREADS
         --owner->live_blocks;
         destroy_when_unused(owner);
         Py_DECREF(block->owner);
