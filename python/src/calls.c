@@ -232,7 +232,8 @@ static PyObject *call_sort_records(PyObject *module, PyObject *const *args, Py_s
     if (!get_array(args[1], &records, true, 1, "records"))
         return NULL;
     size_t row_bytes = count * stride;
-    if (stride == 0 || key_offset + bytes > stride || (row_bytes ? (size_t)records.len % row_bytes != 0 : records.len != 0)) {
+    bool whole_rows = row_bytes ? (size_t)records.len % row_bytes == 0 : records.len == 0;
+    if (stride == 0 || key_offset + bytes > stride || !whole_rows) {
         PyBuffer_Release(&records);
         return PyErr_Format(PyExc_ValueError, "sort_records: %zd bytes are not rows of %zu records of %zu bytes "
                             "with a key at %zu", records.len, count, stride, key_offset);

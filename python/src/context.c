@@ -156,35 +156,39 @@ static const char *backend_name(bitonic_backend backend)
     return "unknown";
 }
 
+/* dict[field] = convert(info->field), for the info structs' fields kept under their own names. */
+#define PUT_FIELD(field, convert) bitonic_py_put(dict, #field, convert(info->field))
+
 static PyObject *info_dict(const bitonic_context_info *info)
 {
     PyObject *dict = PyDict_New();
     bool vulkan = info->backend == BITONIC_BACKEND_VULKAN;
     bool ok = dict && bitonic_py_put(dict, "backend", PyUnicode_FromString(backend_name(info->backend))) &&
               bitonic_py_put(dict, "device", PyUnicode_FromString(info->device_name)) &&
-              bitonic_py_put(dict, "vulkan_device_index", vulkan ? PyLong_FromUnsignedLong(info->vulkan_device_index)
-                                                      : Py_NewRef(Py_None)) &&
-              bitonic_py_put(dict, "vulkan_api_version", PyLong_FromUnsignedLong(info->vulkan_api_version)) &&
-              bitonic_py_put(dict, "vulkan_device_type", PyLong_FromUnsignedLong(info->vulkan_device_type)) &&
-              bitonic_py_put(dict, "subgroup_size", PyLong_FromUnsignedLong(info->subgroup_size)) &&
-              bitonic_py_put(dict, "workgroup_size", PyLong_FromUnsignedLong(info->workgroup_size)) &&
-              bitonic_py_put(dict, "keys_per_thread", PyLong_FromUnsignedLong(info->keys_per_thread)) &&
-              bitonic_py_put(dict, "tile_keys", PyLong_FromUnsignedLong(info->tile_keys)) &&
-              bitonic_py_put(dict, "tile_sort_keys_per_thread", PyLong_FromUnsignedLong(info->tile_sort_keys_per_thread)) &&
-              bitonic_py_put(dict, "max_strides_per_global_pass", PyLong_FromUnsignedLong(info->max_strides_per_global_pass)) &&
-              bitonic_py_put(dict, "tile_uses_subgroup_shuffle", PyBool_FromLong(info->tile_uses_subgroup_shuffle)) &&
-              bitonic_py_put(dict, "max_keys", PyLong_FromUnsignedLongLong(info->max_keys)) &&
-              bitonic_py_put(dict, "device_addresses", PyBool_FromLong(info->device_addresses)) &&
-              bitonic_py_put(dict, "bound_max_keys", PyLong_FromUnsignedLongLong(info->bound_max_keys)) &&
-              bitonic_py_put(dict, "timestamp_period_ns", PyFloat_FromDouble(info->timestamp_period_ns)) &&
-              bitonic_py_put(dict, "validation_messages", PyLong_FromUnsignedLongLong(info->validation_messages)) &&
-              bitonic_py_put(dict, "last_vk_result", PyLong_FromLong(info->last_vk_result)) &&
-              bitonic_py_put(dict, "gles_max_texture_size", PyLong_FromUnsignedLong(info->gles_max_texture_size)) &&
-              bitonic_py_put(dict, "gles_timer_query", PyBool_FromLong(info->gles_timer_query)) &&
-              bitonic_py_put(dict, "pipeline_cache_path", PyUnicode_DecodeFSDefault(info->pipeline_cache_path)) &&
-              bitonic_py_put(dict, "pipeline_cache_loaded_bytes", PyLong_FromUnsignedLongLong(info->pipeline_cache_loaded_bytes)) &&
-              bitonic_py_put(dict, "cache_directory", PyUnicode_DecodeFSDefault(info->cache_directory)) &&
-              bitonic_py_put(dict, "crossover_keys", PyLong_FromUnsignedLongLong(info->crossover_keys));
+              bitonic_py_put(dict, "vulkan_device_index",
+                             vulkan ? PyLong_FromUnsignedLong(info->vulkan_device_index) : Py_NewRef(Py_None)) &&
+              PUT_FIELD(vulkan_api_version, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(vulkan_device_type, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(subgroup_size, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(workgroup_size, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(keys_per_thread, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(tile_keys, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(tile_sort_keys_per_thread, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(max_strides_per_global_pass, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(tile_uses_subgroup_shuffle, PyBool_FromLong) &&
+              PUT_FIELD(max_keys, PyLong_FromUnsignedLongLong) &&
+              PUT_FIELD(device_addresses, PyBool_FromLong) &&
+              PUT_FIELD(bound_max_keys, PyLong_FromUnsignedLongLong) &&
+              PUT_FIELD(timestamp_period_ns, PyFloat_FromDouble) &&
+              PUT_FIELD(validation_messages, PyLong_FromUnsignedLongLong) &&
+              PUT_FIELD(last_vk_result, PyLong_FromLong) &&
+              PUT_FIELD(gles_max_texture_size, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(gles_timer_query, PyBool_FromLong) &&
+              PUT_FIELD(pipeline_cache_path, PyUnicode_DecodeFSDefault) &&
+              PUT_FIELD(pipeline_cache_loaded_bytes, PyLong_FromUnsignedLongLong) &&
+              PUT_FIELD(cache_directory, PyUnicode_DecodeFSDefault) &&
+              PUT_FIELD(crossover_keys, PyLong_FromUnsignedLongLong);
+#undef PUT_FIELD
     if (!ok) {
         Py_XDECREF(dict);
         return NULL;

@@ -68,21 +68,25 @@ bool bitonic_py_put(PyObject *dict, const char *key, PyObject *value)
     return failed == 0;
 }
 
+/* dict[field] = convert(device->field), for the fields kept under their own names. */
+#define PUT_FIELD(field, convert) bitonic_py_put(dict, #field, convert(device->field))
+
 static PyObject *device_dict(const bitonic_device_info *device)
 {
     PyObject *dict = PyDict_New();
-    bool ok = dict && bitonic_py_put(dict, "index", PyLong_FromUnsignedLong(device->index)) &&
-              bitonic_py_put(dict, "name", PyUnicode_FromString(device->name)) &&
-              bitonic_py_put(dict, "vendor_id", PyLong_FromUnsignedLong(device->vendor_id)) &&
-              bitonic_py_put(dict, "device_id", PyLong_FromUnsignedLong(device->device_id)) &&
-              bitonic_py_put(dict, "device_type", PyLong_FromUnsignedLong(device->device_type)) &&
-              bitonic_py_put(dict, "api_version", PyLong_FromUnsignedLong(device->api_version)) &&
-              bitonic_py_put(dict, "subgroup_size", PyLong_FromUnsignedLong(device->subgroup_size)) &&
-              bitonic_py_put(dict, "max_workgroup_invocations", PyLong_FromUnsignedLong(device->max_workgroup_invocations)) &&
-              bitonic_py_put(dict, "max_shared_memory_bytes", PyLong_FromUnsignedLong(device->max_shared_memory_bytes)) &&
-              bitonic_py_put(dict, "max_storage_buffer_range", PyLong_FromUnsignedLongLong(device->max_storage_buffer_range)) &&
-              bitonic_py_put(dict, "multiprocessors", PyLong_FromUnsignedLong(device->multiprocessors)) &&
-              bitonic_py_put(dict, "suitable", PyBool_FromLong(device->suitable));
+    bool ok = dict && PUT_FIELD(index, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(name, PyUnicode_FromString) &&
+              PUT_FIELD(vendor_id, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(device_id, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(device_type, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(api_version, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(subgroup_size, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(max_workgroup_invocations, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(max_shared_memory_bytes, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(max_storage_buffer_range, PyLong_FromUnsignedLongLong) &&
+              PUT_FIELD(multiprocessors, PyLong_FromUnsignedLong) &&
+              PUT_FIELD(suitable, PyBool_FromLong);
+#undef PUT_FIELD
     if (!ok) {
         Py_XDECREF(dict);
         return NULL;

@@ -14,7 +14,8 @@ keys_1d = hnp.arrays(dtype=st.sampled_from([np.dtype(d) for d in DTYPES]),
                      shape=st.integers(min_value=0, max_value=300))
 keys_nd = hnp.arrays(dtype=st.sampled_from([np.dtype(d) for d in DTYPES]),
                      shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=12))
-quick = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+tolerant = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+quick = settings(max_examples=60, deadline=None, suppress_health_check=tolerant)
 
 
 @quick
@@ -37,7 +38,7 @@ def test_argsort_is_numpy_stable_argsort(cpu, keys):
             assert np.array_equal(indices, np.argsort(keys, kind="stable"))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=tolerant)
 @given(keys=keys_nd, descending=st.booleans(), data=st.data())
 def test_sort_along_any_axis_on_every_backend(ctx, keys, descending, data):
     axis = data.draw(st.integers(min_value=-keys.ndim, max_value=keys.ndim - 1))
