@@ -57,6 +57,21 @@ def test_empty(ctx):
     assert records.dtype.names == ("k", "v")
 
 
+def test_empty_is_sorted_without_staging(ctx):
+    """An array of bitonic.empty sorted in place on a Vulkan context is copied
+    by the GPU straight from its block (last_timing: pinned); a copy of it is not."""
+    if ctx.info()["backend"] != "vulkan":
+        pytest.skip("host memory the GPU reaches is a Vulkan buffer")
+    keys = bitonic.empty(5000, np.uint32, ctx=ctx)
+    keys[:] = np.random.default_rng(25).integers(0, 2**32, size=5000, dtype=np.uint32)
+    expected = np.sort(keys)
+    bitonic.sort(keys, out=keys, ctx=ctx)
+    assert np.array_equal(keys, expected) and ctx.last_timing()["pinned"]
+    ordinary = np.random.default_rng(26).integers(0, 2**32, size=5000, dtype=np.uint32)
+    bitonic.sort(ordinary, out=ordinary, ctx=ctx)
+    assert ctx.last_timing()["ran_on"] == "vulkan" and not ctx.last_timing()["pinned"]
+
+
 def test_empty_outlives_closed_context(cache_directory):
     context = bitonic.Context("cpu", cache_directory=cache_directory)
     keys = bitonic.empty(1000, np.int64, ctx=context)
