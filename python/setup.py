@@ -74,7 +74,9 @@ class build_ext_with_library(build_ext):
             extension.extra_objects.append(archive)
             extension.extra_link_args += [flag for flag in flags if flag != "-lbitonic"]
             extension.extra_link_args.append("-Wl,--exclude-libs,ALL")
-            extension.depends.append(archive)
+        # Always compile and link again (three small files): a module left from a
+        # build against another library tree must not survive by its timestamps.
+        self.force = True
         super().build_extensions()
 
 
