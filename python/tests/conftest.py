@@ -4,7 +4,9 @@ is no GPU) with the validation layer on, and OpenGL ES 3 through EGL (llvmpipe)
 with glGetError checked after every draw. A validation message fails the test
 during which it came. A backend that cannot be made is skipped, unless
 BITONIC_PY_REQUIRE_BACKENDS (comma-separated, as scripts/test.sh sets it) names
-it: then its tests fail.
+it: then its tests fail. As in the C tests (tests/vulkan_test_device.h),
+BITONIC_TEST_DEVICE names the Vulkan device (default "vulkan": the first of any
+type) and BITONIC_TEST_VALIDATION=0 turns the layer off.
 """
 import os
 
@@ -24,9 +26,11 @@ def _required(backend):
 
 def _context_for(backend, cache_directory):
     if backend not in _contexts and backend not in _failures:
+        device = (os.environ.get("BITONIC_TEST_DEVICE") or "vulkan") if backend == "vulkan" else backend
+        validation = backend != "cpu" and os.environ.get("BITONIC_TEST_VALIDATION") != "0"
         try:
-            _contexts[backend] = bitonic.Context(backend, validation=backend != "cpu",
-                                                 cache_directory=cache_directory)
+            _contexts[backend] = bitonic.Context(device, validation=validation, cache_directory=cache_directory)
+            _contexts[backend].backend = backend
         except bitonic.Error as error:
             _failures[backend] = error
     if backend in _failures:

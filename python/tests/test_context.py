@@ -21,7 +21,7 @@ def test_devices():
 
 def test_info(ctx):
     info = ctx.info()
-    assert info["backend"] == ctx.device
+    assert info["backend"] == ctx.backend
     assert info["device"] and info["max_keys"] > 0
     if info["backend"] == "vulkan":
         assert info["subgroup_size"] > 0 and info["tile_keys"] > 0 and info["vulkan_device_index"] >= 0
