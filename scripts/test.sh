@@ -1,7 +1,8 @@
 #!/bin/sh
 # test.sh: the whole test suite, as CI runs it: a warnings-as-errors build and
-# its CTest suite (Vulkan tests on lavapipe with validation on), a shared build
-# and its install test, the same suite
+# its CTest suite (Vulkan tests on lavapipe with validation on), the Python
+# package installed into a virtual environment and its tests (CPU path,
+# lavapipe with validation, gles), a shared build and its install test, the same suite
 # under AddressSanitizer + UndefinedBehaviorSanitizer, a bounded run of the
 # libFuzzer target for the key-file readers, and the WebGL2 build's tests in
 # headless Chromium (web/test.sh).
@@ -16,6 +17,20 @@ cmake --build build-test -j"$jobs" >> build-test.log
 # Two suites at a time: much of a lavapipe suite is one thread (shader
 # compilation, the validation layer, the host-side checks).
 (cd build-test && ctest --output-on-failure -j"$jobs")
+
+echo "== the Python package: the README's install into a virtual environment, then its tests"
+# On the library the stage above built (static, position-independent); pip may
+# not reach the network (--no-index): Debian's NumPy, pytest and Hypothesis come
+# in through --system-site-packages. The tests run from outside python/, so the
+# installed package is the one imported.
+python=${PYTHON:-python3}
+rm -rf build-python
+"$python" -m venv --system-site-packages build-python/venv
+BITONIC_WERROR=1 BITONIC_LIBRARY_BUILD_DIR="$root/build-test" \
+    build-python/venv/bin/python -m pip install --no-index --no-build-isolation ./python > build-python.log 2>&1 ||
+  { tail -n 30 build-python.log; exit 1; }
+(cd build-python && venv/bin/python -c 'import bitonic, sys; sys.exit("venv" not in bitonic.__file__)' &&
+  BITONIC_PY_REQUIRE_BACKENDS=cpu,vulkan,gles venv/bin/python -m pytest -q -p no:cacheprovider ../python/tests)
 
 echo "== shared library: build, then the README's install commands on it"
 cmake -S . -B build-shared -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DBITONIC_BUILD_TESTS=OFF \
