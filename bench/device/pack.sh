@@ -4,7 +4,8 @@
 # holding NAME/ with the bitonic tool and bitonic-npy, every test program and
 # example of tests/, the flock (apps/boids/bitonic-boids), the CUB peer when the
 # build has it (cub_sort_bench, cub_parts), all stripped, the shared libraries
-# the flock links that a bare machine lacks (lib/), and PACKED.txt (the commit,
+# the flock links that a bare machine lacks (lib/), the static library
+# (static/libbitonic.a, for python.sh), and PACKED.txt (the commit,
 # the date, the build's options). The CUB source needs no packing: bench/cub/
 # travels with the working tree, and sweep.sh builds it there with nvcc.
 #
@@ -65,6 +66,12 @@ for peer in cub_sort_bench cub_parts; do
     if [ -x "$where" ]; then cp "$where" "$dest/"; break; fi
   done
 done
+# The static library (position-independent), for python.sh to build the Python
+# package's module there with that machine's python3.
+if [ -f "$build/src/libbitonic.a" ]; then
+  mkdir -p "$dest/static"
+  cp "$build/src/libbitonic.a" "$dest/static/"
+fi
 strip "$dest"/tools/bitonic/* "$dest"/tests/* "$dest"/apps/boids/* 2> /dev/null || true
 [ -n "$(ls "$dest/lib")" ] || rmdir "$dest/lib"
 
