@@ -24,17 +24,17 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeveri
     return VK_FALSE;
 }
 
-static bool has_layer(const char *name)
+static bool has_layer(const bitonic_host_memory *memory, const char *name)
 {
     uint32_t count = 0;
     if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS || count == 0)
         return false;
-    VkLayerProperties *layers = malloc(count * sizeof *layers);
+    VkLayerProperties *layers = bitonic_host_memory_alloc(memory, count * sizeof *layers);
     bool found = false;
     if (layers && vkEnumerateInstanceLayerProperties(&count, layers) == VK_SUCCESS)
         for (uint32_t i = 0; i < count && !found; ++i)
             found = strcmp(layers[i].layerName, name) == 0;
-    free(layers);
+    bitonic_host_memory_free(memory, layers);
     return found;
 }
 
@@ -62,7 +62,7 @@ bitonic_status bitonic_vk_create_instance(bitonic_vk_context *vk, bool validatio
     };
     VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
     if (validation) {
-        if (!has_layer(layer))
+        if (!has_layer(&vk->host_memory, layer))
             return BITONIC_ERROR_VALIDATION_LAYER_MISSING;
         info.pNext = &messenger_info;  /* also catches messages from instance creation itself */
         info.enabledLayerCount = 1;
@@ -70,25 +70,25 @@ bitonic_status bitonic_vk_create_instance(bitonic_vk_context *vk, bool validatio
         info.enabledExtensionCount = 2;
         info.ppEnabledExtensionNames = extensions;
     }
-    VK_TRY(vk, vkCreateInstance(&info, NULL, &vk->instance));
+    VK_TRY(vk, vkCreateInstance(&info, vk->allocator, &vk->instance));
     if (validation) {
         PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
             (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance, "vkCreateDebugUtilsMessengerEXT");
         if (!create_messenger)
             return BITONIC_ERROR_VALIDATION_LAYER_MISSING;
         messenger_info.pNext = NULL;
-        VK_TRY(vk, create_messenger(vk->instance, &messenger_info, NULL, &vk->messenger));
+        VK_TRY(vk, create_messenger(vk->instance, &messenger_info, vk->allocator, &vk->messenger));
     }
     return BITONIC_SUCCESS;
 }
 
 /* A queue family with compute, preferring one that also has timestamps. */
-bool bitonic_vk_find_compute_queue(VkPhysicalDevice physical_device, uint32_t *out_family,
-                                   uint32_t *out_timestamp_bits)
+bool bitonic_vk_find_compute_queue(const bitonic_host_memory *memory, VkPhysicalDevice physical_device,
+                                   uint32_t *out_family, uint32_t *out_timestamp_bits)
 {
     uint32_t count = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, NULL);
-    VkQueueFamilyProperties *families = malloc((count ? count : 1) * sizeof *families);
+    VkQueueFamilyProperties *families = bitonic_host_memory_alloc(memory, (count ? count : 1) * sizeof *families);
     if (!families)
         return false;
     vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, families);
@@ -102,17 +102,17 @@ bool bitonic_vk_find_compute_queue(VkPhysicalDevice physical_device, uint32_t *o
             found = true;
         }
     }
-    free(families);
+    bitonic_host_memory_free(memory, families);
     return found;
 }
 
-static bool device_suitable(VkPhysicalDevice physical_device)
+static bool device_suitable(const bitonic_host_memory *memory, VkPhysicalDevice physical_device)
 {
     VkPhysicalDeviceProperties properties;
     vkGetPhysicalDeviceProperties(physical_device, &properties);
     uint32_t family, timestamp_bits = 0;
     return properties.apiVersion >= VK_API_VERSION_1_1 &&
-           bitonic_vk_find_compute_queue(physical_device, &family, &timestamp_bits) &&
+           bitonic_vk_find_compute_queue(memory, physical_device, &family, &timestamp_bits) &&
            bitonic_vk_has_device_extension(physical_device, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 }
 
@@ -148,12 +148,12 @@ bitonic_status bitonic_vk_choose_device(bitonic_vk_context *vk, const bitonic_se
     VK_TRY(vk, vkEnumeratePhysicalDevices(vk->instance, &count, NULL));
     if (count == 0)
         return BITONIC_ERROR_DEVICE_NOT_FOUND;
-    VkPhysicalDevice *devices = malloc(count * sizeof *devices);
+    VkPhysicalDevice *devices = bitonic_host_memory_alloc(&vk->host_memory, count * sizeof *devices);
     if (!devices)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     VkResult result = vkEnumeratePhysicalDevices(vk->instance, &count, devices);
     if (result != VK_SUCCESS && result != VK_INCOMPLETE) {
-        free(devices);
+        bitonic_host_memory_free(&vk->host_memory, devices);
         return fail(vk, result);
     }
     int best_rank = -1;
@@ -171,7 +171,7 @@ bitonic_status bitonic_vk_choose_device(bitonic_vk_context *vk, const bitonic_se
         }
         if (rank < 0 || (best_rank >= 0 && rank >= best_rank))
             continue;
-        if (!device_suitable(devices[i])) {
+        if (!device_suitable(&vk->host_memory, devices[i])) {
             matched_unsuitable = true;
             continue;
         }
@@ -182,7 +182,7 @@ bitonic_status bitonic_vk_choose_device(bitonic_vk_context *vk, const bitonic_se
         vk->physical_device = devices[best];
         vk->device_index = best;
     }
-    free(devices);
+    bitonic_host_memory_free(&vk->host_memory, devices);
     if (best == UINT32_MAX)
         return matched_unsuitable && selector->kind != BITONIC_SELECT_AUTO ? BITONIC_ERROR_UNSUPPORTED
                                                                           : BITONIC_ERROR_DEVICE_NOT_FOUND;
@@ -263,7 +263,7 @@ bitonic_status bitonic_list_devices(bitonic_device_info *out_devices, uint32_t c
         info->max_shared_memory_bytes = limits.max_shared_memory_bytes;
         info->max_storage_buffer_range = max_range;
         info->multiprocessors = limits.multiprocessors;
-        info->suitable = device_suitable(devices[i]);
+        info->suitable = device_suitable(NULL, devices[i]);
     }
     *out_count = count;
     free(devices);

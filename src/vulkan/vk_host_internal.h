@@ -38,6 +38,12 @@
 #define MAX_HOST_CHUNKS 16u
 
 struct bitonic_vk_context {
+    /* The caller's allocators (bitonic_allocator): host memory for the
+     * layer's own blocks, and callbacks (allocator NULL: the driver's) for
+     * every Vulkan object it makes, copied into vulkan_callbacks. */
+    bitonic_host_memory host_memory;
+    VkAllocationCallbacks vulkan_callbacks;
+    const VkAllocationCallbacks *allocator;
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice physical_device;
@@ -160,8 +166,8 @@ static inline double wall_ms(void)
  * physical device a selector names, a compute queue family, and the census
  * entry of the default selection. */
 bitonic_status bitonic_vk_create_instance(bitonic_vk_context *vk, bool validation);
-bool bitonic_vk_find_compute_queue(VkPhysicalDevice physical_device, uint32_t *out_family,
-                                   uint32_t *out_timestamp_bits);
+bool bitonic_vk_find_compute_queue(const bitonic_host_memory *memory, VkPhysicalDevice physical_device,
+                                   uint32_t *out_family, uint32_t *out_timestamp_bits);
 bitonic_status bitonic_vk_choose_device(bitonic_vk_context *vk, const bitonic_selector *selector);
 void bitonic_vk_write_census(const bitonic_vk_context *vk, bool found);
 bitonic_status bitonic_vk_find_default_device(bitonic_vk_context *vk);
