@@ -30,7 +30,7 @@ static bool device_addresses_wanted(void)
 static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_context_desc *desc)
 {
     uint32_t timestamp_bits = 0;
-    bitonic_vk_find_compute_queue(&vk->host_memory, vk->physical_device, &vk->queue_family, &timestamp_bits);
+    bitonic_vk_find_compute_queue(vk->physical_device, &vk->queue_family, &timestamp_bits);
     vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
     vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &vk->memory);
     float priority = 1.0f;
@@ -75,24 +75,24 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                       .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
                                       .enabledExtensionCount = extension_count,
                                       .ppEnabledExtensionNames = extensions, .pEnabledFeatures = &enabled};
-    VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, vk->allocator, &vk->device));
+    VK_TRY_MAKE(vk, vkCreateDevice(vk->physical_device, &device_info, vk->allocator, &vk->device), vk->device);
     vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
     bitonic_vk_importer_init(vk->device, vk->allocator, vk->physical_device, import, &vk->importer);
 
     VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                          .queueFamilyIndex = vk->queue_family};
-    VK_TRY(vk, vkCreateCommandPool(vk->device, &pool_info, vk->allocator, &vk->command_pool));
+    VK_TRY_MAKE(vk, vkCreateCommandPool(vk->device, &pool_info, vk->allocator, &vk->command_pool), vk->command_pool);
     VkCommandBufferAllocateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                                .commandPool = vk->command_pool,
                                                .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-    VK_TRY(vk, vkAllocateCommandBuffers(vk->device, &buffer_info, &vk->command_buffer));
+    VK_TRY_MAKE(vk, vkAllocateCommandBuffers(vk->device, &buffer_info, &vk->command_buffer), vk->command_buffer);
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VK_TRY(vk, vkCreateFence(vk->device, &fence_info, vk->allocator, &vk->fence));
+    VK_TRY_MAKE(vk, vkCreateFence(vk->device, &fence_info, vk->allocator, &vk->fence), vk->fence);
     if (timestamp_bits > 0 && vk->properties.limits.timestampPeriod > 0.0f) {
         VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                             .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = ALL_QUERIES};
-        VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, vk->allocator, &vk->query_pool));
+        VK_TRY_MAKE(vk, vkCreateQueryPool(vk->device, &query_info, vk->allocator, &vk->query_pool), vk->query_pool);
     }
     bitonic_vk_pipeline_cache_open(vk->device, vk->allocator, &vk->host_memory, &vk->properties, desc,
                                    &vk->pipeline_cache);

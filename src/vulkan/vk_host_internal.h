@@ -144,6 +144,19 @@ static inline bitonic_status fail(bitonic_vk_context *vk, VkResult result)
             return fail((vk), try_result_);   \
     } while (0)
 
+/* A vkCreate* or vkAllocate* call whose handle the context releases later:
+ * on failure the handle is reset, since not every loader, layer and driver
+ * leaves it VK_NULL_HANDLE (the loader's messenger does not), and a release
+ * of what was never made is invalid. */
+#define VK_TRY_MAKE(vk, call, handle)           \
+    do {                                        \
+        VkResult make_result_ = (call);         \
+        if (make_result_ != VK_SUCCESS) {       \
+            (handle) = VK_NULL_HANDLE;          \
+            return fail((vk), make_result_);    \
+        }                                       \
+    } while (0)
+
 /* A barrier between a transfer and the sort, or the sort and a transfer. */
 static inline void record_buffer_barrier(VkCommandBuffer command_buffer, VkPipelineStageFlags source_stage,
                                          VkAccessFlags source_access, VkPipelineStageFlags destination_stage,
@@ -166,8 +179,8 @@ static inline double wall_ms(void)
  * physical device a selector names, a compute queue family, and the census
  * entry of the default selection. */
 bitonic_status bitonic_vk_create_instance(bitonic_vk_context *vk, bool validation);
-bool bitonic_vk_find_compute_queue(const bitonic_host_memory *memory, VkPhysicalDevice physical_device,
-                                   uint32_t *out_family, uint32_t *out_timestamp_bits);
+bool bitonic_vk_find_compute_queue(VkPhysicalDevice physical_device, uint32_t *out_family,
+                                   uint32_t *out_timestamp_bits);
 bitonic_status bitonic_vk_choose_device(bitonic_vk_context *vk, const bitonic_selector *selector);
 void bitonic_vk_write_census(const bitonic_vk_context *vk, bool found);
 bitonic_status bitonic_vk_find_default_device(bitonic_vk_context *vk);

@@ -47,7 +47,7 @@ bitonic_status bitonic_vk_allocate_buffer(bitonic_vk_context *vk, VkDeviceSize s
         usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     VkBufferCreateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage,
                                       .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    VK_TRY(vk, vkCreateBuffer(vk->device, &buffer_info, vk->allocator, out_buffer));
+    VK_TRY_MAKE(vk, vkCreateBuffer(vk->device, &buffer_info, vk->allocator, out_buffer), *out_buffer);
     VkMemoryRequirements requirements;
     vkGetBufferMemoryRequirements(vk->device, *out_buffer, &requirements);
     uint32_t type;
@@ -59,7 +59,7 @@ bitonic_status bitonic_vk_allocate_buffer(bitonic_vk_context *vk, VkDeviceSize s
     VkMemoryAllocateInfo allocate_info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                           .pNext = addressed ? &flags_info : NULL,
                                           .allocationSize = requirements.size, .memoryTypeIndex = type};
-    VK_TRY(vk, vkAllocateMemory(vk->device, &allocate_info, vk->allocator, out_memory));
+    VK_TRY_MAKE(vk, vkAllocateMemory(vk->device, &allocate_info, vk->allocator, out_memory), *out_memory);
     VK_TRY(vk, vkBindBufferMemory(vk->device, *out_buffer, *out_memory, 0));
     return BITONIC_SUCCESS;
 }
