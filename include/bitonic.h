@@ -133,17 +133,19 @@ struct VkAllocationCallbacks;  /* vulkan_core.h; bitonic.h does not need it incl
  * BITONIC_ERROR_INVALID_ARGUMENT): every host block the library allocates for
  * the context comes from allocate and goes back through free before
  * bitonic_context_destroy returns: the context and its buffers, the scratch
- * of argsort, records, segments and stable pairs, the CPU path's pair words,
- * the Vulkan backend's objects and lists, bitonic_host_alloc's blocks where
- * they are ordinary memory, the cache files read. Not the C library's own
- * (thread stacks, stdio), nor what a Vulkan loader, driver or layer
- * allocates without callbacks (shader compilers), nor the GLES backend or
- * bitonic_mpi.h, nor a bitonic_vulkan_sorter (its Vulkan objects take
- * bitonic_vulkan_sorter_desc.allocator), nor the CPU path's pairs with 64-bit
- * keys whose keys span 2^32 or more (one values array of the C library's).
- * A failed allocate makes the call return BITONIC_ERROR_OUT_OF_HOST_MEMORY
- * (or, where the library has another way, succeed without it) and leaves the
- * context usable.
+ * of argsort, rank map, records, segments and stable pairs, the CPU path's
+ * pair words (also on a Vulkan context's CPU path), the Vulkan backend's
+ * objects and lists, bitonic_host_alloc's blocks where they are ordinary
+ * memory, the pipeline cache and crossover files read. Not the C library's
+ * own (thread stacks, stdio), nor what a Vulkan loader, driver or layer
+ * allocates without callbacks (shader compilers), nor the default
+ * selection's census, the GLES backend or bitonic_mpi.h, nor a
+ * bitonic_vulkan_sorter's own host memory (its Vulkan objects take
+ * bitonic_vulkan_sorter_desc.allocator), nor, on the CPU path, the values
+ * array of pairs with 64-bit keys that span 2^32 or more. A failed allocate
+ * makes the call return BITONIC_ERROR_OUT_OF_HOST_MEMORY (or, where the
+ * library has another way, succeed without it) and leaves the context
+ * usable (docs/API.md, "Allocation callbacks").
  *
  * vulkan (NULL: the driver's): passed as pAllocator to every Vulkan object
  * the context creates and destroys, the instance, device, pools, buffers,
