@@ -156,7 +156,8 @@ struct VkAllocationCallbacks;  /* vulkan_core.h; bitonic.h does not need it incl
  * at creation; user_data and the VkAllocationCallbacks' pUserData must stay
  * valid until bitonic_context_destroy returns. The callbacks are called on the
  * thread of the call that needs them (a driver may call its callbacks from
- * threads of its own), one context's calls one after another; callbacks that
+ * threads of its own), one context's calls one after another, with the
+ * context's lock held, so they must not call the library; callbacks that
  * several contexts share must be safe to call from several threads. */
 typedef struct bitonic_allocator {
     uint32_t type;                   /* BITONIC_STRUCTURE_TYPE_ALLOCATOR */
