@@ -114,6 +114,60 @@ typedef struct bitonic_chain_entry {
     const void *next;
 } bitonic_chain_entry;
 
+/* Allocation callbacks, as engines give them (VkAllocationCallbacks, zstd's
+ * ZSTD_customMem, SQLite's sqlite3_mem_methods): an entry of the `next` chain
+ * of bitonic_context_desc. allocate returns size bytes aligned to alignment (a
+ * power of two, at least 16 on 64-bit targets), or NULL when it cannot; free
+ * releases a block allocate returned (never NULL). There is no reallocate: the
+ * library never grows a block in place. */
+#define BITONIC_STRUCTURE_TYPE_ALLOCATOR 0x42540100u
+typedef void *(*bitonic_allocate_fn)(void *user_data, size_t size, size_t alignment);
+typedef void (*bitonic_free_fn)(void *user_data, void *memory);
+
+struct VkAllocationCallbacks;  /* vulkan_core.h; bitonic.h does not need it included */
+
+/* The context's host memory and, on the Vulkan backend, the callbacks of the
+ * Vulkan objects it makes.
+ *
+ * allocate and free (both, or neither: one alone is
+ * BITONIC_ERROR_INVALID_ARGUMENT): every host block the library allocates for
+ * the context comes from allocate and goes back through free before
+ * bitonic_context_destroy returns: the context and its buffers, the scratch
+ * of argsort, rank map, records, segments and stable pairs, the CPU path's
+ * pair words (also on a Vulkan context's CPU path), the Vulkan backend's
+ * objects and lists, bitonic_host_alloc's blocks where they are ordinary
+ * memory, the pipeline cache and crossover files read. Not the C library's
+ * own (thread stacks, stdio), nor what a Vulkan loader, driver or layer
+ * allocates without callbacks (shader compilers), nor the default
+ * selection's census, the GLES backend or bitonic_mpi.h, nor a
+ * bitonic_vulkan_sorter's own host memory (its Vulkan objects take
+ * bitonic_vulkan_sorter_desc.allocator), nor, on the CPU path, the values
+ * array of pairs with 64-bit keys that span 2^32 or more. A failed allocate
+ * makes the call return BITONIC_ERROR_OUT_OF_HOST_MEMORY (or, where the
+ * library has another way, succeed without it) and leaves the context
+ * usable (docs/API.md, "Allocation callbacks").
+ *
+ * vulkan (NULL: the driver's): passed as pAllocator to every Vulkan object
+ * the context creates and destroys, the instance, device, pools, buffers,
+ * memory, pipeline cache and the sorter's pipelines included. A driver's
+ * VK_ERROR_OUT_OF_HOST_MEMORY is BITONIC_ERROR_OUT_OF_HOST_MEMORY.
+ *
+ * The library copies the entry (and the VkAllocationCallbacks it points to)
+ * at creation; user_data and the VkAllocationCallbacks' pUserData must stay
+ * valid until bitonic_context_destroy returns. The callbacks are called on the
+ * thread of the call that needs them (a driver may call its callbacks from
+ * threads of its own), one context's calls one after another, with the
+ * context's lock held, so they must not call the library; callbacks that
+ * several contexts share must be safe to call from several threads. */
+typedef struct bitonic_allocator {
+    uint32_t type;                   /* BITONIC_STRUCTURE_TYPE_ALLOCATOR */
+    const void *next;
+    bitonic_allocate_fn allocate;
+    bitonic_free_fn free;
+    void *user_data;                 /* handed to allocate and free */
+    const struct VkAllocationCallbacks *vulkan;
+} bitonic_allocator;
+
 /* What a context is made with. Every field is optional: a zeroed description
  * (or NULL) is the default selection on the default settings. */
 typedef struct bitonic_context_desc {

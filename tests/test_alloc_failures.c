@@ -6,7 +6,10 @@
  * once per allocation with that one failing. Each call must return
  * BITONIC_SUCCESS with a sorted result or BITONIC_ERROR_OUT_OF_HOST_MEMORY,
  * never crash, and every block allocated must be freed once the context is
- * destroyed. One CPU thread, so the count is the same on every replay. Under
+ * destroyed. One CPU thread, so the count is the same on every replay. Then
+ * the scenario once more with a bitonic_allocator in the chain: no block may
+ * come from malloc and its relatives then, only from the callbacks (the
+ * failures through those are tests/test_allocator.c's). Under
  * AddressSanitizer, which owns malloc, it is not run. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -162,6 +165,23 @@ char *strdup(const char *text)
     return copy;
 }
 
+/* The public allocator's callbacks for the last check: glibc's own, so the
+ * interposed functions above see none of these blocks. */
+static atomic_long direct_blocks;
+
+static void *direct_allocate(void *user_data, size_t size, size_t alignment)
+{
+    (void)user_data;
+    atomic_fetch_add(&direct_blocks, 1);
+    return __libc_memalign(alignment, size);
+}
+
+static void direct_free(void *user_data, void *memory)
+{
+    (void)user_data;
+    __libc_free(memory);
+}
+
 /* Large enough for the CPU path's threaded and scratch-using sorts, small enough for a replay a call. */
 enum { KEYS = 1 << 17, ROWS = 4, ROW_LENGTH = 5000 };
 
@@ -217,13 +237,14 @@ static void fill(scenario_arrays *a)
         a->rows[i] = (uint32_t)test_random_u64(&state);
 }
 
-/* Every call the CPU path has for host memory, on one context. */
-static void run_scenario(scenario_arrays *a, scenario_outcome *outcome)
+/* Every call the CPU path has for host memory, on one context; chain: the
+ * description's extension chain (an allocator, or NULL). */
+static void run_scenario(scenario_arrays *a, scenario_outcome *outcome, const void *chain)
 {
     fill(a);
     bitonic_context *context = NULL;
     bitonic_status status = bitonic_context_create(
-        &(bitonic_context_desc){.device = "cpu", .cpu_threads = 1, .no_disk_cache = true}, &context);
+        &(bitonic_context_desc){.next = chain, .device = "cpu", .cpu_threads = 1, .no_disk_cache = true}, &context);
     note(outcome, status, context != NULL);
     if (status != BITONIC_SUCCESS)
         return;
@@ -288,7 +309,7 @@ int main(void)
     atomic_store(&allocations, 0);
     atomic_store(&live, 0);
     atomic_store(&armed, true);
-    run_scenario(&arrays, &clean);
+    run_scenario(&arrays, &clean, NULL);
     atomic_store(&armed, false);
     long total = atomic_load(&allocations);
     TEST_CHECK(&t, clean.wrong == 0 && clean.out_of_memory == 0 && clean.succeeded == clean.calls,
@@ -303,7 +324,7 @@ int main(void)
         atomic_store(&fail_at, k);
         atomic_store(&failed_one, false);
         atomic_store(&armed, true);
-        run_scenario(&arrays, &outcome);
+        run_scenario(&arrays, &outcome, NULL);
         atomic_store(&armed, false);
         long left = atomic_load(&live);
         if (outcome.wrong != 0 && wrong++ < 10)
@@ -319,6 +340,24 @@ int main(void)
     TEST_CHECK(&t, leaking == 0, "each of %ld allocations failing: nothing left after destroy (%lu leaking)", total,
                leaking);
     printf("%ld allocations, each failed in turn (%lu replays allocated less)\n", total, unused);
+
+    /* With an allocator in the chain the same scenario calls no malloc, calloc,
+     * realloc or aligned allocation at all: every block comes from the
+     * callbacks, which take theirs from glibc directly. */
+    bitonic_allocator direct = {.type = BITONIC_STRUCTURE_TYPE_ALLOCATOR, .allocate = direct_allocate,
+                                .free = direct_free};
+    scenario_outcome through_callbacks = {0};
+    atomic_store(&allocations, 0);
+    atomic_store(&live, 0);
+    atomic_store(&direct_blocks, 0);
+    atomic_store(&armed, true);
+    run_scenario(&arrays, &through_callbacks, &direct);
+    atomic_store(&armed, false);
+    TEST_CHECK(&t, through_callbacks.succeeded == through_callbacks.calls && through_callbacks.calls > 0,
+               "with an allocator every call succeeds (%u of %u)", through_callbacks.succeeded, through_callbacks.calls);
+    TEST_CHECK(&t, atomic_load(&allocations) == 0 && atomic_load(&direct_blocks) > 0,
+               "with an allocator the library allocates only through it (%ld other allocations, %ld through it)",
+               atomic_load(&allocations), atomic_load(&direct_blocks));
     return test_finish(&t);
 }
 #else

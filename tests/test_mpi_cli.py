@@ -6,13 +6,17 @@ byte what the single-process `bitonic sort` writes. Then the failures: a file
 cut short (only the ranks whose slices it cuts can fail to read), a file with
 trailing bytes (only the last rank sees them), a missing input, an output in a
 missing directory: each must exit non-zero, create no output, leave an
-existing output untouched and leave no temporary file behind."""
+existing output untouched and leave no temporary file behind. Last, the
+hidden temporary files that runs killed by SIGKILL left: the next run to the
+same output removes them, and only them."""
+import fcntl
 import os
 import random
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 run_mpi, mpiexec, tool = sys.argv[1:4]
 passed = failed = 0
@@ -102,7 +106,8 @@ with tempfile.TemporaryDirectory() as scratch:
         else:
             check(read(out) == existing, "%s: the existing output is untouched" % what)
         after = set(os.listdir(os.path.dirname(out) if os.path.isdir(os.path.dirname(out)) else scratch))
-        check(not [n for n in after - before if ".tmp." in n], "%s: no temporary file left" % what)
+        check(not [n for n in after - before if ".tmp." in n or ".bitonic-part." in n],
+              "%s: no temporary file left" % what)
 
     cut = inputs["keys_f8.npy"]
     write("cut.npy", cut[:len(cut) - 5000])        # the last ranks' slices are cut off
@@ -117,6 +122,32 @@ with tempfile.TemporaryDirectory() as scratch:
     expect_failure("a missing input", 2, "missing.bin", "missing_out.bin", None)
     r = distributed(2, path("keys.bin"), path("no/such/dir/out.bin"))
     check(r.returncode != 0 and not os.path.exists(path("no/such/dir/out.bin")), "an output in a missing directory")
+
+    # A run killed by SIGKILL leaves its hidden temporary file, whose lock died
+    # with it; the next distributed sort to the same OUT removes it, and leaves
+    # one that a live run holds locked, one too young to judge, and another OUT's.
+    def leftover(name, age_s):
+        write(name, b"partial slices")
+        when = time.time() - age_s
+        os.utime(path(name), (when, when))
+        return path(name)
+    stale = leftover(".swept.bin.bitonic-part.AbCdEf", 60)
+    held = leftover(".swept.bin.bitonic-part.HeLdOn", 60)
+    young = leftover(".swept.bin.bitonic-part.YoUnG1", 0)
+    other = leftover(".other.bin.bitonic-part.AbCdEf", 60)
+    with open(held, "rb") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        reference = single(path("keys.bin"), path("swept_reference.bin"))
+        r = distributed(3, path("keys.bin"), path("swept.bin"))
+        check(r.returncode == 0 and read(path("swept.bin")) == read(path("swept_reference.bin")),
+              "a sort beside leftover temporary files succeeds: %s" % r.stderr)
+        check(not os.path.exists(stale), "a killed run's temporary file is removed by the next run to that OUT")
+        check(os.path.exists(held), "a temporary file that a live run holds locked is left")
+        check(os.path.exists(young), "a temporary file made in the last seconds is left")
+        check(os.path.exists(other), "another OUT's temporary file is left")
+    left = [n for n in os.listdir(scratch) if n.startswith(".swept.bin.bitonic-part.")]
+    check(sorted(left) == sorted([os.path.basename(held), os.path.basename(young)]),
+          "the run leaves no temporary file of its own: %s" % left)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

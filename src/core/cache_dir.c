@@ -74,6 +74,12 @@ bool bitonic_cache_make_directory(const char *directory)
 
 bool bitonic_cache_read_file(const char *path, size_t max_bytes, unsigned char **out_bytes, size_t *out_size)
 {
+    return bitonic_cache_read_file_in(NULL, path, max_bytes, out_bytes, out_size);
+}
+
+bool bitonic_cache_read_file_in(const bitonic_host_memory *memory, const char *path, size_t max_bytes,
+                                unsigned char **out_bytes, size_t *out_size)
+{
     *out_bytes = NULL;
     *out_size = 0;
     /* O_NONBLOCK: a FIFO put where a cache file belongs must not stall the
@@ -88,7 +94,7 @@ bool bitonic_cache_read_file(const char *path, size_t max_bytes, unsigned char *
     int flags = -1;
     bool ok = fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0 &&
               (uint64_t)status.st_size <= max_bytes && (flags = fcntl(fd, F_GETFL)) >= 0 &&
-              fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 && (bytes = malloc((size_t)status.st_size)) != NULL;
+              fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 && (bytes = bitonic_host_memory_alloc(memory, (size_t)status.st_size)) != NULL;
     if (ok) {
         size = (size_t)status.st_size;
         size_t done = 0;
@@ -103,7 +109,7 @@ bool bitonic_cache_read_file(const char *path, size_t max_bytes, unsigned char *
     }
     close(fd);
     if (!ok) {
-        free(bytes);
+        bitonic_host_memory_free(memory, bytes);
         return false;
     }
     *out_bytes = bytes;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "bitonic.h"
+#include "host_memory.h"
 
 #define BITONIC_CACHE_PATH_MAX 1024
 
@@ -23,8 +24,11 @@ bool bitonic_cache_directory(const bitonic_context_desc *desc, char *out, size_t
 /* Creates the directory and its missing parents (mode 0700). */
 bool bitonic_cache_make_directory(const char *directory);
 
-/* Reads a whole file into a malloc'd buffer; false if it is missing, unreadable
- * or larger than max_bytes. */
+/* Reads a whole file into a buffer of memory's (bitonic_host_memory_free
+ * releases it; bitonic_cache_read_file: the C library's, free); false if it
+ * is missing, unreadable, not a regular file or larger than max_bytes. */
+bool bitonic_cache_read_file_in(const bitonic_host_memory *memory, const char *path, size_t max_bytes,
+                                unsigned char **out_bytes, size_t *out_size);
 bool bitonic_cache_read_file(const char *path, size_t max_bytes, unsigned char **out_bytes, size_t *out_size);
 
 /* Writes head then body to a temporary file beside path and renames it over

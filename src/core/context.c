@@ -1,7 +1,7 @@
 /* context.c: the backend-neutral layer of the public API, the context's side:
  * status names, device selection from the option or BITONIC_DEVICE, the
- * description's checks, the context's lifetime, lock and info, and host
- * memory. The sort calls are in sort_calls.c. It reaches the backends only
+ * description's checks, the context's lifetime (in the caller's allocator
+ * when the chain names one), lock and info, and host memory. The sort calls are in sort_calls.c. It reaches the backends only
  * through their tables (backend.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -58,7 +58,9 @@ static bool init_context_lock(pthread_mutex_t *lock)
 static bitonic_status check_desc(const bitonic_context_desc *desc)
 {
     const bitonic_tuning_overrides *overrides = bitonic_tuning_overrides_find(desc->next);
-    if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
+    bitonic_host_memory memory;
+    if (!bitonic_host_memory_from_chain(desc->next, &memory) ||
+        (unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE ||
         (unsigned)overrides->merge_kernel > (unsigned)BITONIC_MERGE_KERNEL_DIRECT ||
         (unsigned)overrides->merge_fused_split_searcher > (unsigned)BITONIC_SPLIT_SEARCHER_SUBGROUP ||
         desc->gles_layout > (uint32_t)BITONIC_GLES_LAYOUT_2D || bitonic_check_environment(NULL, 0) != BITONIC_SUCCESS)
@@ -116,15 +118,22 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
     if (!out_context)
         return BITONIC_ERROR_INVALID_ARGUMENT;
     *out_context = NULL;
-    bitonic_context *context = calloc(1, sizeof *context);
+    const bitonic_context_desc defaults = {0};
+    if (!desc)
+        desc = &defaults;
+    bitonic_status checked = check_desc(desc);
+    if (checked != BITONIC_SUCCESS)
+        return checked;
+    bitonic_host_memory memory;
+    bitonic_host_memory_from_chain(desc->next, &memory);  /* well formed: check_desc said so */
+    bitonic_context *context = bitonic_host_memory_calloc(&memory, 1, sizeof *context);
     if (!context)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    if (desc)
-        context->desc = *desc;
-    bitonic_status checked = check_desc(&context->desc);
-    if (checked != BITONIC_SUCCESS || !init_context_lock(&context->lock)) {
-        free(context);
-        return checked != BITONIC_SUCCESS ? checked : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    context->desc = *desc;
+    context->memory = memory;
+    if (!init_context_lock(&context->lock)) {
+        bitonic_host_memory_free(&memory, context);
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     }
     const char *device = context->desc.device;
     bitonic_setting_value device_setting;
@@ -149,18 +158,24 @@ bitonic_status bitonic_context_create(const bitonic_context_desc *desc, bitonic_
     }
     if (status != BITONIC_SUCCESS) {
         pthread_mutex_destroy(&context->lock);
-        free(context);
+        bitonic_host_memory_free(&memory, context);
         return status;
     }
     if (context->ops->device_key) {
         char device_key[64];
         context->ops->device_key(context->state, device_key, sizeof device_key);
         bitonic_device_choice_init(&context->choice, &context->desc, selector.kind == BITONIC_SELECT_AUTO, device_key);
+        context->choice.memory = &context->memory;
     }
     bitonic_cache_directory(&context->desc, context->cache_directory, sizeof context->cache_directory);
     context->desc.device = NULL;  /* the caller's strings need not outlive this call */
     context->desc.cache_directory = NULL;
-    context->desc.next = NULL;    /* nor the chain: the backends took what they need */
+    /* Nor the chain: the backends took what they need, and one made later
+     * finds the allocator in the context's own copy. */
+    context->allocator_entry = (bitonic_allocator){.type = BITONIC_STRUCTURE_TYPE_ALLOCATOR,
+                                                   .allocate = memory.allocate, .free = memory.free,
+                                                   .user_data = memory.user_data, .vulkan = memory.vulkan};
+    context->desc.next = &context->allocator_entry;
     *out_context = context;
     return BITONIC_SUCCESS;
 }
@@ -188,7 +203,8 @@ void bitonic_context_destroy(bitonic_context *context)
     if (context->cpu_state)
         bitonic_cpu_backend.destroy(context->cpu_state);
     pthread_mutex_destroy(&context->lock);
-    free(context);
+    bitonic_host_memory memory = context->memory;
+    bitonic_host_memory_free(&memory, context);
 }
 
 static bitonic_status locked_context_get_info(const bitonic_context *context, bitonic_context_info *out_info)
@@ -234,11 +250,10 @@ static bitonic_status locked_host_alloc(bitonic_context *context, size_t bytes, 
     if (context->ops->host_alloc)
         return context->ops->host_alloc(context->state, bytes, out_memory);
     /* Whole cache lines, so that no other data shares the block's last line. */
-    if (bytes > SIZE_MAX - 63u || posix_memalign(out_memory, 64, (bytes + 63u) & ~(size_t)63u) != 0) {
-        *out_memory = NULL;
+    if (bytes > SIZE_MAX - 63u)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    return BITONIC_SUCCESS;
+    *out_memory = bitonic_host_memory_alloc_aligned(&context->memory, (bytes + 63u) & ~(size_t)63u, 64);
+    return *out_memory ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
 }
 
 static void locked_host_free(bitonic_context *context, void *memory)
@@ -248,7 +263,7 @@ static void locked_host_free(bitonic_context *context, void *memory)
     if (context->ops->host_free)
         context->ops->host_free(context->state, memory);
     else
-        free(memory);
+        bitonic_host_memory_free(&context->memory, memory);
 }
 
 /* ---- The public calls: each holds the context's lock while it runs ---- */

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "bitonic.h"
 #include "device_choice.h"
+#include "host_memory.h"
 
 struct bitonic_context {
     /* Held by every public call on the context (recursive: calls built on
@@ -19,7 +20,12 @@ struct bitonic_context {
      * buffers, staging memory and caches. */
     pthread_mutex_t lock;
     bitonic_backend backend;
+    /* The caller's description, its strings dropped after creation and its
+     * chain replaced by allocator_entry alone, so a backend made later (the
+     * CPU path of a Vulkan context) allocates through the same callbacks. */
     bitonic_context_desc desc;
+    bitonic_allocator allocator_entry;
+    bitonic_host_memory memory;      /* the caller's allocator, or the C library's */
     const bitonic_backend_ops *ops;  /* the backend this context runs on */
     void *state;                     /* that backend's own object (its create's output) */
     /* Host sorts of a Vulkan context may run on the CPU path instead, where they

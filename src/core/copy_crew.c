@@ -28,6 +28,7 @@ typedef struct helper {
 } helper;
 
 struct bitonic_copy_crew {
+    const bitonic_host_memory *memory;  /* the context's, which outlives the crew */
     unsigned hands;                  /* threads copying, the caller's included */
     unsigned helpers_started;
     helper helpers[MAX_HELPERS];
@@ -85,22 +86,23 @@ static void *helper_run(void *argument)
     }
 }
 
-bitonic_copy_crew *bitonic_copy_crew_start(unsigned threads)
+bitonic_copy_crew *bitonic_copy_crew_start(const bitonic_host_memory *memory, unsigned threads)
 {
-    bitonic_copy_crew *crew = calloc(1, sizeof *crew);
+    bitonic_copy_crew *crew = bitonic_host_memory_calloc(memory, 1, sizeof *crew);
     if (!crew)
         return NULL;
+    crew->memory = memory;
     atomic_init(&crew->generation, 0u);
     atomic_init(&crew->pending, 0u);
     atomic_init(&crew->quit, false);
     if (pthread_mutex_init(&crew->lock, NULL) != 0) {
-        free(crew);
+        bitonic_host_memory_free(memory, crew);
         return NULL;
     }
     if (pthread_cond_init(&crew->wake, NULL) != 0 || pthread_cond_init(&crew->done, NULL) != 0) {
         pthread_cond_destroy(&crew->wake);
         pthread_mutex_destroy(&crew->lock);
-        free(crew);
+        bitonic_host_memory_free(memory, crew);
         return NULL;
     }
     unsigned wanted = threads > 1 ? threads - 1 : 0;
@@ -162,5 +164,5 @@ void bitonic_copy_crew_stop(bitonic_copy_crew *crew)
     pthread_cond_destroy(&crew->wake);
     pthread_cond_destroy(&crew->done);
     pthread_mutex_destroy(&crew->lock);
-    free(crew);
+    bitonic_host_memory_free(crew->memory, crew);
 }

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "host_memory.h"
+
 typedef struct bitonic_copy_crew bitonic_copy_crew;
 
 /* One copy of bytes from from to to. The regions must not overlap. */
@@ -21,10 +23,11 @@ typedef struct bitonic_copy_job {
 
 #define BITONIC_COPY_CREW_MAX_JOBS 2u
 
-/* Starts up to threads - 1 helpers (the caller is the last hand). NULL when no
+/* Starts up to threads - 1 helpers (the caller is the last hand), the crew in
+ * memory (NULL: the C library's), which must outlive it. NULL when no
  * memory could be had; a crew that could start no helper still copies, on the
  * caller's thread alone. */
-bitonic_copy_crew *bitonic_copy_crew_start(unsigned threads);
+bitonic_copy_crew *bitonic_copy_crew_start(const bitonic_host_memory *memory, unsigned threads);
 
 /* Copies up to BITONIC_COPY_CREW_MAX_JOBS jobs, each split among the crew in
  * cache-line slices, and returns when all are done. crew may be NULL (the

@@ -103,16 +103,17 @@ static bitonic_choice_point *points_of(bitonic_device_choice *choice, bitonic_so
 /* The stored crossover (0 when the file is missing or not one of ours), and
  * the wide crossover (the same when the file has none), the measurements and
  * the device cost beside it when the file has them. */
-uint64_t bitonic_device_choice_read_file(const char *path, bitonic_device_choice *out_model)
+static uint64_t read_crossover_file(const bitonic_host_memory *memory, const char *path,
+                                    bitonic_device_choice *out_model)
 {
     unsigned char *bytes;
     size_t size;
-    if (!path[0] || !bitonic_cache_read_file(path, 2048, &bytes, &size))
+    if (!path[0] || !bitonic_cache_read_file_in(memory, path, 2048, &bytes, &size))
         return 0;
     char text[2049];
     memcpy(text, bytes, size);
     text[size] = '\0';
-    free(bytes);
+    bitonic_host_memory_free(memory, bytes);
     char word[32];
     const char *line = strchr(text, '\n');
     if (!line || (size_t)(line - text) != strlen(CROSSOVER_MAGIC) ||
@@ -166,6 +167,11 @@ uint64_t bitonic_device_choice_read_file(const char *path, bitonic_device_choice
         }
     }
     return keys;
+}
+
+uint64_t bitonic_device_choice_read_file(const char *path, bitonic_device_choice *out_model)
+{
+    return read_crossover_file(out_model ? out_model->memory : NULL, path, out_model);
 }
 
 static void write_crossover(const char *path, const bitonic_device_choice *choice)
@@ -248,13 +254,13 @@ static double time_side(bitonic_device_choice *choice, const bitonic_choice_targ
  * the device is hopeless or the time budget is spent. */
 static uint64_t calibrate(bitonic_device_choice *choice, const bitonic_choice_target *target)
 {
-    uint32_t *keys = malloc(((size_t)1 << LARGEST_LOG) * sizeof *keys);
-    uint32_t *values = malloc(((size_t)1 << LARGEST_LOG) * sizeof *values);
+    uint32_t *keys = bitonic_host_memory_alloc(choice->memory, ((size_t)1 << LARGEST_LOG) * sizeof *keys);
+    uint32_t *values = bitonic_host_memory_alloc(choice->memory, ((size_t)1 << LARGEST_LOG) * sizeof *values);
     choice->point_count = choice->wide_point_count = choice->key64_point_count = 0;
     choice->wide_crossover_keys = choice->key64_crossover_keys = CROSSOVER_NEVER;
     if (!keys || !values) {
-        free(keys);
-        free(values);
+        bitonic_host_memory_free(choice->memory, keys);
+        bitonic_host_memory_free(choice->memory, values);
         return CROSSOVER_NEVER;
     }
     uint64_t state = 0x9e3779b97f4a7c15ull, crossover = CROSSOVER_NEVER;
@@ -305,8 +311,8 @@ static uint64_t calibrate(bitonic_device_choice *choice, const bitonic_choice_ta
             crossover = found;
     }
     choice->device_create_ms = target->ops->device_create_ms(target->state);
-    free(keys);
-    free(values);
+    bitonic_host_memory_free(choice->memory, keys);
+    bitonic_host_memory_free(choice->memory, values);
     return crossover;
 }
 
@@ -332,7 +338,7 @@ static double estimate_ms(bitonic_device_choice *choice, bitonic_sort_kind kind,
 
 uint64_t bitonic_device_choice_known(const bitonic_device_choice *choice)
 {
-    return choice->crossover_keys != 0 ? choice->crossover_keys : bitonic_device_choice_read_file(choice->path, NULL);
+    return choice->crossover_keys != 0 ? choice->crossover_keys : read_crossover_file(choice->memory, choice->path, NULL);
 }
 
 bool bitonic_device_choice_on_cpu(bitonic_device_choice *choice, const bitonic_choice_target *target, size_t count,
@@ -343,7 +349,7 @@ bool bitonic_device_choice_on_cpu(bitonic_device_choice *choice, const bitonic_c
     if (choice->crossover_keys == 0 && choice->use_model) {
         if (count < ((size_t)1 << SMALLEST_LOG))
             return true;  /* no need to calibrate to know this one */
-        choice->crossover_keys = bitonic_device_choice_read_file(choice->path, choice);
+        choice->crossover_keys = read_crossover_file(choice->memory, choice->path, choice);
         /* Calibrating makes the device; one that cannot be made (a census
          * naming a GPU that is gone) leaves every host sort on the CPU path
          * and writes nothing. */

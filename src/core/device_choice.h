@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "bitonic.h"
 #include "cache_dir.h"
+#include "host_memory.h"
 
 typedef enum bitonic_forced_device {
     BITONIC_FORCED_NONE = 0,
@@ -67,6 +68,7 @@ typedef struct bitonic_device_choice {
     bitonic_forced_device forced;    /* set while calibrating, so each side can be timed */
     double calibration_ms;           /* what calibrating took in this context (0: read or given) */
     char path[BITONIC_CACHE_PATH_MAX];/* the calibration file; "" when the disk cache is off */
+    const bitonic_host_memory *memory;  /* the context's (NULL: the C library's), for calibrating and reading */
 } bitonic_device_choice;
 
 /* The crossover file at path: its u32 crossover (0 when the file is missing,

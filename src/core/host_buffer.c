@@ -9,14 +9,20 @@
 bitonic_status bitonic_host_buffer_create(void *backend_state, size_t capacity, void **out_buffer)
 {
     (void)backend_state;
+    return bitonic_host_buffer_create_in(NULL, capacity, out_buffer);
+}
+
+bitonic_status bitonic_host_buffer_create_in(const bitonic_host_memory *memory, size_t capacity, void **out_buffer)
+{
     if (capacity > SIZE_MAX / sizeof(uint32_t))
         return BITONIC_ERROR_TOO_LARGE;
-    bitonic_host_buffer *buffer = calloc(1, sizeof *buffer);
+    bitonic_host_buffer *buffer = bitonic_host_memory_calloc(memory, 1, sizeof *buffer);
     if (!buffer)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    buffer->memory = memory;
     buffer->capacity = capacity;
-    if (!(buffer->keys = malloc(capacity * sizeof(uint32_t)))) {
-        free(buffer);
+    if (!(buffer->keys = bitonic_host_memory_alloc(memory, capacity * sizeof(uint32_t)))) {
+        bitonic_host_memory_free(memory, buffer);
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     }
     *out_buffer = buffer;
@@ -27,15 +33,16 @@ void bitonic_host_buffer_destroy(void *backend_state, void *opaque)
 {
     (void)backend_state;
     bitonic_host_buffer *buffer = opaque;
-    free(buffer->keys);
-    free(buffer->values);
-    free(buffer);
+    const bitonic_host_memory *memory = buffer->memory;
+    bitonic_host_memory_free(memory, buffer->keys);
+    bitonic_host_memory_free(memory, buffer->values);
+    bitonic_host_memory_free(memory, buffer);
 }
 
 bitonic_status bitonic_host_buffer_values(bitonic_host_buffer *buffer)
 {
     if (!buffer->values)
-        buffer->values = malloc(buffer->capacity * sizeof(uint32_t));
+        buffer->values = bitonic_host_memory_alloc(buffer->memory, buffer->capacity * sizeof(uint32_t));
     return buffer->values ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
 }
 

@@ -10,15 +10,20 @@
 #include <stdint.h>
 
 #include "bitonic.h"
+#include "host_memory.h"
 
 typedef struct bitonic_host_buffer {
+    const bitonic_host_memory *memory;  /* the backend's; NULL: the C library's */
     size_t capacity;                 /* 32-bit words */
     uint32_t *keys;
     uint32_t *values;                /* made on the first values upload or pair sort */
 } bitonic_host_buffer;
 
-/* BITONIC_ERROR_TOO_LARGE when capacity words do not fit the address space. */
+/* BITONIC_ERROR_TOO_LARGE when capacity words do not fit the address space.
+ * _in: in memory, which must outlive the buffer (a backend's own copy of the
+ * context's allocator); without: the C library's. */
 bitonic_status bitonic_host_buffer_create(void *backend_state, size_t capacity, void **out_buffer);
+bitonic_status bitonic_host_buffer_create_in(const bitonic_host_memory *memory, size_t capacity, void **out_buffer);
 void bitonic_host_buffer_destroy(void *backend_state, void *buffer);
 /* The values array, made on first use. */
 bitonic_status bitonic_host_buffer_values(bitonic_host_buffer *buffer);

@@ -201,7 +201,7 @@ static bitonic_status sort_segment_class(bitonic_context *context, unsigned char
         return BITONIC_SUCCESS;
     if (rows > SIZE_MAX / row_length / bytes)
         return BITONIC_ERROR_TOO_LARGE;
-    unsigned char *packed = malloc(rows * row_length * bytes);
+    unsigned char *packed = bitonic_host_memory_alloc(&context->memory, rows * row_length * bytes);
     if (!packed)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     unsigned char last_key[8];
@@ -228,7 +228,7 @@ static bitonic_status sort_segment_class(bitonic_context *context, unsigned char
         memcpy(keys + offsets[s] * bytes, packed + row * row_length * bytes, length * bytes);
         ++row;
     }
-    free(packed);
+    bitonic_host_memory_free(&context->memory, packed);
     return status;
 }
 
@@ -302,7 +302,8 @@ static bitonic_status locked_sort_pairs(bitonic_context *context, void *keys, ui
     if (!(options && options->stable))
         return sort_pairs_by_value(context, keys, values, count, &request);
     /* Stable: sort (key, index), then carry the values along the permutation. */
-    uint32_t *indices = malloc(count * sizeof *indices), *moved = malloc(count * sizeof *moved);
+    uint32_t *indices = bitonic_host_memory_alloc(&context->memory, count * sizeof *indices);
+    uint32_t *moved = bitonic_host_memory_alloc(&context->memory, count * sizeof *moved);
     bitonic_status status = indices && moved ? sort_indices(context, keys, indices, count, &request)
                                              : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     if (status == BITONIC_SUCCESS) {
@@ -310,8 +311,8 @@ static bitonic_status locked_sort_pairs(bitonic_context *context, void *keys, ui
             moved[i] = values[indices[i]];
         memcpy(values, moved, count * sizeof *values);
     }
-    free(indices);
-    free(moved);
+    bitonic_host_memory_free(&context->memory, indices);
+    bitonic_host_memory_free(&context->memory, moved);
     return status;
 }
 
@@ -328,12 +329,12 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
-    void *scratch_keys = malloc(count * key_bytes(request.key_type));
+    void *scratch_keys = bitonic_host_memory_alloc(&context->memory, count * key_bytes(request.key_type));
     if (!scratch_keys)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     memcpy(scratch_keys, keys, count * key_bytes(request.key_type));
     bitonic_status status = sort_indices(context, scratch_keys, out_indices, count, &request);
-    free(scratch_keys);
+    bitonic_host_memory_free(&context->memory, scratch_keys);
     return status;
 }
 
@@ -355,9 +356,9 @@ static bitonic_status locked_sort_records(bitonic_context *context, void *record
         return BITONIC_ERROR_TOO_LARGE;
     if (count <= 1)
         return BITONIC_SUCCESS;
-    unsigned char *keys = malloc(count * field_bytes);
-    uint32_t *indices = malloc(count * sizeof *indices);
-    unsigned char *gathered = malloc(count * stride);
+    unsigned char *keys = bitonic_host_memory_alloc(&context->memory, count * field_bytes);
+    uint32_t *indices = bitonic_host_memory_alloc(&context->memory, count * sizeof *indices);
+    unsigned char *gathered = bitonic_host_memory_alloc(&context->memory, count * stride);
     bitonic_status status = keys && indices && gathered ? BITONIC_SUCCESS : BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     unsigned char *bytes = records;
     for (size_t i = 0; status == BITONIC_SUCCESS && i < count; ++i)
@@ -371,9 +372,9 @@ static bitonic_status locked_sort_records(bitonic_context *context, void *record
             memcpy(gathered + rank * stride, bytes + (size_t)indices[rank] * stride, stride);
         memcpy(records, gathered, count * stride);
     }
-    free(keys);
-    free(indices);
-    free(gathered);
+    bitonic_host_memory_free(&context->memory, keys);
+    bitonic_host_memory_free(&context->memory, indices);
+    bitonic_host_memory_free(&context->memory, gathered);
     return status;
 }
 
@@ -387,13 +388,13 @@ static bitonic_status locked_rank_map(bitonic_context *context, const void *keys
     if (!aligned(out_ranks, sizeof *out_ranks) ||
         ranges_overlap(keys, count * key_bytes(request_of(options).key_type), out_ranks, count * sizeof *out_ranks))
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    uint32_t *indices = count ? malloc(count * sizeof *indices) : NULL;
+    uint32_t *indices = count ? bitonic_host_memory_alloc(&context->memory, count * sizeof *indices) : NULL;
     if (count && !indices)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     bitonic_status status = argsort(context, keys, count, indices, options);
     for (size_t rank = 0; status == BITONIC_SUCCESS && rank < count; ++rank)
         out_ranks[indices[rank]] = (uint32_t)rank;
-    free(indices);
+    bitonic_host_memory_free(&context->memory, indices);
     return status;
 }
 
@@ -437,14 +438,14 @@ static bitonic_status locked_buffer_create(bitonic_context *context, size_t capa
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (!bytes_fit(capacity_keys, sizeof(uint32_t)))
         return BITONIC_ERROR_TOO_LARGE;
-    bitonic_buffer *buffer = calloc(1, sizeof *buffer);
+    bitonic_buffer *buffer = bitonic_host_memory_calloc(&context->memory, 1, sizeof *buffer);
     if (!buffer)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     buffer->context = context;
     buffer->capacity = capacity_keys;
     bitonic_status status = context->ops->buffer_create(context->state, capacity_keys, &buffer->state);
     if (status != BITONIC_SUCCESS) {
-        free(buffer);
+        bitonic_host_memory_free(&context->memory, buffer);
         return status;
     }
     *out_buffer = buffer;
@@ -456,7 +457,7 @@ static void locked_buffer_destroy(bitonic_buffer *buffer)
     if (!buffer)
         return;
     buffer->context->ops->buffer_destroy(buffer->context->state, buffer->state);
-    free(buffer);
+    bitonic_host_memory_free(&buffer->context->memory, buffer);
 }
 
 static bitonic_status locked_buffer_upload(bitonic_buffer *buffer, const uint32_t *keys, size_t count)

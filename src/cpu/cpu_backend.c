@@ -5,6 +5,8 @@
  * and sorted as 64-bit words, so that they come out in the GPU's pair order
  * (equal keys by value, which makes the argsort stable); pairs with 64-bit keys
  * take pair_sort.h, built on the same sort; resident buffers are host memory.
+ * Its own blocks (its state, the kept pair words, resident buffers) come
+ * from the context's allocator (host_memory.h).
  * The passes around the sort (order maps, packing) run on the sort's threads
  * (pair_pack.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -28,6 +30,7 @@
 #define KEPT_PAIR_WORDS ((size_t)1 << 25)
 
 typedef struct cpu_state {
+    bitonic_host_memory memory;      /* the context's allocator (or the C library's), for all of the below */
     uint32_t threads;                /* bitonic_context_desc.cpu_threads, 0 = all cores */
     uint64_t *pair_words;            /* the packed pairs of the last call, kept for the next */
     size_t pair_words_capacity;
@@ -39,8 +42,8 @@ static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
 {
     if (cpu->pair_words_capacity >= count)
         return cpu->pair_words;
-    free(cpu->pair_words);
-    cpu->pair_words = malloc(count * sizeof *cpu->pair_words);
+    bitonic_host_memory_free(&cpu->memory, cpu->pair_words);
+    cpu->pair_words = bitonic_host_memory_alloc(&cpu->memory, count * sizeof *cpu->pair_words);
     cpu->pair_words_capacity = cpu->pair_words ? count : 0;
     return cpu->pair_words;
 }
@@ -48,7 +51,7 @@ static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
 static void release_large_pair_words(cpu_state *cpu)
 {
     if (cpu->pair_words_capacity > KEPT_PAIR_WORDS) {
-        free(cpu->pair_words);
+        bitonic_host_memory_free(&cpu->memory, cpu->pair_words);
         cpu->pair_words = NULL;
         cpu->pair_words_capacity = 0;
     }
@@ -247,9 +250,14 @@ static bool cpu_accepts(const bitonic_selector *selector)
 
 static bitonic_status cpu_create(const bitonic_context_desc *desc, const bitonic_selector *selector, void **out_state)
 {
-    cpu_state *cpu = calloc(1, sizeof *cpu);
+    (void)selector;
+    bitonic_host_memory memory;
+    if (!bitonic_host_memory_from_chain(desc->next, &memory))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    cpu_state *cpu = bitonic_host_memory_calloc(&memory, 1, sizeof *cpu);
     if (!cpu)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    cpu->memory = memory;
     cpu->threads = desc->cpu_threads;
     *out_state = cpu;
     return BITONIC_SUCCESS;
@@ -258,9 +266,11 @@ static bitonic_status cpu_create(const bitonic_context_desc *desc, const bitonic
 static void cpu_destroy(void *state)
 {
     cpu_state *cpu = state;
-    if (cpu)
-        free(cpu->pair_words);
-    free(cpu);
+    if (!cpu)
+        return;
+    bitonic_host_memory memory = cpu->memory;
+    bitonic_host_memory_free(&memory, cpu->pair_words);
+    bitonic_host_memory_free(&memory, cpu);
 }
 
 static void cpu_fill_info(const void *state, bitonic_context_info *info)
@@ -269,6 +279,12 @@ static void cpu_fill_info(const void *state, bitonic_context_info *info)
     snprintf(info->device_name, sizeof info->device_name, "CPU (%s)", bitonic_cpu_target_name(target));
     info->vulkan_device_index = UINT32_MAX;
     info->max_keys = SIZE_MAX / sizeof(uint32_t);
+}
+
+static bitonic_status cpu_buffer_create(void *state, size_t capacity, void **out_buffer)
+{
+    cpu_state *cpu = state;
+    return bitonic_host_buffer_create_in(&cpu->memory, capacity, out_buffer);
 }
 
 static bitonic_status cpu_buffer_sort(void *state, void *buffer_state, size_t count, bool with_values,
@@ -295,7 +311,7 @@ const bitonic_backend_ops bitonic_cpu_backend = {
     .sort_host = cpu_sort_host,
     .batched_rows = false,
     .search_host = cpu_search_host,
-    .buffer_create = bitonic_host_buffer_create,
+    .buffer_create = cpu_buffer_create,
     .buffer_destroy = bitonic_host_buffer_destroy,
     .buffer_upload = bitonic_host_buffer_upload,
     .buffer_download = bitonic_host_buffer_download,

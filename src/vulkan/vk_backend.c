@@ -5,9 +5,11 @@
 #include <stdlib.h>
 
 #include "backend.h"
+#include "host_memory.h"
 #include "vk_host.h"
 
 typedef struct vk_backend_state {
+    bitonic_host_memory memory;      /* the context's allocator, for this state */
     bitonic_vk_context *vk;
     bitonic_vk_buffer *host_buffer;  /* reused by the host sorts, grown on demand */
     size_t host_capacity;            /* 32-bit words */
@@ -20,12 +22,16 @@ static bool vk_accepts(const bitonic_selector *selector)
 
 static bitonic_status vk_create(const bitonic_context_desc *desc, const bitonic_selector *selector, void **out_state)
 {
-    vk_backend_state *state = calloc(1, sizeof *state);
+    bitonic_host_memory memory;
+    if (!bitonic_host_memory_from_chain(desc->next, &memory))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    vk_backend_state *state = bitonic_host_memory_calloc(&memory, 1, sizeof *state);
     if (!state)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    state->memory = memory;
     bitonic_status status = bitonic_vk_context_create(desc, selector, &state->vk);
     if (status != BITONIC_SUCCESS) {
-        free(state);
+        bitonic_host_memory_free(&memory, state);
         return status;
     }
     *out_state = state;
@@ -38,7 +44,8 @@ static void vk_destroy(void *opaque)
     if (state->host_buffer)
         bitonic_vk_buffer_destroy(state->vk, state->host_buffer);
     bitonic_vk_context_destroy(state->vk);
-    free(state);
+    bitonic_host_memory memory = state->memory;
+    bitonic_host_memory_free(&memory, state);
 }
 
 static void vk_fill_info(const void *opaque, bitonic_context_info *info)

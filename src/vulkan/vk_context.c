@@ -75,29 +75,31 @@ static bitonic_status create_device(bitonic_vk_context *vk, const bitonic_contex
                                       .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
                                       .enabledExtensionCount = extension_count,
                                       .ppEnabledExtensionNames = extensions, .pEnabledFeatures = &enabled};
-    VK_TRY(vk, vkCreateDevice(vk->physical_device, &device_info, NULL, &vk->device));
+    VK_TRY_MAKE(vk, vkCreateDevice(vk->physical_device, &device_info, vk->allocator, &vk->device), vk->device);
     vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
-    bitonic_vk_importer_init(vk->device, vk->physical_device, import, &vk->importer);
+    bitonic_vk_importer_init(vk->device, vk->allocator, vk->physical_device, import, &vk->importer);
 
     VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                          .queueFamilyIndex = vk->queue_family};
-    VK_TRY(vk, vkCreateCommandPool(vk->device, &pool_info, NULL, &vk->command_pool));
+    VK_TRY_MAKE(vk, vkCreateCommandPool(vk->device, &pool_info, vk->allocator, &vk->command_pool), vk->command_pool);
     VkCommandBufferAllocateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                                .commandPool = vk->command_pool,
                                                .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-    VK_TRY(vk, vkAllocateCommandBuffers(vk->device, &buffer_info, &vk->command_buffer));
+    VK_TRY_MAKE(vk, vkAllocateCommandBuffers(vk->device, &buffer_info, &vk->command_buffer), vk->command_buffer);
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VK_TRY(vk, vkCreateFence(vk->device, &fence_info, NULL, &vk->fence));
+    VK_TRY_MAKE(vk, vkCreateFence(vk->device, &fence_info, vk->allocator, &vk->fence), vk->fence);
     if (timestamp_bits > 0 && vk->properties.limits.timestampPeriod > 0.0f) {
         VkQueryPoolCreateInfo query_info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                             .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = ALL_QUERIES};
-        VK_TRY(vk, vkCreateQueryPool(vk->device, &query_info, NULL, &vk->query_pool));
+        VK_TRY_MAKE(vk, vkCreateQueryPool(vk->device, &query_info, vk->allocator, &vk->query_pool), vk->query_pool);
     }
-    bitonic_vk_pipeline_cache_open(vk->device, &vk->properties, desc, &vk->pipeline_cache);
+    bitonic_vk_pipeline_cache_open(vk->device, vk->allocator, &vk->host_memory, &vk->properties, desc,
+                                   &vk->pipeline_cache);
     bitonic_vulkan_sorter_desc sorter_desc = {.next = &vk->tuning_overrides,
                                               .instance = vk->instance, .physical_device = vk->physical_device,
-                                              .device = vk->device, .pipeline_cache = vk->pipeline_cache.cache,
+                                              .device = vk->device, .allocator = vk->allocator,
+                                              .pipeline_cache = vk->pipeline_cache.cache,
                                               .lazy_pipelines = true,
                                               .capture_pipeline_statistics = statistics,
                                               .enable_64bit_keys = supported.shaderInt64 == VK_TRUE,
@@ -144,9 +146,19 @@ bitonic_status bitonic_vk_context_create(const bitonic_context_desc *desc, const
     *out = NULL;
     if ((unsigned)desc->strategy > (unsigned)BITONIC_STRATEGY_TRANSPOSE)
         return BITONIC_ERROR_INVALID_ARGUMENT;
-    bitonic_vk_context *vk = calloc(1, sizeof *vk);
+    bitonic_host_memory memory;
+    if (!bitonic_host_memory_from_chain(desc->next, &memory))
+        return BITONIC_ERROR_INVALID_ARGUMENT;
+    bitonic_vk_context *vk = bitonic_host_memory_calloc(&memory, 1, sizeof *vk);
     if (!vk)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    /* The callbacks are copied: the caller's struct need not outlive the call. */
+    vk->host_memory = memory;
+    if (memory.vulkan) {
+        vk->vulkan_callbacks = *memory.vulkan;
+        vk->allocator = &vk->vulkan_callbacks;
+    }
+    vk->host_memory.vulkan = vk->allocator;
     /* What the description and the environment say is settled now, not when
      * the device is made: the caller's strings and environment may change. */
     vk->desc = *desc;
@@ -224,21 +236,21 @@ static void release_device(bitonic_vk_context *vk)
     bitonic_vk_pipeline_cache_close(vk->device, &vk->pipeline_cache);
     bitonic_vk_release_scratch(vk);
     for (size_t b = 0; b < vk->pinned_count; ++b) {  /* blocks the caller did not free */
-        vkDestroyBuffer(vk->device, vk->pinned[b].buffer, NULL);
-        vkFreeMemory(vk->device, vk->pinned[b].memory, NULL);
+        vkDestroyBuffer(vk->device, vk->pinned[b].buffer, vk->allocator);
+        vkFreeMemory(vk->device, vk->pinned[b].memory, vk->allocator);
     }
-    free(vk->pinned);
+    bitonic_host_memory_free(&vk->host_memory, vk->pinned);
     vk->pinned = NULL;
     vk->pinned_count = vk->pinned_capacity = 0;
-    vkDestroyQueryPool(vk->device, vk->query_pool, NULL);
-    vkDestroyFence(vk->device, vk->fence, NULL);
+    vkDestroyQueryPool(vk->device, vk->query_pool, vk->allocator);
+    vkDestroyFence(vk->device, vk->fence, vk->allocator);
     for (uint32_t c = 0; c < MAX_HOST_CHUNKS; ++c)
-        vkDestroyFence(vk->device, vk->chunk_fences[c], NULL);
+        vkDestroyFence(vk->device, vk->chunk_fences[c], vk->allocator);
     memset(vk->chunk_fences, 0, sizeof vk->chunk_fences);
     memset(vk->chunk_commands, 0, sizeof vk->chunk_commands);  /* freed with the pool */
     vk->chunk_objects_made = false;
-    vkDestroyCommandPool(vk->device, vk->command_pool, NULL);
-    vkDestroyDevice(vk->device, NULL);
+    vkDestroyCommandPool(vk->device, vk->command_pool, vk->allocator);
+    vkDestroyDevice(vk->device, vk->allocator);
     vk->query_pool = VK_NULL_HANDLE;
     vk->fence = VK_NULL_HANDLE;
     vk->command_pool = VK_NULL_HANDLE;
@@ -255,11 +267,12 @@ void bitonic_vk_context_destroy(bitonic_vk_context *vk)
         PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
             (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance, "vkDestroyDebugUtilsMessengerEXT");
         if (destroy_messenger)
-            destroy_messenger(vk->instance, vk->messenger, NULL);
+            destroy_messenger(vk->instance, vk->messenger, vk->allocator);
     }
     if (vk->instance)
-        vkDestroyInstance(vk->instance, NULL);
-    free(vk);
+        vkDestroyInstance(vk->instance, vk->allocator);
+    bitonic_host_memory memory = vk->host_memory;
+    bitonic_host_memory_free(&memory, vk);
 }
 
 bitonic_status bitonic_vk_context_pipeline_report(const bitonic_vk_context *vk, char *text, size_t capacity)

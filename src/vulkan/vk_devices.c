@@ -24,18 +24,26 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeveri
     return VK_FALSE;
 }
 
-static bool has_layer(const char *name)
+/* BITONIC_SUCCESS when the layer is installed, BITONIC_ERROR_VALIDATION_LAYER_MISSING
+ * when not, BITONIC_ERROR_OUT_OF_HOST_MEMORY when the list could not be read. */
+static bitonic_status find_layer(const bitonic_host_memory *memory, const char *name)
 {
     uint32_t count = 0;
-    if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS || count == 0)
-        return false;
-    VkLayerProperties *layers = malloc(count * sizeof *layers);
+    VkResult result = vkEnumerateInstanceLayerProperties(&count, NULL);
+    if (result != VK_SUCCESS || count == 0)
+        return result == VK_ERROR_OUT_OF_HOST_MEMORY ? BITONIC_ERROR_OUT_OF_HOST_MEMORY
+                                                     : BITONIC_ERROR_VALIDATION_LAYER_MISSING;
+    VkLayerProperties *layers = bitonic_host_memory_alloc(memory, count * sizeof *layers);
+    if (!layers)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    result = vkEnumerateInstanceLayerProperties(&count, layers);
     bool found = false;
-    if (layers && vkEnumerateInstanceLayerProperties(&count, layers) == VK_SUCCESS)
-        for (uint32_t i = 0; i < count && !found; ++i)
-            found = strcmp(layers[i].layerName, name) == 0;
-    free(layers);
-    return found;
+    for (uint32_t i = 0; (result == VK_SUCCESS || result == VK_INCOMPLETE) && i < count && !found; ++i)
+        found = strcmp(layers[i].layerName, name) == 0;
+    bitonic_host_memory_free(memory, layers);
+    if (result == VK_ERROR_OUT_OF_HOST_MEMORY)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    return found ? BITONIC_SUCCESS : BITONIC_ERROR_VALIDATION_LAYER_MISSING;
 }
 
 bitonic_status bitonic_vk_create_instance(bitonic_vk_context *vk, bool validation)
@@ -62,35 +70,38 @@ bitonic_status bitonic_vk_create_instance(bitonic_vk_context *vk, bool validatio
     };
     VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
     if (validation) {
-        if (!has_layer(layer))
-            return BITONIC_ERROR_VALIDATION_LAYER_MISSING;
+        bitonic_status layer_found = find_layer(&vk->host_memory, layer);
+        if (layer_found != BITONIC_SUCCESS)
+            return layer_found;
         info.pNext = &messenger_info;  /* also catches messages from instance creation itself */
         info.enabledLayerCount = 1;
         info.ppEnabledLayerNames = &layer;
         info.enabledExtensionCount = 2;
         info.ppEnabledExtensionNames = extensions;
     }
-    VK_TRY(vk, vkCreateInstance(&info, NULL, &vk->instance));
+    VK_TRY_MAKE(vk, vkCreateInstance(&info, vk->allocator, &vk->instance), vk->instance);
     if (validation) {
         PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
             (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance, "vkCreateDebugUtilsMessengerEXT");
         if (!create_messenger)
             return BITONIC_ERROR_VALIDATION_LAYER_MISSING;
         messenger_info.pNext = NULL;
-        VK_TRY(vk, create_messenger(vk->instance, &messenger_info, NULL, &vk->messenger));
+        VK_TRY_MAKE(vk, create_messenger(vk->instance, &messenger_info, vk->allocator, &vk->messenger), vk->messenger);
     }
     return BITONIC_SUCCESS;
 }
 
-/* A queue family with compute, preferring one that also has timestamps. */
+/* A queue family with compute, preferring one that also has timestamps. The
+ * families are read into an array on the stack: devices have a handful, and a
+ * search that cannot fail for want of memory cannot call a device unsuitable
+ * for it. */
+#define MAX_QUEUE_FAMILIES 64u
+
 bool bitonic_vk_find_compute_queue(VkPhysicalDevice physical_device, uint32_t *out_family,
                                    uint32_t *out_timestamp_bits)
 {
-    uint32_t count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, NULL);
-    VkQueueFamilyProperties *families = malloc((count ? count : 1) * sizeof *families);
-    if (!families)
-        return false;
+    VkQueueFamilyProperties families[MAX_QUEUE_FAMILIES];
+    uint32_t count = MAX_QUEUE_FAMILIES;
     vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, families);
     bool found = false;
     for (uint32_t i = 0; i < count; ++i) {
@@ -102,7 +113,6 @@ bool bitonic_vk_find_compute_queue(VkPhysicalDevice physical_device, uint32_t *o
             found = true;
         }
     }
-    free(families);
     return found;
 }
 
@@ -148,12 +158,12 @@ bitonic_status bitonic_vk_choose_device(bitonic_vk_context *vk, const bitonic_se
     VK_TRY(vk, vkEnumeratePhysicalDevices(vk->instance, &count, NULL));
     if (count == 0)
         return BITONIC_ERROR_DEVICE_NOT_FOUND;
-    VkPhysicalDevice *devices = malloc(count * sizeof *devices);
+    VkPhysicalDevice *devices = bitonic_host_memory_alloc(&vk->host_memory, count * sizeof *devices);
     if (!devices)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     VkResult result = vkEnumeratePhysicalDevices(vk->instance, &count, devices);
     if (result != VK_SUCCESS && result != VK_INCOMPLETE) {
-        free(devices);
+        bitonic_host_memory_free(&vk->host_memory, devices);
         return fail(vk, result);
     }
     int best_rank = -1;
@@ -182,7 +192,7 @@ bitonic_status bitonic_vk_choose_device(bitonic_vk_context *vk, const bitonic_se
         vk->physical_device = devices[best];
         vk->device_index = best;
     }
-    free(devices);
+    bitonic_host_memory_free(&vk->host_memory, devices);
     if (best == UINT32_MAX)
         return matched_unsuitable && selector->kind != BITONIC_SELECT_AUTO ? BITONIC_ERROR_UNSUPPORTED
                                                                           : BITONIC_ERROR_DEVICE_NOT_FOUND;

@@ -38,6 +38,12 @@
 #define MAX_HOST_CHUNKS 16u
 
 struct bitonic_vk_context {
+    /* The caller's allocators (bitonic_allocator): host memory for the
+     * layer's own blocks, and callbacks (allocator NULL: the driver's) for
+     * every Vulkan object it makes, copied into vulkan_callbacks. */
+    bitonic_host_memory host_memory;
+    VkAllocationCallbacks vulkan_callbacks;
+    const VkAllocationCallbacks *allocator;
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice physical_device;
@@ -136,6 +142,19 @@ static inline bitonic_status fail(bitonic_vk_context *vk, VkResult result)
         VkResult try_result_ = (call);        \
         if (try_result_ != VK_SUCCESS)        \
             return fail((vk), try_result_);   \
+    } while (0)
+
+/* A vkCreate* or vkAllocate* call whose handle the context releases later:
+ * on failure the handle is reset, since not every loader, layer and driver
+ * leaves it VK_NULL_HANDLE (the loader's messenger does not), and a release
+ * of what was never made is invalid. */
+#define VK_TRY_MAKE(vk, call, handle)           \
+    do {                                        \
+        VkResult make_result_ = (call);         \
+        if (make_result_ != VK_SUCCESS) {       \
+            (handle) = VK_NULL_HANDLE;          \
+            return fail((vk), make_result_);    \
+        }                                       \
     } while (0)
 
 /* A barrier between a transfer and the sort, or the sort and a transfer. */

@@ -193,10 +193,10 @@ static bitonic_status ensure_chunk_objects(bitonic_vk_context *vk)
     VK_TRY(vk, vkAllocateCommandBuffers(vk->device, &buffer_info, vk->chunk_commands));
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     for (uint32_t c = 0; c < MAX_HOST_CHUNKS; ++c) {
-        VkResult result = vkCreateFence(vk->device, &fence_info, NULL, &vk->chunk_fences[c]);
+        VkResult result = vkCreateFence(vk->device, &fence_info, vk->allocator, &vk->chunk_fences[c]);
         if (result != VK_SUCCESS) {
             for (uint32_t d = 0; d < c; ++d)
-                vkDestroyFence(vk->device, vk->chunk_fences[d], NULL);
+                vkDestroyFence(vk->device, vk->chunk_fences[d], vk->allocator);
             memset(vk->chunk_fences, 0, sizeof vk->chunk_fences);
             vkFreeCommandBuffers(vk->device, vk->command_pool, 2 * MAX_HOST_CHUNKS, vk->chunk_commands);
             memset(vk->chunk_commands, 0, sizeof vk->chunk_commands);
@@ -401,7 +401,7 @@ static bitonic_status sort_in_chunks(bitonic_vk_context *vk, bitonic_vk_buffer *
     if (bitonic_setting_read(BITONIC_SETTING_HOST_COPY_THREADS, &hands_setting) && hands_setting.given)
         hands = (unsigned)hands_setting.number;
     bool host_copies = sources[0].copied_on_host || (with_values && sources[1].copied_on_host);
-    bitonic_copy_crew *crew = host_copies ? bitonic_copy_crew_start(hands) : NULL;  /* NULL: the caller copies alone */
+    bitonic_copy_crew *crew = host_copies ? bitonic_copy_crew_start(&vk->host_memory, hands) : NULL;  /* NULL: the caller copies alone */
     bool submitted = false;
     double first_submitted = start, last_arrived = start;
     for (uint32_t c = 0; c < chunk_count && status == BITONIC_SUCCESS; ++c) {
@@ -547,8 +547,8 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
     if (staged == BITONIC_SUCCESS && with_values)
         staged = bitonic_vk_ensure_staging(vk, &buffer->values, bitonic_vk_host_span_staging_bytes(&spans.values));
     if (staged != BITONIC_SUCCESS) {
-        bitonic_vk_host_span_release(vk->device, &spans.keys);
-        bitonic_vk_host_span_release(vk->device, &spans.values);
+        bitonic_vk_host_span_release(&vk->importer, &spans.keys);
+        bitonic_vk_host_span_release(&vk->importer, &spans.values);
         return staged;
     }
     bitonic_vk_host_span_stage_ends(&spans.keys, keys, buffer->keys.staging, true);
@@ -564,8 +564,8 @@ bitonic_status bitonic_vk_sort_host(bitonic_vk_context *vk, bitonic_vk_buffer *b
         if (with_values)
             bitonic_vk_host_span_stage_ends(&spans.values, values, buffer->values.staging, false);
     }
-    bitonic_vk_host_span_release(vk->device, &spans.keys);
-    bitonic_vk_host_span_release(vk->device, &spans.values);
+    bitonic_vk_host_span_release(&vk->importer, &spans.keys);
+    bitonic_vk_host_span_release(&vk->importer, &spans.values);
     if (stages && status == BITONIC_SUCCESS) {
         double end = wall_ms();
         local.ran_on = BITONIC_BACKEND_VULKAN;

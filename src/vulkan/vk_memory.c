@@ -47,7 +47,7 @@ bitonic_status bitonic_vk_allocate_buffer(bitonic_vk_context *vk, VkDeviceSize s
         usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     VkBufferCreateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage,
                                       .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    VK_TRY(vk, vkCreateBuffer(vk->device, &buffer_info, NULL, out_buffer));
+    VK_TRY_MAKE(vk, vkCreateBuffer(vk->device, &buffer_info, vk->allocator, out_buffer), *out_buffer);
     VkMemoryRequirements requirements;
     vkGetBufferMemoryRequirements(vk->device, *out_buffer, &requirements);
     uint32_t type;
@@ -59,17 +59,17 @@ bitonic_status bitonic_vk_allocate_buffer(bitonic_vk_context *vk, VkDeviceSize s
     VkMemoryAllocateInfo allocate_info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                           .pNext = addressed ? &flags_info : NULL,
                                           .allocationSize = requirements.size, .memoryTypeIndex = type};
-    VK_TRY(vk, vkAllocateMemory(vk->device, &allocate_info, NULL, out_memory));
+    VK_TRY_MAKE(vk, vkAllocateMemory(vk->device, &allocate_info, vk->allocator, out_memory), *out_memory);
     VK_TRY(vk, vkBindBufferMemory(vk->device, *out_buffer, *out_memory, 0));
     return BITONIC_SUCCESS;
 }
 
 void bitonic_vk_destroy_array(bitonic_vk_context *vk, device_array *array)
 {
-    vkDestroyBuffer(vk->device, array->device_buffer, NULL);
-    vkFreeMemory(vk->device, array->device_memory, NULL);
-    vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
-    vkFreeMemory(vk->device, array->staging_memory, NULL);  /* unmaps too */
+    vkDestroyBuffer(vk->device, array->device_buffer, vk->allocator);
+    vkFreeMemory(vk->device, array->device_memory, vk->allocator);
+    vkDestroyBuffer(vk->device, array->staging_buffer, vk->allocator);
+    vkFreeMemory(vk->device, array->staging_memory, vk->allocator);  /* unmaps too */
     *array = (device_array){0};
 }
 
@@ -91,8 +91,8 @@ bitonic_status bitonic_vk_ensure_staging(bitonic_vk_context *vk, device_array *a
 {
     if (bytes <= array->staging_bytes)
         return BITONIC_SUCCESS;
-    vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
-    vkFreeMemory(vk->device, array->staging_memory, NULL);
+    vkDestroyBuffer(vk->device, array->staging_buffer, vk->allocator);
+    vkFreeMemory(vk->device, array->staging_memory, vk->allocator);
     array->staging_buffer = VK_NULL_HANDLE;
     array->staging_memory = VK_NULL_HANDLE;
     array->staging = NULL;
@@ -109,8 +109,8 @@ bitonic_status bitonic_vk_ensure_staging(bitonic_vk_context *vk, device_array *a
             status = fail(vk, result);
     }
     if (status != BITONIC_SUCCESS) {
-        vkDestroyBuffer(vk->device, array->staging_buffer, NULL);
-        vkFreeMemory(vk->device, array->staging_memory, NULL);
+        vkDestroyBuffer(vk->device, array->staging_buffer, vk->allocator);
+        vkFreeMemory(vk->device, array->staging_memory, vk->allocator);
         array->staging_buffer = VK_NULL_HANDLE;
         array->staging_memory = VK_NULL_HANDLE;
         array->staging = NULL;
@@ -132,8 +132,12 @@ bitonic_status bitonic_vk_host_alloc(bitonic_vk_context *vk, size_t bytes, void 
         (vk->pinned_count < vk->pinned_capacity || vk->pinned_capacity < SIZE_MAX / 2 / sizeof *vk->pinned)) {
         if (vk->pinned_count == vk->pinned_capacity) {
             size_t capacity = vk->pinned_capacity ? 2 * vk->pinned_capacity : 8;
-            pinned_block *grown = realloc(vk->pinned, capacity * sizeof *grown);
+            /* Moved by hand: the caller's allocator has no reallocate. */
+            pinned_block *grown = bitonic_host_memory_alloc(&vk->host_memory, capacity * sizeof *grown);
             if (grown) {
+                if (vk->pinned_count)
+                    memcpy(grown, vk->pinned, vk->pinned_count * sizeof *grown);
+                bitonic_host_memory_free(&vk->host_memory, vk->pinned);
                 vk->pinned = grown;
                 vk->pinned_capacity = capacity;
             }
@@ -150,11 +154,11 @@ bitonic_status bitonic_vk_host_alloc(bitonic_vk_context *vk, size_t bytes, void 
             *out_memory = block.mapped;
             return BITONIC_SUCCESS;
         }
-        vkDestroyBuffer(vk->device, block.buffer, NULL);
-        vkFreeMemory(vk->device, block.memory, NULL);
+        vkDestroyBuffer(vk->device, block.buffer, vk->allocator);
+        vkFreeMemory(vk->device, block.memory, vk->allocator);
     }
-    void *memory = NULL;
-    if (posix_memalign(&memory, 64, rounded) != 0)
+    void *memory = bitonic_host_memory_alloc_aligned(&vk->host_memory, rounded, 64);
+    if (!memory)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     *out_memory = memory;
     return BITONIC_SUCCESS;
@@ -164,13 +168,13 @@ void bitonic_vk_host_free(bitonic_vk_context *vk, void *memory)
 {
     for (size_t b = 0; b < vk->pinned_count; ++b) {
         if (vk->pinned[b].mapped == memory) {
-            vkDestroyBuffer(vk->device, vk->pinned[b].buffer, NULL);
-            vkFreeMemory(vk->device, vk->pinned[b].memory, NULL);  /* unmaps too */
+            vkDestroyBuffer(vk->device, vk->pinned[b].buffer, vk->allocator);
+            vkFreeMemory(vk->device, vk->pinned[b].memory, vk->allocator);  /* unmaps too */
             vk->pinned[b] = vk->pinned[--vk->pinned_count];
             return;
         }
     }
-    free(memory);
+    bitonic_host_memory_free(&vk->host_memory, memory);
 }
 
 /* The span of an array inside a block of bitonic_host_alloc, borrowing the
@@ -196,7 +200,7 @@ void bitonic_vk_buffer_destroy(bitonic_vk_context *vk, bitonic_vk_buffer *buffer
         return;
     bitonic_vk_destroy_array(vk, &buffer->keys);
     bitonic_vk_destroy_array(vk, &buffer->values);
-    free(buffer);
+    bitonic_host_memory_free(&vk->host_memory, buffer);
 }
 
 bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity, bitonic_vk_buffer **out)
@@ -209,7 +213,7 @@ bitonic_status bitonic_vk_buffer_create(bitonic_vk_context *vk, size_t capacity,
     bitonic_vulkan_sorter_get_info(vk->sorter, &info);
     if (capacity > info.max_keys)
         return BITONIC_ERROR_TOO_LARGE;
-    bitonic_vk_buffer *buffer = calloc(1, sizeof *buffer);
+    bitonic_vk_buffer *buffer = bitonic_host_memory_calloc(&vk->host_memory, 1, sizeof *buffer);
     if (!buffer)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     buffer->capacity = capacity;
@@ -304,8 +308,8 @@ bitonic_status bitonic_vk_buffer_download_values(bitonic_vk_context *vk, bitonic
 /* The merge scratch (bitonic_vk_attach_scratch below), if any. */
 void bitonic_vk_release_scratch(bitonic_vk_context *vk)
 {
-    vkDestroyBuffer(vk->device, vk->scratch, NULL);
-    vkFreeMemory(vk->device, vk->scratch_memory, NULL);
+    vkDestroyBuffer(vk->device, vk->scratch, vk->allocator);
+    vkFreeMemory(vk->device, vk->scratch_memory, vk->allocator);
     vk->scratch = VK_NULL_HANDLE;
     vk->scratch_memory = VK_NULL_HANDLE;
     vk->scratch_bytes = 0;

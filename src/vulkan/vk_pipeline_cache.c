@@ -104,33 +104,36 @@ void bitonic_vk_pipeline_cache_header(const VkPhysicalDeviceProperties *properti
     memcpy(out, &header, sizeof header);
 }
 
-void bitonic_vk_pipeline_cache_open(VkDevice device, const VkPhysicalDeviceProperties *properties,
+void bitonic_vk_pipeline_cache_open(VkDevice device, const VkAllocationCallbacks *allocator,
+                                    const bitonic_host_memory *memory, const VkPhysicalDeviceProperties *properties,
                                     const bitonic_context_desc *desc, bitonic_vk_pipeline_cache *out)
 {
     memset(out, 0, sizeof *out);
+    out->allocator = allocator;
+    out->memory = memory;
     char directory[BITONIC_CACHE_PATH_MAX];
     if (bitonic_cache_directory(desc, directory, sizeof directory))
         file_name(directory, properties, out->path, sizeof out->path);
     unsigned char *bytes = NULL;
     size_t size = 0, data_size = 0;
     const unsigned char *data = NULL;
-    if (out->path[0] && bitonic_cache_read_file(out->path, MAX_CACHE_BYTES, &bytes, &size)) {
+    if (out->path[0] && bitonic_cache_read_file_in(memory, out->path, MAX_CACHE_BYTES, &bytes, &size)) {
         data = bitonic_vk_pipeline_cache_check(bytes, size, properties, &data_size);
         out->rejected = data == NULL;
     }
     VkPipelineCacheCreateInfo info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
                                       .initialDataSize = data ? data_size : 0, .pInitialData = data};
-    if (vkCreatePipelineCache(device, &info, NULL, &out->cache) == VK_SUCCESS) {
+    if (vkCreatePipelineCache(device, &info, allocator, &out->cache) == VK_SUCCESS) {
         out->loaded_bytes = data ? data_size : 0;
     } else if (data) {
         /* The driver refused the data after all: start empty, rewrite later. */
         out->rejected = true;
         info.initialDataSize = 0;
         info.pInitialData = NULL;
-        if (vkCreatePipelineCache(device, &info, NULL, &out->cache) != VK_SUCCESS)
+        if (vkCreatePipelineCache(device, &info, allocator, &out->cache) != VK_SUCCESS)
             out->cache = VK_NULL_HANDLE;
     }
-    free(bytes);
+    bitonic_host_memory_free(memory, bytes);
 }
 
 void bitonic_vk_pipeline_cache_save(VkDevice device, const VkPhysicalDeviceProperties *properties,
@@ -145,7 +148,7 @@ void bitonic_vk_pipeline_cache_save(VkDevice device, const VkPhysicalDevicePrope
     /* Nothing new since it was loaded, and the file was good: leave it. */
     if (size == cache->loaded_bytes && !cache->rejected)
         return;
-    unsigned char *data = malloc(size);
+    unsigned char *data = bitonic_host_memory_alloc(cache->memory, size);
     if (!data)
         return;
     if (vkGetPipelineCacheData(device, cache->cache, &size, data) == VK_SUCCESS &&
@@ -158,12 +161,12 @@ void bitonic_vk_pipeline_cache_save(VkDevice device, const VkPhysicalDevicePrope
             cache->rejected = false;
         }
     }
-    free(data);
+    bitonic_host_memory_free(cache->memory, data);
 }
 
 void bitonic_vk_pipeline_cache_close(VkDevice device, bitonic_vk_pipeline_cache *cache)
 {
     if (cache->cache != VK_NULL_HANDLE)
-        vkDestroyPipelineCache(device, cache->cache, NULL);
+        vkDestroyPipelineCache(device, cache->cache, cache->allocator);
     cache->cache = VK_NULL_HANDLE;
 }

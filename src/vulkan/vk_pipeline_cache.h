@@ -17,13 +17,18 @@ typedef struct bitonic_vk_pipeline_cache {
     char path[BITONIC_CACHE_PATH_MAX];/* the file; "" when the disk cache is off */
     size_t loaded_bytes;             /* driver data read from the file; 0 when it started empty */
     bool rejected;                   /* a file was there but foreign or damaged: it will be rewritten */
+    /* The context's allocators, which must outlive the cache: the
+     * VkPipelineCache's callbacks and the host memory of the file's bytes. */
+    const VkAllocationCallbacks *allocator;
+    const bitonic_host_memory *memory;
 } bitonic_vk_pipeline_cache;
 
 /* Opens the cache of this device: the file keyed by vendor, device, driver
  * version, pipelineCacheUUID and the library version, when there is one and its
  * header and checksum match, else an empty cache. Never fails a context: the
  * worst case is a cache that starts empty or is not saved. */
-void bitonic_vk_pipeline_cache_open(VkDevice device, const VkPhysicalDeviceProperties *properties,
+void bitonic_vk_pipeline_cache_open(VkDevice device, const VkAllocationCallbacks *allocator,
+                                    const bitonic_host_memory *memory, const VkPhysicalDeviceProperties *properties,
                                     const bitonic_context_desc *desc, bitonic_vk_pipeline_cache *out);
 
 /* Writes the cache back when the driver's data grew since it was loaded

@@ -79,11 +79,12 @@ bool bitonic_vk_import_supported(VkPhysicalDevice physical_device, VkDeviceSize 
     return *out_alignment > 0 && (*out_alignment & (*out_alignment - 1u)) == 0;
 }
 
-void bitonic_vk_importer_init(VkDevice device, VkPhysicalDevice physical_device, bool extension_enabled,
-                              bitonic_vk_importer *out)
+void bitonic_vk_importer_init(VkDevice device, const VkAllocationCallbacks *allocator,
+                              VkPhysicalDevice physical_device, bool extension_enabled, bitonic_vk_importer *out)
 {
     memset(out, 0, sizeof *out);
     out->device = device;
+    out->allocator = allocator;
     if (!extension_enabled || !bitonic_vk_import_supported(physical_device, &out->alignment))
         return;
     out->get_pointer_properties =
@@ -130,7 +131,7 @@ bool bitonic_vk_host_span_import(const bitonic_vk_importer *importer, void *poin
                                       .size = interior,
                                       .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                       .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    if (vkCreateBuffer(importer->device, &buffer_info, NULL, &out->imported) != VK_SUCCESS) {
+    if (vkCreateBuffer(importer->device, &buffer_info, importer->allocator, &out->imported) != VK_SUCCESS) {
         out->imported = VK_NULL_HANDLE;
         return false;
     }
@@ -145,14 +146,14 @@ bool bitonic_vk_host_span_import(const bitonic_vk_importer *importer, void *poin
               pick_memory_type(importer, requirements.memoryTypeBits & pointer_properties.memoryTypeBits, &type);
     if (ok) {
         allocate.memoryTypeIndex = type;
-        ok = vkAllocateMemory(importer->device, &allocate, NULL, &out->memory) == VK_SUCCESS;
+        ok = vkAllocateMemory(importer->device, &allocate, importer->allocator, &out->memory) == VK_SUCCESS;
         if (!ok)
             out->memory = VK_NULL_HANDLE;
     }
     if (ok)
         ok = vkBindBufferMemory(importer->device, out->imported, out->memory, 0) == VK_SUCCESS;
     if (!ok) {
-        bitonic_vk_host_span_release(importer->device, out);
+        bitonic_vk_host_span_release(importer, out);
         out->total_bytes = bytes;
         return false;
     }
@@ -231,15 +232,15 @@ void bitonic_vk_host_span_stage_ends(const bitonic_vk_host_span *span, void *hos
     }
 }
 
-void bitonic_vk_host_span_release(VkDevice device, bitonic_vk_host_span *span)
+void bitonic_vk_host_span_release(const bitonic_vk_importer *importer, bitonic_vk_host_span *span)
 {
     if (span->borrowed) {
         memset(span, 0, sizeof *span);
         return;
     }
     if (span->imported != VK_NULL_HANDLE)
-        vkDestroyBuffer(device, span->imported, NULL);
+        vkDestroyBuffer(importer->device, span->imported, importer->allocator);
     if (span->memory != VK_NULL_HANDLE)
-        vkFreeMemory(device, span->memory, NULL);
+        vkFreeMemory(importer->device, span->memory, importer->allocator);
     memset(span, 0, sizeof *span);
 }

@@ -17,6 +17,7 @@
 typedef struct bitonic_vk_importer {
     bool enabled;
     VkDevice device;
+    const VkAllocationCallbacks *allocator;  /* the context's, for the imported buffers and memory */
     VkDeviceSize alignment;          /* minImportedHostPointerAlignment */
     PFN_vkGetMemoryHostPointerPropertiesEXT get_pointer_properties;
     VkPhysicalDeviceMemoryProperties memory;
@@ -27,8 +28,8 @@ bool bitonic_vk_import_supported(VkPhysicalDevice physical_device, VkDeviceSize 
 
 /* Fills importer for a device created with VK_EXT_external_memory_host enabled
  * (enabled is false otherwise). */
-void bitonic_vk_importer_init(VkDevice device, VkPhysicalDevice physical_device, bool extension_enabled,
-                              bitonic_vk_importer *out);
+void bitonic_vk_importer_init(VkDevice device, const VkAllocationCallbacks *allocator,
+                              VkPhysicalDevice physical_device, bool extension_enabled, bitonic_vk_importer *out);
 
 /* One host array seen by the device: bytes [0, head) and [head + interior,
  * total) through the staging buffer, the interior through the imported buffer. */
@@ -64,6 +65,7 @@ void bitonic_vk_host_span_record_copy(VkCommandBuffer command_buffer, const bito
 void bitonic_vk_host_span_stage_ends(const bitonic_vk_host_span *span, void *host, void *staging_mapped,
                                      bool to_staging);
 
-void bitonic_vk_host_span_release(VkDevice device, bitonic_vk_host_span *span);
+/* With the importer the span was imported by (its device and callbacks). */
+void bitonic_vk_host_span_release(const bitonic_vk_importer *importer, bitonic_vk_host_span *span);
 
 #endif /* BITONIC_VK_TRANSFER_H */

@@ -11,7 +11,9 @@
  * was, so each writes at the same offset of one temporary file that rank 0
  * created at full size; rank 0 renames it over OUT only when every rank wrote
  * and flushed its slice. Any failure on any rank: every rank exits 1, the
- * temporary file is removed, OUT is untouched. Errors are one line on stderr
+ * temporary file is removed, OUT is untouched. The temporary file is a hidden
+ * one that rank 0 holds locked; one that a killed run left is removed by the
+ * next distributed sort to the same OUT (distributed_output.h). Errors are one line on stderr
  * from the rank that saw them, prefixed with its rank.
  *
  * bench: 2^K random keys split evenly over the ranks, sorted --runs times
@@ -32,6 +34,7 @@
 #include <unistd.h>
 
 #include "bitonic_mpi.h"
+#include "distributed_output.h"
 #include "key_file.h"
 #include "output_file.h"
 
@@ -167,10 +170,12 @@ static bool read_slice(const rank_info *who, const char *path, input_layout *lay
 
 /* Rank 0: the temporary file next to out_path, at its full size, with the .npy
  * header written and the permissions a replaced file had (or 0666 minus the
- * umask for a new one, as `bitonic sort` does). */
+ * umask for a new one, as `bitonic sort` does). *out_lock_fd holds the file's
+ * lock until it is closed, after the rename or the removal. */
 static bool create_output(const rank_info *who, const char *out_path, const input_layout *layout, char *temporary,
-                          size_t temporary_size, size_t *out_header_size)
+                          size_t temporary_size, size_t *out_header_size, int *out_lock_fd)
 {
+    *out_lock_fd = -1;
     unsigned char header[KEY_NPY_HEADER_MAX];
     size_t header_size = 0;
     if (layout->format == KEY_FILE_FORMAT_NPY) {
@@ -180,11 +185,12 @@ static bool create_output(const rank_info *who, const char *out_path, const inpu
             return false;
         }
     }
-    if (!temporary_name_for(out_path, temporary, temporary_size)) {
+    if (!distributed_temporary_name(out_path, temporary, temporary_size)) {
         report(who, "%s: the path is too long", out_path);
         return false;
     }
-    int fd = temporary_file_create(temporary);
+    distributed_sweep_leftovers(out_path);
+    int fd = distributed_temporary_create(temporary);
     if (fd < 0) {
         report(who, "%s: cannot create a temporary file next to it: %s", out_path, strerror(errno));
         return false;
@@ -205,18 +211,16 @@ static bool create_output(const rank_info *who, const char *out_path, const inpu
         ok = n > 0;
         done += ok ? (size_t)n : 0;
     }
-    if (!ok)
-        report(who, "%s: cannot prepare the temporary file %s: %s", out_path, temporary, strerror(errno));
-    if (close(fd) != 0 && ok) {
-        report(who, "%s: cannot close the temporary file %s: %s", out_path, temporary, strerror(errno));
-        ok = false;
-    }
     if (!ok) {
+        report(who, "%s: cannot prepare the temporary file %s: %s", out_path, temporary, strerror(errno));
         temporary_file_forget();
         unlink(temporary);
+        close(fd);
+        return false;
     }
     *out_header_size = header_size;
-    return ok;
+    *out_lock_fd = fd;
+    return true;
 }
 
 static bool write_slice(const rank_info *who, const char *temporary, size_t offset, const void *data, size_t bytes)
@@ -318,11 +322,12 @@ static int distributed_sort(const rank_info *who, const distributed_options *opt
     }
     bitonic_context_destroy(context);
     /* Rank 0 creates the temporary file and tells the others its name. */
-    char temporary[4096 + 16] = "";
+    char temporary[4096 + 32] = "";
     size_t header_size = 0;
+    int lock_fd = -1;
     if (ok) {
         int created = who->rank == 0 ? create_output(who, options->out_path, &layout, temporary, sizeof temporary,
-                                                     &header_size)
+                                                     &header_size, &lock_fd)
                                      : 0;
         unsigned long long header = header_size;
         ok = MPI_Bcast(&created, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS && created &&
@@ -334,6 +339,13 @@ static int distributed_sort(const rank_info *who, const distributed_options *opt
             ok = all_ranks(write_slice(who, temporary, offset, data, layout.slice_count * layout.element_size));
             int renamed = 0;
             if (who->rank == 0) {
+                /* The header's writes are flushed and checked before the rename; the
+                 * lock is kept across it, so no sweep can take the file meanwhile. */
+                if (ok && fsync(lock_fd) != 0) {
+                    report(who, "%s: cannot flush the temporary file %s: %s", options->out_path, temporary,
+                           strerror(errno));
+                    ok = false;
+                }
                 if (ok && rename(temporary, options->out_path) == 0) {
                     renamed = 1;
                     temporary_file_forget();
@@ -346,8 +358,13 @@ static int distributed_sort(const rank_info *who, const distributed_options *opt
                 }
             }
             ok = MPI_Bcast(&renamed, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS && renamed;
+        } else if (lock_fd >= 0) {  /* made, but a broadcast failed: nothing was written */
+            temporary_file_forget();
+            unlink(temporary);
         }
     }
+    if (lock_fd >= 0)
+        close(lock_fd);
     free(data);
     if (!ok && who->rank == 0)
         report(who, "the distributed sort failed; %s was not written", options->out_path);
