@@ -31,6 +31,12 @@ static bool fits(const bitonic_device_limits *limits, uint32_t bytes_per_key, co
              (1u << (tuning->short_tile_log - tuning->short_tile_register_log)) <= limits->max_workgroup_invocations &&
              (!tuning->tile_sort_uses_shuffle ||
               (1u << (tuning->short_tile_log - tuning->short_tile_register_log)) % limits->subgroup_size == 0))) &&
+           /* the nested partition's tile: at most the tile, a thread's keys at least, whole
+              subgroups where the merge sort shuffles */
+           tuning->partition_nested_tile_log <= tuning->tile_log &&
+           tuning->partition_nested_tile_log >= tuning->tile_sort_register_log &&
+           (!tuning->tile_sort_uses_shuffle ||
+            (1u << (tuning->partition_nested_tile_log - tuning->tile_sort_register_log)) % limits->subgroup_size == 0) &&
            /* a tail key a thread of the tile merge sort, on the short tile too */
            tuning->tile_tail_log <= 5u && (1u << tuning->tile_tail_log) <= tuning->tile_sort_workgroup_size &&
            (tuning->short_tile_log == 0 ||
@@ -138,10 +144,16 @@ int main(void)
                tuning.short_tile_register_log);
     TEST_CHECK(&t, tuning.tile_tail_log == 5, "H100 keys: tails of up to 32 keys placed by the tile (got 2^%u)",
                tuning.tile_tail_log);
+    TEST_CHECK(&t, tuning.partition_nested_tile_log == 11 && tuning.partition_max_splitters == 511,
+               "H100 keys: the nested partition's tile 2048 keys (got 2^%u), 511 splitters (got %u)",
+               tuning.partition_nested_tile_log, tuning.partition_max_splitters);
     TEST_CHECK(&t, bitonic_tuning_derive(&h100, 8, 0, 0, 0, &tuning) && tuning.tile_merge_sort &&
                        tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 512,
                "H100 pairs and 64-bit keys: the 4096-key tile merge-sorted 8 keys a thread (got 2^%u)",
                tuning.tile_sort_register_log);
+    TEST_CHECK(&t, tuning.partition_nested_tile_log == 11,
+               "H100 pairs and 64-bit keys: the nested partition's tile 2048 keys (got 2^%u; %u splitters)",
+               tuning.partition_nested_tile_log, tuning.partition_max_splitters);
     TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, 0, &tuning) && tuning.tile_sort_register_log == 4 &&
                    tuning.tile_sort_workgroup_size == 128,
                "128-thread device, 2048-key tile: merge-sorted 16 keys a thread (got 2^%u)",

@@ -618,6 +618,11 @@ int main(void)
     nested.tuning.partition_nested_min_levels = 1;
     check_nested_taken(&t, &plain, nested);
     run_partition_suite(&plain, nested, "nested partition", 1u << 16, run_levels_2);
+    /* Its windows on the whole sort's tile, as before they took the nested
+     * tile (partition_nested_tile_log, shorter where the device allows). */
+    tuned_desc nested_whole_tile = nested;
+    nested_whole_tile.tuning.partition_nested_tile_keys = plain.tile_keys;
+    run_partition_suite(&plain, nested_whole_tile, "nested partition, windows of the tile", 1u << 16, run_levels_2);
     nested.tuning.partition_samples_per_bucket = 1;
     run_partition_suite(&plain, nested, "nested partition, 1 sample a bucket", 1u << 16, run_fallback);
     nested.tuning.partition_fallback_in_batches = true;

@@ -10,7 +10,9 @@
 # Reads: BUILD (a pack name, as tests.sh), DEVICES (the Context devices to
 # bench, words; default "NVIDIA default": the GPU, then the library's own
 # choice), SIZES (log2 of the key counts, default 20,24,26), TYPES (u32),
-# REPEATS (11), PYTHON (python3), OUT (./out), BUDGET (env.sh).
+# REPEATS (11), BENCH_OPTS (more bench_sort.py options, e.g. --sort-only),
+# PYTHON (python3), OUT (./out), BUDGET (env.sh): each device gets an equal
+# share of what is left.
 set -eu
 cd "$(dirname "$0")/../.."
 . bench/device/env.sh
@@ -41,16 +43,21 @@ record_machine "$out/machine.txt" "$build"
 "$python" -c 'import numpy, sys; print("python", sys.version.split()[0], "numpy", numpy.__version__)' \
   >> "$out/machine.txt" 2>&1 || true
 
+done_devices=0
 for device in ${DEVICES:-NVIDIA default}; do
   device_option="--device $device"
   [ "$device" = default ] && device_option=""
-  limit=$(limit_for 300 10)
+  devices_left=$(( $(echo ${DEVICES:-NVIDIA default} | wc -w) - done_devices ))
+  share=$(( (BUDGET_END - SECONDS - 10) / devices_left ))
+  [ "$share" -ge 10 ] || share=0
+  limit=$(limit_for "$share" 10)
+  done_devices=$((done_devices + 1))
   [ "$limit" != 0 ] || { echo "python.sh: no time left for $device" >> "$out/notes.txt"; break; }
   step "bench_sort.py, device $device (at most $limit s)"
   rc=0
   # shellcheck disable=SC2086  # the option is words
   PYTHONPATH=python timeout "$limit" "$python" bench/python/bench_sort.py $device_option \
-    --sizes "${SIZES:-20,24,26}" --types "${TYPES:-u32}" --repeats "${REPEATS:-11}" \
+    --sizes "${SIZES:-20,24,26}" --types "${TYPES:-u32}" --repeats "${REPEATS:-11}" ${BENCH_OPTS:-} \
     > "$out/bench_$device.md" 2> "$out/bench_$device.err" || rc=$?
   [ $rc -eq 0 ] || { status=1; echo "python.sh: $device: exit $rc" | tee -a "$out/notes.txt" >&2; }
   cat "$out/bench_$device.md"

@@ -99,6 +99,13 @@
  * sort". */
 #define PARTITION_SCATTER_TILE_KEYS 8192u
 #define PARTITION_MAX_SCATTER_KEYS 16u
+/* The nested partition's tiles: 2048 keys for every key type. On the H200 the
+ * tile pass of 32-bit keys took 0.89-0.92x the time of the whole sort's
+ * 8192-key tile from 2^26 to 2^28 keys, and 8-byte keys 0.91-0.93x at 2^26 and
+ * 2^27 against their 4096 (docs/perf-log.md, entry 114): a workgroup of the
+ * long tile fills the shared memory the driver gives a multiprocessor
+ * (about 64 KiB, entry 92), so it runs alone there. */
+#define PARTITION_NESTED_TILE_LOG 11u
 /* The count's and the scatter's workgroups at most where the driver does not
  * tell the multiprocessors (else one a multiprocessor): docs/TUNING.md, "The
  * partition sort". */
@@ -164,6 +171,7 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
     tuning->partition_nested_min_levels =
         bytes_per_key == 4u ? PARTITION_NESTED_MIN_LEVELS_32 : PARTITION_NESTED_MIN_LEVELS_64;
+    bitonic_tuning_set_nested_tile(limits, PARTITION_NESTED_TILE_LOG, tuning);
     tuning->partition_split_by_thread_min_keys = bytes_per_key == 4u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32
                                                  : bytes_per_key == 8u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64
                                                                        : UINT64_MAX;
@@ -177,6 +185,19 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_scan_by_subgroup = limits->subgroup_arithmetic;
     bitonic_tuning_set_partition_workgroup(limits, bytes_per_key, min_u32(PARTITION_WORKGROUP_SIZE, max_threads), 0u,
                                            tuning);
+}
+
+void bitonic_tuning_set_nested_tile(const bitonic_device_limits *limits, uint32_t wanted_log, bitonic_tuning *tuning)
+{
+    /* At most the tile, at least one thread's keys, and whole subgroups where
+     * the tile merge sort merges lanes by shuffles: else the tile itself. */
+    uint32_t log = min_u32(wanted_log, tuning->tile_log);
+    if (log < tuning->tile_sort_register_log)
+        log = tuning->tile_log;
+    uint64_t threads = (uint64_t)1 << (log - tuning->tile_sort_register_log);
+    if (tuning->tile_sort_uses_shuffle && limits->subgroup_size != 0 && threads % limits->subgroup_size != 0)
+        log = tuning->tile_log;
+    tuning->partition_nested_tile_log = log;
 }
 
 void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,

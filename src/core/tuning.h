@@ -141,6 +141,13 @@ typedef struct bitonic_tuning {
      * open bucket longer than the tile partitioned again, up to
      * partition_max_splitters splitters of its own, and windows of the tile. */
     uint32_t partition_nested_min_levels;
+    /* The nested partition's windows: tiles of at most 2^this keys (at most
+     * tile_log), sorted on chip by the tile merge sort on a workgroup of
+     * 2^(this - tile_sort_register_log) threads. Shorter tiles take less
+     * shared memory, so that more workgroups share a multiprocessor, and the
+     * nested partition makes its buckets shorter to match them
+     * (docs/perf-log.md, entry 114). */
+    uint32_t partition_nested_tile_log;
     /* The fallback selects in batches of runs however few (for tests). */
     bool partition_fallback_in_batches;
     /* Sorts of at least this many keys find the window merge's cursors in
@@ -187,6 +194,11 @@ bool bitonic_tuning_derive_small(const bitonic_device_limits *limits, uint32_t b
  * splitters that fit beside them. */
 void bitonic_tuning_set_partition_workgroup(const bitonic_device_limits *limits, uint32_t bytes_per_key,
                                             uint32_t threads, uint32_t staged_tile_keys, bitonic_tuning *tuning);
+
+/* Sets the nested partition's tile of a derived tuning: 2^wanted_log keys,
+ * cut to the tile, and the tile itself where the tile merge sort's workgroup
+ * of that many keys would hold no thread's keys or part of a subgroup. */
+void bitonic_tuning_set_nested_tile(const bitonic_device_limits *limits, uint32_t wanted_log, bitonic_tuning *tuning);
 
 /* Sets the merge sizes of a derived tuning: the chunk asked for (0: the
  * preferred one), cut to what the device and the tile allow, of the keys a

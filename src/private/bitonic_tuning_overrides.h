@@ -88,6 +88,7 @@ typedef struct bitonic_tuning_overrides {
     uint32_t partition_samples_per_bucket;
     uint32_t partition_buckets_per_window;  /* 1 or 2 */
     uint32_t partition_nested_min_levels;
+    uint32_t partition_nested_tile_keys;    /* the nested partition's tile (a power of two) */
     uint32_t partition_split_by_thread_min_keys;
     uint32_t partition_scatter_workgroups;  /* UINT32_MAX: one a tile */
     uint32_t partition_count_workgroups;

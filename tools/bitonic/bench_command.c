@@ -464,6 +464,7 @@ bitonic_tuning_overrides bench_tuning_overrides(const bench_options *options)
         .partition_samples_per_bucket = options->partition_samples,
         .partition_buckets_per_window = options->partition_buckets_per_window,
         .partition_nested_min_levels = options->partition_nested_min_levels,
+        .partition_nested_tile_keys = options->partition_nested_tile_keys,
         .partition_split_by_thread_min_keys = options->partition_split_by_thread,
         .partition_scatter_workgroups = options->partition_scatter_groups,
         .partition_workgroup_size = options->partition_threads,

@@ -35,6 +35,7 @@ typedef struct bench_options {
     unsigned partition_levels;              /* the partition's windows: the tile times 2^this, 0: derived */
     unsigned partition_samples;             /* samples a partition bucket, 0: derived */
     unsigned partition_nested_min_levels;   /* nested partitions from this many merge levels, 0: the tuning's */
+    unsigned partition_nested_tile_keys;    /* the nested partition's tile, 0: the tuning's */
     unsigned partition_buckets_per_window;  /* the partition's buckets a window at most, 0: derived */
     unsigned partition_split_by_thread;     /* three-piece cursors by a thread from this many keys, 0: derived, UINT32_MAX: never */
     unsigned partition_scatter_groups;      /* the partition scatter's workgroups at most, 0: derived */

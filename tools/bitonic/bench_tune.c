@@ -62,6 +62,8 @@ static const tune_setting settings[] = {
     NUMBER("partition-buckets-per-window", partition_buckets_per_window, 1, 2, "buckets a window at most"),
     NUMBER("partition-nested", partition_nested_min_levels, 1, UINT32_MAX,
            "nested partitions from this many merge levels (4294967295: never)"),
+    NUMBER("partition-nested-tile", partition_nested_tile_keys, 1, 1u << 24,
+           "the nested partition's tile, at most the tile (a power of two)"),
     NUMBER("partition-split-by-thread", partition_split_by_thread, 1, UINT32_MAX,
            "three-piece cursors by a thread from this many keys (4294967295: never)"),
     NUMBER("partition-scatter-groups", partition_scatter_groups, 1, UINT32_MAX,

@@ -89,6 +89,9 @@ bool sorter_derive_tuning(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_so
             tuning->partition_buckets_per_window = overrides->partition_buckets_per_window < 2u ? 1u : 2u;
         if (overrides->partition_nested_min_levels != 0)
             tuning->partition_nested_min_levels = overrides->partition_nested_min_levels;
+        if (overrides->partition_nested_tile_keys != 0)
+            bitonic_tuning_set_nested_tile(&sorter->limits, bitonic_ceil_log2(overrides->partition_nested_tile_keys),
+                                           tuning);
         tuning->partition_fallback_in_batches = overrides->partition_fallback_in_batches;
         if (overrides->partition_split_by_thread_min_keys != 0)
             tuning->partition_split_by_thread_min_keys = overrides->partition_split_by_thread_min_keys == UINT32_MAX

@@ -140,7 +140,11 @@ void sorter_plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * the tile do, with three pieces (buckets of up to two tiles). A second
      * count and scatter instead of the levels: docs/perf-log.md,
      * entries 105 and 106. Pairs go as two arrays through it (their packed
-     * scatter is not nested: below, packed_pairs). */
+     * scatter is not nested: below, packed_pairs). The windows are the
+     * nested tile (tuning.partition_nested_tile_log), longer where its
+     * splitters would leave the nested buckets longer than a window on
+     * average: the tile pass of a shorter tile runs more workgroups a
+     * multiprocessor (entry 114). */
     uint64_t staged_tile = (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys;
     uint64_t nested_capacity = staged_power_of_two(tuning);
     uint32_t nested_splitters = tuning->partition_max_splitters;
@@ -149,7 +153,17 @@ void sorter_plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     if (tuning->partition_nested_min_levels <= 30u &&
         window_log - tuning->tile_log >= tuning->partition_nested_min_levels && nested_splitters >= 1u) {
         plan->nested = true;
-        window_log = tuning->tile_log;
+        /* About 2L / W nested buckets for a bucket of L keys: at most the
+         * nested splitters' and at most one for 16 keys of a staged tile,
+         * so that the nested scatter writes 16 keys a bucket a tile on
+         * average (pairs at 2^28 with 8 took 1.07x where u32 keys with 16
+         * took 0.92x, entry 114); else longer windows. */
+        uint64_t most_nested = staged_tile / 16u < nested_splitters + 1u ? staged_tile / 16u : nested_splitters + 1u;
+        uint64_t average_bucket = info->count / buckets;
+        window_log = tuning->partition_nested_tile_log;
+        while (window_log < tuning->tile_log &&
+               (window_log < tuning->merge_chunk_log || ((uint64_t)1 << window_log) * most_nested < 2u * average_bucket))
+            ++window_log;
         plan->nested_splitters = nested_splitters;
         /* A workgroup for about 8 scatter tiles of an average bucket. */
         uint64_t average_tiles = info->count / buckets / staged_tile;
@@ -225,7 +239,12 @@ void sorter_plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
     /* The passes: the schedule's tile sort and merges to the window, then the
      * window merge, a merge of runs of W that takes no tail (its chunks and
      * pipelines are record_partition_sort's). */
-    plan->level_merges = window_log - tuning->tile_log;
+    plan->nested_tile = window_log < tuning->tile_log;
+    plan->level_merges = plan->nested_tile ? 0u : window_log - tuning->tile_log;
+    if (plan->nested_tile) {  /* the tile pass on the nested tile */
+        plan->passes[0].last_phase = window_log;
+        plan->passes[0].group_count = (uint32_t)runs;
+    }
     uint32_t pass_count = 1u + plan->level_merges;
     plan->passes[pass_count++] = (bitonic_pass){.kind = BITONIC_PASS_MERGE, .phase = window_log,
                                                 .stride_log = window_log - 1u, .last_phase = window_log,
@@ -531,8 +550,9 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                 samples_left = true;
             }
             sorter_name_pass(&recorder, "tile sort", moved);
-            sorter_record_dispatch(&recorder, sorter_tile_pipeline_for(runs_variant, pass), &constants,
-                                   sizeof constants, group_x[0], group_y[0]);
+            VkPipeline tile_sort = plan->nested_tile ? runs_variant->nested_tile_sort_pipeline
+                                                     : sorter_tile_pipeline_for(runs_variant, pass);
+            sorter_record_dispatch(&recorder, tile_sort, &constants, sizeof constants, group_x[0], group_y[0]);
             sorter_record_pass_barrier(command_buffer);
             continue;
         }

@@ -137,18 +137,25 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
                                       tuning->tile_register_log, tile_constants, 2, &variant->tile_pipeline);
     }
     case PIPELINE_TILE_SORT:
-    case PIPELINE_SHORT_TILE_SORT: {
+    case PIPELINE_SHORT_TILE_SORT:
+    case PIPELINE_NESTED_TILE_SORT: {
         /* The short tile: the same kernel, a shorter tile and fewer threads;
-         * steps 1: the pipeline of passes that place a tail. */
-        bool short_tile = kind == PIPELINE_SHORT_TILE_SORT, tail = steps == 1u;
-        VkPipeline *pipeline = short_tile ? (tail ? &variant->short_tile_sort_tail_pipeline
-                                                  : &variant->short_tile_sort_pipeline)
-                                          : (tail ? &variant->tile_sort_tail_pipeline : &variant->tile_sort_pipeline);
+         * the nested partition's tile: the same kernel and keys a thread on
+         * its own tile; steps 1: the pipeline of passes that place a tail. */
+        bool short_tile = kind == PIPELINE_SHORT_TILE_SORT, nested = kind == PIPELINE_NESTED_TILE_SORT;
+        bool tail = steps == 1u;
+        VkPipeline *pipeline = nested       ? &variant->nested_tile_sort_pipeline
+                               : short_tile ? (tail ? &variant->short_tile_sort_tail_pipeline
+                                                    : &variant->short_tile_sort_pipeline)
+                                            : (tail ? &variant->tile_sort_tail_pipeline : &variant->tile_sort_pipeline);
         if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        if ((short_tile && (tuning->short_tile_log == 0 || wide)) || (tail && (tuning->tile_tail_log == 0 || wide)))
+        if ((short_tile && (tuning->short_tile_log == 0 || wide)) || (tail && (tuning->tile_tail_log == 0 || wide)) ||
+            (nested && (tail || wide || tuning->partition_nested_tile_log >= tuning->tile_log)))
             return VK_ERROR_FEATURE_NOT_PRESENT;
-        uint32_t tile_log = short_tile ? tuning->short_tile_log : tuning->tile_log;
+        uint32_t tile_log = short_tile ? tuning->short_tile_log
+                            : nested   ? tuning->partition_nested_tile_log
+                                       : tuning->tile_log;
         uint32_t register_log = short_tile ? tuning->short_tile_register_log : tuning->tile_sort_register_log;
         /* The merge chunk places the run samples the tile sort leaves. */
         uint32_t tile_constants[4] = {1u << (tile_log - register_log), tile_log, tuning->merge_chunk_log,
@@ -327,6 +334,9 @@ VkResult sorter_create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
                       variant->tuning.partition_max_splitters != 0 && !variant->tuning.merge_direct;
     if (result == VK_SUCCESS && partitions)
         result = sorter_ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0);
+    if (result == VK_SUCCESS && partitions && variant->tuning.tile_merge_sort &&
+        variant->tuning.partition_nested_tile_log < variant->tuning.tile_log)
+        result = sorter_ensure_pipeline(sorter, variant, PIPELINE_NESTED_TILE_SORT, 0);
     for (uint32_t three_pieces = 0; three_pieces < 2u; ++three_pieces) {
         if (result == VK_SUCCESS && partitions)
             result = sorter_ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, three_pieces);
@@ -397,7 +407,8 @@ VkResult sorter_ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
         const bitonic_pass *pass = &plan->passes[p];
         if (pass->kind == BITONIC_PASS_TILE) {
             result = sorter_ensure_pipeline(sorter, variant,
-                                            plan->short_tile                              ? PIPELINE_SHORT_TILE_SORT
+                                            plan->nested_tile                             ? PIPELINE_NESTED_TILE_SORT
+                                            : plan->short_tile                            ? PIPELINE_SHORT_TILE_SORT
                                             : sorter_sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
                                                                                           : PIPELINE_TILE,
                                             pass->tile_tail ? 1u : 0u);

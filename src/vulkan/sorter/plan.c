@@ -61,6 +61,8 @@ bitonic_status sorter_plan_sort_runs(const bitonic_vulkan_sorter *sorter, const 
     plan->partition = false;
     plan->packed_pairs = false;
     plan->short_tile = false;
+    plan->nested = false;
+    plan->nested_tile = false;
     plan->merge_direct = false;
     if (!sorter || !info || info->keys == VK_NULL_HANDLE ||
         (info->order != BITONIC_ORDER_ASCENDING && info->order != BITONIC_ORDER_DESCENDING) ||

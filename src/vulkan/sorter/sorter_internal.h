@@ -131,6 +131,7 @@ typedef struct sorter_variant {
     VkPipeline tile_pipeline;
     VkPipeline tile_sort_pipeline;  /* tile passes from phase 1 (tuning.tile_merge_sort) */
     VkPipeline short_tile_sort_pipeline;  /* the same on tiles of 2^tuning.short_tile_log keys */
+    VkPipeline nested_tile_sort_pipeline;  /* on the nested partition's tiles (tuning.partition_nested_tile_log) */
     /* The same two for passes that place a tail (bitonic_pass.tile_tail): the
      * tail's code is specialised away in the others, which it made up to 5%
      * slower on the H100 (docs/perf-log.md, entry 71). */
@@ -212,6 +213,7 @@ typedef enum pipeline_kind {
     PIPELINE_TILE,
     PIPELINE_TILE_SORT,
     PIPELINE_SHORT_TILE_SORT,
+    PIPELINE_NESTED_TILE_SORT,
     PIPELINE_GLOBAL,
     PIPELINE_MERGE,
     PIPELINE_MERGE_TAIL,
@@ -326,8 +328,10 @@ typedef struct sort_plan {
      * bucket of more than the tile partitioned again by up to
      * nested_splitters splitters of its own, nested_groups workgroups a
      * bucket in its count and scatter, its table from byte nested_at of the
-     * partition's words; windows of the tile (window_log = tile_log). */
-    bool nested;
+     * partition's words; windows of the nested tile (window_log, at most
+     * tile_log: nested_tile where less, the tile pass on the nested tile's
+     * pipeline). */
+    bool nested, nested_tile;
     uint32_t nested_splitters, nested_groups;
     VkDeviceSize nested_at;
     VkDeviceSize partition_at, partition_bytes;
