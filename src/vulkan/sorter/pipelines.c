@@ -510,6 +510,9 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
                                        : variant->tuning.tile_sort_register_log));
             report_pipeline(sorter, tile_sorts[i], name, text, capacity, &used);
         }
+        snprintf(name, sizeof name, "tile merge sort, nested partition's tile%s (%u keys, %u keys/thread)", kind,
+                 1u << variant->tuning.partition_nested_tile_log, 1u << variant->tuning.tile_sort_register_log);
+        report_pipeline(sorter, variant->nested_tile_sort_pipeline, name, text, capacity, &used);
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);
