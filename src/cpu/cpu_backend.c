@@ -33,8 +33,8 @@ typedef struct cpu_state {
     size_t pair_words_capacity;
 } cpu_state;
 
-/* A buffer of count words for packing pairs (and the scratch words of pairs
- * with 64-bit keys): the kept one when large enough. */
+/* A buffer of count words for packing pairs (and the scratch of pairs with
+ * 64-bit keys, words and values): the kept one when large enough. */
 static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
 {
     if (cpu->pair_words_capacity >= count)
@@ -126,7 +126,7 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *keys64 = keys;
         uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-        uint64_t *words = pair_words_for(cpu, count);
+        uint64_t *words = pair_words_for(cpu, BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads);

@@ -4,7 +4,7 @@
  * - If the keys span less than 2^32 (small integers, timestamps, any tied
  *   data), each pair is packed as ((key - smallest) << 32 | value) and sorted
  *   once, exactly as pairs with 32-bit keys are.
- * - Otherwise, from 2^19 pairs, one counting pass moves the pairs into
+ * - Otherwise, from 2^20 pairs, one counting pass moves the pairs into
  *   buckets by the top bits of (key - smallest), each bucket about 2^14 pairs,
  *   and the buckets are sorted alone, shared out among the sort's threads
  *   (fewer pairs are sorted as one bucket). A bucket whose keys span under
@@ -15,22 +15,25 @@
  *   keys leave runs of one or two. Without the buckets that gather ran over the
  *   whole input: from 2^20 pairs every move missed the caches, and it took
  *   most of the call (perf-log entries 112 and 114).
- * Scratch: count words (the caller's, when it keeps a buffer between calls)
- * and count values, the pairs' own size. */
+ * Scratch: count words and count values, the pairs' own size, in one block
+ * (the caller's, when it keeps a buffer between calls). */
 #include "pair_sort.h"
 
 #include <string.h>
 
 /* A bucket of 2^14 pairs holds 192 KiB of keys, values and words: in L2. */
+#ifndef BUCKET_TARGET_LOG
 #define BUCKET_TARGET_LOG 14
+#endif
 /* At most 2^10 buckets: each is a write stream of the counting pass, and more
  * streams than this miss the TLB and the write-combining buffers. */
 #define MAX_BUCKET_LOG 10
 #define MAX_BUCKETS ((size_t)1 << MAX_BUCKET_LOG)
-/* Below this many pairs (6 MiB of keys and values) the whole gather mostly
- * hits the caches, and the counting pass cost more than it saved (2^16-2^18
- * pairs: 10-20% slower with it on the 2-core development machine). */
-#define BUCKETS_MIN_PAIRS ((size_t)1 << 19)
+/* Below this many pairs (12 MiB of keys and values) the whole gather mostly
+ * hits the caches (32 MiB of L3 on the 2-core development machine), and the
+ * counting pass cost more than it saved: 10-20% slower with it at 2^18 and
+ * 2^19 pairs there, 25-40% faster from 2^21. */
+#define BUCKETS_MIN_PAIRS ((size_t)1 << 20)
 
 static unsigned bit_length(uint64_t value)
 {
@@ -198,7 +201,8 @@ static void sort_buckets(void *arg)
 
 /* Keys that span 2^32 or more: buckets, then each bucket alone. */
 static bitonic_status sort_in_buckets(uint64_t *keys, uint32_t *values, size_t count, uint64_t *words,
-                                      uint64_t smallest, uint64_t largest, const bitonic_cpu_sort_config *config)
+                                      uint32_t *moved_values, uint64_t smallest, uint64_t largest,
+                                      const bitonic_cpu_sort_config *config)
 {
     uint32_t threads = bitonic_cpu_sort_threads(count, config);
     size_t most_jobs = count / BITONIC_CPU_PARALLEL_MIN_SLICE;
@@ -211,11 +215,9 @@ static bitonic_status sort_in_buckets(uint64_t *keys, uint32_t *values, size_t c
     while (bucket_log < MAX_BUCKET_LOG && count >> (BUCKET_TARGET_LOG + bucket_log) > 1)
         bucket_log++;
     bucketing *b = malloc(sizeof *b);
-    uint32_t *moved_values = malloc(count * sizeof *moved_values);
     size_t *slice_counts = malloc((size_t)threads * ((size_t)1 << bucket_log) * sizeof *slice_counts);
-    if (!b || !moved_values || !slice_counts) {
+    if (!b || !slice_counts) {
         free(b);
-        free(moved_values);
         free(slice_counts);
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -263,7 +265,6 @@ static bitonic_status sort_in_buckets(uint64_t *keys, uint32_t *values, size_t c
         bitonic_cpu_run_jobs(sort_buckets, jobs, sizeof jobs[0], threads);
     for (uint32_t t = 0; t < threads && status == BITONIC_SUCCESS; t++)
         status = jobs[t].status;
-    free(moved_values);
     free(b);
     return status;
 }
@@ -277,9 +278,11 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
     key_range(keys, count, &smallest, &largest);
     if (largest - smallest > UINT32_MAX && count > UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE; /* a position would not fit the low half */
-    uint64_t *words = scratch ? scratch : malloc(count * sizeof *words);
+    uint64_t *words = scratch ? scratch : malloc(BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count) * sizeof *words);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    /* The values' scratch follows the words' (both 8-byte aligned). */
+    uint32_t *moved_values = (uint32_t *)(words + count);
     bitonic_status status;
     if (largest - smallest <= UINT32_MAX) {
         for (size_t i = 0; i < count; i++)
@@ -290,17 +293,11 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
             values[i] = (uint32_t)words[i];
         }
     } else if (count < BUCKETS_MIN_PAIRS) {
-        uint32_t *moved_values = malloc(count * sizeof *moved_values);
-        if (moved_values) {
-            memcpy(words, keys, count * sizeof *keys);
-            memcpy(moved_values, values, count * sizeof *values);
-            status = sort_spanned(keys, values, words, moved_values, count, smallest, largest, config);
-        } else {
-            status = BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        }
-        free(moved_values);
+        memcpy(words, keys, count * sizeof *keys);
+        memcpy(moved_values, values, count * sizeof *values);
+        status = sort_spanned(keys, values, words, moved_values, count, smallest, largest, config);
     } else {
-        status = sort_in_buckets(keys, values, count, words, smallest, largest, config);
+        status = sort_in_buckets(keys, values, count, words, moved_values, smallest, largest, config);
     }
     if (!scratch)
         free(words);
