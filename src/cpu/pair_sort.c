@@ -56,6 +56,67 @@ static void key_range(const uint64_t *keys, size_t count, uint64_t *smallest, ui
     *largest = high;
 }
 
+/* The threads of the passes over all pairs: the sort's, one slice of at least
+ * BITONIC_CPU_PARALLEL_MIN_SLICE pairs each. */
+static uint32_t pass_threads(size_t count, const bitonic_cpu_sort_config *config)
+{
+    uint32_t threads = bitonic_cpu_sort_threads(count, config);
+    size_t most = count / BITONIC_CPU_PARALLEL_MIN_SLICE;
+    if (threads > most)
+        threads = most > 0 ? (uint32_t)most : 1u;
+    return threads > BITONIC_CPU_MAX_THREADS ? BITONIC_CPU_MAX_THREADS : threads;
+}
+
+typedef struct range_job {
+    const uint64_t *keys;
+    size_t begin, end;
+    uint64_t smallest, largest;
+} range_job;
+
+static void range_run(void *arg)
+{
+    range_job *job = arg;
+    key_range(job->keys + job->begin, job->end - job->begin, &job->smallest, &job->largest);
+}
+
+static void parallel_key_range(const uint64_t *keys, size_t count, uint32_t threads, uint64_t *smallest,
+                               uint64_t *largest)
+{
+    range_job jobs[BITONIC_CPU_MAX_THREADS];
+    for (uint32_t t = 0; t < threads; t++)
+        jobs[t] = (range_job){keys, count * t / threads, count * (t + 1) / threads, 0, 0};
+    bitonic_cpu_run_jobs(range_run, jobs, sizeof jobs[0], threads);
+    *smallest = jobs[0].smallest;
+    *largest = jobs[0].largest;
+    for (uint32_t t = 1; t < threads; t++) {
+        *smallest = jobs[t].smallest < *smallest ? jobs[t].smallest : *smallest;
+        *largest = jobs[t].largest > *largest ? jobs[t].largest : *largest;
+    }
+}
+
+/* Keys that span under 2^32: ((key - smallest) << 32 | value) and back. */
+typedef struct packed_pass {
+    uint64_t *keys, *words;
+    uint32_t *values;
+    uint64_t smallest;
+} packed_pass;
+
+static void pack_slice(void *context, size_t begin, size_t end)
+{
+    const packed_pass *pass = context;
+    for (size_t i = begin; i < end; i++)
+        pass->words[i] = (pass->keys[i] - pass->smallest) << 32 | pass->values[i];
+}
+
+static void unpack_slice(void *context, size_t begin, size_t end)
+{
+    const packed_pass *pass = context;
+    for (size_t i = begin; i < end; i++) {
+        pass->keys[i] = pass->smallest + (pass->words[i] >> 32);
+        pass->values[i] = (uint32_t)pass->words[i];
+    }
+}
+
 /* Sorts a run of pairs whose (key - smallest) agree above bit `shift` (1..32)
  * by the bits below it, then by value; words: count scratch words. */
 static bitonic_status sort_run(uint64_t *keys, uint32_t *values, uint64_t *words, size_t count, uint64_t smallest,
@@ -204,12 +265,7 @@ static bitonic_status sort_in_buckets(uint64_t *keys, uint32_t *values, size_t c
                                       uint32_t *moved_values, uint64_t smallest, uint64_t largest,
                                       const bitonic_cpu_sort_config *config)
 {
-    uint32_t threads = bitonic_cpu_sort_threads(count, config);
-    size_t most_jobs = count / BITONIC_CPU_PARALLEL_MIN_SLICE;
-    if (threads > most_jobs)
-        threads = most_jobs > 0 ? (uint32_t)most_jobs : 1u;
-    if (threads > BITONIC_CPU_MAX_THREADS)
-        threads = BITONIC_CPU_MAX_THREADS;
+    uint32_t threads = pass_threads(count, config);
     /* At least two buckets, so shift stays below 64 (the span has 33 bits or more). */
     unsigned bucket_log = 1;
     while (bucket_log < MAX_BUCKET_LOG && count >> (BUCKET_TARGET_LOG + bucket_log) > 1)
@@ -274,8 +330,9 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
 {
     if (count < 2)
         return BITONIC_SUCCESS;
+    uint32_t threads = pass_threads(count, config);
     uint64_t smallest, largest;
-    key_range(keys, count, &smallest, &largest);
+    parallel_key_range(keys, count, threads, &smallest, &largest);
     if (largest - smallest > UINT32_MAX && count > UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE; /* a position would not fit the low half */
     uint64_t *words = scratch ? scratch : malloc(BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count) * sizeof *words);
@@ -285,13 +342,10 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
     uint32_t *moved_values = (uint32_t *)(words + count);
     bitonic_status status;
     if (largest - smallest <= UINT32_MAX) {
-        for (size_t i = 0; i < count; i++)
-            words[i] = (keys[i] - smallest) << 32 | values[i];
+        packed_pass pass = {keys, words, values, smallest};
+        bitonic_cpu_run_slices(pack_slice, &pass, count, threads);
         status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, config);
-        for (size_t i = 0; i < count; i++) {
-            keys[i] = smallest + (words[i] >> 32);
-            values[i] = (uint32_t)words[i];
-        }
+        bitonic_cpu_run_slices(unpack_slice, &pass, count, threads);
     } else if (count < BUCKETS_MIN_PAIRS) {
         memcpy(words, keys, count * sizeof *keys);
         memcpy(moved_values, values, count * sizeof *values);
