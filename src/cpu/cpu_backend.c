@@ -87,9 +87,9 @@ static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t coun
     if (request->key_type == BITONIC_KEY_U32)
         return bitonic_cpu_sort_u32(keys, count, request->order, &config);
     uint32_t flip = order_xor(request), threads = bitonic_cpu_sort_threads(count, &config);
-    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config.target);
     bitonic_status status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config.target);
     return status;
 }
 
@@ -103,9 +103,9 @@ static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t co
         return bitonic_cpu_sort_u64(keys, count, request->order, &config);
     uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
-    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config.target);
     bitonic_status status = bitonic_cpu_sort_u64(keys, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config.target);
     return status;
 }
 
@@ -129,9 +129,9 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
         uint64_t *words = pair_words_for(cpu, BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads);
+        bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads, config.target);
         bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, words, &config);
-        bitonic_cpu_keys_from_ordered(keys64, count, request->key_type, flip, threads);
+        bitonic_cpu_keys_from_ordered(keys64, count, request->key_type, flip, threads, config.target);
         release_large_pair_words(cpu);
         return status;
     }
@@ -141,9 +141,9 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t flip = order_xor(request);
-    bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads);
+    bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
     bitonic_status status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_cpu_unpack_pairs(words, keys32, values, count, request->key_type, flip, threads);
+    bitonic_cpu_unpack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
     release_large_pair_words(cpu);
     return status;
 }
