@@ -347,9 +347,11 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
         status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, config);
         bitonic_cpu_run_slices(unpack_slice, &pass, count, threads);
     } else if (count < BUCKETS_MIN_PAIRS) {
-        memcpy(words, keys, count * sizeof *keys);
-        memcpy(moved_values, values, count * sizeof *values);
-        status = sort_spanned(keys, values, words, moved_values, count, smallest, largest, config);
+        /* One bucket: sorted into the scratch (the keys are its scratch once
+         * moved), then copied back while the scratch is in the caches. */
+        status = sort_spanned(words, moved_values, keys, values, count, smallest, largest, config);
+        memcpy(keys, words, count * sizeof *keys);
+        memcpy(values, moved_values, count * sizeof *values);
     } else {
         status = sort_in_buckets(keys, values, count, words, moved_values, smallest, largest, config);
     }
