@@ -21,18 +21,18 @@
 
 #include <string.h>
 
-/* A bucket of 2^14 pairs holds 192 KiB of keys, values and words: in L2. */
-#ifndef BUCKET_TARGET_LOG
+/* A bucket of 2^14 pairs holds 192 KiB of keys, values and words: in L2.
+ * (2^12 to 2^16 measured alike within the noise, 2^19-2^22 pairs on the
+ * 2-core development machine.) */
 #define BUCKET_TARGET_LOG 14
-#endif
-/* At most 2^10 buckets: each is a write stream of the counting pass, and more
- * streams than this miss the TLB and the write-combining buffers. */
+/* At most 2^10 buckets (reached at 2^24 pairs): each is a stream of writes of
+ * the counting pass. */
 #define MAX_BUCKET_LOG 10
 #define MAX_BUCKETS ((size_t)1 << MAX_BUCKET_LOG)
 /* Below this many pairs (12 MiB of keys and values) the whole gather mostly
  * hits the caches (32 MiB of L3 on the 2-core development machine), and the
- * counting pass cost more than it saved: 10-20% slower with it at 2^18 and
- * 2^19 pairs there, 25-40% faster from 2^21. */
+ * counting pass cost more than it saved: 12-18% slower with it at 2^18 and
+ * 2^19 pairs there, 34-42% faster from 2^21 (perf-log entry 114). */
 #define BUCKETS_MIN_PAIRS ((size_t)1 << 20)
 
 static unsigned bit_length(uint64_t value)
