@@ -160,12 +160,19 @@ static bitonic_status sort_spanned(uint64_t *keys, uint32_t *values, uint64_t *i
     status = bitonic_cpu_sort_u64(keys, count, BITONIC_ORDER_ASCENDING, config);
     if (status != BITONIC_SUCCESS)
         return status;
+    /* The gather notes whether any two neighbours share their top bits; when
+     * none do (random keys, mostly), the pairs are in order and the scan for
+     * runs is skipped. */
+    uint64_t previous_top = UINT64_MAX, ties = 0;
     for (size_t i = 0; i < count; i++) {
-        size_t from = (uint32_t)keys[i];
+        uint64_t word = keys[i];
+        size_t from = (uint32_t)word;
+        ties |= (word >> 32) == previous_top;
+        previous_top = word >> 32;
         keys[i] = in_keys[from];
         values[i] = in_values[from];
     }
-    for (size_t begin = 0; begin < count && status == BITONIC_SUCCESS;) {
+    for (size_t begin = 0; ties && begin < count && status == BITONIC_SUCCESS;) {
         uint64_t top = (keys[begin] - smallest) >> shift;
         size_t end = begin + 1;
         while (end < count && (keys[end] - smallest) >> shift == top)
