@@ -2,8 +2,9 @@
  * function run on the sort's threads. Each loop handles one key type, decided
  * outside it, so the compiler vectorises it; the loops (pair_pack_loops.inc)
  * are built for the baseline, AVX2 and AVX-512, and each pass takes the copy of
- * the sort's target, so the f64 maps and the packing run 4 or 8 words a step
- * instead of SSE2's 2 (perf-log entry 114). Why threads: on 16 cores the sort
+ * the sort's target: the f64 maps, bound by arithmetic while the keys are in
+ * the caches, ran 3-4x faster on 4 or 8 words a step than on SSE2's 2 (packing,
+ * bound by memory, the same; perf-log entry 114). Why threads: on 16 cores the sort
  * of packed pairs ran 12x faster than on one, but the pack and unpack passes on
  * one thread left the whole call only 2.7x faster (perf-log entry 109). */
 #include "pair_pack.h"
