@@ -21,9 +21,9 @@
 
 #include <string.h>
 
-/* A bucket of 2^14 pairs holds 192 KiB of keys, values and words: in L2.
- * (2^12 to 2^16 measured alike within the noise, 2^19-2^22 pairs on the
- * 2-core development machine.) */
+/* A bucket of 2^14 pairs holds 192 KiB of keys, values and words: in L2. Of
+ * 2^12 to 2^16, 2^14 was the fastest at 2^20, 2^22 and 2^23 pairs and within
+ * 2% at 2^21 on the 2-core development machine (perf-log entry 114). */
 #define BUCKET_TARGET_LOG 14
 /* At most 2^10 buckets (reached at 2^24 pairs): each is a stream of writes of
  * the counting pass. */
