@@ -6,8 +6,9 @@
  * through sizes that grow and shrink on one context. Expected results come
  * from qsort with comparators written from the documented order
  * (key_order_reference.h), ties by value (or by index where stable). And the
- * CPU path's own f64 order maps (pair_pack.c) against key_transform.h's, bit
- * for bit, on the values around every boundary of the map. */
+ * CPU path's own f64 order maps and pair packing (pair_pack.c), built for
+ * each target, against key_transform.h's, bit for bit, on the values around
+ * every boundary of the maps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,8 +124,13 @@ static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_o
     return ok;
 }
 
+static const bitonic_cpu_target map_targets[] = {BITONIC_CPU_TARGET_PORTABLE, BITONIC_CPU_TARGET_AVX2,
+                                                  BITONIC_CPU_TARGET_AVX512};
+static const char *const map_target_names[] = {"portable", "avx2", "avx512"};
+
 /* Both maps and both orders over words around each boundary of the f64 order
- * (zeros, infinities, the NaNs of both signs, the sign bit) and random words. */
+ * (zeros, infinities, the NaNs of both signs, the sign bit) and random words,
+ * with the loops of each target this CPU runs (pair_pack_loops.inc). */
 static void check_f64_maps(test_counter *t)
 {
     enum { COUNT = 4096 };
@@ -140,29 +146,78 @@ static void check_f64_maps(test_counter *t)
             words[n++] = edges[e] + (uint64_t)(int64_t)delta;
     while (n < COUNT)
         words[n++] = test_random_u64(&seed);
-    for (int order = 0; order <= 1; ++order) {
-        uint64_t order_xor = order ? UINT64_MAX : 0u;
-        memcpy(mapped, words, COUNT * sizeof *words);
-        bitonic_cpu_keys_to_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1);
-        bool same = true;
-        for (size_t i = 0; i < COUNT; ++i)
-            same = same && mapped[i] == bitonic_ordered_from_key64(words[i], BITONIC_KEY_F64, order_xor);
-        TEST_CHECK(t, same, "f64 map to ordered bits, %s", order ? "descending" : "ascending");
-        memcpy(mapped, words, COUNT * sizeof *words);
-        bitonic_cpu_keys_from_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1);
-        same = true;
-        for (size_t i = 0; i < COUNT; ++i)
-            same = same && mapped[i] == bitonic_key64_from_ordered(words[i], BITONIC_KEY_F64, order_xor);
-        TEST_CHECK(t, same, "f64 map from ordered bits, %s", order ? "descending" : "ascending");
+    for (size_t m = 0; m < sizeof map_targets / sizeof map_targets[0]; ++m) {
+        if (!bitonic_cpu_target_supported(map_targets[m]))
+            continue;
+        for (int order = 0; order <= 1; ++order) {
+            uint64_t order_xor = order ? UINT64_MAX : 0u;
+            memcpy(mapped, words, COUNT * sizeof *words);
+            bitonic_cpu_keys_to_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1, map_targets[m]);
+            bool same = true;
+            for (size_t i = 0; i < COUNT; ++i)
+                same = same && mapped[i] == bitonic_ordered_from_key64(words[i], BITONIC_KEY_F64, order_xor);
+            TEST_CHECK(t, same, "%s: f64 map to ordered bits, %s", map_target_names[m],
+                       order ? "descending" : "ascending");
+            memcpy(mapped, words, COUNT * sizeof *words);
+            bitonic_cpu_keys_from_ordered(mapped, COUNT, BITONIC_KEY_F64, order_xor, 1, map_targets[m]);
+            same = true;
+            for (size_t i = 0; i < COUNT; ++i)
+                same = same && mapped[i] == bitonic_key64_from_ordered(words[i], BITONIC_KEY_F64, order_xor);
+            TEST_CHECK(t, same, "%s: f64 map from ordered bits, %s", map_target_names[m],
+                       order ? "descending" : "ascending");
+        }
     }
     free(words);
     free(mapped);
+}
+
+/* Packing and unpacking pairs of each 32-bit key type, with the loops of each
+ * target this CPU runs, against key_transform.h's map, word by word; the low
+ * words of the f64 edges above cover the float boundaries. */
+static void check_pair_packing(test_counter *t)
+{
+    enum { COUNT = 4099 };
+    uint32_t *keys = malloc(COUNT * sizeof *keys), *values = malloc(COUNT * sizeof *values);
+    uint32_t *keys_back = malloc(COUNT * sizeof *keys), *values_back = malloc(COUNT * sizeof *values);
+    uint64_t *words = malloc(COUNT * sizeof *words);
+    static const uint32_t edges[] = {0, 1, 0x007fffffu, 0x7f7fffffu, 0x7f800000u, 0x7f800001u, 0x7fffffffu,
+                                     0x80000000u, 0x80000001u, 0xff7fffffu, 0xff800000u, 0xff800001u, 0xffffffffu};
+    uint64_t seed = 11;
+    for (size_t i = 0; i < COUNT; ++i) {
+        keys[i] = i < sizeof edges / sizeof edges[0] ? edges[i] : (uint32_t)test_random_u64(&seed);
+        values[i] = (uint32_t)test_random_u64(&seed);
+    }
+    for (size_t m = 0; m < sizeof map_targets / sizeof map_targets[0]; ++m) {
+        if (!bitonic_cpu_target_supported(map_targets[m]))
+            continue;
+        for (int type = BITONIC_KEY_U32; type <= BITONIC_KEY_F32; ++type)
+            for (int order = 0; order <= 1; ++order) {
+                uint32_t order_xor = order ? UINT32_MAX : 0u;
+                bitonic_cpu_pack_pairs(words, keys, values, COUNT, (bitonic_key_type)type, order_xor, 1, map_targets[m]);
+                bool same = true;
+                for (size_t i = 0; i < COUNT; ++i)
+                    same = same && words[i] == ((uint64_t)bitonic_ordered_from_key(keys[i], (bitonic_key_type)type,
+                                                                                   order_xor) << 32 | values[i]);
+                bitonic_cpu_unpack_pairs(words, keys_back, values_back, COUNT, (bitonic_key_type)type, order_xor, 1,
+                                         map_targets[m]);
+                for (size_t i = 0; i < COUNT; ++i)
+                    same = same && keys_back[i] == keys[i] && values_back[i] == values[i];
+                TEST_CHECK(t, same, "%s: %s pairs packed and unpacked, %s", map_target_names[m], type_names[type],
+                           order ? "descending" : "ascending");
+            }
+    }
+    free(keys);
+    free(values);
+    free(keys_back);
+    free(values_back);
+    free(words);
 }
 
 int main(void)
 {
     test_counter t = {0};
     check_f64_maps(&t);
+    check_pair_packing(&t);
     /* Large enough for 2 and 3 slices, then small (the kept buffer is larger than
      * needed), then larger than any before (it must grow), and odd lengths. */
     static const size_t sizes[] = {((size_t)1 << 17) + 13, 1000, 3, ((size_t)1 << 18) + 7, 70001};

@@ -399,15 +399,17 @@ static int compare_key_value(const void *a, const void *b)
  * target: keys that span less than 2^32 (one packed sort), random keys (runs of
  * equal high halves of one or two), keys whose high halves tie in long runs,
  * and heavy ties of whole keys; values repeat too, and indices as values are
- * the argsort. Scratch words the caller gives and scratch the sort allocates,
- * by turns. */
-static void test_pairs_u64(size_t count)
+ * the argsort; skewed keys, most of them in one bucket of the counting pass
+ * (pair_sort.c), and keys whose buckets hold one distinct high part each.
+ * Scratch words the caller gives and scratch the sort allocates, by turns; on
+ * `threads` threads (0: all cores). */
+static void test_pairs_u64(size_t count, uint32_t threads)
 {
-    uint64_t *scratch = malloc((count + 1) * sizeof *scratch);
+    uint64_t *scratch = malloc(BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count + 1) * sizeof *scratch);
     uint64_t *keys = malloc(count * sizeof *keys);
     uint32_t *values = malloc(count * sizeof *values);
     key_value *expected = malloc(count * sizeof *expected);
-    for (int shape = 0; shape < 5 && keys && values && expected; shape++) {
+    for (int shape = 0; shape < 7 && keys && values && expected; shape++) {
         for (size_t t = 0; t < TARGET_COUNT; t++) {
             if (!bitonic_cpu_target_supported(all_targets[t]))
                 continue;
@@ -418,13 +420,15 @@ static void test_pairs_u64(size_t count)
                 case 1: keys[i] = r; break;
                 case 2: keys[i] = (r % 3u) << 32 | (next_random() % 7u == 0 ? r >> 40 : 5u); break;
                 case 3: keys[i] = r % 2u ? UINT64_MAX : 0u; break;
-                default: keys[i] = (r % 4u) << 62 | (r & 0xFFu); break;
+                case 4: keys[i] = (r % 4u) << 62 | (r & 0xFFu); break;
+                case 5: keys[i] = next_random() % 10u ? r >> 40 : r; break;
+                default: keys[i] = (r % 64u) << 58 | (r >> 16 & 0xFFFFFu); break;
                 }
                 values[i] = shape == 4 ? next_random() % 3u : (uint32_t)i;
                 expected[i] = (key_value){keys[i], values[i]};
             }
             qsort(expected, count, sizeof *expected, compare_key_value);
-            bitonic_cpu_sort_config config = {.target = all_targets[t], .threads = 0};
+            bitonic_cpu_sort_config config = {.target = all_targets[t], .threads = threads};
             bitonic_status status =
                 bitonic_cpu_sort_pairs_u64(keys, values, count, (shape + t) % 2 ? scratch : NULL, &config);
             int same = status == BITONIC_SUCCESS;
@@ -493,9 +497,11 @@ int main(void)
     run_all64(((size_t)1 << 22) + 777, SHAPE_FEW_DISTINCT, four_threads, 1);
     run_all64((size_t)1 << 18, SHAPE_RANDOM, all_cores, 1);
     for (size_t count = 0; count <= 40; count++)
-        test_pairs_u64(count);
-    test_pairs_u64(1000);
-    test_pairs_u64(((size_t)1 << 18) + 5);
+        test_pairs_u64(count, 0);
+    test_pairs_u64(1000, 0);
+    test_pairs_u64(((size_t)1 << 16) + 3, 1);
+    test_pairs_u64(((size_t)1 << 18) + 5, 0);
+    test_pairs_u64(((size_t)1 << 20) + 5, 3); /* in buckets (pair_sort.c) */
 
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -36,8 +36,8 @@ typedef struct cpu_state {
     size_t pair_words_capacity;
 } cpu_state;
 
-/* A buffer of count words for packing pairs (and the scratch words of pairs
- * with 64-bit keys): the kept one when large enough. */
+/* A buffer of count words for packing pairs (and the scratch of pairs with
+ * 64-bit keys, words and values): the kept one when large enough. */
 static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
 {
     if (cpu->pair_words_capacity >= count)
@@ -92,9 +92,9 @@ static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t coun
     if (request->key_type == BITONIC_KEY_U32)
         return bitonic_cpu_sort_u32(keys, count, request->order, &config);
     uint32_t flip = order_xor(request), threads = bitonic_cpu_sort_threads(count, &config);
-    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config.target);
     bitonic_status status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config.target);
     return status;
 }
 
@@ -108,9 +108,9 @@ static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t co
         return bitonic_cpu_sort_u64(keys, count, request->order, &config);
     uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
-    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config.target);
     bitonic_status status = bitonic_cpu_sort_u64(keys, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config.target);
     return status;
 }
 
@@ -131,12 +131,12 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *keys64 = keys;
         uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-        uint64_t *words = pair_words_for(cpu, count);
+        uint64_t *words = pair_words_for(cpu, BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads);
+        bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads, config.target);
         bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, words, &config);
-        bitonic_cpu_keys_from_ordered(keys64, count, request->key_type, flip, threads);
+        bitonic_cpu_keys_from_ordered(keys64, count, request->key_type, flip, threads, config.target);
         release_large_pair_words(cpu);
         return status;
     }
@@ -146,9 +146,9 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t flip = order_xor(request);
-    bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads);
+    bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
     bitonic_status status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_cpu_unpack_pairs(words, keys32, values, count, request->key_type, flip, threads);
+    bitonic_cpu_unpack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
     release_large_pair_words(cpu);
     return status;
 }

@@ -3,7 +3,8 @@
  * sort orders (ordered key << 32 | value) and unpacking them, and the order maps
  * of key_transform.h over arrays of keys. Each pass is split into contiguous
  * slices, one per thread (fast_sort_jobs.c), as many threads as the sort of the
- * same data uses (bitonic_cpu_sort_threads). */
+ * same data uses (bitonic_cpu_sort_threads), with the loops built for the
+ * sort's target (AUTO: the best this CPU runs; one it lacks: the baseline's). */
 #ifndef BITONIC_CPU_PAIR_PACK_H
 #define BITONIC_CPU_PAIR_PACK_H
 
@@ -11,20 +12,23 @@
 #include <stdint.h>
 
 #include "bitonic.h"
+#include "fast_sort.h"
 
 /* words[i] = ordered(keys[i]) << 32 | values[i]; order_xor is all ones for a
  * descending sort. type is a 32-bit key type. */
 void bitonic_cpu_pack_pairs(uint64_t *words, const uint32_t *keys, const uint32_t *values, size_t count,
-                            bitonic_key_type type, uint32_t order_xor, uint32_t threads);
+                            bitonic_key_type type, uint32_t order_xor, uint32_t threads,
+                            bitonic_cpu_target target);
 /* The inverse: keys[i] and values[i] from words[i]. */
 void bitonic_cpu_unpack_pairs(const uint64_t *words, uint32_t *keys, uint32_t *values, size_t count,
-                              bitonic_key_type type, uint32_t order_xor, uint32_t threads);
+                              bitonic_key_type type, uint32_t order_xor, uint32_t threads,
+                              bitonic_cpu_target target);
 
 /* The order maps in place over count keys of type (32 or 64 bits by the type);
  * order_xor all ones for descending. */
 void bitonic_cpu_keys_to_ordered(void *keys, size_t count, bitonic_key_type type, uint64_t order_xor,
-                                 uint32_t threads);
+                                 uint32_t threads, bitonic_cpu_target target);
 void bitonic_cpu_keys_from_ordered(void *keys, size_t count, bitonic_key_type type, uint64_t order_xor,
-                                   uint32_t threads);
+                                   uint32_t threads, bitonic_cpu_target target);
 
 #endif /* BITONIC_CPU_PAIR_PACK_H */

@@ -12,10 +12,14 @@
 #include "bitonic.h"
 #include "fast_sort.h"
 
+/* The scratch words of a sort of count pairs with 64-bit keys: count words and
+ * count 32-bit values. */
+#define BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count) ((count) + ((count) + 1) / 2)
+
 /* Sorts count (ordered 64-bit key, value) pairs by key, then by value, with the
- * fast sort of 64-bit words under config. words is scratch of count words, or
- * NULL to allocate it for the call; keys that span 2^32 or more also allocate
- * count values. Returns BITONIC_SUCCESS, BITONIC_ERROR_OUT_OF_HOST_MEMORY, or
+ * fast sort of 64-bit words under config. words is scratch of
+ * BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count) words, or NULL to allocate it for
+ * the call. Returns BITONIC_SUCCESS, BITONIC_ERROR_OUT_OF_HOST_MEMORY, or
  * BITONIC_ERROR_TOO_LARGE for more than 2^32 - 1 pairs whose keys span 2^32 or
  * more (the API's calls stay below that). */
 bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *words,
