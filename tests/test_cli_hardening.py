@@ -41,7 +41,8 @@ def run(*args, env=None, timeout=60):
 
 
 def temporaries(directory):
-    return [n for n in os.listdir(directory) if ".tmp." in n]
+    """The CLI's named temporaries, and rank 0's hidden part file of a distributed sort."""
+    return [n for n in os.listdir(directory) if ".tmp." in n or ".bitonic-part." in n]
 
 
 def npy_bytes(count, seed):
