@@ -22,8 +22,11 @@ echo "== the Python package: the README's install into a virtual environment, th
 # On the library the stage above built (static, position-independent); pip may
 # not reach the network (--no-index): Debian's NumPy, pytest and Hypothesis come
 # in through --system-site-packages. The tests run from outside python/, so the
-# installed package is the one imported.
+# installed package is the one imported. Debian's own interpreter, which its
+# python3-* packages serve: a python3 earlier on PATH (pyenv's, say) has
+# neither NumPy nor wheel.
 python=${PYTHON:-python3}
+[ -n "${PYTHON:-}" ] || [ ! -x /usr/bin/python3 ] || python=/usr/bin/python3
 rm -rf build-python
 "$python" -m venv --system-site-packages build-python/venv
 BITONIC_WERROR=1 BITONIC_LIBRARY_BUILD_DIR="$root/build-test" \
