@@ -56,7 +56,11 @@ for name in $programs; do
   step "$name (at most $limit s)"
   start=$SECONDS
   rc=0
-  BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-18} timeout "$limit" "$program" > "$out/$name.log" 2>&1 || rc=$?
+  # Line-buffered, so that a program the limit kills leaves the lines it printed
+  # (test_vulkan_partition's of 2026-12-02 left none).
+  # shellcheck disable=SC2086  # LINE_BUFFERED is words
+  BITONIC_TEST_MAX_LOG=${TEST_MAX_LOG:-18} timeout "$limit" $LINE_BUFFERED "$program" > "$out/$name.log" 2>&1 ||
+    rc=$?
   [ $rc -eq 0 ] || status=1
   if [ $rc -eq 124 ]; then echo "(killed after $limit s)" >> "$out/$name.log"; fi
   if grep -q '^VALIDATION' "$out/$name.log"; then status=1; fi
