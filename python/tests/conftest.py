@@ -40,9 +40,15 @@ def _context_for(backend, cache_directory):
     return _contexts[backend]
 
 
-@pytest.fixture(scope="session")
+# One cache directory for the whole run: the contexts are kept across tests.
+_cache_directory = []
+
+
+@pytest.fixture
 def cache_directory(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("bitonic-cache"))
+    if not _cache_directory:
+        _cache_directory.append(str(tmp_path_factory.mktemp("bitonic-cache")))
+    return _cache_directory[0]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -60,6 +66,6 @@ def cpu(cache_directory):
     return _context_for("cpu", cache_directory)
 
 
-def pytest_sessionfinish(session, exitstatus):
+def pytest_sessionfinish():
     for context in _contexts.values():
         context.close()
