@@ -152,7 +152,7 @@ bitonic_status sorter_record_wide_sort(const bitonic_vulkan_sorter *sorter, VkCo
             VkPipeline pipeline =
                 pass->kind == BITONIC_PASS_TILE ? sorter_tile_pipeline_for(variant, pass) : variant->merge_pipeline;
             sorter_name_pass(&recorder, pass->kind == BITONIC_PASS_TILE ? "tile sort" : "merge",
-                             2u * info->count * (plan->key_bytes + (info->values != VK_NULL_HANDLE ? 4u : 0u)));
+                             sorter_bytes_moved(info->count, plan->key_bytes, info->values != VK_NULL_HANDLE));
             sorter_record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (p + 1 < plan->pass_count)
                 sorter_record_pass_barrier(command_buffer);

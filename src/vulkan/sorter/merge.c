@@ -120,7 +120,7 @@ bool sorter_record_two_run_merge(dispatch_recorder *recorder, const sorter_varia
     }
     uint32_t search = plan->split_search == SPLIT_SEARCH_GUIDED ? MERGE_SAMPLES_GUIDED : 0u;
     constants.sample_runs = (fused ? MERGE_SAMPLES_SEARCH | search : 0u) | (write_samples ? MERGE_SAMPLES_WRITE : 0u);
-    sorter_name_pass(recorder, "merge", 2u * plan->count * ((variant->key64 ? 8u : 4u) + (variant->with_values ? 4u : 0u)));
+    sorter_name_pass(recorder, "merge", sorter_bytes_moved(plan->count, variant->key64 ? 8u : 4u, variant->with_values));
     sorter_record_sized_dispatch(recorder, merge_pipeline_of(variant, sorter_merge_pipeline_kind(variant, plan, pass)),
                                  &constants, merge);
     return write_samples;
@@ -323,7 +323,7 @@ bitonic_status sorter_record_merge_sort(const bitonic_vulkan_sorter *sorter, VkC
             VkPipeline pipeline = pass->kind == BITONIC_PASS_TILE ? plan_tile_pipeline(variant, plan, pass)
                                                                   : variant->global_pipelines[pass->step_count];
             sorter_name_pass(&recorder, pass->kind == BITONIC_PASS_TILE ? "tile sort" : "network pass",
-                             2u * info->count * (key_bytes + (with_values ? 4u : 0u)));
+                             sorter_bytes_moved(info->count, key_bytes, with_values));
             sorter_record_dispatch(&recorder, pipeline, &constants, sizeof constants, group_x[p], group_y[p]);
             if (p + 1 < pass_count)
                 sorter_record_pass_barrier(command_buffer);

@@ -429,7 +429,7 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
     /* Bytes for the profile's pass details: the keys read, and every key and
      * value read and written. */
     uint64_t keys_read = info->count * key_bytes;
-    uint64_t moved = 2u * info->count * (key_bytes + (with_values ? 4u : 0u));
+    uint64_t moved = sorter_bytes_moved(info->count, key_bytes, with_values);
     uint64_t samples_read = (uint64_t)plan->sample_count * (key_bytes + (with_values ? 4u : 0u));
 
     /* 1. The samples, and their sort. */

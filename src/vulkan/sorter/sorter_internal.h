@@ -260,6 +260,13 @@ static inline void sorter_name_pass(dispatch_recorder *recorder, const char *nam
     recorder->next_bytes = bytes;
 }
 
+/* The bytes a pass moves that reads and writes count keys of key_bytes each
+ * and, with values, their 32-bit values. */
+static inline uint64_t sorter_bytes_moved(uint64_t count, uint32_t key_bytes, bool with_values)
+{
+    return 2u * count * (key_bytes + (with_values ? 4u : 0u));
+}
+
 /* What a sort of `info` records: checked once, then used both to record it and
  * to say how many passes (and so timestamps) it records. */
 /* How a merge's split pass searches: k-ary rounds of tuning.merge_split_probes,

@@ -111,7 +111,7 @@ bitonic_status sorter_record_transposed_sort(const bitonic_vulkan_sorter *sorter
             .view_mirror_phase = pass->view_mirror_phase, .view_forward = pass->to_view ? 1u : 0u,
         };
         sorter_name_pass(&recorder, pass->kind == BITONIC_PASS_TRANSPOSE ? "transpose" : "tile sort",
-                         2u * info->count * (plan->key_bytes + (with_values ? 4u : 0u)));
+                         sorter_bytes_moved(info->count, plan->key_bytes, with_values));
         sorter_record_dispatch(&recorder,
                                pass->kind == BITONIC_PASS_TRANSPOSE ? variant->transpose_pipeline
                                                              : sorter_tile_pipeline_for(variant, pass),
