@@ -6,7 +6,8 @@
 # build has it (cub_sort_bench, cub_parts), all stripped, the shared libraries
 # the flock links that a bare machine lacks (lib/), the static library
 # (static/libbitonic.a, for python.sh), and PACKED.txt (the commit,
-# the date, the build's options). The CUB source needs no packing: bench/cub/
+# the date, the build's options), and the CPU path's benches where built
+# (bench/cpu/, for bench/cpu/wide_table.sh). The CUB source needs no packing: bench/cub/
 # travels with the working tree, and sweep.sh builds it there with nvcc.
 #
 #   sh bench/device/pack.sh                         # build/ as .pack/bitonic-device.tar.xz
@@ -61,6 +62,16 @@ if [ -x "$boids" ]; then
     esac
   done
 fi
+# The CPU path's benches (bench/cpu/wide_table.sh runs them from the unpacked
+# folder, which has the build's layout), with the libraries they link that a
+# bare machine lacks (Highway's, for the vqsort peer).
+for bench in bitonic_cpu_types_bench bitonic_cpu_wide_peers; do
+  program=$build/bench/cpu/$bench
+  [ -x "$program" ] || continue
+  mkdir -p "$dest/bench/cpu"
+  cp "$program" "$dest/bench/cpu/"
+  ldd "$program" | awk '$3 ~ /^\// { print $3 }' | grep -E '/libhwy' | while read -r lib; do cp -L "$lib" "$dest/lib/"; done
+done
 for peer in cub_sort_bench cub_parts; do
   for where in "$build/$peer" "$build/bench/cub/$peer"; do
     if [ -x "$where" ]; then cp "$where" "$dest/"; break; fi
@@ -72,7 +83,7 @@ if [ -f "$build/src/libbitonic.a" ]; then
   mkdir -p "$dest/static"
   cp "$build/src/libbitonic.a" "$dest/static/"
 fi
-strip "$dest"/tools/bitonic/* "$dest"/tests/* "$dest"/apps/boids/* 2> /dev/null || true
+strip "$dest"/tools/bitonic/* "$dest"/tests/* "$dest"/apps/boids/* "$dest"/bench/cpu/* 2> /dev/null || true
 [ -n "$(ls "$dest/lib")" ] || rmdir "$dest/lib"
 
 # What the pack is: the source commit (and whether the tree had changes), the build's options.
