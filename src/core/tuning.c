@@ -76,9 +76,11 @@
 #define PARTITION_LEVELS 0u
 #define PARTITION_BUCKETS_PER_WINDOW 2u
 /* The nested partition where the first partition's windows would take at
- * least this many merge levels: 4 for 32-bit keys, 3 for the others:
- * docs/TUNING.md, "The partition sort". */
-#define PARTITION_NESTED_MIN_LEVELS_32 4u
+ * least this many merge levels: 3 for every key type since the nested
+ * partition sorts on a tile of its own (32-bit keys took 4 before; at 3
+ * levels, 1.5 x 2^24 to 2^25 + 1 keys, 0.90-0.94x on the H200; at 2 levels
+ * every type lost up to 10%): docs/TUNING.md, "The partition sort". */
+#define PARTITION_NESTED_MIN_LEVELS_32 3u
 #define PARTITION_NESTED_MIN_LEVELS_64 3u
 /* The window split pass's cursors in three pieces by one thread's selection
  * from 2^24 32-bit keys and 2^25 pairs and 64-bit keys, by the workgroup's
