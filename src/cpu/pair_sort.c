@@ -126,10 +126,11 @@ static void unpack_slice(void *context, size_t begin, size_t end)
 }
 
 /* Whether the sort of count pairs under config takes the AVX-512 sort that
- * moves values with their keys: its target resolves to AVX-512 and it runs on
- * one thread (the sort of words and positions keeps the sorts on more threads
- * below BUCKETS_MIN_PAIRS, and a forced target that the CPU lacks reaches the
- * fast sort, which refuses it). */
+ * moves values with their keys: its target resolves to AVX-512 (a forced
+ * target that the CPU lacks reaches the fast sort, which refuses it), and it
+ * runs on one thread or below BUCKETS_MIN_PAIRS, where that sort on one thread
+ * beat the sort of words and positions on two (perf-log entry NEXT-FREE); the
+ * buckets keep every thread busy from there. */
 static int moves_values(size_t count, const bitonic_cpu_sort_config *config)
 {
 #if defined(BITONIC_CPU_HAVE_X86)
@@ -137,7 +138,7 @@ static int moves_values(size_t count, const bitonic_cpu_sort_config *config)
     if (target == BITONIC_CPU_TARGET_AUTO)
         target = bitonic_cpu_best_target();
     return target == BITONIC_CPU_TARGET_AVX512 && bitonic_cpu_target_supported(target) &&
-           bitonic_cpu_sort_threads(count, config) == 1;
+           (count < BUCKETS_MIN_PAIRS || bitonic_cpu_sort_threads(count, config) == 1);
 #else
     (void)count;
     (void)config;
