@@ -303,6 +303,22 @@ ALWAYS_INLINE void partition_store(partition_cursor *cur, vec k, __m256i v, __mm
     _mm256_mask_storeu_epi32(cur->values + cur->right, above_store, _mm256_maskz_compress_epi32(above, v));
 }
 
+/* Pairs ahead of the read cursors to prefetch: the 4 KiB of keys of
+ * avx512_partition64, and their values. */
+#define PREFETCH_PAIRS 512
+
+ALWAYS_INLINE void prefetch_step(const uint64_t *keys, const uint32_t *values, size_t first, size_t read_left,
+                                 size_t read_right)
+{
+    if (first >= read_left && first + UNROLL * LANES <= read_right) {
+BITONIC_CPU_UNROLL(4)
+        for (int u = 0; u < UNROLL; u++)
+            __builtin_prefetch(keys + first + (size_t)u * LANES);
+        __builtin_prefetch(values + first);
+        __builtin_prefetch(values + first + 2 * LANES);
+    }
+}
+
 /* In place, as avx512_partition64: the first and last UNROLL vectors are held
  * in registers, and each step reads from the side whose gap is smaller, so
  * neither write cursor can overtake unread pairs. */
@@ -330,9 +346,12 @@ static size_t partition(uint64_t *keys, uint32_t *values, size_t count, uint64_t
         if (read_left - cur.left <= cur.right - read_right) {
             from = read_left;
             read_left += step;
+            prefetch_step(keys, values, from + PREFETCH_PAIRS, read_left, read_right);
         } else {
             read_right -= step;
             from = read_right;
+            if (read_right >= PREFETCH_PAIRS)
+                prefetch_step(keys, values, read_right - PREFETCH_PAIRS, read_left, read_right);
         }
         BITONIC_CPU_UNROLL(4)
         for (int u = 0; u < UNROLL; u++) {
