@@ -402,8 +402,11 @@ static int compare_key_value(const void *a, const void *b)
  * the argsort; skewed keys, most of them in one bucket of the counting pass
  * (pair_sort.c), and keys whose buckets hold one distinct high part each.
  * Scratch words the caller gives and scratch the sort allocates, by turns; on
- * `threads` threads (0: all cores). */
-static void test_pairs_u64(size_t count, uint32_t threads)
+ * `threads` threads (0: all cores). direct: the AVX-512 sort that moves values
+ * with their keys (pair_sort_avx512.c) called alone, where the CPU has AVX-512
+ * (its leaves, its partitions, keys equal to its padding, and its sort of the
+ * values of runs of equal keys, short and long). */
+static void test_pairs_u64_calls(size_t count, uint32_t threads, int direct)
 {
     uint64_t *scratch = malloc(BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count + 1) * sizeof *scratch);
     uint64_t *keys = malloc(count * sizeof *keys);
@@ -411,7 +414,8 @@ static void test_pairs_u64(size_t count, uint32_t threads)
     key_value *expected = malloc(count * sizeof *expected);
     for (int shape = 0; shape < 7 && keys && values && expected; shape++) {
         for (size_t t = 0; t < TARGET_COUNT; t++) {
-            if (!bitonic_cpu_target_supported(all_targets[t]))
+            if (!bitonic_cpu_target_supported(all_targets[t]) ||
+                (direct && all_targets[t] != BITONIC_CPU_TARGET_AVX512))
                 continue;
             for (size_t i = 0; i < count; i++) {
                 uint64_t r = (uint64_t)next_random() << 32 | next_random();
@@ -429,13 +433,18 @@ static void test_pairs_u64(size_t count, uint32_t threads)
             }
             qsort(expected, count, sizeof *expected, compare_key_value);
             bitonic_cpu_sort_config config = {.target = all_targets[t], .threads = threads};
-            bitonic_status status =
-                bitonic_cpu_sort_pairs_u64(keys, values, count, (shape + t) % 2 ? scratch : NULL, &config);
+            bitonic_status status = BITONIC_SUCCESS;
+#if defined(BITONIC_CPU_HAVE_X86)
+            if (direct)
+                bitonic_cpu_sort_pairs_avx512_u64(keys, values, count);
+            else
+#endif
+                status = bitonic_cpu_sort_pairs_u64(keys, values, count, (shape + t) % 2 ? scratch : NULL, &config);
             int same = status == BITONIC_SUCCESS;
             for (size_t i = 0; i < count && same; i++)
                 same = keys[i] == expected[i].key && values[i] == expected[i].value;
             check(same, "pairs with 64-bit keys differ from qsort", bitonic_cpu_target_name(all_targets[t]), "asc",
-                  "pairs64", count, 0);
+                  direct ? "pairs64 moving values" : "pairs64", count, 0);
         }
     }
     free(scratch);
@@ -443,6 +452,8 @@ static void test_pairs_u64(size_t count, uint32_t threads)
     free(values);
     free(expected);
 }
+
+static void test_pairs_u64(size_t count, uint32_t threads) { test_pairs_u64_calls(count, threads, 0); }
 
 int main(void)
 {
@@ -502,6 +513,15 @@ int main(void)
     test_pairs_u64(((size_t)1 << 16) + 3, 1);
     test_pairs_u64(((size_t)1 << 18) + 5, 0);
     test_pairs_u64(((size_t)1 << 20) + 5, 3); /* in buckets (pair_sort.c) */
+    /* One thread from 2^17 pairs: the sort that moves values with their keys on
+     * AVX-512 (pair_sort.c), the sort of words and positions on the others. */
+    test_pairs_u64(((size_t)1 << 17) + 7, 1);
+    test_pairs_u64(((size_t)1 << 20) + 5, 1);
+    for (size_t count = 0; count <= 300; count++)
+        test_pairs_u64_calls(count, 1, 1);
+    for (unsigned log = 9; log <= 14; log++)
+        for (size_t count = ((size_t)1 << log) - 1; count <= ((size_t)1 << log) + 1; count++)
+            test_pairs_u64_calls(count, 1, 1);
 
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;

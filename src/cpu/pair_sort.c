@@ -4,6 +4,9 @@
  * - If the keys span less than 2^32 (small integers, timestamps, any tied
  *   data), each pair is packed as ((key - smallest) << 32 | value) and sorted
  *   once, exactly as pairs with 32-bit keys are.
+ * - Otherwise, on one thread with AVX-512, from 2^17 pairs, a quicksort that
+ *   moves each value with its key sorts them in place (pair_sort_avx512.c):
+ *   no packing, no gather, no scratch.
  * - Otherwise, from 2^20 pairs, one counting pass moves the pairs into
  *   buckets by the top bits of (key - smallest), each bucket about 2^14 pairs,
  *   and the buckets are sorted alone, shared out among the sort's threads
@@ -34,6 +37,11 @@
  * counting pass cost more than it saved: 12-18% slower with it at 2^18 and
  * 2^19 pairs there, 34-42% faster from 2^21 (perf-log entry 115). */
 #define BUCKETS_MIN_PAIRS ((size_t)1 << 20)
+/* From this many pairs (1.5 MiB of keys and values) the gather of the sort of
+ * words and positions leaves the 1 MiB L2 of the development machine, and the
+ * AVX-512 sort that moves the values with the keys wins (perf-log entry
+ * NEXT-FREE); below it the gather stays in L2 and the sort of words is faster. */
+#define MOVES_VALUES_MIN_PAIRS ((size_t)1 << 17)
 
 static unsigned bit_length(uint64_t value)
 {
@@ -115,6 +123,27 @@ static void unpack_slice(void *context, size_t begin, size_t end)
         pass->keys[i] = pass->smallest + (pass->words[i] >> 32);
         pass->values[i] = (uint32_t)pass->words[i];
     }
+}
+
+/* Whether the sort of count pairs under config takes the AVX-512 sort that
+ * moves values with their keys: its target resolves to AVX-512 (a forced
+ * target that the CPU lacks reaches the fast sort, which refuses it), and it
+ * runs on one thread or below BUCKETS_MIN_PAIRS, where that sort on one thread
+ * beat the sort of words and positions on two (perf-log entry NEXT-FREE); the
+ * buckets keep every thread busy from there. */
+static int moves_values(size_t count, const bitonic_cpu_sort_config *config)
+{
+#if defined(BITONIC_CPU_HAVE_X86)
+    bitonic_cpu_target target = config ? config->target : BITONIC_CPU_TARGET_AUTO;
+    if (target == BITONIC_CPU_TARGET_AUTO)
+        target = bitonic_cpu_best_target();
+    return target == BITONIC_CPU_TARGET_AVX512 && bitonic_cpu_target_supported(target) &&
+           (count < BUCKETS_MIN_PAIRS || bitonic_cpu_sort_threads(count, config) == 1);
+#else
+    (void)count;
+    (void)config;
+    return 0;
+#endif
 }
 
 /* Sorts a run of pairs whose (key - smallest) agree above bit `shift` (1..32)
@@ -342,6 +371,13 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
     parallel_key_range(keys, count, threads, &smallest, &largest);
     if (largest - smallest > UINT32_MAX && count > UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE; /* a position would not fit the low half */
+#if defined(BITONIC_CPU_HAVE_X86)
+    if (largest - smallest > UINT32_MAX && count >= MOVES_VALUES_MIN_PAIRS && moves_values(count, config)) {
+        /* In place: no scratch, no gather. */
+        bitonic_cpu_sort_pairs_avx512_u64(keys, values, count);
+        return BITONIC_SUCCESS;
+    }
+#endif
     uint64_t *words = scratch ? scratch : malloc(BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count) * sizeof *words);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
