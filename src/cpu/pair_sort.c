@@ -40,7 +40,7 @@
 /* From this many pairs (1.5 MiB of keys and values) the gather of the sort of
  * words and positions leaves the 1 MiB L2 of the development machine, and the
  * AVX-512 sort that moves the values with the keys wins (perf-log entry
- * NEXT-FREE); below it the gather stays in L2 and the sort of words is faster. */
+ * 117); below it the gather stays in L2 and the sort of words is faster. */
 #define MOVES_VALUES_MIN_PAIRS ((size_t)1 << 17)
 
 static unsigned bit_length(uint64_t value)
@@ -129,7 +129,7 @@ static void unpack_slice(void *context, size_t begin, size_t end)
  * moves values with their keys: its target resolves to AVX-512 (a forced
  * target that the CPU lacks reaches the fast sort, which refuses it), and it
  * runs on one thread or below BUCKETS_MIN_PAIRS, where that sort on one thread
- * beat the sort of words and positions on two (perf-log entry NEXT-FREE); the
+ * beat the sort of words and positions on two (perf-log entry 117); the
  * buckets keep every thread busy from there. */
 static int moves_values(size_t count, const bitonic_cpu_sort_config *config)
 {
