@@ -509,6 +509,33 @@ static void check_nested_taken(test_counter *t, const suite *plain, tuned_desc n
     close_suite(&nested);
 }
 
+/* A nested partition whose windows grow past its nested tile and stay below
+ * the whole tile: windows of four tiles, one bucket a window, a nested tile of
+ * a quarter tile and a scatter tile of 256 keys (so few nested buckets that
+ * the windows must be twice the nested tile). The nested tile's pipeline sorts
+ * runs of that tile alone, so such a plan takes the whole tile's; with the
+ * nested tile's it left the second half of each window unsorted (2^27 pairs on
+ * the H200, a crash on lavapipe). u32, pairs and u64, 2^19 keys (scaled). */
+static void check_window_past_nested_tile(test_counter *t, const suite *plain, tuned_desc desc)
+{
+    desc.tuning.partition_min_keys = 1;
+    desc.tuning.partition_levels = 4;
+    desc.tuning.partition_nested_min_levels = 1;
+    desc.tuning.partition_nested_tile_keys = plain->tile_keys / 4u;
+    desc.tuning.partition_buckets_per_window = 1;
+    desc.tuning.partition_scatter_tile_keys = 256;
+    suite s = {.t = t, .plain = plain->context, .label = "nested partition, windows past the nested tile",
+               .keys64 = plain->keys64};
+    if (!open_suite(&s, &desc))
+        return;
+    size_t n = scaled(&s, (size_t)1 << 19, 0);
+    check_sort(&s, (input){BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, n, 1181});
+    check_sort(&s, (input){BITONIC_KEY_U32, BITONIC_ORDER_DESCENDING, RANDOM, true, 0, n + 3, 1182});
+    if (s.keys64)
+        check_sort(&s, (input){BITONIC_KEY_U64, BITONIC_ORDER_ASCENDING, RANDOM, false, 0, n, 1183});
+    close_suite(&s);
+}
+
 /* Whether the context sorts 64-bit keys (shaderInt64): one tiny sort tells;
  * only BITONIC_ERROR_UNSUPPORTED lets the u64 checks be skipped. */
 static bool sorts_64bit_keys(test_counter *t, bitonic_context *context)
@@ -617,6 +644,7 @@ int main(void)
     nested.tuning.partition_levels = 2;
     nested.tuning.partition_nested_min_levels = 1;
     check_nested_taken(&t, &plain, nested);
+    check_window_past_nested_tile(&t, &plain, base);
     run_partition_suite(&plain, nested, "nested partition", 1u << 16, run_levels_2);
     /* Its windows on the whole sort's tile, as before they took the nested
      * tile (partition_nested_tile_log, shorter where the device allows). */

@@ -197,7 +197,8 @@ void bitonic_vulkan_sorter_destroy(bitonic_vulkan_sorter *sorter)
         vkDestroyPipeline(sorter->device, variant->tile_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_sort_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->short_tile_sort_pipeline, sorter->allocator);
-        vkDestroyPipeline(sorter->device, variant->nested_tile_sort_pipeline, sorter->allocator);
+        for (uint32_t w = 0; w < NESTED_WINDOW_LOGS; ++w)
+            vkDestroyPipeline(sorter->device, variant->nested_tile_sort_pipelines[w], sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->tile_sort_tail_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->short_tile_sort_tail_pipeline, sorter->allocator);
         vkDestroyPipeline(sorter->device, variant->merge_pipeline, sorter->allocator);

@@ -164,6 +164,12 @@ void sorter_plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
         while (window_log < tuning->tile_log &&
                (window_log < tuning->merge_chunk_log || ((uint64_t)1 << window_log) * most_nested < 2u * average_bucket))
             ++window_log;
+        /* Each window below the tile is sorted by a pipeline built for its
+         * length (sorter_variant.nested_tile_sort_pipelines): one built for a
+         * shorter run left the second half of each window unsorted
+         * (docs/perf-log.md, entry 118). Longer ones take the whole tile. */
+        if (window_log >= tuning->partition_nested_tile_log + NESTED_WINDOW_LOGS)
+            window_log = tuning->tile_log;
         plan->nested_splitters = nested_splitters;
         /* A workgroup for about 8 scatter tiles of an average bucket. */
         uint64_t average_tiles = info->count / buckets / staged_tile;
@@ -550,7 +556,8 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                 samples_left = true;
             }
             sorter_name_pass(&recorder, "tile sort", moved);
-            VkPipeline tile_sort = plan->nested_tile ? runs_variant->nested_tile_sort_pipeline
+            VkPipeline tile_sort = plan->nested_tile ? runs_variant->nested_tile_sort_pipelines
+                                                           [plan->window_log - tuning->partition_nested_tile_log]
                                                      : sorter_tile_pipeline_for(runs_variant, pass);
             sorter_record_dispatch(&recorder, tile_sort, &constants, sizeof constants, group_x[0], group_y[0]);
             sorter_record_pass_barrier(command_buffer);

@@ -140,22 +140,22 @@ VkResult sorter_ensure_pipeline(bitonic_vulkan_sorter *sorter, sorter_variant *v
     case PIPELINE_SHORT_TILE_SORT:
     case PIPELINE_NESTED_TILE_SORT: {
         /* The short tile: the same kernel, a shorter tile and fewer threads;
-         * the nested partition's tile: the same kernel and keys a thread on
-         * its own tile; steps 1: the pipeline of passes that place a tail. */
+         * the nested partition's windows: the same kernel and keys a thread on
+         * the window (steps: its log2 above the nested tile); for the others
+         * steps 1: the pipeline of passes that place a tail. */
         bool short_tile = kind == PIPELINE_SHORT_TILE_SORT, nested = kind == PIPELINE_NESTED_TILE_SORT;
-        bool tail = steps == 1u;
-        VkPipeline *pipeline = nested       ? &variant->nested_tile_sort_pipeline
+        bool tail = !nested && steps == 1u;
+        uint32_t nested_log = tuning->partition_nested_tile_log + steps;
+        if ((short_tile && (tuning->short_tile_log == 0 || wide)) || (tail && (tuning->tile_tail_log == 0 || wide)) ||
+            (nested && (steps >= NESTED_WINDOW_LOGS || wide || nested_log >= tuning->tile_log)))
+            return VK_ERROR_FEATURE_NOT_PRESENT;
+        VkPipeline *pipeline = nested       ? &variant->nested_tile_sort_pipelines[steps]
                                : short_tile ? (tail ? &variant->short_tile_sort_tail_pipeline
                                                     : &variant->short_tile_sort_pipeline)
                                             : (tail ? &variant->tile_sort_tail_pipeline : &variant->tile_sort_pipeline);
         if (*pipeline != VK_NULL_HANDLE)
             return VK_SUCCESS;
-        if ((short_tile && (tuning->short_tile_log == 0 || wide)) || (tail && (tuning->tile_tail_log == 0 || wide)) ||
-            (nested && (tail || wide || tuning->partition_nested_tile_log >= tuning->tile_log)))
-            return VK_ERROR_FEATURE_NOT_PRESENT;
-        uint32_t tile_log = short_tile ? tuning->short_tile_log
-                            : nested   ? tuning->partition_nested_tile_log
-                                       : tuning->tile_log;
+        uint32_t tile_log = short_tile ? tuning->short_tile_log : nested ? nested_log : tuning->tile_log;
         uint32_t register_log = short_tile ? tuning->short_tile_register_log : tuning->tile_sort_register_log;
         /* The merge chunk places the run samples the tile sort leaves. */
         uint32_t tile_constants[4] = {1u << (tile_log - register_log), tile_log, tuning->merge_chunk_log,
@@ -334,9 +334,10 @@ VkResult sorter_create_variant_pipelines(bitonic_vulkan_sorter *sorter, sorter_v
                       variant->tuning.partition_max_splitters != 0 && !variant->tuning.merge_direct;
     if (result == VK_SUCCESS && partitions)
         result = sorter_ensure_pipeline(sorter, variant, PIPELINE_PARTITION, 0);
-    if (result == VK_SUCCESS && partitions && variant->tuning.tile_merge_sort &&
-        variant->tuning.partition_nested_tile_log < variant->tuning.tile_log)
-        result = sorter_ensure_pipeline(sorter, variant, PIPELINE_NESTED_TILE_SORT, 0);
+    for (uint32_t w = 0; w < NESTED_WINDOW_LOGS; ++w)
+        if (result == VK_SUCCESS && partitions && variant->tuning.tile_merge_sort &&
+            variant->tuning.partition_nested_tile_log + w < variant->tuning.tile_log)
+            result = sorter_ensure_pipeline(sorter, variant, PIPELINE_NESTED_TILE_SORT, w);
     for (uint32_t three_pieces = 0; three_pieces < 2u; ++three_pieces) {
         if (result == VK_SUCCESS && partitions)
             result = sorter_ensure_pipeline(sorter, variant, PIPELINE_WINDOW_MERGE, three_pieces);
@@ -411,7 +412,9 @@ VkResult sorter_ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
                                             : plan->short_tile                            ? PIPELINE_SHORT_TILE_SORT
                                             : sorter_sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
                                                                                           : PIPELINE_TILE,
-                                            pass->tile_tail ? 1u : 0u);
+                                            plan->nested_tile ? plan->window_log - variant->tuning.partition_nested_tile_log
+                                            : pass->tile_tail ? 1u
+                                                              : 0u);
         } else if (pass->kind == BITONIC_PASS_MERGE) {
             result = sorter_ensure_pipeline(sorter, variant, sorter_merge_pipeline_kind(variant, plan, pass), 0);
             if (result == VK_SUCCESS && plan->split_pass)
@@ -510,9 +513,12 @@ bitonic_status bitonic_vulkan_sorter_pipeline_report(const bitonic_vulkan_sorter
                                        : variant->tuning.tile_sort_register_log));
             report_pipeline(sorter, tile_sorts[i], name, text, capacity, &used);
         }
-        snprintf(name, sizeof name, "tile merge sort, nested partition's tile%s (%u keys, %u keys/thread)", kind,
-                 1u << variant->tuning.partition_nested_tile_log, 1u << variant->tuning.tile_sort_register_log);
-        report_pipeline(sorter, variant->nested_tile_sort_pipeline, name, text, capacity, &used);
+        for (uint32_t w = 0; w < NESTED_WINDOW_LOGS; ++w) {
+            snprintf(name, sizeof name, "tile merge sort, nested partition's %s%s (%u keys, %u keys/thread)",
+                     w == 0 ? "tile" : "window", kind, 1u << (variant->tuning.partition_nested_tile_log + w),
+                     1u << variant->tuning.tile_sort_register_log);
+            report_pipeline(sorter, variant->nested_tile_sort_pipelines[w], name, text, capacity, &used);
+        }
         for (uint32_t steps = 1; steps <= variant->tuning.max_global_steps; ++steps) {
             snprintf(name, sizeof name, "global%s (%u steps)", kind, steps);
             report_pipeline(sorter, variant->global_pipelines[steps], name, text, capacity, &used);

@@ -109,6 +109,10 @@ enum {
 /* Run samples: one key of every 2^RUN_SAMPLE_LOG (SAMPLE_LOG in merge_pass.comp). */
 #define RUN_SAMPLE_LOG 5u
 #define RUN_SAMPLE_KEYS (1u << RUN_SAMPLE_LOG)
+/* The nested partition's window lengths with a tile sort pipeline of their
+ * own: the nested tile and up to three doublings of it; a longer window takes
+ * the whole tile. */
+#define NESTED_WINDOW_LOGS 4u
 /* The tile merge sort takes a group's first and last key from a thread's first
  * and last register: a thread's keys must divide the group. */
 _Static_assert(BITONIC_MAX_STEP_GROUP_LOG <= RUN_SAMPLE_LOG, "keys a thread, at most one sample group");
@@ -131,7 +135,11 @@ typedef struct sorter_variant {
     VkPipeline tile_pipeline;
     VkPipeline tile_sort_pipeline;  /* tile passes from phase 1 (tuning.tile_merge_sort) */
     VkPipeline short_tile_sort_pipeline;  /* the same on tiles of 2^tuning.short_tile_log keys */
-    VkPipeline nested_tile_sort_pipeline;  /* on the nested partition's tiles (tuning.partition_nested_tile_log) */
+    /* On the nested partition's windows: [0] on its tile
+     * (tuning.partition_nested_tile_log), [w] on windows 2^w times as long,
+     * below the whole tile (sorter/partition.c lengthens windows where the
+     * nested buckets would be long). */
+    VkPipeline nested_tile_sort_pipelines[NESTED_WINDOW_LOGS];
     /* The same two for passes that place a tail (bitonic_pass.tile_tail): the
      * tail's code is specialised away in the others, which it made up to 5%
      * slower on the H100 (docs/perf-log.md, entry 71). */
