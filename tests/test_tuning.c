@@ -151,8 +151,8 @@ int main(void)
                        tuning.tile_sort_register_log == 3 && tuning.tile_sort_workgroup_size == 512,
                "H100 pairs and 64-bit keys: the 4096-key tile merge-sorted 8 keys a thread (got 2^%u)",
                tuning.tile_sort_register_log);
-    TEST_CHECK(&t, tuning.partition_nested_tile_log == 11,
-               "H100 pairs and 64-bit keys: the nested partition's tile 2048 keys (got 2^%u; %u splitters)",
+    TEST_CHECK(&t, tuning.partition_nested_tile_log == 10,
+               "H100 pairs and 64-bit keys: the nested partition's tile 1024 keys (got 2^%u; %u splitters)",
                tuning.partition_nested_tile_log, tuning.partition_max_splitters);
     TEST_CHECK(&t, bitonic_tuning_derive(&small, 4, 0, 0, 0, &tuning) && tuning.tile_sort_register_log == 4 &&
                    tuning.tile_sort_workgroup_size == 128,

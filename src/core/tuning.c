@@ -101,13 +101,18 @@
  * sort". */
 #define PARTITION_SCATTER_TILE_KEYS 8192u
 #define PARTITION_MAX_SCATTER_KEYS 16u
-/* The nested partition's tiles: 2048 keys for every key type. On the H200 the
- * tile pass of 32-bit keys took 0.89-0.92x the time of the whole sort's
- * 8192-key tile from 2^26 to 2^28 keys, and 8-byte keys 0.91-0.93x at 2^26 and
- * 2^27 against their 4096 (docs/perf-log.md, entry 114): a workgroup of the
- * long tile fills the shared memory the driver gives a multiprocessor
- * (about 64 KiB, entry 92), so it runs alone there. */
-#define PARTITION_NESTED_TILE_LOG 11u
+/* The nested partition's tiles: 2048 keys for 32-bit keys, 1024 for 8-byte
+ * keys and pairs, 2048 for the wider. On the H200 the tile pass of 32-bit keys
+ * took 0.89-0.92x the time of the whole sort's 8192-key tile from 2^26 to
+ * 2^28 keys, and 8-byte keys 0.91-0.93x at 2^26 and 2^27 against their 4096
+ * (docs/perf-log.md, entry 114): a workgroup of the long tile fills the shared
+ * memory the driver gives a multiprocessor (about 64 KiB, entry 92), so it
+ * runs alone there. A tile of 1024 made 8-byte sorts 0.93-0.96x at 2^25 and
+ * 2^26 and 32-bit keys 1.01-1.04x (entries 116, 118); the windows grow past it
+ * where the nested buckets would be long (sorter/partition.c). */
+#define PARTITION_NESTED_TILE_LOG_32 11u
+#define PARTITION_NESTED_TILE_LOG_64 10u
+#define PARTITION_NESTED_TILE_LOG_WIDE 11u
 /* The count's and the scatter's workgroups at most where the driver does not
  * tell the multiprocessors (else one a multiprocessor): docs/TUNING.md, "The
  * partition sort". */
@@ -173,7 +178,11 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
     tuning->partition_buckets_per_window = PARTITION_BUCKETS_PER_WINDOW;
     tuning->partition_nested_min_levels =
         bytes_per_key == 4u ? PARTITION_NESTED_MIN_LEVELS_32 : PARTITION_NESTED_MIN_LEVELS_64;
-    bitonic_tuning_set_nested_tile(limits, PARTITION_NESTED_TILE_LOG, tuning);
+    bitonic_tuning_set_nested_tile(limits,
+                                   bytes_per_key == 4u   ? PARTITION_NESTED_TILE_LOG_32
+                                   : bytes_per_key == 8u ? PARTITION_NESTED_TILE_LOG_64
+                                                         : PARTITION_NESTED_TILE_LOG_WIDE,
+                                   tuning);
     tuning->partition_split_by_thread_min_keys = bytes_per_key == 4u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32
                                                  : bytes_per_key == 8u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64
                                                                        : UINT64_MAX;
