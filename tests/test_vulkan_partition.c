@@ -536,6 +536,62 @@ static void check_window_past_nested_tile(test_counter *t, const suite *plain, t
     close_suite(&s);
 }
 
+/* Whether a profiled sort of n pairs (or keys) of few distinct keys, in
+ * random order, recorded the samples' sort as a pass of its own. */
+static bool sorted_samples_whole(bitonic_context *context, size_t n, bool with_values, bool *exact)
+{
+    enum { CAPACITY = 64 };
+    uint32_t *keys = malloc(n * sizeof *keys), *values = malloc(n * sizeof *values);
+    bitonic_buffer *buffer = NULL;
+    double pass_ms[CAPACITY];
+    bitonic_pass_detail details[CAPACITY] = {{0}};
+    bitonic_timing timing = {.pass_ms = pass_ms, .pass_capacity = CAPACITY, .pass_details = details};
+    uint64_t seed = 4242;
+    for (size_t i = 0; keys && values && i < n; ++i) {
+        keys[i] = (uint32_t)(test_random_u64(&seed) % 256u);
+        values[i] = (uint32_t)i;
+    }
+    bool ok = keys && values && bitonic_buffer_create(context, n, &buffer) == BITONIC_SUCCESS &&
+              bitonic_buffer_upload(buffer, keys, n) == BITONIC_SUCCESS &&
+              (!with_values || bitonic_buffer_upload_values(buffer, values, n) == BITONIC_SUCCESS) &&
+              (with_values ? bitonic_buffer_sort_pairs(buffer, n, NULL, &timing)
+                           : bitonic_buffer_sort(buffer, n, NULL, &timing)) == BITONIC_SUCCESS &&
+              bitonic_buffer_download(buffer, keys, n) == BITONIC_SUCCESS &&
+              (!with_values || bitonic_buffer_download_values(buffer, values, n) == BITONIC_SUCCESS);
+    for (size_t i = 1; ok && i < n; ++i)
+        ok = keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && (!with_values || values[i - 1] < values[i]));
+    *exact = ok;
+    bool whole = false;
+    for (uint32_t p = 0; ok && p < timing.pass_count && p < CAPACITY; ++p)
+        whole = whole || (details[p].name && strcmp(details[p].name, "samples' sort") == 0);
+    bitonic_buffer_destroy(buffer);
+    free(keys);
+    free(values);
+    return whole;
+}
+
+/* Pairs take the splitters from their samples sorted whole, keys alone from
+ * the means of sorted runs (sorter/partition.c): where keys repeat, the runs'
+ * means name values of no pair of their key, every key's pairs stay in one
+ * bucket, and long buckets go to the fallback (2^20 pairs of 256 keys took 3x
+ * as long on lavapipe). 256 keys over 16 tiles (scaled), both exact. */
+static void check_pairs_sample_whole(test_counter *t, const suite *plain, tuned_desc desc)
+{
+    desc.tuning.partition_min_keys = 1;
+    suite s = {.t = t, .label = "partition, samples of pairs"};
+    if (!open_suite(&s, &desc))
+        return;
+    size_t n = scaled(plain, (size_t)1 << 16, 0);
+    bool pairs_exact = false, keys_exact = false;
+    bool pairs_whole = sorted_samples_whole(s.context, n, true, &pairs_exact);
+    bool keys_whole = sorted_samples_whole(s.context, n, false, &keys_exact);
+    TEST_CHECK(t, pairs_exact && keys_exact && pairs_whole && !keys_whole,
+               "partition of %zu pairs and keys of 256 distinct keys: pairs %s, samples sorted whole %s; keys %s, "
+               "samples sorted whole %s", n, pairs_exact ? "exact" : "WRONG", pairs_whole ? "yes" : "no",
+               keys_exact ? "exact" : "WRONG", keys_whole ? "yes" : "no");
+    close_suite(&s);
+}
+
 /* Whether the context sorts 64-bit keys (shaderInt64): one tiny sort tells;
  * only BITONIC_ERROR_UNSUPPORTED lets the u64 checks be skipped. */
 static bool sorts_64bit_keys(test_counter *t, bitonic_context *context)
@@ -645,6 +701,7 @@ int main(void)
     nested.tuning.partition_nested_min_levels = 1;
     check_nested_taken(&t, &plain, nested);
     check_window_past_nested_tile(&t, &plain, base);
+    check_pairs_sample_whole(&t, &plain, base);
     run_partition_suite(&plain, nested, "nested partition", 1u << 16, run_levels_2);
     /* Its windows on the whole sort's tile, as before they took the nested
      * tile (partition_nested_tile_log, shorter where the device allows). */

@@ -117,10 +117,17 @@ void sorter_plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * dispatch made sorts of 64-bit keys 1.4-2.4% faster from 1.5 x 2^20 to
      * 2^22, pairs 1.1% from 1.5 x 2^20 to 2^21 + 1 and u32 1.3% at 2^22, but
      * u32 1.3% slower at 1.5 x 2^20 and 2^21, against the sample step and a
-     * tile pass of the runs on a 1024-key tile after it (docs/perf-log.md, entry 69). */
+     * tile pass of the runs on a 1024-key tile after it (docs/perf-log.md, entry 69).
+     * Not for pairs: where keys repeat, the runs' estimates of one quantile
+     * fall on different keys, and their mean's value is then no value of the
+     * key it names, so the splitters fall between keys and a key's pairs stay
+     * in one bucket; 2^20 pairs of 256 keys sent 3/4 of the sort to the
+     * fallback on lavapipe, and the flock's sort of 4M boids took 4.7x a sort
+     * of random pairs on the H200. The quantiles of the samples sorted whole
+     * are pairs of the data (docs/perf-log.md, entry 120). */
     plan->sample_runs_log = 0;
     uint32_t run_log = bitonic_ceil_log2(2u * buckets);
-    if (tuning->partition_sample_runs && samples > ((uint64_t)1 << run_log) &&
+    if (tuning->partition_sample_runs && info->values == VK_NULL_HANDLE && samples > ((uint64_t)1 << run_log) &&
         ((uint64_t)1 << run_log) <= (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys) {
         uint32_t runs_log = bitonic_ceil_log2((samples + ((uint64_t)1 << run_log) - 1u) >> run_log);
         if (runs_log <= 8u) {
