@@ -105,8 +105,17 @@ static bitonic_status cpu_state_of(bitonic_context *context, void **out_state)
     return BITONIC_SUCCESS;
 }
 
-/* A host sort on the CPU path, through the CPU backend's table, timed for
+/* A call of count keys on the CPU path that began at start_ms, for
  * bitonic_context_last_host_timing. */
+static void record_cpu_timing(bitonic_context *context, size_t count, double start_ms, bitonic_status status)
+{
+    double elapsed = bitonic_now_ms() - start_ms;
+    if (status == BITONIC_SUCCESS)
+        context->last_host_timing = (bitonic_host_timing){
+            .ran_on = BITONIC_BACKEND_CPU, .count = count, .total_ms = elapsed, .sort_ms = elapsed};
+}
+
+/* A host sort on the CPU path, through the CPU backend's table, timed. */
 static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
                                        const bitonic_sort_request *request)
 {
@@ -116,10 +125,37 @@ static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uin
         return made;
     double start = bitonic_now_ms();
     bitonic_status status = bitonic_cpu_backend.sort_host(cpu_state, keys, values, count, request, NULL, NULL);
-    double elapsed = bitonic_now_ms() - start;
-    if (status == BITONIC_SUCCESS)
-        context->last_host_timing = (bitonic_host_timing){
-            .ran_on = BITONIC_BACKEND_CPU, .count = count, .total_ms = elapsed, .sort_ms = elapsed};
+    record_cpu_timing(context, count, start, status);
+    return status;
+}
+
+/* Stable pairs on the CPU path: its own, which moves the values with their
+ * keys or gathers them on the sort's threads (cpu_backend.c), timed. */
+static bitonic_status stable_pairs_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
+                                          const bitonic_sort_request *request)
+{
+    void *cpu_state;
+    bitonic_status made = cpu_state_of(context, &cpu_state);
+    if (made != BITONIC_SUCCESS)
+        return made;
+    double start = bitonic_now_ms();
+    bitonic_status status = bitonic_cpu_backend.sort_pairs_stable_host(cpu_state, keys, values, count, request);
+    record_cpu_timing(context, count, start, status);
+    return status;
+}
+
+/* The argsort on the CPU path: its own, which needs no copy of the keys of
+ * 32-bit types, timed. */
+static bitonic_status argsort_on_cpu(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
+                                     const bitonic_sort_request *request)
+{
+    void *cpu_state;
+    bitonic_status made = cpu_state_of(context, &cpu_state);
+    if (made != BITONIC_SUCCESS)
+        return made;
+    double start = bitonic_now_ms();
+    bitonic_status status = bitonic_cpu_backend.argsort_host(cpu_state, keys, count, out_indices, request);
+    record_cpu_timing(context, count, start, status);
     return status;
 }
 
@@ -301,6 +337,8 @@ static bitonic_status locked_sort_pairs(bitonic_context *context, void *keys, ui
         return BITONIC_SUCCESS;
     if (!(options && options->stable))
         return sort_pairs_by_value(context, keys, values, count, &request);
+    if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
+        return stable_pairs_on_cpu(context, keys, values, count, &request);
     /* Stable: sort (key, index), then carry the values along the permutation. */
     uint32_t *indices = bitonic_host_memory_alloc(&context->memory, count * sizeof *indices);
     uint32_t *moved = bitonic_host_memory_alloc(&context->memory, count * sizeof *moved);
@@ -329,6 +367,8 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
+    if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
+        return argsort_on_cpu(context, keys, count, out_indices, &request);
     void *scratch_keys = bitonic_host_memory_alloc(&context->memory, count * key_bytes(request.key_type));
     if (!scratch_keys)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
