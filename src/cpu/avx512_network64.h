@@ -11,7 +11,8 @@
  * and values by that mask; equal keys never swap. (Leaving the values
  * unloaded and unstored was not enough: gcc 12 kept about a third of their
  * operations. Keys by min/max beside values by a mask was 3-7% slower for
- * pairs than one mask for both; perf-log entry NEXT-FREE.)
+ * pairs than one mask for both: perf-log, entry NEXT-FREE "One AVX-512
+ * network of 64-bit keys".)
  * Up to 128 keys (16 registers) are sorted without leaving the registers:
  * columns of 8 registers sorted by Batcher's network on whole registers and
  * transposed, then registers merged pairwise, 4-wise, ...

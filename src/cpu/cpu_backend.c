@@ -167,7 +167,8 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
  * words and the gather after it by 7% at 2^22 and 2^23 pairs (even at 2^21,
  * 8% slower at 2^20, the gather still in the caches); on two threads the
  * sort of words runs on both and the moving sort on one, and that lost at
- * every size (perf-log entry NEXT-FREE). */
+ * every size (perf-log, entry NEXT-FREE "Stable pairs and the argsort on the
+ * CPU path"). */
 #define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 21)
 
 static int stable_moves_values(size_t count, const bitonic_cpu_sort_config *config)
