@@ -25,7 +25,9 @@
 
 #include "bitonic.h"
 
-typedef enum sort_kind { U32, U64, F64, PAIRS, STABLE_PAIRS, ARGSORT, PAIRS64, STABLE64, ARGSORT64, KIND_COUNT } sort_kind;
+typedef enum sort_kind {
+    U32, U64, F64, PAIRS, STABLE_PAIRS, ARGSORT, PAIRS64, STABLE64, ARGSORT64, KIND_COUNT
+} sort_kind;
 static const char *const kind_names[KIND_COUNT] = {"u32",     "u64",     "f64",      "pairs",    "stable",
                                                    "argsort", "pairs64", "stable64", "argsort64"};
 
