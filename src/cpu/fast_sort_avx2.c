@@ -135,6 +135,13 @@ BITONIC_CPU_UNROLL(4)
     }
 }
 
+#define MERGE_VEC vec
+#define MERGE_MIN _mm256_min_epu32
+#define MERGE_MAX _mm256_max_epu32
+#define MERGE_REVERSE reverse8
+#define MERGE_REGISTER(v) merge_register(v)
+#include "register_merges.inc"
+
 ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
 {
     int first_block = 2;
@@ -155,33 +162,7 @@ BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = sort_register(r[i]);
     }
-BITONIC_CPU_UNROLL(4)
-    for (int block = first_block; block <= reg_count; block *= 2) {
-BITONIC_CPU_UNROLL(16)
-        for (int base = 0; base < reg_count; base += block) {
-BITONIC_CPU_UNROLL(8)
-            for (int i = 0; i < block / 2; i++) {
-                vec a = r[base + i];
-                vec b = reverse8(r[base + block - 1 - i]);
-                r[base + i] = _mm256_min_epu32(a, b);
-                r[base + block - 1 - i] = reverse8(_mm256_max_epu32(a, b));
-            }
-        }
-BITONIC_CPU_UNROLL(4)
-        for (int stride = block / 4; stride > 0; stride /= 2) {
-BITONIC_CPU_UNROLL(16)
-            for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0 && i + stride < reg_count) {
-                    vec a = r[i], b = r[i + stride];
-                    r[i] = _mm256_min_epu32(a, b);
-                    r[i + stride] = _mm256_max_epu32(a, b);
-                }
-            }
-        }
-BITONIC_CPU_UNROLL(16)
-        for (int i = 0; i < reg_count; i++)
-            r[i] = merge_register(r[i]);
-    }
+    merge_registers(r, first_block, reg_count);
 }
 
 /* All-ones in the lanes below count - reg*8: the mask for vpmaskmovd. */

@@ -134,6 +134,13 @@ BITONIC_CPU_UNROLL(4)
     }
 }
 
+#define MERGE_VEC vec
+#define MERGE_MIN _mm512_min_epu32
+#define MERGE_MAX _mm512_max_epu32
+#define MERGE_REVERSE reverse16
+#define MERGE_REGISTER(v) merge_register(v)
+#include "register_merges.inc"
+
 /* Sorts reg_count registers (a power of two) as one sequence of reg_count*16
  * keys. Called with constants so the loops unroll and r[] stays in registers. */
 ALWAYS_INLINE void sort_registers(vec *r, const int reg_count)
@@ -148,33 +155,7 @@ BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = sort_register(r[i]);
     }
-BITONIC_CPU_UNROLL(4)
-    for (int block = 2; block <= reg_count; block *= 2) {
-BITONIC_CPU_UNROLL(16)
-        for (int base = 0; base < reg_count; base += block) {
-BITONIC_CPU_UNROLL(8)
-            for (int i = 0; i < block / 2; i++) {
-                vec a = r[base + i];
-                vec b = reverse16(r[base + block - 1 - i]);
-                r[base + i] = _mm512_min_epu32(a, b);
-                r[base + block - 1 - i] = reverse16(_mm512_max_epu32(a, b));
-            }
-        }
-BITONIC_CPU_UNROLL(4)
-        for (int stride = block / 4; stride > 0; stride /= 2) {
-BITONIC_CPU_UNROLL(16)
-            for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0 && i + stride < reg_count) {
-                    vec a = r[i], b = r[i + stride];
-                    r[i] = _mm512_min_epu32(a, b);
-                    r[i + stride] = _mm512_max_epu32(a, b);
-                }
-            }
-        }
-BITONIC_CPU_UNROLL(16)
-        for (int i = 0; i < reg_count; i++)
-            r[i] = merge_register(r[i]);
-    }
+    merge_registers(r, 2, reg_count);
 }
 
 ALWAYS_INLINE __mmask16 lane_mask(size_t count, int reg)
