@@ -1,7 +1,8 @@
 /* fast_sort_avx2.c: the AVX2 kernels of the fast CPU sort.
  * base_sort: up to 128 keys (16 ymm registers of 8 lanes) sorted by a bitonic
  * network held in registers: each register is sorted with in-register shuffles and
- * immediate blends, then registers are merged pairwise, 4-wise, ... 16-wise.
+ * immediate blends, then registers are merged pairwise, 4-wise, ... 16-wise
+ * (register_merges.inc).
  * partition: the in-place vectorised quicksort partition of x86-simd-sort's AVX2
  * path: compare 8 keys with the pivot, permute (through a 256-entry table) so the
  * keys below the pivot come first, and store the whole vector at both write
