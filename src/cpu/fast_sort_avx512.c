@@ -2,7 +2,7 @@
  * base_sort: up to 256 keys (16 zmm registers of 16 lanes) sorted by a bitonic
  * network that never leaves the registers: each register is sorted with
  * in-register permutes, then registers are merged pairwise, 4-wise, ... 16-wise
- * (register_merges.inc, shared with the AVX2 and portable networks).
+ * (register_network32.inc, shared with the AVX2 and portable networks).
  * partition: the in-place vectorised quicksort partition of x86-simd-sort and
  * vqsort (avx512_partition.inc, shared with the 64-bit kernels): compare 16
  * keys with the pivot, compress each side into a register and write it with a
@@ -82,26 +82,12 @@ ALWAYS_INLINE vec merge_register(vec v)
     return stride1(stride2(stride4(stride8(v))));
 }
 
-/* Sorts the 16 columns of a 16x16 block at once: Batcher's odd-even merge sort
- * (63 compare-exchanges) applied to whole registers, so it needs no shuffles. */
-ALWAYS_INLINE void sort_columns16(vec *r)
-{
-#define COEX(a, b)                                   \
-    do {                                             \
-        vec low = _mm512_min_epu32(r[a], r[b]);      \
-        r[b] = _mm512_max_epu32(r[a], r[b]);         \
-        r[a] = low;                                  \
-    } while (0)
-    COEX(0, 1); COEX(2, 3); COEX(4, 5); COEX(6, 7); COEX(8, 9); COEX(10, 11); COEX(12, 13); COEX(14, 15);
-    COEX(0, 2); COEX(1, 3); COEX(4, 6); COEX(5, 7); COEX(8, 10); COEX(9, 11); COEX(12, 14); COEX(13, 15);
-    COEX(1, 2); COEX(5, 6); COEX(9, 10); COEX(13, 14); COEX(0, 4); COEX(1, 5); COEX(2, 6); COEX(3, 7);
-    COEX(8, 12); COEX(9, 13); COEX(10, 14); COEX(11, 15); COEX(2, 4); COEX(3, 5); COEX(10, 12); COEX(11, 13);
-    COEX(1, 2); COEX(3, 4); COEX(5, 6); COEX(9, 10); COEX(11, 12); COEX(13, 14); COEX(0, 8); COEX(1, 9);
-    COEX(2, 10); COEX(3, 11); COEX(4, 12); COEX(5, 13); COEX(6, 14); COEX(7, 15); COEX(4, 8); COEX(5, 9);
-    COEX(6, 10); COEX(7, 11); COEX(2, 4); COEX(3, 5); COEX(6, 8); COEX(7, 9); COEX(10, 12); COEX(11, 13);
-    COEX(1, 2); COEX(3, 4); COEX(5, 6); COEX(7, 8); COEX(9, 10); COEX(11, 12); COEX(13, 14);
-#undef COEX
-}
+#define MERGE_VEC vec
+#define MERGE_MIN _mm512_min_epu32
+#define MERGE_MAX _mm512_max_epu32
+#define MERGE_REVERSE reverse16
+#define MERGE_REGISTER(v) merge_register(v)
+#include "register_network32.inc"
 
 /* Transposes a 16x16 block of 32-bit keys, so sorted columns become sorted
  * registers: unpack 32-bit, unpack 64-bit, then two rounds of 128-bit lane moves.
@@ -135,13 +121,6 @@ BITONIC_CPU_UNROLL(4)
         r[4 * c + 3] = _mm512_shuffle_i32x4(odd_low, odd_high, 0xDD);   /* column 12 + c */
     }
 }
-
-#define MERGE_VEC vec
-#define MERGE_MIN _mm512_min_epu32
-#define MERGE_MAX _mm512_max_epu32
-#define MERGE_REVERSE reverse16
-#define MERGE_REGISTER(v) merge_register(v)
-#include "register_merges.inc"
 
 /* Sorts reg_count registers (a power of two) as one sequence of reg_count*16
  * keys. Called with constants so the loops unroll and r[] stays in registers. */

@@ -84,7 +84,7 @@ ALWAYS_INLINE lanes4 mirror4(lanes4 v) { return coex_select(v, reverse4(v), (lan
 #define MERGE_MAX lanes_max
 #define MERGE_REVERSE reverse4
 #define MERGE_REGISTER(v) stride1(stride2(v))
-#include "register_merges.inc"
+#include "register_network32.inc"
 
 ALWAYS_INLINE void sort_registers(lanes4 *r, const int reg_count)
 {
