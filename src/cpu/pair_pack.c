@@ -129,13 +129,14 @@ void bitonic_cpu_keys_from_ordered(void *keys, size_t count, bitonic_key_type ty
     bitonic_cpu_run_slices(loops_for(target)->from_ordered, &pass, count, threads);
 }
 
-/* The passes of the stable sorts with 64-bit keys, whose pairs carry
- * positions: plain loops, bound by memory (the gather by its misses). Each
- * thread takes at least POSITION_PASS_MIN_SLICE items: these passes take a
- * few microseconds per 2^15 items, less than starting a thread, and with
- * the pack passes' 2^15 the stable sort of 2^17 pairs with 64-bit keys on
- * two threads took 9% longer than with the old gather on one (perf-log,
- * entry NEXT-FREE "Stable pairs and the argsort on the CPU path"). */
+/* The passes of the stable sorts whose pairs carry positions (the positions of
+ * 64-bit keys, their gather, the copy back of gathered values): plain loops,
+ * bound by memory (the gather by its misses). Each thread takes at least
+ * POSITION_PASS_MIN_SLICE items: these passes take a few microseconds per
+ * 2^15 items, less than starting a thread, and with the pack passes' 2^15 the
+ * stable sort of 2^17 pairs with 64-bit keys on two threads took 9% longer
+ * than with the old gather on one (perf-log, entry NEXT-FREE "Stable pairs and
+ * the argsort on the CPU path"). */
 #define POSITION_PASS_MIN_SLICE ((size_t)1 << 18)
 
 static uint32_t position_pass_threads(size_t count, uint32_t threads)
@@ -143,29 +144,31 @@ static uint32_t position_pass_threads(size_t count, uint32_t threads)
     size_t most = count / POSITION_PASS_MIN_SLICE;
     return threads > most ? (uint32_t)(most > 0 ? most : 1) : threads;
 }
+
 typedef struct position_pass {
-    uint32_t *positions;
-    const uint32_t *values;
+    uint32_t *out;
+    const uint32_t *in;
 } position_pass;
 
 static void fill_positions_slice(void *context, size_t begin, size_t end)
 {
     const position_pass *pass = context;
     for (size_t i = begin; i < end; i++)
-        pass->positions[i] = (uint32_t)i;
+        pass->out[i] = (uint32_t)i;
 }
 
+/* out holds positions into in, and is overwritten by what they point at. */
 static void gather_slice(void *context, size_t begin, size_t end)
 {
     const position_pass *pass = context;
     for (size_t i = begin; i < end; i++)
-        pass->positions[i] = pass->values[pass->positions[i]];
+        pass->out[i] = pass->in[pass->out[i]];
 }
 
 static void copy_slice(void *context, size_t begin, size_t end)
 {
     const position_pass *pass = context;
-    memcpy(pass->positions + begin, pass->values + begin, (end - begin) * sizeof *pass->positions);
+    memcpy(pass->out + begin, pass->in + begin, (end - begin) * sizeof *pass->out);
 }
 
 void bitonic_cpu_fill_positions(uint32_t *positions, size_t count, uint32_t threads)

@@ -31,7 +31,7 @@ void bitonic_cpu_unpack_gathered(const uint64_t *words, uint32_t *keys, uint32_t
                                  const uint32_t *gather_from, size_t count, bitonic_key_type type,
                                  uint32_t order_xor, uint32_t threads, bitonic_cpu_target target);
 
-/* The stable sorts with 64-bit keys: positions[i] = i; positions[i] =
+/* The stable sorts' passes: positions[i] = i; positions[i] =
  * values[positions[i]] in place; a copy. */
 void bitonic_cpu_fill_positions(uint32_t *positions, size_t count, uint32_t threads);
 void bitonic_cpu_gather_values(uint32_t *positions, const uint32_t *values, size_t count, uint32_t threads);
