@@ -3,12 +3,13 @@
  * packing and unpacking pairs of every 32-bit key type, the order maps of
  * i64 and f64 keys, stable pairs and the argsort, on 1, 2 and 3 threads and on
  * all cores; and the packed pair buffer the context keeps between calls,
- * through sizes that grow and shrink on one context. Expected results come
+ * through sizes that grow and shrink on one context; stable pairs and the
+ * argsort from 2^21 keys, on one thread and on two. Expected results come
  * from qsort with comparators written from the documented order
  * (key_order_reference.h), ties by value (or by index where stable). And the
- * CPU path's own f64 order maps and pair packing (pair_pack.c), built for
- * each target, against key_transform.h's, bit for bit, on the values around
- * every boundary of the maps. */
+ * CPU path's own f64 order maps and pair packing (pair_pack.c, with values
+ * and with positions), built for each target, against key_transform.h's, bit
+ * for bit, on the values around every boundary of the maps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,30 @@ static bool check_one(bitonic_context *context, bitonic_key_type type, bitonic_o
     return ok;
 }
 
+/* Stable pairs and the argsort of 32-bit keys from 2^21 pairs on one thread,
+ * where the stable pairs take the sort that moves the values with their words
+ * (cpu_backend.c), and the same on two threads, where they do not. */
+static void check_large_stable(test_counter *t, uint64_t *seed)
+{
+    static const uint32_t thread_counts[] = {1, 2};
+    static const bitonic_key_type types[] = {BITONIC_KEY_U32, BITONIC_KEY_F32};
+    const size_t count = ((size_t)1 << 21) + 5;
+    for (size_t c = 0; c < sizeof thread_counts / sizeof thread_counts[0]; ++c) {
+        bitonic_context *context;
+        bitonic_status status =
+            bitonic_context_create(&(bitonic_context_desc){.device = "cpu", .cpu_threads = thread_counts[c]}, &context);
+        if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "context on %u threads", thread_counts[c]))
+            continue;
+        for (size_t k = 0; k < sizeof types / sizeof types[0]; ++k)
+            for (int order = 0; order <= 1; ++order)
+                for (int m = STABLE_PAIRS; m <= ARGSORT; ++m)
+                    TEST_CHECK(t, check_one(context, types[k], (bitonic_order)order, (mode)m, count, seed),
+                               "%u threads: %s %s %s, %zu keys", thread_counts[c], type_names[types[k]],
+                               order ? "descending" : "ascending", mode_names[m], count);
+        bitonic_context_destroy(context);
+    }
+}
+
 static const bitonic_cpu_target map_targets[] = {BITONIC_CPU_TARGET_PORTABLE, BITONIC_CPU_TARGET_AVX2,
                                                   BITONIC_CPU_TARGET_AVX512};
 static const char *const map_target_names[] = {"portable", "avx2", "avx512"};
@@ -171,6 +196,38 @@ static void check_f64_maps(test_counter *t)
     free(mapped);
 }
 
+/* The stable sorts' packing: positions in the low halves where values is
+ * NULL, then unpacking the keys alone, the positions alone, and the values
+ * gathered by the positions (words reversed first, so that the gather reads
+ * somewhere else than in place). */
+static void check_position_packing(test_counter *t, size_t m, bitonic_key_type type, uint32_t order_xor,
+                                   const uint32_t *keys, const uint32_t *values, uint64_t *words, uint32_t *keys_back,
+                                   uint32_t *values_back, size_t count)
+{
+    bitonic_cpu_pack_pairs(words, keys, NULL, count, type, order_xor, 1, map_targets[m]);
+    bool same = true;
+    for (size_t i = 0; i < count; ++i)
+        same = same && words[i] == ((uint64_t)bitonic_ordered_from_key(keys[i], type, order_xor) << 32 | i);
+    memset(keys_back, 0, count * sizeof *keys_back);
+    memset(values_back, 0xAB, count * sizeof *values_back);
+    bitonic_cpu_unpack_pairs(words, keys_back, NULL, count, type, order_xor, 1, map_targets[m]);
+    for (size_t i = 0; i < count; ++i)
+        same = same && keys_back[i] == keys[i] && values_back[i] == 0xABABABABu;
+    bitonic_cpu_unpack_pairs(words, NULL, values_back, count, type, order_xor, 1, map_targets[m]);
+    for (size_t i = 0; i < count; ++i)
+        same = same && values_back[i] == i;
+    for (size_t i = 0; i < count / 2; ++i) {
+        uint64_t swap = words[i];
+        words[i] = words[count - 1 - i];
+        words[count - 1 - i] = swap;
+    }
+    bitonic_cpu_unpack_gathered(words, keys_back, values_back, values, count, type, order_xor, 1, map_targets[m]);
+    for (size_t i = 0; i < count; ++i)
+        same = same && keys_back[i] == keys[count - 1 - i] && values_back[i] == values[count - 1 - i];
+    TEST_CHECK(t, same, "%s: %s keys packed with positions and unpacked, %s", map_target_names[m],
+               type_names[type], order_xor ? "descending" : "ascending");
+}
+
 /* Packing and unpacking pairs of each 32-bit key type, with the loops of each
  * target this CPU runs, against key_transform.h's map, word by word; the low
  * words of the f64 edges above cover the float boundaries. */
@@ -204,6 +261,8 @@ static void check_pair_packing(test_counter *t)
                     same = same && keys_back[i] == keys[i] && values_back[i] == values[i];
                 TEST_CHECK(t, same, "%s: %s pairs packed and unpacked, %s", map_target_names[m], type_names[type],
                            order ? "descending" : "ascending");
+                check_position_packing(t, m, (bitonic_key_type)type, order_xor, keys, values, words, keys_back,
+                                       values_back, COUNT);
             }
     }
     free(keys);
@@ -245,5 +304,6 @@ int main(void)
                     }
         bitonic_context_destroy(context);
     }
+    check_large_stable(&t, &seed);
     return test_finish(&t);
 }

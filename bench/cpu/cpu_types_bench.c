@@ -4,8 +4,9 @@
  *   bitonic_cpu_types_bench <min log> <max log> <threads> [type,type,...]
  *
  * For each n = 2^min .. 2^max and each of u32, u64, f64, pairs (u32 keys, u32
- * values), stable (stable pairs), argsort (u32 keys) and pairs64 (u64 keys with
- * values) it sorts the same random keys (values 0..n-1) three times and prints
+ * values), stable (stable pairs), argsort (u32 keys), pairs64 (u64 keys with
+ * values), stable64 and argsort64 (the same of u64 keys) it sorts the same
+ * random keys (values 0..n-1) three times and prints
  * `type log2(n) cpu_ms wall_ms`, the least of the three; below 2^16 each time
  * is the mean of enough sorts to make 2^16 keys. Every result is checked (keys
  * in order, each value still with its key). threads is
@@ -24,8 +25,11 @@
 
 #include "bitonic.h"
 
-typedef enum sort_kind { U32, U64, F64, PAIRS, STABLE_PAIRS, ARGSORT, PAIRS64, KIND_COUNT } sort_kind;
-static const char *const kind_names[KIND_COUNT] = {"u32", "u64", "f64", "pairs", "stable", "argsort", "pairs64"};
+typedef enum sort_kind {
+    U32, U64, F64, PAIRS, STABLE_PAIRS, ARGSORT, PAIRS64, STABLE64, ARGSORT64, KIND_COUNT
+} sort_kind;
+static const char *const kind_names[KIND_COUNT] = {"u32",     "u64",     "f64",      "pairs",    "stable",
+                                                   "argsort", "pairs64", "stable64", "argsort64"};
 
 static double clock_ms(clockid_t clock)
 {
@@ -54,7 +58,7 @@ typedef struct arrays {
 static void fill(const arrays *a, sort_kind kind, size_t count, size_t shift)
 {
     uint32_t *keys32 = (uint32_t *)a->keys;
-    if (kind == U64 || kind == PAIRS64)
+    if (kind == U64 || kind >= PAIRS64)
         memcpy(a->keys, a->random_words + shift, count * sizeof *a->keys);
     else if (kind == F64)
         memcpy(a->keys, a->random_doubles + shift, count * sizeof *a->keys);
@@ -78,6 +82,12 @@ static bitonic_status sort_once(bitonic_context *context, const arrays *a, sort_
     case PAIRS64:
         return bitonic_sort_pairs(context, a->keys, a->values, count,
                                   &(bitonic_sort_options){.key_type = BITONIC_KEY_U64});
+    case STABLE64:
+        return bitonic_sort_pairs(context, a->keys, a->values, count,
+                                  &(bitonic_sort_options){.key_type = BITONIC_KEY_U64, .stable = true});
+    case ARGSORT64:
+        return bitonic_argsort(context, a->keys, count, a->indices,
+                               &(bitonic_sort_options){.key_type = BITONIC_KEY_U64});
     default: return BITONIC_ERROR_INVALID_ARGUMENT;
     }
 }
@@ -88,10 +98,11 @@ static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_
     const uint32_t *keys32 = (const uint32_t *)a->keys;
     const double *doubles = (const double *)a->keys;
     for (size_t i = 1; i < count; i++) {
-        int in_order = kind == U64 || kind == PAIRS64 ? a->keys[i - 1] <= a->keys[i]
-                       : kind == F64                  ? doubles[i - 1] <= doubles[i]
-                       : kind == ARGSORT              ? keys32[a->indices[i - 1]] <= keys32[a->indices[i]]
-                                                      : keys32[i - 1] <= keys32[i];
+        int in_order = kind == U64 || kind == PAIRS64 || kind == STABLE64 ? a->keys[i - 1] <= a->keys[i]
+                       : kind == F64       ? doubles[i - 1] <= doubles[i]
+                       : kind == ARGSORT   ? keys32[a->indices[i - 1]] <= keys32[a->indices[i]]
+                       : kind == ARGSORT64 ? a->keys[a->indices[i - 1]] <= a->keys[a->indices[i]]
+                                           : keys32[i - 1] <= keys32[i];
         if (!in_order)
             return 0;
     }
@@ -99,7 +110,7 @@ static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_
         if (kind == PAIRS || kind == STABLE_PAIRS) {
             if ((uint32_t)(a->random_words[a->values[i] + shift] >> 32) != keys32[i])
                 return 0;
-        } else if (kind == PAIRS64 && a->random_words[a->values[i] + shift] != a->keys[i]) {
+        } else if ((kind == PAIRS64 || kind == STABLE64) && a->random_words[a->values[i] + shift] != a->keys[i]) {
             return 0;
         }
     }
@@ -109,7 +120,7 @@ static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s <min log> <max log> <threads> [u32,u64,f64,pairs,stable,argsort,pairs64]\n",
+        fprintf(stderr, "usage: %s <min log> <max log> <threads> [u32,u64,f64,pairs,stable,argsort,pairs64,stable64,argsort64]\n",
                 argv[0]);
         return 2;
     }

@@ -92,6 +92,15 @@ typedef struct bitonic_backend_ops {
                                   const void *highs, size_t query_count, uint32_t *out_first, uint32_t *out_end,
                                   const bitonic_sort_request *request);
 
+    /* Stable pairs, in (key, input position) order, and the argsort (the
+     * positions in that order, keys untouched), of host arrays; count > 1 for
+     * the pairs, > 0 for the argsort. NULL: the core sorts (key, position) pairs by sort_host and moves the
+     * values or returns the positions itself. */
+    bitonic_status (*sort_pairs_stable_host)(void *state, void *keys, uint32_t *values, size_t count,
+                                             const bitonic_sort_request *request);
+    bitonic_status (*argsort_host)(void *state, const void *keys, size_t count, uint32_t *out_indices,
+                                   const bitonic_sort_request *request);
+
     /* Resident buffers of capacity 32-bit words (keys; values made on demand). */
     bitonic_status (*buffer_create)(void *state, size_t capacity, void **out_buffer);
     void (*buffer_destroy)(void *state, void *buffer);

@@ -105,17 +105,31 @@ static bitonic_status cpu_state_of(bitonic_context *context, void **out_state)
     return BITONIC_SUCCESS;
 }
 
-/* A host sort on the CPU path, through the CPU backend's table, timed for
- * bitonic_context_last_host_timing. */
-static bitonic_status host_sort_on_cpu(bitonic_context *context, void *keys, uint32_t *values, size_t count,
-                                       const bitonic_sort_request *request)
+/* What a host call runs on the CPU path: its sort (keys, or pairs by value),
+ * its stable pairs, or its argsort (values: the output indices; the keys are
+ * only read). */
+typedef enum cpu_call { CPU_SORT, CPU_STABLE_PAIRS, CPU_ARGSORT } cpu_call;
+
+/* A host call on the CPU path, through the CPU backend's table, timed for
+ * bitonic_context_last_host_timing. The stable pairs and the argsort are the
+ * CPU path's own, which move the values with their keys or gather them on
+ * the sort's threads, and need no copy of 32-bit keys (cpu_backend.c). */
+static bitonic_status host_call_on_cpu(bitonic_context *context, cpu_call call, void *keys, uint32_t *values,
+                                       size_t count, const bitonic_sort_request *request)
 {
     void *cpu_state;
     bitonic_status made = cpu_state_of(context, &cpu_state);
     if (made != BITONIC_SUCCESS)
         return made;
+    const bitonic_backend_ops *cpu = &bitonic_cpu_backend;
     double start = bitonic_now_ms();
-    bitonic_status status = bitonic_cpu_backend.sort_host(cpu_state, keys, values, count, request, NULL, NULL);
+    bitonic_status status;
+    if (call == CPU_STABLE_PAIRS)
+        status = cpu->sort_pairs_stable_host(cpu_state, keys, values, count, request);
+    else if (call == CPU_ARGSORT)
+        status = cpu->argsort_host(cpu_state, keys, count, values, request);
+    else
+        status = cpu->sort_host(cpu_state, keys, values, count, request, NULL, NULL);
     double elapsed = bitonic_now_ms() - start;
     if (status == BITONIC_SUCCESS)
         context->last_host_timing = (bitonic_host_timing){
@@ -137,7 +151,7 @@ static bitonic_status locked_sort(bitonic_context *context, void *keys, size_t c
         return BITONIC_SUCCESS;
     if (host_sort_runs_on_cpu(context, count,
                               bitonic_key_words(request.key_type) > 1 ? BITONIC_SORT_KEYS64 : BITONIC_SORT_KEYS32))
-        return host_sort_on_cpu(context, keys, NULL, count, &request);
+        return host_call_on_cpu(context, CPU_SORT, keys, NULL, count, &request);
     return context->ops->sort_host(context->state, keys, NULL, count, &request, NULL, &context->last_host_timing);
 }
 
@@ -271,7 +285,7 @@ static bitonic_status sort_pairs_by_value(bitonic_context *context, void *keys, 
                                           const bitonic_sort_request *request)
 {
     if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
-        return host_sort_on_cpu(context, keys, values, count, request);
+        return host_call_on_cpu(context, CPU_SORT, keys, values, count, request);
     return context->ops->sort_host(context->state, keys, values, count, request, NULL, &context->last_host_timing);
 }
 
@@ -301,6 +315,8 @@ static bitonic_status locked_sort_pairs(bitonic_context *context, void *keys, ui
         return BITONIC_SUCCESS;
     if (!(options && options->stable))
         return sort_pairs_by_value(context, keys, values, count, &request);
+    if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
+        return host_call_on_cpu(context, CPU_STABLE_PAIRS, keys, values, count, &request);
     /* Stable: sort (key, index), then carry the values along the permutation. */
     uint32_t *indices = bitonic_host_memory_alloc(&context->memory, count * sizeof *indices);
     uint32_t *moved = bitonic_host_memory_alloc(&context->memory, count * sizeof *moved);
@@ -329,6 +345,8 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
+    if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
+        return host_call_on_cpu(context, CPU_ARGSORT, (void *)keys, out_indices, count, &request);
     void *scratch_keys = bitonic_host_memory_alloc(&context->memory, count * key_bytes(request.key_type));
     if (!scratch_keys)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;

@@ -121,6 +121,19 @@ static bitonic_status cpu_sort_any(const cpu_state *cpu, void *keys, size_t coun
     return cpu_sort(cpu, keys, count, request);
 }
 
+/* Pairs with 64-bit keys in (key, value) order; words: the scratch of
+ * BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count) words. */
+static bitonic_status sort_pairs64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *words,
+                                   const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
+{
+    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    uint32_t threads = bitonic_cpu_sort_threads(count, config);
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config->target);
+    bitonic_status status = bitonic_cpu_sort_pairs_u64(keys, values, count, words, config);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config->target);
+    return status;
+}
+
 /* Pairs: packed as (ordered key << 32 | value) and sorted as 64-bit words, the
  * order of the GPU's pair comparator. */
 static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *values, size_t count,
@@ -129,14 +142,10 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     if (request->key_type >= BITONIC_KEY_U64) {
-        uint64_t *keys64 = keys;
-        uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
         uint64_t *words = pair_words_for(cpu, BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        bitonic_cpu_keys_to_ordered(keys64, count, request->key_type, flip, threads, config.target);
-        bitonic_status status = bitonic_cpu_sort_pairs_u64(keys64, values, count, words, &config);
-        bitonic_cpu_keys_from_ordered(keys64, count, request->key_type, flip, threads, config.target);
+        bitonic_status status = sort_pairs64(keys, values, count, words, request, &config);
         release_large_pair_words(cpu);
         return status;
     }
@@ -149,6 +158,125 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
     bitonic_status status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
     bitonic_cpu_unpack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
+    release_large_pair_words(cpu);
+    return status;
+}
+
+/* Stable pairs with 32-bit keys take the sort that moves the values with
+ * their words on one thread from this many pairs: there it beat the sort of
+ * words and the gather after it by 7% at 2^22 and 2^23 pairs (even at 2^21,
+ * 8% slower at 2^20, the gather still in the caches); on two threads the
+ * sort of words runs on both and the moving sort on one, and that lost at
+ * every size (docs/perf-log.md, entry 122). */
+#define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 21)
+
+static int stable_moves_values(size_t count, const bitonic_cpu_sort_config *config)
+{
+    return count >= STABLE_MOVES_VALUES_MIN_PAIRS && bitonic_cpu_sort_threads(count, config) == 1 &&
+           bitonic_cpu_moves_values(config);
+}
+
+/* Stable pairs with 32-bit keys, in (key, position) order: each pair packed as
+ * (ordered key << 32 | position), a word no other pair shares. Where the
+ * AVX-512 sort that moves a value with its key may run (stable_moves_values),
+ * it sorts the words with the values beside them: the values end in place,
+ * with no gather. Otherwise the words are sorted alone and the values
+ * gathered by the positions while the keys are unpacked, on the sort's
+ * threads, into the tail of the same buffer, then copied back. */
+static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *values, size_t count,
+                                     const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
+{
+    uint32_t threads = bitonic_cpu_sort_threads(count, config), flip = order_xor(request);
+    int carried = stable_moves_values(count, config);
+    uint64_t *words = pair_words_for(cpu, carried ? count : count + (count + 1) / 2);
+    if (!words)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    bitonic_cpu_pack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config->target);
+    bitonic_status status = BITONIC_SUCCESS;
+#if defined(BITONIC_CPU_HAVE_X86)
+    if (carried) {
+        bitonic_cpu_sort_pairs_avx512_u64(words, values, count);
+        bitonic_cpu_unpack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config->target);
+        release_large_pair_words(cpu);
+        return status;
+    }
+#endif
+    uint32_t *moved = (uint32_t *)(words + count);
+    status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, config);
+    if (status == BITONIC_SUCCESS) {
+        bitonic_cpu_unpack_gathered(words, keys, moved, values, count, request->key_type, flip, threads,
+                                    config->target);
+        bitonic_cpu_copy_values(values, moved, count, threads);
+    }
+    release_large_pair_words(cpu);
+    return status;
+}
+
+/* Stable pairs with 64-bit keys: (key, position) pairs sorted by the sort of
+ * pairs, then the values gathered by the positions, on the sort's threads. The
+ * positions follow the sort's scratch in one buffer. */
+static bitonic_status stable_pairs64(cpu_state *cpu, uint64_t *keys, uint32_t *values, size_t count,
+                                     const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
+{
+    uint32_t threads = bitonic_cpu_sort_threads(count, config);
+    size_t scratch_words = BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count);
+    uint64_t *words = pair_words_for(cpu, scratch_words + (count + 1) / 2);
+    if (!words)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t *positions = (uint32_t *)(words + scratch_words);
+    bitonic_cpu_fill_positions(positions, count, threads);
+    bitonic_status status = sort_pairs64(keys, positions, count, words, request, config);
+    if (status == BITONIC_SUCCESS) {
+        bitonic_cpu_gather_values(positions, values, count, threads);
+        bitonic_cpu_copy_values(values, positions, count, threads);
+    }
+    release_large_pair_words(cpu);
+    return status;
+}
+
+static bitonic_status cpu_sort_pairs_stable(void *state, void *keys, uint32_t *values, size_t count,
+                                            const bitonic_sort_request *request)
+{
+    cpu_state *cpu = state;
+    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    if (count <= 1)
+        return BITONIC_SUCCESS;
+    if (request->key_type >= BITONIC_KEY_U64)
+        return stable_pairs64(cpu, keys, values, count, request, &config);
+    return stable_pairs32(cpu, keys, values, count, request, &config);
+}
+
+/* The argsort: the positions in (key, position) order, the keys untouched.
+ * 32-bit keys: (ordered key << 32 | position) words, sorted, and their low
+ * halves written out. 64-bit keys: a copy of the keys in the tail of the
+ * pairs' scratch, sorted with the positions. */
+static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, uint32_t *out_indices,
+                                  const bitonic_sort_request *request)
+{
+    cpu_state *cpu = state;
+    bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    uint32_t threads = bitonic_cpu_sort_threads(count, &config);
+    bitonic_status status;
+    if (request->key_type >= BITONIC_KEY_U64) {
+        size_t scratch_words = BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count);
+        uint64_t *words = pair_words_for(cpu, scratch_words + count);
+        if (!words)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        uint64_t *sorted_keys = words + scratch_words;
+        uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        memcpy(sorted_keys, keys, count * sizeof *sorted_keys);
+        bitonic_cpu_keys_to_ordered(sorted_keys, count, request->key_type, flip, threads, config.target);
+        bitonic_cpu_fill_positions(out_indices, count, threads);
+        status = bitonic_cpu_sort_pairs_u64(sorted_keys, out_indices, count, words, &config);
+    } else {
+        uint64_t *words = pair_words_for(cpu, count);
+        if (!words)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        uint32_t flip = order_xor(request);
+        bitonic_cpu_pack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config.target);
+        status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
+        bitonic_cpu_unpack_pairs(words, NULL, out_indices, count, request->key_type, flip, threads, config.target);
+    }
     release_large_pair_words(cpu);
     return status;
 }
@@ -311,6 +439,8 @@ const bitonic_backend_ops bitonic_cpu_backend = {
     .sort_host = cpu_sort_host,
     .batched_rows = false,
     .search_host = cpu_search_host,
+    .sort_pairs_stable_host = cpu_sort_pairs_stable,
+    .argsort_host = cpu_argsort,
     .buffer_create = cpu_buffer_create,
     .buffer_destroy = bitonic_host_buffer_destroy,
     .buffer_upload = bitonic_host_buffer_upload,

@@ -1,7 +1,8 @@
 /* fast_sort_avx2.c: the AVX2 kernels of the fast CPU sort.
  * base_sort: up to 128 keys (16 ymm registers of 8 lanes) sorted by a bitonic
  * network held in registers: each register is sorted with in-register shuffles and
- * immediate blends, then registers are merged pairwise, 4-wise, ... 16-wise.
+ * immediate blends, then registers are merged pairwise, 4-wise, ... 16-wise
+ * (register_network32.inc).
  * partition: the in-place vectorised quicksort partition of x86-simd-sort's AVX2
  * path: compare 8 keys with the pivot, permute (through a 256-entry table) so the
  * keys below the pivot come first, and store the whole vector at both write
@@ -90,26 +91,12 @@ ALWAYS_INLINE vec sort_register(vec v)
 
 ALWAYS_INLINE vec merge_register(vec v) { return stride1(stride2(stride4(v))); }
 
-/* Sorts the 8 columns of a 16x8 block at once: Batcher's odd-even merge sort
- * (63 compare-exchanges) applied to whole registers, so it needs no shuffles. */
-ALWAYS_INLINE void sort_columns16(vec *r)
-{
-#define COEX(a, b)                                   \
-    do {                                             \
-        vec low = _mm256_min_epu32(r[a], r[b]);      \
-        r[b] = _mm256_max_epu32(r[a], r[b]);         \
-        r[a] = low;                                  \
-    } while (0)
-    COEX(0, 1); COEX(2, 3); COEX(4, 5); COEX(6, 7); COEX(8, 9); COEX(10, 11); COEX(12, 13); COEX(14, 15);
-    COEX(0, 2); COEX(1, 3); COEX(4, 6); COEX(5, 7); COEX(8, 10); COEX(9, 11); COEX(12, 14); COEX(13, 15);
-    COEX(1, 2); COEX(5, 6); COEX(9, 10); COEX(13, 14); COEX(0, 4); COEX(1, 5); COEX(2, 6); COEX(3, 7);
-    COEX(8, 12); COEX(9, 13); COEX(10, 14); COEX(11, 15); COEX(2, 4); COEX(3, 5); COEX(10, 12); COEX(11, 13);
-    COEX(1, 2); COEX(3, 4); COEX(5, 6); COEX(9, 10); COEX(11, 12); COEX(13, 14); COEX(0, 8); COEX(1, 9);
-    COEX(2, 10); COEX(3, 11); COEX(4, 12); COEX(5, 13); COEX(6, 14); COEX(7, 15); COEX(4, 8); COEX(5, 9);
-    COEX(6, 10); COEX(7, 11); COEX(2, 4); COEX(3, 5); COEX(6, 8); COEX(7, 9); COEX(10, 12); COEX(11, 13);
-    COEX(1, 2); COEX(3, 4); COEX(5, 6); COEX(7, 8); COEX(9, 10); COEX(11, 12); COEX(13, 14);
-#undef COEX
-}
+#define MERGE_VEC vec
+#define MERGE_MIN _mm256_min_epu32
+#define MERGE_MAX _mm256_max_epu32
+#define MERGE_REVERSE reverse8
+#define MERGE_REGISTER(v) merge_register(v)
+#include "register_network32.inc"
 
 /* Transposes the 8x8 block in[0..7] so out[c * stride] holds column c. */
 ALWAYS_INLINE void transpose8(const vec *in, vec *out, int stride)
@@ -155,33 +142,7 @@ BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = sort_register(r[i]);
     }
-BITONIC_CPU_UNROLL(4)
-    for (int block = first_block; block <= reg_count; block *= 2) {
-BITONIC_CPU_UNROLL(16)
-        for (int base = 0; base < reg_count; base += block) {
-BITONIC_CPU_UNROLL(8)
-            for (int i = 0; i < block / 2; i++) {
-                vec a = r[base + i];
-                vec b = reverse8(r[base + block - 1 - i]);
-                r[base + i] = _mm256_min_epu32(a, b);
-                r[base + block - 1 - i] = reverse8(_mm256_max_epu32(a, b));
-            }
-        }
-BITONIC_CPU_UNROLL(4)
-        for (int stride = block / 4; stride > 0; stride /= 2) {
-BITONIC_CPU_UNROLL(16)
-            for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0 && i + stride < reg_count) {
-                    vec a = r[i], b = r[i + stride];
-                    r[i] = _mm256_min_epu32(a, b);
-                    r[i + stride] = _mm256_max_epu32(a, b);
-                }
-            }
-        }
-BITONIC_CPU_UNROLL(16)
-        for (int i = 0; i < reg_count; i++)
-            r[i] = merge_register(r[i]);
-    }
+    merge_registers(r, first_block, reg_count);
 }
 
 /* All-ones in the lanes below count - reg*8: the mask for vpmaskmovd. */

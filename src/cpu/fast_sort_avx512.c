@@ -1,10 +1,12 @@
 /* fast_sort_avx512.c: the AVX-512 kernels of the fast CPU sort.
  * base_sort: up to 256 keys (16 zmm registers of 16 lanes) sorted by a bitonic
  * network that never leaves the registers: each register is sorted with
- * in-register permutes, then registers are merged pairwise, 4-wise, ... 16-wise.
+ * in-register permutes, then registers are merged pairwise, 4-wise, ... 16-wise
+ * (register_network32.inc, shared with the AVX2 and portable networks).
  * partition: the in-place vectorised quicksort partition of x86-simd-sort and
- * vqsort: compare 16 keys with the pivot, compress each side into a register and
- * write it with a masked store at the left or right write cursor.
+ * vqsort (avx512_partition.inc, shared with the 64-bit kernels): compare 16
+ * keys with the pivot, compress each side into a register and write it with a
+ * masked store at the left or right write cursor.
  * The file is compiled for AVX-512 through a target pragma, so the library builds
  * with plain flags; the dispatcher calls it only when the CPU reports AVX-512. */
 #include "fast_sort.h"
@@ -80,26 +82,12 @@ ALWAYS_INLINE vec merge_register(vec v)
     return stride1(stride2(stride4(stride8(v))));
 }
 
-/* Sorts the 16 columns of a 16x16 block at once: Batcher's odd-even merge sort
- * (63 compare-exchanges) applied to whole registers, so it needs no shuffles. */
-ALWAYS_INLINE void sort_columns16(vec *r)
-{
-#define COEX(a, b)                                   \
-    do {                                             \
-        vec low = _mm512_min_epu32(r[a], r[b]);      \
-        r[b] = _mm512_max_epu32(r[a], r[b]);         \
-        r[a] = low;                                  \
-    } while (0)
-    COEX(0, 1); COEX(2, 3); COEX(4, 5); COEX(6, 7); COEX(8, 9); COEX(10, 11); COEX(12, 13); COEX(14, 15);
-    COEX(0, 2); COEX(1, 3); COEX(4, 6); COEX(5, 7); COEX(8, 10); COEX(9, 11); COEX(12, 14); COEX(13, 15);
-    COEX(1, 2); COEX(5, 6); COEX(9, 10); COEX(13, 14); COEX(0, 4); COEX(1, 5); COEX(2, 6); COEX(3, 7);
-    COEX(8, 12); COEX(9, 13); COEX(10, 14); COEX(11, 15); COEX(2, 4); COEX(3, 5); COEX(10, 12); COEX(11, 13);
-    COEX(1, 2); COEX(3, 4); COEX(5, 6); COEX(9, 10); COEX(11, 12); COEX(13, 14); COEX(0, 8); COEX(1, 9);
-    COEX(2, 10); COEX(3, 11); COEX(4, 12); COEX(5, 13); COEX(6, 14); COEX(7, 15); COEX(4, 8); COEX(5, 9);
-    COEX(6, 10); COEX(7, 11); COEX(2, 4); COEX(3, 5); COEX(6, 8); COEX(7, 9); COEX(10, 12); COEX(11, 13);
-    COEX(1, 2); COEX(3, 4); COEX(5, 6); COEX(7, 8); COEX(9, 10); COEX(11, 12); COEX(13, 14);
-#undef COEX
-}
+#define MERGE_VEC vec
+#define MERGE_MIN _mm512_min_epu32
+#define MERGE_MAX _mm512_max_epu32
+#define MERGE_REVERSE reverse16
+#define MERGE_REGISTER(v) merge_register(v)
+#include "register_network32.inc"
 
 /* Transposes a 16x16 block of 32-bit keys, so sorted columns become sorted
  * registers: unpack 32-bit, unpack 64-bit, then two rounds of 128-bit lane moves.
@@ -148,33 +136,7 @@ BITONIC_CPU_UNROLL(16)
         for (int i = 0; i < reg_count; i++)
             r[i] = sort_register(r[i]);
     }
-BITONIC_CPU_UNROLL(4)
-    for (int block = 2; block <= reg_count; block *= 2) {
-BITONIC_CPU_UNROLL(16)
-        for (int base = 0; base < reg_count; base += block) {
-BITONIC_CPU_UNROLL(8)
-            for (int i = 0; i < block / 2; i++) {
-                vec a = r[base + i];
-                vec b = reverse16(r[base + block - 1 - i]);
-                r[base + i] = _mm512_min_epu32(a, b);
-                r[base + block - 1 - i] = reverse16(_mm512_max_epu32(a, b));
-            }
-        }
-BITONIC_CPU_UNROLL(4)
-        for (int stride = block / 4; stride > 0; stride /= 2) {
-BITONIC_CPU_UNROLL(16)
-            for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0 && i + stride < reg_count) {
-                    vec a = r[i], b = r[i + stride];
-                    r[i] = _mm512_min_epu32(a, b);
-                    r[i + stride] = _mm512_max_epu32(a, b);
-                }
-            }
-        }
-BITONIC_CPU_UNROLL(16)
-        for (int i = 0; i < reg_count; i++)
-            r[i] = merge_register(r[i]);
-    }
+    merge_registers(r, 2, reg_count);
 }
 
 ALWAYS_INLINE __mmask16 lane_mask(size_t count, int reg)
@@ -225,103 +187,21 @@ static void avx512_base_sort(uint32_t *keys, size_t count)
         sort_block(keys, count, 16);
 }
 
-typedef struct partition_cursor {
-    uint32_t *keys;
-    size_t left;   /* next write position of the below-pivot side */
-    size_t right;  /* one past the last free position of the other side */
-} partition_cursor;
-
-/* Writes the valid lanes of v to the two sides. Compressing into a register and
- * storing with a mask avoids the memory-destination vpcompressd, which Zen 4
- * microcodes (x86-simd-sort issue #6). */
-ALWAYS_INLINE void partition_store(partition_cursor *cur, vec v, __mmask16 valid, vec pivot)
-{
-    __mmask16 below = _mm512_mask_cmplt_epu32_mask(valid, v, pivot);
-    __mmask16 above = (__mmask16)(valid & ~below);
-    unsigned below_count = (unsigned)_mm_popcnt_u32(below);
-    unsigned above_count = (unsigned)_mm_popcnt_u32(above);
-    _mm512_mask_storeu_epi32(cur->keys + cur->left, (__mmask16)_bzhi_u32(0xFFFF, below_count),
-                             _mm512_maskz_compress_epi32(below, v));
-    cur->left += below_count;
-    cur->right -= above_count;
-    _mm512_mask_storeu_epi32(cur->keys + cur->right, (__mmask16)_bzhi_u32(0xFFFF, above_count),
-                             _mm512_maskz_compress_epi32(above, v));
-}
-
-/* Keys ahead of the read cursors to prefetch: on a range larger than the caches
- * the two-ended access pattern defeats the hardware prefetcher, and a 2^24-key
- * pass ran at half the memory bandwidth without this. */
-#define PREFETCH_KEYS 1024
-
-/* Prefetches one step of keys at first if it lies in the unread range. */
-ALWAYS_INLINE void prefetch_step(const uint32_t *keys, size_t first, size_t read_left, size_t read_right)
-{
-    if (first >= read_left && first + UNROLL * LANES <= read_right) {
-BITONIC_CPU_UNROLL(4)
-        for (int u = 0; u < UNROLL; u++)
-            __builtin_prefetch(keys + first + (size_t)u * LANES);
-    }
-}
-
-/* In place: the first and last UNROLL vectors are held in registers, which opens
- * a gap at each end; each step reads UNROLL vectors from the side whose gap is
- * smaller, so neither write cursor can overtake unread keys. */
-static size_t avx512_partition(uint32_t *keys, size_t count, uint32_t pivot_key)
-{
-    const size_t step = UNROLL * LANES;
-    if (count < 2 * step)
-        return bitonic_cpu_partition_scalar(keys, count, pivot_key);
-    const vec pivot = _mm512_set1_epi32((int)pivot_key);
-    vec saved_left[UNROLL], saved_right[UNROLL];
-    BITONIC_CPU_UNROLL(4)
-    for (int u = 0; u < UNROLL; u++) {
-        saved_left[u] = _mm512_loadu_si512(keys + (size_t)u * LANES);
-        saved_right[u] = _mm512_loadu_si512(keys + count - step + (size_t)u * LANES);
-    }
-    partition_cursor cur = {keys, 0, count};
-    size_t read_left = step, read_right = count - step;
-    while (read_right - read_left >= step) {
-        vec in[UNROLL];
-        if (read_left - cur.left <= cur.right - read_right) {
-            BITONIC_CPU_UNROLL(4)
-            for (int u = 0; u < UNROLL; u++)
-                in[u] = _mm512_loadu_si512(keys + read_left + (size_t)u * LANES);
-            prefetch_step(keys, read_left + PREFETCH_KEYS, read_left, read_right);
-            read_left += step;
-        } else {
-            read_right -= step;
-            BITONIC_CPU_UNROLL(4)
-            for (int u = 0; u < UNROLL; u++)
-                in[u] = _mm512_loadu_si512(keys + read_right + (size_t)u * LANES);
-            if (read_right >= PREFETCH_KEYS)
-                prefetch_step(keys, read_right - PREFETCH_KEYS, read_left, read_right);
-        }
-        BITONIC_CPU_UNROLL(4)
-        for (int u = 0; u < UNROLL; u++)
-            partition_store(&cur, in[u], 0xFFFF, pivot);
-    }
-    /* Fewer than UNROLL vectors are left unread: load them all before writing,
-     * so the writes may go anywhere in the gaps. */
-    vec rest[UNROLL];
-    __mmask16 rest_mask[UNROLL];
-    size_t rest_count = read_right - read_left;
-    BITONIC_CPU_UNROLL(4)
-    for (int u = 0; u < UNROLL; u++) {
-        rest_mask[u] = lane_mask(rest_count, u);
-        rest[u] = rest_mask[u] ? _mm512_maskz_loadu_epi32(rest_mask[u], keys + read_left + (size_t)u * LANES)
-                               : _mm512_setzero_si512();
-    }
-    BITONIC_CPU_UNROLL(4)
-    for (int u = 0; u < UNROLL; u++)
-        if (rest_mask[u])
-            partition_store(&cur, rest[u], rest_mask[u], pivot);
-    BITONIC_CPU_UNROLL(4)
-    for (int u = 0; u < UNROLL; u++) {
-        partition_store(&cur, saved_left[u], 0xFFFF, pivot);
-        partition_store(&cur, saved_right[u], 0xFFFF, pivot);
-    }
-    return cur.left;
-}
+/* The partition (avx512_partition.inc) on 16 lanes of 32-bit keys. Keys ahead
+ * of the read cursors to prefetch: 4 KiB. */
+#define PARTITION_FUNCTION avx512_partition
+#define PARTITION_KEY uint32_t
+#define PARTITION_MASK __mmask16
+#define PARTITION_ALL_LANES 0xFFFF
+#define PARTITION_SET1(key) _mm512_set1_epi32((int)(key))
+#define PARTITION_CMPLT _mm512_mask_cmplt_epu32_mask
+#define PARTITION_COMPRESS _mm512_maskz_compress_epi32
+#define PARTITION_STORE _mm512_mask_storeu_epi32
+#define PARTITION_LOAD _mm512_maskz_loadu_epi32
+#define PARTITION_LANE_MASK lane_mask
+#define PARTITION_SCALAR bitonic_cpu_partition_scalar
+#define PARTITION_PREFETCH_KEYS 1024
+#include "avx512_partition.inc"
 
 const bitonic_cpu_kernels bitonic_cpu_kernels_avx512 = {
     .base_keys = BASE_KEYS,

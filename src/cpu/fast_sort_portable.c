@@ -79,38 +79,19 @@ ALWAYS_INLINE lanes4 stride1(lanes4 v) { return coex_select(v, SHUFFLE4(v, 1, 0,
 ALWAYS_INLINE lanes4 stride2(lanes4 v) { return coex_select(v, SHUFFLE4(v, 2, 3, 0, 1), (lanes4){0, 0, ~0u, ~0u}); }
 ALWAYS_INLINE lanes4 mirror4(lanes4 v) { return coex_select(v, reverse4(v), (lanes4){0, 0, ~0u, ~0u}); }
 
+#define MERGE_VEC lanes4
+#define MERGE_MIN lanes_min
+#define MERGE_MAX lanes_max
+#define MERGE_REVERSE reverse4
+#define MERGE_REGISTER(v) stride1(stride2(v))
+#include "register_network32.inc"
+
 ALWAYS_INLINE void sort_registers(lanes4 *r, const int reg_count)
 {
 BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++)
         r[i] = stride1(mirror4(stride1(r[i])));
-BITONIC_CPU_UNROLL(4)
-    for (int block = 2; block <= reg_count; block *= 2) {
-BITONIC_CPU_UNROLL(16)
-        for (int base = 0; base < reg_count; base += block) {
-BITONIC_CPU_UNROLL(8)
-            for (int i = 0; i < block / 2; i++) {
-                lanes4 a = r[base + i];
-                lanes4 b = reverse4(r[base + block - 1 - i]);
-                r[base + i] = lanes_min(a, b);
-                r[base + block - 1 - i] = reverse4(lanes_max(a, b));
-            }
-        }
-BITONIC_CPU_UNROLL(4)
-        for (int stride = block / 4; stride > 0; stride /= 2) {
-BITONIC_CPU_UNROLL(16)
-            for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0 && i + stride < reg_count) {
-                    lanes4 a = r[i], b = r[i + stride];
-                    r[i] = lanes_min(a, b);
-                    r[i + stride] = lanes_max(a, b);
-                }
-            }
-        }
-BITONIC_CPU_UNROLL(16)
-        for (int i = 0; i < reg_count; i++)
-            r[i] = stride1(stride2(r[i]));
-    }
+    merge_registers(r, 2, reg_count);
 }
 
 /* Pads the keys with the largest key in a local copy, so the padding sorts to

@@ -6,8 +6,11 @@
  * the caches, ran 3-4x faster on 4 or 8 words a step than on SSE2's 2 (packing,
  * bound by memory, the same; perf-log entry 115). Why threads: on 16 cores the sort
  * of packed pairs ran 12x faster than on one, but the pack and unpack passes on
- * one thread left the whole call only 2.7x faster (perf-log entry 109). */
+ * one thread left the whole call only 2.7x faster (perf-log entry 109). The
+ * stable sorts' passes (positions, the gather of values) run the same way. */
 #include "pair_pack.h"
+
+#include <string.h>
 
 #include "fast_sort.h"
 #include "key_transform.h"
@@ -15,6 +18,7 @@
 typedef struct pair_pass {
     uint64_t *words;
     uint32_t *keys, *values;
+    const uint32_t *gather_from;  /* unpacking: values[i] = gather_from[low half], when set */
     bitonic_key_type type;
     uint32_t order_xor;
 } pair_pass;
@@ -92,14 +96,22 @@ void bitonic_cpu_pack_pairs(uint64_t *words, const uint32_t *keys, const uint32_
                             bitonic_key_type type, uint32_t order_xor, uint32_t threads, bitonic_cpu_target target)
 {
     /* The pass only reads keys and values; the struct is shared with unpacking. */
-    pair_pass pass = {words, (uint32_t *)keys, (uint32_t *)values, type, order_xor};
+    pair_pass pass = {words, (uint32_t *)keys, (uint32_t *)values, NULL, type, order_xor};
     bitonic_cpu_run_slices(loops_for(target)->pack, &pass, count, threads);
 }
 
 void bitonic_cpu_unpack_pairs(const uint64_t *words, uint32_t *keys, uint32_t *values, size_t count,
                               bitonic_key_type type, uint32_t order_xor, uint32_t threads, bitonic_cpu_target target)
 {
-    pair_pass pass = {(uint64_t *)words, keys, values, type, order_xor};
+    pair_pass pass = {(uint64_t *)words, keys, values, NULL, type, order_xor};
+    bitonic_cpu_run_slices(loops_for(target)->unpack, &pass, count, threads);
+}
+
+void bitonic_cpu_unpack_gathered(const uint64_t *words, uint32_t *keys, uint32_t *values,
+                                 const uint32_t *gather_from, size_t count, bitonic_key_type type,
+                                 uint32_t order_xor, uint32_t threads, bitonic_cpu_target target)
+{
+    pair_pass pass = {(uint64_t *)words, keys, values, gather_from, type, order_xor};
     bitonic_cpu_run_slices(loops_for(target)->unpack, &pass, count, threads);
 }
 
@@ -115,4 +127,63 @@ void bitonic_cpu_keys_from_ordered(void *keys, size_t count, bitonic_key_type ty
 {
     map_pass pass = {keys, type, order_xor};
     bitonic_cpu_run_slices(loops_for(target)->from_ordered, &pass, count, threads);
+}
+
+/* The passes of the stable sorts whose pairs carry positions (the positions of
+ * 64-bit keys, their gather, the copy back of gathered values): plain loops,
+ * bound by memory (the gather by its misses). Each thread takes at least
+ * POSITION_PASS_MIN_SLICE items: these passes take a few microseconds per
+ * 2^15 items, less than starting a thread, and with the pack passes' 2^15 the
+ * stable sort of 2^17 pairs with 64-bit keys on two threads took 9% longer
+ * than with the old gather on one (docs/perf-log.md, entry 122). */
+#define POSITION_PASS_MIN_SLICE ((size_t)1 << 18)
+
+static uint32_t position_pass_threads(size_t count, uint32_t threads)
+{
+    size_t most = count / POSITION_PASS_MIN_SLICE;
+    return threads > most ? (uint32_t)(most > 0 ? most : 1) : threads;
+}
+
+typedef struct position_pass {
+    uint32_t *out;
+    const uint32_t *in;
+} position_pass;
+
+static void fill_positions_slice(void *context, size_t begin, size_t end)
+{
+    const position_pass *pass = context;
+    for (size_t i = begin; i < end; i++)
+        pass->out[i] = (uint32_t)i;
+}
+
+/* out holds positions into in, and is overwritten by what they point at. */
+static void gather_slice(void *context, size_t begin, size_t end)
+{
+    const position_pass *pass = context;
+    for (size_t i = begin; i < end; i++)
+        pass->out[i] = pass->in[pass->out[i]];
+}
+
+static void copy_slice(void *context, size_t begin, size_t end)
+{
+    const position_pass *pass = context;
+    memcpy(pass->out + begin, pass->in + begin, (end - begin) * sizeof *pass->out);
+}
+
+void bitonic_cpu_fill_positions(uint32_t *positions, size_t count, uint32_t threads)
+{
+    position_pass pass = {positions, NULL};
+    bitonic_cpu_run_slices(fill_positions_slice, &pass, count, position_pass_threads(count, threads));
+}
+
+void bitonic_cpu_gather_values(uint32_t *positions, const uint32_t *values, size_t count, uint32_t threads)
+{
+    position_pass pass = {positions, values};
+    bitonic_cpu_run_slices(gather_slice, &pass, count, position_pass_threads(count, threads));
+}
+
+void bitonic_cpu_copy_values(uint32_t *to, const uint32_t *from, size_t count, uint32_t threads)
+{
+    position_pass pass = {to, from};
+    bitonic_cpu_run_slices(copy_slice, &pass, count, position_pass_threads(count, threads));
 }

@@ -14,15 +14,28 @@
 #include "bitonic.h"
 #include "fast_sort.h"
 
-/* words[i] = ordered(keys[i]) << 32 | values[i]; order_xor is all ones for a
+/* words[i] = ordered(keys[i]) << 32 | values[i], or | i where values is NULL
+ * (the position: stable pairs and the argsort); order_xor is all ones for a
  * descending sort. type is a 32-bit key type. */
 void bitonic_cpu_pack_pairs(uint64_t *words, const uint32_t *keys, const uint32_t *values, size_t count,
                             bitonic_key_type type, uint32_t order_xor, uint32_t threads,
                             bitonic_cpu_target target);
-/* The inverse: keys[i] and values[i] from words[i]. */
+/* The inverse: keys[i] and values[i] from words[i]; either may be NULL to
+ * leave it out. */
 void bitonic_cpu_unpack_pairs(const uint64_t *words, uint32_t *keys, uint32_t *values, size_t count,
                               bitonic_key_type type, uint32_t order_xor, uint32_t threads,
                               bitonic_cpu_target target);
+/* The same where the low halves are positions: values[i] =
+ * gather_from[low half of words[i]] (values must not be gather_from). */
+void bitonic_cpu_unpack_gathered(const uint64_t *words, uint32_t *keys, uint32_t *values,
+                                 const uint32_t *gather_from, size_t count, bitonic_key_type type,
+                                 uint32_t order_xor, uint32_t threads, bitonic_cpu_target target);
+
+/* The stable sorts' passes: positions[i] = i; positions[i] =
+ * values[positions[i]] in place; a copy. */
+void bitonic_cpu_fill_positions(uint32_t *positions, size_t count, uint32_t threads);
+void bitonic_cpu_gather_values(uint32_t *positions, const uint32_t *values, size_t count, uint32_t threads);
+void bitonic_cpu_copy_values(uint32_t *to, const uint32_t *from, size_t count, uint32_t threads);
 
 /* The order maps in place over count keys of type (32 or 64 bits by the type);
  * order_xor all ones for descending. */

@@ -125,26 +125,32 @@ static void unpack_slice(void *context, size_t begin, size_t end)
     }
 }
 
+int bitonic_cpu_moves_values(const bitonic_cpu_sort_config *config)
+{
+#if defined(BITONIC_CPU_HAVE_X86)
+    bitonic_cpu_target target = config ? config->target : BITONIC_CPU_TARGET_AUTO;
+    if (target == BITONIC_CPU_TARGET_AUTO)
+        target = bitonic_cpu_best_target();
+    return target == BITONIC_CPU_TARGET_AVX512 && bitonic_cpu_target_supported(target);
+#else
+    (void)config;
+    return 0;
+#endif
+}
+
 /* Whether the sort of count pairs under config takes the AVX-512 sort that
  * moves values with their keys: its target resolves to AVX-512 (a forced
  * target that the CPU lacks reaches the fast sort, which refuses it), and it
  * runs on one thread or below BUCKETS_MIN_PAIRS, where that sort on one thread
  * beat the sort of words and positions on two (perf-log entry 117); the
  * buckets keep every thread busy from there. */
+#if defined(BITONIC_CPU_HAVE_X86)
 static int moves_values(size_t count, const bitonic_cpu_sort_config *config)
 {
-#if defined(BITONIC_CPU_HAVE_X86)
-    bitonic_cpu_target target = config ? config->target : BITONIC_CPU_TARGET_AUTO;
-    if (target == BITONIC_CPU_TARGET_AUTO)
-        target = bitonic_cpu_best_target();
-    return target == BITONIC_CPU_TARGET_AVX512 && bitonic_cpu_target_supported(target) &&
+    return bitonic_cpu_moves_values(config) &&
            (count < BUCKETS_MIN_PAIRS || bitonic_cpu_sort_threads(count, config) == 1);
-#else
-    (void)count;
-    (void)config;
-    return 0;
-#endif
 }
+#endif
 
 /* Sorts a run of pairs whose (key - smallest) agree above bit `shift` (1..32)
  * by the bits below it, then by value; words: count scratch words. */

@@ -25,6 +25,10 @@
 bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *words,
                                           const bitonic_cpu_sort_config *config);
 
+/* Whether the AVX-512 sort below may run under config: its target resolves to
+ * AVX-512 and the CPU has it. */
+int bitonic_cpu_moves_values(const bitonic_cpu_sort_config *config);
+
 #if defined(BITONIC_CPU_HAVE_X86)
 /* The AVX-512 sort of the same pairs on one thread, in place, moving each value
  * with its key (pair_sort_avx512.c); only for a CPU with AVX-512. */

@@ -4,9 +4,8 @@
  * The quicksort of fast_sort_driver.inc on two arrays: the partition compares 8
  * keys with the pivot and compresses the keys and their values with the same
  * mask; leaves of up to 128 pairs are sorted by the bitonic network of
- * fast_sort_avx512_64.c, in which every compare-exchange of keys picks, with
- * the same mask, the values (in 64-bit lanes, so every permute of the keys
- * applies to them unchanged). Keys alone are compared; afterwards, each run of
+ * avx512_network64.h, the keys-only sort's, with the values (in 64-bit lanes)
+ * moved by the same masks. Keys alone are compared; afterwards, each run of
  * equal keys has its values sorted, which gives (key, value) order.
  * Compiled for AVX-512 through a target pragma; pair_sort.c calls it only when
  * the resolved target is AVX-512. */
@@ -23,8 +22,10 @@
 
 #include <immintrin.h>
 
-#define LANES 8
-#define MAX_REGS 16
+#include "avx512_network64.h"
+
+#define LANES NETWORK64_LANES
+#define MAX_REGS NETWORK64_MAX_REGS
 #define BASE_PAIRS (LANES * MAX_REGS)
 #define UNROLL 4
 /* Runs of equal keys up to this long have their values sorted by insertion. */
@@ -32,172 +33,7 @@
 
 typedef __m512i vec;
 
-typedef struct kv {
-    vec k, v;
-} kv;
-
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-/* Both lanes of a compare-exchange see the same keys, so they agree on whether
- * to swap; equal keys never swap. */
-ALWAYS_INLINE kv kv_permute(vec index, kv a)
-{
-    return (kv){_mm512_permutexvar_epi64(index, a.k), _mm512_permutexvar_epi64(index, a.v)};
-}
-
-/* Lane-wise compare-exchange inside one register: partner holds each lane's
- * partner; lanes in take_max keep the larger key. */
-ALWAYS_INLINE kv coex_select(kv a, kv partner, __mmask8 take_max)
-{
-    __mmask8 swap = (__mmask8)(_mm512_mask_cmplt_epu64_mask(take_max, a.k, partner.k) |
-                               _mm512_mask_cmpgt_epu64_mask((__mmask8)~take_max, a.k, partner.k));
-    return (kv){_mm512_mask_blend_epi64(swap, a.k, partner.k), _mm512_mask_blend_epi64(swap, a.v, partner.v)};
-}
-
-/* Compare-exchange of whole registers: a keeps the smaller key of each lane. */
-ALWAYS_INLINE void coex(kv *a, kv *b)
-{
-    __mmask8 swap = _mm512_cmpgt_epu64_mask(a->k, b->k);
-    kv low = {_mm512_mask_blend_epi64(swap, a->k, b->k), _mm512_mask_blend_epi64(swap, a->v, b->v)};
-    b->k = _mm512_mask_blend_epi64(swap, b->k, a->k);
-    b->v = _mm512_mask_blend_epi64(swap, b->v, a->v);
-    *a = low;
-}
-
-ALWAYS_INLINE kv reverse8(kv a) { return kv_permute(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), a); }
-
-ALWAYS_INLINE kv stride1(kv a)
-{
-    return coex_select(a, (kv){_mm512_shuffle_epi32(a.k, _MM_PERM_BADC), _mm512_shuffle_epi32(a.v, _MM_PERM_BADC)},
-                       0xAA);
-}
-ALWAYS_INLINE kv stride2(kv a)
-{
-    return coex_select(a, (kv){_mm512_shuffle_i64x2(a.k, a.k, _MM_PERM_CDAB), _mm512_shuffle_i64x2(a.v, a.v, _MM_PERM_CDAB)},
-                       0xCC);
-}
-ALWAYS_INLINE kv stride4(kv a)
-{
-    return coex_select(a, (kv){_mm512_shuffle_i64x2(a.k, a.k, _MM_PERM_BADC), _mm512_shuffle_i64x2(a.v, a.v, _MM_PERM_BADC)},
-                       0xF0);
-}
-ALWAYS_INLINE kv mirror4(kv a)
-{
-    return coex_select(a, (kv){_mm512_permutex_epi64(a.k, 0x1B), _mm512_permutex_epi64(a.v, 0x1B)}, 0xCC);
-}
-ALWAYS_INLINE kv mirror8(kv a) { return coex_select(a, reverse8(a), 0xF0); }
-
-ALWAYS_INLINE kv sort_register(kv a)
-{
-    return stride1(stride2(mirror8(stride1(mirror4(stride1(a))))));
-}
-
-ALWAYS_INLINE kv merge_register(kv a) { return stride1(stride2(stride4(a))); }
-
-/* Batcher's odd-even merge sort of 8 registers, lane by lane. */
-ALWAYS_INLINE void sort_columns8(kv *r)
-{
-#define COEX(a, b) coex(&r[a], &r[b])
-    COEX(0, 1); COEX(2, 3); COEX(4, 5); COEX(6, 7); COEX(0, 2); COEX(1, 3); COEX(4, 6); COEX(5, 7);
-    COEX(1, 2); COEX(5, 6); COEX(0, 4); COEX(1, 5); COEX(2, 6); COEX(3, 7); COEX(2, 4); COEX(3, 5);
-    COEX(1, 2); COEX(3, 4); COEX(5, 6);
-#undef COEX
-}
-
-/* The 8x8 transpose of fast_sort_avx512_64.c, on one array of registers. */
-ALWAYS_INLINE void transpose8_words(vec *r)
-{
-    vec t[8], u[8];
-BITONIC_CPU_UNROLL(4)
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm512_unpacklo_epi64(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi64(r[i], r[i + 1]);
-    }
-    u[0] = _mm512_shuffle_i64x2(t[0], t[2], 0x88);
-    u[1] = _mm512_shuffle_i64x2(t[0], t[2], 0xDD);
-    u[2] = _mm512_shuffle_i64x2(t[1], t[3], 0x88);
-    u[3] = _mm512_shuffle_i64x2(t[1], t[3], 0xDD);
-    u[4] = _mm512_shuffle_i64x2(t[4], t[6], 0x88);
-    u[5] = _mm512_shuffle_i64x2(t[4], t[6], 0xDD);
-    u[6] = _mm512_shuffle_i64x2(t[5], t[7], 0x88);
-    u[7] = _mm512_shuffle_i64x2(t[5], t[7], 0xDD);
-BITONIC_CPU_UNROLL(4)
-    for (int c = 0; c < 4; c++) {
-        r[2 * c] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0x88);
-        r[2 * c + 1] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0xDD);
-    }
-}
-
-ALWAYS_INLINE void transpose8(kv *r)
-{
-    vec k[8], v[8];
-BITONIC_CPU_UNROLL(8)
-    for (int i = 0; i < 8; i++) {
-        k[i] = r[i].k;
-        v[i] = r[i].v;
-    }
-    transpose8_words(k);
-    transpose8_words(v);
-BITONIC_CPU_UNROLL(8)
-    for (int i = 0; i < 8; i++)
-        r[i] = (kv){k[i], v[i]};
-}
-
-/* Sorts reg_count registers (a power of two) as one sequence, by key. */
-ALWAYS_INLINE void sort_registers(kv *r, const int reg_count)
-{
-    if (reg_count >= 8) {
-BITONIC_CPU_UNROLL(2)
-        for (int group = 0; group < reg_count; group += 8) {
-            sort_columns8(r + group);
-            transpose8(r + group);
-        }
-    } else {
-BITONIC_CPU_UNROLL(4)
-        for (int i = 0; i < reg_count; i++)
-            r[i] = sort_register(r[i]);
-    }
-BITONIC_CPU_UNROLL(4)
-    for (int block = 2; block <= reg_count; block *= 2) {
-BITONIC_CPU_UNROLL(16)
-        for (int base = 0; base < reg_count; base += block) {
-BITONIC_CPU_UNROLL(8)
-            for (int i = 0; i < block / 2; i++) {
-                kv a = r[base + i];
-                kv b = reverse8(r[base + block - 1 - i]);
-                coex(&a, &b);
-                r[base + i] = a;
-                r[base + block - 1 - i] = reverse8(b);
-            }
-        }
-BITONIC_CPU_UNROLL(4)
-        for (int stride = block / 4; stride > 0; stride /= 2) {
-BITONIC_CPU_UNROLL(16)
-            for (int i = 0; i < reg_count; i++) {
-                if ((i & stride) == 0 && i + stride < reg_count)
-                    coex(&r[i], &r[i + stride]);
-            }
-        }
-BITONIC_CPU_UNROLL(16)
-        for (int i = 0; i < reg_count; i++)
-            r[i] = merge_register(r[i]);
-    }
-}
-
-ALWAYS_INLINE __mmask8 lane_mask(size_t count, int reg)
-{
-    size_t first = (size_t)reg * LANES;
-    if (count <= first)
-        return 0;
-    size_t left = count - first;
-    return left >= LANES ? (__mmask8)0xFF : (__mmask8)((1u << left) - 1u);
-}
-
-ALWAYS_INLINE size_t block_offset(size_t count, int reg)
-{
-    size_t first = (size_t)reg * LANES;
-    return first < count ? first : count;
-}
 
 /* Insertion sort by key, for leaves the network cannot take (below). */
 static void insertion_sort_pairs(uint64_t *keys, uint32_t *values, size_t count)
@@ -220,13 +56,13 @@ static void insertion_sort_pairs(uint64_t *keys, uint32_t *values, size_t count)
  * a leaf holding one (rare) takes the insertion sort. */
 ALWAYS_INLINE void sort_block(uint64_t *keys, uint32_t *values, size_t count, const int reg_count)
 {
-    kv r[MAX_REGS];
+    kv64 r[MAX_REGS];
     const vec pad = _mm512_set1_epi64(-1);
     __mmask8 largest = 0;
 BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++) {
-        __mmask8 mask = lane_mask(count, i);
-        size_t offset = block_offset(count, i);
+        __mmask8 mask = network64_lane_mask(count, i);
+        size_t offset = network64_block_offset(count, i);
         r[i].k = _mm512_mask_loadu_epi64(pad, mask, keys + offset);
         r[i].v = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, values + offset));
         largest |= _mm512_mask_cmpeq_epu64_mask(mask, r[i].k, pad);
@@ -235,11 +71,11 @@ BITONIC_CPU_UNROLL(16)
         insertion_sort_pairs(keys, values, count);
         return;
     }
-    sort_registers(r, reg_count);
+    kv64_sort_registers(r, reg_count, true);
 BITONIC_CPU_UNROLL(16)
     for (int i = 0; i < reg_count; i++) {
-        __mmask8 mask = lane_mask(count, i);
-        size_t offset = block_offset(count, i);
+        __mmask8 mask = network64_lane_mask(count, i);
+        size_t offset = network64_block_offset(count, i);
         _mm512_mask_storeu_epi64(keys + offset, mask, r[i].k);
         _mm512_mask_cvtepi64_storeu_epi32(values + offset, mask, r[i].v);
     }
@@ -368,8 +204,8 @@ static size_t partition(uint64_t *keys, uint32_t *values, size_t count, uint64_t
     size_t rest_count = read_right - read_left;
     BITONIC_CPU_UNROLL(4)
     for (int u = 0; u < UNROLL; u++) {
-        rest_mask[u] = lane_mask(rest_count, u);
-        size_t offset = read_left + block_offset(rest_count, u);
+        rest_mask[u] = network64_lane_mask(rest_count, u);
+        size_t offset = read_left + network64_block_offset(rest_count, u);
         rest[u] = _mm512_maskz_loadu_epi64(rest_mask[u], keys + offset);
         rest_values[u] = _mm256_maskz_loadu_epi32(rest_mask[u], values + offset);
     }
