@@ -4,10 +4,10 @@
  * - If the keys span less than 2^32 (small integers, timestamps, any tied
  *   data), each pair is packed as ((key - smallest) << 32 | value) and sorted
  *   once, exactly as pairs with 32-bit keys are.
- * - Otherwise, on one thread with AVX-512, from 2^17 pairs, a quicksort that
- *   moves each value with its key sorts them in place (pair_sort_avx512.c):
- *   no packing, no gather, no scratch.
- * - Otherwise, from 2^20 pairs, one counting pass moves the pairs into
+ * - Otherwise, with AVX-512, from 2^17 pairs, a quicksort that moves each
+ *   value with its key sorts them in place on the sort's threads
+ *   (pair_sort_avx512.c): no packing, no gather, no scratch.
+ * - Otherwise (AVX2 or the baseline), from 2^20 pairs, one counting pass moves the pairs into
  *   buckets by the top bits of (key - smallest), each bucket about 2^14 pairs,
  *   and the buckets are sorted alone, shared out among the sort's threads
  *   (fewer pairs are sorted as one bucket). A bucket whose keys span under
@@ -137,20 +137,6 @@ int bitonic_cpu_moves_values(const bitonic_cpu_sort_config *config)
     return 0;
 #endif
 }
-
-/* Whether the sort of count pairs under config takes the AVX-512 sort that
- * moves values with their keys: its target resolves to AVX-512 (a forced
- * target that the CPU lacks reaches the fast sort, which refuses it), and it
- * runs on one thread or below BUCKETS_MIN_PAIRS, where that sort on one thread
- * beat the sort of words and positions on two (perf-log entry 117); the
- * buckets keep every thread busy from there. */
-#if defined(BITONIC_CPU_HAVE_X86)
-static int moves_values(size_t count, const bitonic_cpu_sort_config *config)
-{
-    return bitonic_cpu_moves_values(config) &&
-           (count < BUCKETS_MIN_PAIRS || bitonic_cpu_sort_threads(count, config) == 1);
-}
-#endif
 
 /* Sorts a run of pairs whose (key - smallest) agree above bit `shift` (1..32)
  * by the bits below it, then by value; words: count scratch words. */
@@ -378,9 +364,9 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
     if (largest - smallest > UINT32_MAX && count > UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE; /* a position would not fit the low half */
 #if defined(BITONIC_CPU_HAVE_X86)
-    if (largest - smallest > UINT32_MAX && count >= MOVES_VALUES_MIN_PAIRS && moves_values(count, config)) {
-        /* In place: no scratch, no gather. */
-        bitonic_cpu_sort_pairs_avx512_u64(keys, values, count);
+    if (largest - smallest > UINT32_MAX && count >= MOVES_VALUES_MIN_PAIRS && bitonic_cpu_moves_values(config)) {
+        /* In place, on the sort's threads: no scratch, no gather. */
+        bitonic_cpu_sort_pairs_parallel_avx512_u64(keys, values, count, bitonic_cpu_sort_threads(count, config));
         return BITONIC_SUCCESS;
     }
 #endif

@@ -33,6 +33,9 @@ int bitonic_cpu_moves_values(const bitonic_cpu_sort_config *config);
 /* The AVX-512 sort of the same pairs on one thread, in place, moving each value
  * with its key (pair_sort_avx512.c); only for a CPU with AVX-512. */
 void bitonic_cpu_sort_pairs_avx512_u64(uint64_t *keys, uint32_t *values, size_t count);
+/* The same on up to `threads` threads (fast_sort_jobs.c), in place; fewer
+ * than 2^16 pairs a thread run on one. */
+void bitonic_cpu_sort_pairs_parallel_avx512_u64(uint64_t *keys, uint32_t *values, size_t count, uint32_t threads);
 #endif
 
 #endif /* BITONIC_CPU_PAIR_SORT_H */

@@ -7,11 +7,18 @@
  * avx512_network64.h, the keys-only sort's, with the values (in 64-bit lanes)
  * moved by the same masks. Keys alone are compared; afterwards, each run of
  * equal keys has its values sorted, which gives (key, value) order.
+ * On more threads, the parallel sort of fast_sort_driver.inc on the same two
+ * arrays: a queue of ranges that the threads split with this partition and
+ * share out, the first passes over large inputs partitioned by all threads
+ * together; a split by a pivot never parts equal keys, so each final range
+ * has its ties' values sorted alone.
  * Compiled for AVX-512 through a target pragma; pair_sort.c calls it only when
  * the resolved target is AVX-512. */
 #include "pair_sort.h"
 
 #if defined(BITONIC_CPU_HAVE_X86)
+
+#include <pthread.h> /* the work queue's lock; threads start in fast_sort_jobs.c */
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi,bmi2"))), \
@@ -260,7 +267,9 @@ static void heap_sort(uint64_t *keys, uint32_t *values, size_t count)
 /* The sampled pivot of fast_sort_driver.inc, with the same deterministic jitter. */
 static uint64_t choose_pivot(const uint64_t *keys, size_t count, size_t sample_count)
 {
-    uint64_t sample[64];
+    uint64_t sample[BITONIC_CPU_MAX_PIVOT_SAMPLE];
+    if (sample_count > count)
+        sample_count = count;
     size_t stride = count / sample_count;
     for (size_t i = 0; i < sample_count; i++) {
         uint64_t x = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)count;
@@ -269,7 +278,10 @@ static uint64_t choose_pivot(const uint64_t *keys, size_t count, size_t sample_c
         x ^= x >> 29;
         sample[i] = keys[i * stride + (size_t)(((x & UINT32_MAX) * (uint64_t)stride) >> 32)];
     }
-    bitonic_cpu_kernels64_avx512.base_sort(sample, sample_count);
+    if (sample_count <= BASE_PAIRS)
+        bitonic_cpu_kernels64_avx512.base_sort(sample, sample_count);
+    else
+        bitonic_cpu_sort_sequential_u64(&bitonic_cpu_kernels64_avx512, sample, sample_count);
     return sample[sample_count / 2];
 }
 
@@ -345,13 +357,321 @@ static void sort_tied_values(const uint64_t *keys, uint32_t *values, size_t coun
     }
 }
 
-void bitonic_cpu_sort_pairs_avx512_u64(uint64_t *keys, uint32_t *values, size_t count)
+static size_t initial_depth_budget(size_t count)
 {
     size_t log = 0;
     for (size_t rest = count; rest >>= 1;)
         log++;
-    quick_sort(keys, values, count, 2 * log + 4, 0);
+    return 2 * log + 4;
+}
+
+void bitonic_cpu_sort_pairs_avx512_u64(uint64_t *keys, uint32_t *values, size_t count)
+{
+    quick_sort(keys, values, count, initial_depth_budget(count), 0);
     sort_tied_values(keys, values, count);
+}
+
+/* The parallel sort. Its constants are fast_sort_driver.inc's: all threads
+ * partition together only from 4 threads and 2^22 pairs, a thread splits
+ * pieces down to 1/(16 threads) of the input, and fewer misplaced pairs than
+ * 2^16 are swapped on one thread. */
+#define PARALLEL_PARTITION_MIN_THREADS 4
+#define PARALLEL_PARTITION_MIN_PAIRS ((size_t)1 << 22)
+#define GRAIN_PER_THREAD 16
+#define PARALLEL_MIN_SWAP_PAIRS ((size_t)1 << 16)
+#define MAX_PIECES (8 * BITONIC_CPU_MAX_THREADS + 16)
+
+typedef struct slice_partition_job {
+    uint64_t *keys;
+    uint32_t *values;
+    size_t begin, end;
+    uint64_t pivot;
+    size_t below; /* out */
+} slice_partition_job;
+
+static void slice_partition_run(void *arg)
+{
+    slice_partition_job *job = arg;
+    job->below = partition(job->keys + job->begin, job->values + job->begin, job->end - job->begin, job->pivot);
+}
+
+typedef struct pair_interval {
+    size_t begin, end;
+} pair_interval;
+
+/* Pairs below the pivot that lie right of the split, and pairs above it that
+ * lie left of it: equally many, listed slice by slice. */
+typedef struct misplaced_pairs {
+    pair_interval above_left[BITONIC_CPU_MAX_THREADS];
+    pair_interval below_right[BITONIC_CPU_MAX_THREADS];
+    uint32_t above_left_count, below_right_count;
+} misplaced_pairs;
+
+typedef struct swap_job {
+    uint64_t *keys;
+    uint32_t *values;
+    const misplaced_pairs *misplaced;
+    size_t first, last; /* offsets into the misplaced pairs this job swaps */
+} swap_job;
+
+static void seek_interval(const pair_interval *list, size_t offset, uint32_t *index, size_t *position)
+{
+    uint32_t i = 0;
+    while (offset >= list[i].end - list[i].begin) {
+        offset -= list[i].end - list[i].begin;
+        i++;
+    }
+    *index = i;
+    *position = list[i].begin + offset;
+}
+
+static void swap_run(void *arg)
+{
+    swap_job *job = arg;
+    if (job->first >= job->last)
+        return;
+    const pair_interval *left = job->misplaced->above_left, *right = job->misplaced->below_right;
+    uint32_t left_index, right_index;
+    size_t left_pos, right_pos;
+    seek_interval(left, job->first, &left_index, &left_pos);
+    seek_interval(right, job->first, &right_index, &right_pos);
+    size_t remaining = job->last - job->first;
+    while (remaining > 0) {
+        if (left_pos == left[left_index].end)
+            left_pos = left[++left_index].begin;
+        if (right_pos == right[right_index].end)
+            right_pos = right[++right_index].begin;
+        size_t run = left[left_index].end - left_pos;
+        if (right[right_index].end - right_pos < run)
+            run = right[right_index].end - right_pos;
+        if (remaining < run)
+            run = remaining;
+        uint64_t *a = job->keys + left_pos, *b = job->keys + right_pos;
+        uint32_t *va = job->values + left_pos, *vb = job->values + right_pos;
+        for (size_t i = 0; i < run; i++) {
+            uint64_t key = a[i];
+            a[i] = b[i];
+            b[i] = key;
+            uint32_t value = va[i];
+            va[i] = vb[i];
+            vb[i] = value;
+        }
+        left_pos += run;
+        right_pos += run;
+        remaining -= run;
+    }
+}
+
+static void add_interval(pair_interval *list, uint32_t *list_count, size_t begin, size_t end)
+{
+    if (begin < end)
+        list[(*list_count)++] = (pair_interval){begin, end};
+}
+
+/* Partitions the pairs around pivot on `threads` threads: each its own slice,
+ * then the pairs on the wrong side of the split swapped across; returns the
+ * count below. */
+static size_t parallel_partition(uint64_t *keys, uint32_t *values, size_t count, uint64_t pivot, uint32_t threads)
+{
+    slice_partition_job slices[BITONIC_CPU_MAX_THREADS];
+    for (uint32_t i = 0; i < threads; i++)
+        slices[i] = (slice_partition_job){keys, values, count * i / threads, count * (i + 1) / threads, pivot, 0};
+    bitonic_cpu_run_jobs(slice_partition_run, slices, sizeof slices[0], threads);
+
+    size_t split = 0;
+    for (uint32_t i = 0; i < threads; i++)
+        split += slices[i].below;
+    misplaced_pairs misplaced;
+    misplaced.above_left_count = misplaced.below_right_count = 0;
+    size_t misplaced_count = 0;
+    for (uint32_t i = 0; i < threads; i++) {
+        size_t below_end = slices[i].begin + slices[i].below;
+        size_t above_end = slices[i].end < split ? slices[i].end : split;
+        add_interval(misplaced.above_left, &misplaced.above_left_count, below_end, above_end);
+        if (below_end < above_end)
+            misplaced_count += above_end - below_end;
+        size_t below_begin = slices[i].begin > split ? slices[i].begin : split;
+        add_interval(misplaced.below_right, &misplaced.below_right_count, below_begin, below_end);
+    }
+    uint32_t swappers = misplaced_count < PARALLEL_MIN_SWAP_PAIRS ? 1 : threads;
+    swap_job swaps[BITONIC_CPU_MAX_THREADS];
+    for (uint32_t i = 0; i < swappers; i++)
+        swaps[i] = (swap_job){keys, values, &misplaced, misplaced_count * i / swappers,
+                              misplaced_count * (i + 1) / swappers};
+    bitonic_cpu_run_jobs(swap_run, swaps, sizeof swaps[0], swappers);
+    return split;
+}
+
+typedef struct pair_piece {
+    uint64_t *keys;
+    uint32_t *values;
+    size_t count;
+    size_t depth_budget; /* partitions left before the heapsort guard */
+} pair_piece;
+
+/* Pieces not yet taken, and how many threads hold one; the work is over when
+ * the queue is empty and nobody holds a piece. */
+typedef struct work_queue {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    pair_piece pieces[MAX_PIECES];
+    size_t piece_count;
+    uint32_t busy;
+    size_t grain; /* pieces larger than this are split and shared */
+} work_queue;
+
+static size_t largest_piece(const pair_piece *pieces, size_t piece_count)
+{
+    size_t largest = 0;
+    for (size_t i = 1; i < piece_count; i++)
+        if (pieces[i].count > pieces[largest].count)
+            largest = i;
+    return largest;
+}
+
+static int take_piece(work_queue *queue, pair_piece *out)
+{
+    pthread_mutex_lock(&queue->lock);
+    while (queue->piece_count == 0 && queue->busy > 0)
+        pthread_cond_wait(&queue->changed, &queue->lock);
+    int got = queue->piece_count > 0;
+    if (got) {
+        size_t largest = largest_piece(queue->pieces, queue->piece_count);
+        *out = queue->pieces[largest];
+        queue->pieces[largest] = queue->pieces[--queue->piece_count];
+        queue->busy++;
+    }
+    pthread_mutex_unlock(&queue->lock);
+    return got;
+}
+
+static int share_piece(work_queue *queue, pair_piece piece)
+{
+    pthread_mutex_lock(&queue->lock);
+    int shared = queue->piece_count < MAX_PIECES;
+    if (shared) {
+        queue->pieces[queue->piece_count++] = piece;
+        pthread_cond_signal(&queue->changed);
+    }
+    pthread_mutex_unlock(&queue->lock);
+    return shared;
+}
+
+static void finish_piece(work_queue *queue)
+{
+    pthread_mutex_lock(&queue->lock);
+    queue->busy--;
+    if (queue->busy == 0 && queue->piece_count == 0)
+        pthread_cond_broadcast(&queue->changed);
+    pthread_mutex_unlock(&queue->lock);
+}
+
+/* A final piece: its keys sorted, then its ties' values. */
+static void sort_piece(pair_piece piece)
+{
+    quick_sort(piece.keys, piece.values, piece.count, piece.depth_budget, 0);
+    sort_tied_values(piece.keys, piece.values, piece.count);
+}
+
+/* Splits a piece alone down to the grain, sharing the smaller side of each
+ * split, then sorts what is left. */
+static void work_on_piece(work_queue *queue, pair_piece piece)
+{
+    while (piece.count > queue->grain && piece.depth_budget > 0) {
+        piece.depth_budget--;
+        uint64_t pivot = choose_pivot(piece.keys, piece.count, 256);
+        size_t below = partition(piece.keys, piece.values, piece.count, pivot);
+        if (below == 0) {
+            /* The pivot was the smallest key: the pairs equal to it are
+             * final but for their values' order. */
+            size_t equal = pivot == UINT64_MAX ? piece.count : partition(piece.keys, piece.values, piece.count, pivot + 1);
+            sort_tied_values(piece.keys, piece.values, equal);
+            piece.keys += equal;
+            piece.values += equal;
+            piece.count -= equal;
+            continue;
+        }
+        pair_piece left = {piece.keys, piece.values, below, piece.depth_budget};
+        pair_piece right = {piece.keys + below, piece.values + below, piece.count - below, piece.depth_budget};
+        pair_piece kept = left.count >= right.count ? left : right;
+        pair_piece offered = left.count >= right.count ? right : left;
+        if (!share_piece(queue, offered))
+            sort_piece(offered);
+        piece = kept;
+    }
+    sort_piece(piece);
+}
+
+static void queue_worker_run(void *arg)
+{
+    work_queue *queue = *(work_queue **)arg;
+    pair_piece piece;
+    while (take_piece(queue, &piece)) {
+        work_on_piece(queue, piece);
+        finish_piece(queue);
+    }
+}
+
+/* On 4 or more threads and large inputs, all threads partition the largest
+ * piece together while there are fewer pieces than threads; then each thread
+ * takes the largest piece waiting and splits it alone. */
+static void split_together(work_queue *queue, uint32_t threads, size_t count)
+{
+    while (queue->piece_count < threads && threads >= PARALLEL_PARTITION_MIN_THREADS &&
+           count >= PARALLEL_PARTITION_MIN_PAIRS) {
+        size_t largest = largest_piece(queue->pieces, queue->piece_count);
+        pair_piece piece = queue->pieces[largest];
+        if (piece.count <= queue->grain || piece.depth_budget == 0 || piece.count < PARALLEL_PARTITION_MIN_PAIRS)
+            break;
+        piece.depth_budget--;
+        uint64_t pivot = choose_pivot(piece.keys, piece.count, BITONIC_CPU_MAX_PIVOT_SAMPLE);
+        size_t below = parallel_partition(piece.keys, piece.values, piece.count, pivot, threads);
+        if (below == 0) {
+            size_t equal = pivot == UINT64_MAX
+                               ? piece.count
+                               : parallel_partition(piece.keys, piece.values, piece.count, pivot + 1, threads);
+            sort_tied_values(piece.keys, piece.values, equal);
+            queue->pieces[largest] = (pair_piece){piece.keys + equal, piece.values + equal, piece.count - equal,
+                                                  piece.depth_budget};
+            continue;
+        }
+        queue->pieces[largest] = (pair_piece){piece.keys, piece.values, below, piece.depth_budget};
+        queue->pieces[queue->piece_count++] =
+            (pair_piece){piece.keys + below, piece.values + below, piece.count - below, piece.depth_budget};
+    }
+}
+
+void bitonic_cpu_sort_pairs_parallel_avx512_u64(uint64_t *keys, uint32_t *values, size_t count, uint32_t threads)
+{
+    if (threads > BITONIC_CPU_MAX_THREADS)
+        threads = BITONIC_CPU_MAX_THREADS;
+    if (threads <= 1 || count < BITONIC_CPU_PARALLEL_MIN_KEYS_PER_THREAD * threads) {
+        bitonic_cpu_sort_pairs_avx512_u64(keys, values, count);
+        return;
+    }
+    work_queue queue;
+    if (pthread_mutex_init(&queue.lock, NULL) != 0) {
+        bitonic_cpu_sort_pairs_avx512_u64(keys, values, count);
+        return;
+    }
+    if (pthread_cond_init(&queue.changed, NULL) != 0) {
+        pthread_mutex_destroy(&queue.lock);
+        bitonic_cpu_sort_pairs_avx512_u64(keys, values, count);
+        return;
+    }
+    queue.busy = 0;
+    queue.grain = count / (GRAIN_PER_THREAD * (size_t)threads);
+    if (queue.grain < BITONIC_CPU_PARALLEL_MIN_KEYS_PER_THREAD / 2)
+        queue.grain = BITONIC_CPU_PARALLEL_MIN_KEYS_PER_THREAD / 2;
+    queue.pieces[0] = (pair_piece){keys, values, count, initial_depth_budget(count)};
+    queue.piece_count = 1;
+    split_together(&queue, threads, count);
+    work_queue *workers[BITONIC_CPU_MAX_THREADS];
+    for (uint32_t i = 0; i < threads; i++)
+        workers[i] = &queue;
+    bitonic_cpu_run_jobs(queue_worker_run, workers, sizeof workers[0], threads);
+    pthread_cond_destroy(&queue.changed);
+    pthread_mutex_destroy(&queue.lock);
 }
 
 #if defined(__clang__)
