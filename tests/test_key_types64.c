@@ -261,7 +261,8 @@ static void run_merge_searches(test_counter *t, const bitonic_context_desc *desc
 static void run_two_threads(test_counter *t)
 {
     bitonic_context *context;
-    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = "cpu", .cpu_threads = 2}, &context);
+    bitonic_context_desc desc = {.device = "cpu", .cpu_threads = 2};
+    bitonic_status status = bitonic_context_create(&desc, &context);
     if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "cpu, 2 threads: context (%s)", bitonic_status_string(status)))
         return;
     const size_t n = ((size_t)1 << 17) + 3;

@@ -7,9 +7,10 @@
  * - Otherwise, with AVX-512, from 2^17 pairs, a quicksort that moves each
  *   value with its key sorts them in place on the sort's threads
  *   (pair_sort_avx512.c): no packing, no gather, no scratch.
- * - Otherwise (AVX2 or the baseline), from 2^20 pairs, one counting pass moves the pairs into
- *   buckets by the top bits of (key - smallest), each bucket about 2^14 pairs,
- *   and the buckets are sorted alone, shared out among the sort's threads
+ * - Otherwise (AVX2 or the baseline, or fewer pairs), from 2^20 pairs, one
+ *   counting pass moves the pairs into buckets by the top bits of (key -
+ *   smallest), each bucket about 2^14 pairs, and the buckets are sorted
+ *   alone, shared out among the sort's threads
  *   (fewer pairs are sorted as one bucket). A bucket whose keys span under
  *   2^32 is packed and sorted once; any other is sorted by the 32 bits below
  *   the top of its span, packed with each pair's position, moved to that order

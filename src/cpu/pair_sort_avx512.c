@@ -584,7 +584,8 @@ static void work_on_piece(work_queue *queue, pair_piece piece)
         if (below == 0) {
             /* The pivot was the smallest key: the pairs equal to it are
              * final but for their values' order. */
-            size_t equal = pivot == UINT64_MAX ? piece.count : partition(piece.keys, piece.values, piece.count, pivot + 1);
+            size_t equal =
+                pivot == UINT64_MAX ? piece.count : partition(piece.keys, piece.values, piece.count, pivot + 1);
             sort_tied_values(piece.keys, piece.values, equal);
             piece.keys += equal;
             piece.values += equal;
