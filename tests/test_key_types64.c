@@ -267,7 +267,7 @@ static void run_threads(test_counter *t, uint32_t threads)
     if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "cpu, %u threads: context (%s)", threads,
                     bitonic_status_string(status)))
         return;
-    const size_t n = ((size_t)1 << 18) + 3;
+    const size_t n = ((size_t)1 << 19) + 3;
     uint64_t seed = 2;
     for (int type = 0; type < 3; ++type)
         for (int order = 0; order <= 1; ++order)

@@ -46,10 +46,11 @@
  * 117); below it the gather stays in L2 and the sort of words is faster. */
 #define MOVES_VALUES_MIN_PAIRS ((size_t)1 << 17)
 /* Stable pairs move (position << 32 | value), 16 bytes a pair, with their
- * keys from this many pairs: on two threads at 2^17 that was 7% slower than
- * the sort of (key, position) pairs and the gather of the values, 3-14%
- * faster from 2^18 (perf-log entry NEXT-FREE). */
-#define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 18)
+ * keys from this many pairs, where the gather of the values by positions
+ * after the sort of (key, position) pairs leaves the caches: 2-8% faster at
+ * 2^19 on the 2-core development machine, 4-14% from 2^20; at 2^17 7% slower
+ * on two threads, at 2^18 within the spread (perf-log entry NEXT-FREE). */
+#define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 19)
 
 static unsigned bit_length(uint64_t value)
 {

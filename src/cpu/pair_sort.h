@@ -31,7 +31,7 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
 
 /* Sorts count (ordered 64-bit key, value) pairs by key, ties in their order,
  * under config; scratch: BITONIC_CPU_STABLE_PAIRS_U64_SCRATCH_WORDS(count)
- * words. With AVX-512, from 2^18 pairs whose keys span 2^32 or more, each key
+ * words. With AVX-512, from 2^19 pairs whose keys span 2^32 or more, each key
  * moves with (position << 32 | value) through the sort below; otherwise the
  * pairs of (key, position) are sorted as above and the values gathered by
  * the positions. Returns as bitonic_cpu_sort_pairs_u64. */
