@@ -404,6 +404,7 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
     return status;
 }
 
+#if defined(BITONIC_CPU_HAVE_X86)
 /* Stable pairs that move (position << 32 | value) with each key: written
  * before the sort, the values read back after it. */
 typedef struct tagged_pass {
@@ -424,6 +425,7 @@ static void untag_slice(void *context, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++)
         pass->values[i] = (uint32_t)pass->tagged[i];
 }
+#endif
 
 bitonic_status bitonic_cpu_sort_stable_pairs_u64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *scratch,
                                                  const bitonic_cpu_sort_config *config)
