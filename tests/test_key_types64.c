@@ -255,11 +255,37 @@ static void run_merge_searches(test_counter *t, const bitonic_context_desc *desc
     bitonic_context_destroy(context);
 }
 
+/* Every mode on one and two CPU threads at a size where the pairs of 64-bit
+ * keys, stable or not, take the sort that moves the values with the keys
+ * (pair_sort_avx512.c, pair_sort_avx512_u64.c, where the CPU has AVX-512): on
+ * two threads its pieces split and shared. */
+static void run_threads(test_counter *t, uint32_t threads)
+{
+    bitonic_context *context;
+    bitonic_context_desc desc = {.device = "cpu", .cpu_threads = threads};
+    bitonic_status status = bitonic_context_create(&desc, &context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "cpu, %u threads: context (%s)", threads,
+                    bitonic_status_string(status)))
+        return;
+    const size_t n = ((size_t)1 << 19) + 3;
+    uint64_t seed = 2;
+    for (int type = 0; type < 3; ++type)
+        for (int order = 0; order <= 1; ++order)
+            for (int m = KEYS; m <= RECORDS; ++m)
+                TEST_CHECK(t, check_one(context, (bitonic_key_type)(BITONIC_KEY_U64 + type), (bitonic_order)order,
+                                        (mode)m, n, &seed),
+                           "cpu, %u threads: %s %s %s, %zu keys", threads, type_names[type],
+                           order ? "descending" : "ascending", mode_names[m], n);
+    bitonic_context_destroy(context);
+}
+
 int main(void)
 {
     test_counter t = {0};
     unsigned printed = 0;
     run_all(&t, &(bitonic_context_desc){.device = "cpu"}, "cpu");
+    run_threads(&t, 1);
+    run_threads(&t, 2);
     bitonic_tuning_overrides tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES};
     bitonic_context_desc vulkan = {.next = &tuning, .device = test_device_selector(), .validation = test_validation(),
                                    .on_validation_message = test_print_validation_message,

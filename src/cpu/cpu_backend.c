@@ -212,24 +212,19 @@ static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *v
     return status;
 }
 
-/* Stable pairs with 64-bit keys: (key, position) pairs sorted by the sort of
- * pairs, then the values gathered by the positions, on the sort's threads. The
- * positions follow the sort's scratch in one buffer. */
+/* Stable pairs with 64-bit keys, in (key, position) order (pair_sort.c), on
+ * the keys' ordered bits. */
 static bitonic_status stable_pairs64(cpu_state *cpu, uint64_t *keys, uint32_t *values, size_t count,
                                      const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
 {
     uint32_t threads = bitonic_cpu_sort_threads(count, config);
-    size_t scratch_words = BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count);
-    uint64_t *words = pair_words_for(cpu, scratch_words + (count + 1) / 2);
+    uint64_t *words = pair_words_for(cpu, BITONIC_CPU_STABLE_PAIRS_U64_SCRATCH_WORDS(count));
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t *positions = (uint32_t *)(words + scratch_words);
-    bitonic_cpu_fill_positions(positions, count, threads);
-    bitonic_status status = sort_pairs64(keys, positions, count, words, request, config);
-    if (status == BITONIC_SUCCESS) {
-        bitonic_cpu_gather_values(positions, values, count, threads);
-        bitonic_cpu_copy_values(values, positions, count, threads);
-    }
+    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config->target);
+    bitonic_status status = bitonic_cpu_sort_stable_pairs_u64(keys, values, count, words, config);
+    bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config->target);
     release_large_pair_words(cpu);
     return status;
 }

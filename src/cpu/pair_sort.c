@@ -4,12 +4,13 @@
  * - If the keys span less than 2^32 (small integers, timestamps, any tied
  *   data), each pair is packed as ((key - smallest) << 32 | value) and sorted
  *   once, exactly as pairs with 32-bit keys are.
- * - Otherwise, on one thread with AVX-512, from 2^17 pairs, a quicksort that
- *   moves each value with its key sorts them in place (pair_sort_avx512.c):
- *   no packing, no gather, no scratch.
- * - Otherwise, from 2^20 pairs, one counting pass moves the pairs into
- *   buckets by the top bits of (key - smallest), each bucket about 2^14 pairs,
- *   and the buckets are sorted alone, shared out among the sort's threads
+ * - Otherwise, with AVX-512, from 2^17 pairs, a quicksort that moves each
+ *   value with its key sorts them in place on the sort's threads
+ *   (pair_sort_avx512.c): no packing, no gather, no scratch.
+ * - Otherwise (AVX2 or the baseline, or fewer pairs), from 2^20 pairs, one
+ *   counting pass moves the pairs into buckets by the top bits of (key -
+ *   smallest), each bucket about 2^14 pairs, and the buckets are sorted
+ *   alone, shared out among the sort's threads
  *   (fewer pairs are sorted as one bucket). A bucket whose keys span under
  *   2^32 is packed and sorted once; any other is sorted by the 32 bits below
  *   the top of its span, packed with each pair's position, moved to that order
@@ -23,6 +24,8 @@
 #include "pair_sort.h"
 
 #include <string.h>
+
+#include "pair_pack.h"
 
 /* A bucket of 2^14 pairs holds 192 KiB of keys, values and words: in L2. Of
  * 2^12 to 2^16, 2^14 was the fastest at 2^20, 2^22 and 2^23 pairs and within
@@ -42,6 +45,12 @@
  * AVX-512 sort that moves the values with the keys wins (perf-log entry
  * 117); below it the gather stays in L2 and the sort of words is faster. */
 #define MOVES_VALUES_MIN_PAIRS ((size_t)1 << 17)
+/* Stable pairs move (position << 32 | value), 16 bytes a pair, with their
+ * keys from this many pairs, where the gather of the values by positions
+ * after the sort of (key, position) pairs leaves the caches: 2-8% faster at
+ * 2^19 on the 2-core development machine, 4-14% from 2^20; at 2^17 7% slower
+ * on two threads, at 2^18 within the spread (perf-log entry NEXT-FREE). */
+#define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 19)
 
 static unsigned bit_length(uint64_t value)
 {
@@ -137,20 +146,6 @@ int bitonic_cpu_moves_values(const bitonic_cpu_sort_config *config)
     return 0;
 #endif
 }
-
-/* Whether the sort of count pairs under config takes the AVX-512 sort that
- * moves values with their keys: its target resolves to AVX-512 (a forced
- * target that the CPU lacks reaches the fast sort, which refuses it), and it
- * runs on one thread or below BUCKETS_MIN_PAIRS, where that sort on one thread
- * beat the sort of words and positions on two (perf-log entry 117); the
- * buckets keep every thread busy from there. */
-#if defined(BITONIC_CPU_HAVE_X86)
-static int moves_values(size_t count, const bitonic_cpu_sort_config *config)
-{
-    return bitonic_cpu_moves_values(config) &&
-           (count < BUCKETS_MIN_PAIRS || bitonic_cpu_sort_threads(count, config) == 1);
-}
-#endif
 
 /* Sorts a run of pairs whose (key - smallest) agree above bit `shift` (1..32)
  * by the bits below it, then by value; words: count scratch words. */
@@ -378,9 +373,9 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
     if (largest - smallest > UINT32_MAX && count > UINT32_MAX)
         return BITONIC_ERROR_TOO_LARGE; /* a position would not fit the low half */
 #if defined(BITONIC_CPU_HAVE_X86)
-    if (largest - smallest > UINT32_MAX && count >= MOVES_VALUES_MIN_PAIRS && moves_values(count, config)) {
-        /* In place: no scratch, no gather. */
-        bitonic_cpu_sort_pairs_avx512_u64(keys, values, count);
+    if (largest - smallest > UINT32_MAX && count >= MOVES_VALUES_MIN_PAIRS && bitonic_cpu_moves_values(config)) {
+        /* In place, on the sort's threads: no scratch, no gather. */
+        bitonic_cpu_sort_pairs_parallel_avx512_u64(keys, values, count, bitonic_cpu_sort_threads(count, config));
         return BITONIC_SUCCESS;
     }
 #endif
@@ -406,5 +401,57 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
     }
     if (!scratch)
         free(words);
+    return status;
+}
+
+#if defined(BITONIC_CPU_HAVE_X86)
+/* Stable pairs that move (position << 32 | value) with each key: written
+ * before the sort, the values read back after it. */
+typedef struct tagged_pass {
+    uint64_t *tagged;
+    uint32_t *values;
+} tagged_pass;
+
+static void tag_slice(void *context, size_t begin, size_t end)
+{
+    const tagged_pass *pass = context;
+    for (size_t i = begin; i < end; i++)
+        pass->tagged[i] = (uint64_t)i << 32 | pass->values[i];
+}
+
+static void untag_slice(void *context, size_t begin, size_t end)
+{
+    const tagged_pass *pass = context;
+    for (size_t i = begin; i < end; i++)
+        pass->values[i] = (uint32_t)pass->tagged[i];
+}
+#endif
+
+bitonic_status bitonic_cpu_sort_stable_pairs_u64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *scratch,
+                                                 const bitonic_cpu_sort_config *config)
+{
+    if (count < 2)
+        return BITONIC_SUCCESS;
+    uint32_t threads = bitonic_cpu_sort_threads(count, config);
+#if defined(BITONIC_CPU_HAVE_X86)
+    if (count >= STABLE_MOVES_VALUES_MIN_PAIRS && count <= UINT32_MAX && bitonic_cpu_moves_values(config)) {
+        uint64_t smallest, largest;
+        parallel_key_range(keys, count, pass_threads(count, config), &smallest, &largest);
+        if (largest - smallest > UINT32_MAX) {
+            tagged_pass pass = {scratch, values};
+            bitonic_cpu_run_slices(tag_slice, &pass, count, threads);
+            bitonic_cpu_sort_pairs_parallel_avx512_u64_u64(keys, scratch, count, threads);
+            bitonic_cpu_run_slices(untag_slice, &pass, count, threads);
+            return BITONIC_SUCCESS;
+        }
+    }
+#endif
+    uint32_t *positions = (uint32_t *)(scratch + BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
+    bitonic_cpu_fill_positions(positions, count, threads);
+    bitonic_status status = bitonic_cpu_sort_pairs_u64(keys, positions, count, scratch, config);
+    if (status == BITONIC_SUCCESS) {
+        bitonic_cpu_gather_values(positions, values, count, threads);
+        bitonic_cpu_copy_values(values, positions, count, threads);
+    }
     return status;
 }
