@@ -49,7 +49,7 @@
  * keys from this many pairs, where the gather of the values by positions
  * after the sort of (key, position) pairs leaves the caches: 2-8% faster at
  * 2^19 on the 2-core development machine, 4-14% from 2^20; at 2^17 7% slower
- * on two threads, at 2^18 within the spread (perf-log entry NEXT-FREE). */
+ * on two threads, at 2^18 within the spread (docs/perf-log.md, entry 124). */
 #define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 19)
 
 static unsigned bit_length(uint64_t value)
