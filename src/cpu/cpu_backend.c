@@ -163,17 +163,17 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
 }
 
 /* Stable pairs with 32-bit keys take the sort that moves the values with
- * their words on one thread from this many pairs: there it beat the sort of
- * words and the gather after it by 7% at 2^22 and 2^23 pairs (even at 2^21,
- * 8% slower at 2^20, the gather still in the caches); on two threads the
- * sort of words runs on both and the moving sort on one, and that lost at
- * every size (docs/perf-log.md, entry 122). */
+ * their words, on the sort's threads, from this many pairs: on one thread it
+ * beat the sort of words and the gather after it by 7% at 2^22 and 2^23 pairs
+ * (even at 2^21, 8% slower at 2^20, the gather still in the caches;
+ * docs/perf-log.md, entry 122); on two threads, since it runs on both
+ * (entry 123), it took 0.90x at 2^21 and 2^22 and lost 1-6% below 2^20
+ * (entry 125). */
 #define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 21)
 
 static int stable_moves_values(size_t count, const bitonic_cpu_sort_config *config)
 {
-    return count >= STABLE_MOVES_VALUES_MIN_PAIRS && bitonic_cpu_sort_threads(count, config) == 1 &&
-           bitonic_cpu_moves_values(config);
+    return count >= STABLE_MOVES_VALUES_MIN_PAIRS && bitonic_cpu_moves_values(config);
 }
 
 /* Stable pairs with 32-bit keys, in (key, position) order: each pair packed as
@@ -195,7 +195,7 @@ static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *v
     bitonic_status status = BITONIC_SUCCESS;
 #if defined(BITONIC_CPU_HAVE_X86)
     if (carried) {
-        bitonic_cpu_sort_pairs_avx512_u64(words, values, count);
+        bitonic_cpu_sort_pairs_parallel_avx512_u64(words, values, count, threads);
         bitonic_cpu_unpack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config->target);
         release_large_pair_words(cpu);
         return status;
