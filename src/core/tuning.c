@@ -108,7 +108,7 @@
  * (docs/perf-log.md, entry 114): a workgroup of the long tile fills the shared
  * memory the driver gives a multiprocessor (about 64 KiB, entry 92), so it
  * runs alone there. A tile of 1024 made 8-byte sorts 0.93-0.96x at 2^25 and
- * 2^26 and 32-bit keys 1.01-1.04x (entries 116, 118); the windows grow past it
+ * 2^26 and 32-bit keys 1.01-1.04x (entries 116, 119); the windows grow past it
  * where the nested buckets would be long (sorter/partition.c). */
 #define PARTITION_NESTED_TILE_LOG_32 11u
 #define PARTITION_NESTED_TILE_LOG_64 10u

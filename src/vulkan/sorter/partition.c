@@ -563,9 +563,9 @@ bitonic_status sorter_record_partition_sort(bitonic_vulkan_sorter *sorter, VkCom
                 samples_left = true;
             }
             sorter_name_pass(&recorder, "tile sort", moved);
-            VkPipeline tile_sort = plan->nested_tile ? runs_variant->nested_tile_sort_pipelines
-                                                           [plan->window_log - tuning->partition_nested_tile_log]
-                                                     : sorter_tile_pipeline_for(runs_variant, pass);
+            VkPipeline tile_sort = plan->nested_tile
+                                       ? runs_variant->nested_tile_sort_pipelines[NESTED_WINDOW_STEP(plan, tuning)]
+                                       : sorter_tile_pipeline_for(runs_variant, pass);
             sorter_record_dispatch(&recorder, tile_sort, &constants, sizeof constants, group_x[0], group_y[0]);
             sorter_record_pass_barrier(command_buffer);
             continue;

@@ -412,7 +412,7 @@ VkResult sorter_ensure_plan_pipelines(bitonic_vulkan_sorter *sorter, const sort_
                                             : plan->short_tile                            ? PIPELINE_SHORT_TILE_SORT
                                             : sorter_sorts_tile_by_merging(variant, pass) ? PIPELINE_TILE_SORT
                                                                                           : PIPELINE_TILE,
-                                            plan->nested_tile ? plan->window_log - variant->tuning.partition_nested_tile_log
+                                            plan->nested_tile ? NESTED_WINDOW_STEP(plan, &variant->tuning)
                                             : pass->tile_tail ? 1u
                                                               : 0u);
         } else if (pass->kind == BITONIC_PASS_MERGE) {

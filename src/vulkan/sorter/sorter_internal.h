@@ -113,6 +113,8 @@ enum {
  * own: the nested tile and up to three doublings of it; a longer window takes
  * the whole tile. */
 #define NESTED_WINDOW_LOGS 4u
+/* The entry of sorter_variant.nested_tile_sort_pipelines a plan's window takes. */
+#define NESTED_WINDOW_STEP(plan, tuning) ((plan)->window_log - (tuning)->partition_nested_tile_log)
 /* The tile merge sort takes a group's first and last key from a thread's first
  * and last register: a thread's keys must divide the group. */
 _Static_assert(BITONIC_MAX_STEP_GROUP_LOG <= RUN_SAMPLE_LOG, "keys a thread, at most one sample group");
