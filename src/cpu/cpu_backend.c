@@ -259,7 +259,8 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         uint64_t *sorted_keys = words + scratch_words;
         uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
-        memcpy(sorted_keys, keys, count * sizeof *sorted_keys);
+        /* As 32-bit words: the copy on the sort's threads. */
+        bitonic_cpu_copy_values((uint32_t *)sorted_keys, keys, 2u * count, threads);
         bitonic_cpu_keys_to_ordered(sorted_keys, count, request->key_type, flip, threads, config.target);
         bitonic_cpu_fill_positions(out_indices, count, threads);
         status = bitonic_cpu_sort_pairs_u64(sorted_keys, out_indices, count, words, &config);
