@@ -74,26 +74,25 @@ Accumulator accumulator_start()
 
 // Separation pushes away harder the closer the neighbour; the epsilon keeps two
 // boids on the same spot from dividing by zero (their difference is zero, so
-// they simply add no push). A neighbour's position and velocity, not its Boid:
-// the grid search loads a candidate's velocity only once it is a neighbour.
-void accumulate(inout Accumulator acc, vec3 self_position, vec3 other_position, vec3 other_velocity)
+// they simply add no push). The candidate's whole Boid is loaded before the
+// test: loading its velocity only for neighbours made the grid search 4%
+// slower on the H200 (a second load after the test; docs/perf-log.md, entry 126).
+void accumulate(inout Accumulator acc, vec3 self_position, Boid other)
 {
-    vec3 away = self_position - other_position;
+    vec3 away = self_position - other.position.xyz;
     float distance_between = length(away);
     float closeness = clamp(1.0 - distance_between / params.radius, 0.0, 1.0);
     acc.separation += away * (closeness / max(distance_between, 1e-5 * params.radius));
-    acc.alignment += other_velocity;
-    acc.cohesion += other_position;
+    acc.alignment += other.velocity.xyz;
+    acc.cohesion += other.position.xyz;
     acc.neighbour_count += 1u;
 }
 
-// The neighbour's id into the fingerprint, where the debug output asks for it
-// (params.debug, the same for every invocation): without it a search loads no
-// id and hashes none for each neighbour.
+// The neighbour's id into the fingerprint. The searches call it only where
+// the debug output asks for it (params.debug, the same for every invocation),
+// so that without it they load no id and hash none for each neighbour.
 void note_neighbour_id(inout Accumulator acc, uint other_id)
 {
-    if (params.debug == 0u)
-        return;
     uint h = hash_u32(other_id);
     acc.id_hash_sum += h;
     acc.id_hash_xor ^= h;

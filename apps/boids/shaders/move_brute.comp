@@ -29,8 +29,9 @@ void main()
         for (uint t = 0u; t < tile_length; ++t) {
             uint other_id = base + t;
             if (other_id != self_id && is_neighbour(self.position.xyz, tile[t].position.xyz)) {
-                accumulate(acc, self.position.xyz, tile[t].position.xyz, tile[t].velocity.xyz);
-                note_neighbour_id(acc, other_id);
+                accumulate(acc, self.position.xyz, tile[t]);
+                if (params.debug != 0u)
+                    note_neighbour_id(acc, other_id);
             }
         }
         barrier();

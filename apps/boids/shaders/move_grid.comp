@@ -44,12 +44,11 @@ void main()
             for (uint other = run_start; other < run_end; ++other) {
                 if (other == index)
                     continue;
-                // A candidate's velocity (half its bytes) is loaded only when it
-                // is a neighbour, which most candidates of the 27 cells are not.
-                vec3 candidate_position = sorted_state[other].position.xyz;
-                if (is_neighbour(self.position.xyz, candidate_position)) {
-                    accumulate(acc, self.position.xyz, candidate_position, sorted_state[other].velocity.xyz);
-                    note_neighbour_id(acc, sorted_ids[other]);
+                Boid candidate = sorted_state[other];
+                if (is_neighbour(self.position.xyz, candidate.position.xyz)) {
+                    accumulate(acc, self.position.xyz, candidate);
+                    if (params.debug != 0u)
+                        note_neighbour_id(acc, sorted_ids[other]);
                 }
             }
         }

@@ -64,10 +64,11 @@ void main()
     for (uint rank = first; rank < end; ++rank) {
         if (rank == self_rank)
             continue;
-        vec3 other_position = ranked_state[rank].position.xyz;
-        if (is_neighbour(self.position.xyz, other_position)) {
-            accumulate(acc, self.position.xyz, other_position, ranked_state[rank].velocity.xyz);
-            note_neighbour_id(acc, sorted_ids[rank]);
+        Boid other = ranked_state[rank];
+        if (is_neighbour(self.position.xyz, other.position.xyz)) {
+            accumulate(acc, self.position.xyz, other);
+            if (params.debug != 0u)
+                note_neighbour_id(acc, sorted_ids[rank]);
         }
     }
     state_out[self_id] = steer(self, acc);
