@@ -460,11 +460,36 @@ static void check_tile_tail(test_counter *t, bitonic_context_desc desc)
     bitonic_context_destroy(context);
 }
 
+/* Keys, pairs and the argsort on one and two CPU threads at a size where the
+ * CPU path maps signed and float keys back, and unpacks pairs and positions,
+ * as its sort finishes each stretch (cpu_backend.c, MAP_BACK_IN_SORT_MIN_KEYS). */
+static void run_cpu_long(test_counter *t, uint32_t threads)
+{
+    bitonic_context *context;
+    bitonic_context_desc desc = {.device = "cpu", .cpu_threads = threads};
+    bitonic_status status = bitonic_context_create(&desc, &context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "cpu, %u threads: context (%s)", threads,
+                    bitonic_status_string(status)))
+        return;
+    const size_t n = ((size_t)1 << 21) + 3;
+    uint64_t seed = 5;
+    static const mode modes[] = {KEYS, PAIRS, ARGSORT};
+    for (int type = 0; type <= 2; ++type)
+        for (int order = 0; order <= 1; ++order)
+            for (size_t m = 0; m < sizeof modes / sizeof modes[0]; ++m)
+                TEST_CHECK(t, check_one(context, (bitonic_key_type)type, (bitonic_order)order, modes[m], n, &seed),
+                           "cpu, %u threads: %s %s %s, %zu keys", threads, type_names[type],
+                           order ? "descending" : "ascending", mode_names[modes[m]], n);
+    bitonic_context_destroy(context);
+}
+
 int main(void)
 {
     test_counter t = {0};
     unsigned printed = 0;
     run_all(&t, &(bitonic_context_desc){.device = "cpu"}, "cpu");
+    run_cpu_long(&t, 1);
+    run_cpu_long(&t, 2);
     bitonic_tuning_overrides tuning = {.type = BITONIC_STRUCTURE_TYPE_TUNING_OVERRIDES};
     bitonic_context_desc vulkan = {.next = &tuning, .device = test_device_selector(), .validation = test_validation(),
                                    .on_validation_message = test_print_validation_message,

@@ -83,6 +83,14 @@ static void single_pass_timing(bitonic_timing *timing, double ms)
         timing->pass_details[0] = (bitonic_pass_detail){"sort", 0};
 }
 
+/* Keys mapped to ordered bits are mapped back as the sort finishes each
+ * stretch (bitonic_cpu_finish, fast_sort.h) from this many keys, and in a pass
+ * of their own below: on one thread of the 2-core machine, f64 keys took
+ * 0.89-0.97x at 2^22 and 0.97x at 2^21, but 1.02-1.05x at 2^19 and 2^20, where
+ * the pass runs in the caches and the leaves pay for the calls; f32 keys
+ * moved by up to 8% either way below 2^22 (docs/perf-log.md, entry 127). */
+#define MAP_BACK_IN_SORT_MIN_KEYS ((size_t)1 << 21)
+
 /* 32-bit keys: u32 goes straight to the fast sort; other types are mapped to
  * ordered bits, sorted ascending and mapped back. */
 static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t count,
@@ -93,6 +101,11 @@ static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t coun
         return bitonic_cpu_sort_u32(keys, count, request->order, &config);
     uint32_t flip = order_xor(request), threads = bitonic_cpu_sort_threads(count, &config);
     bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config.target);
+    if (count >= MAP_BACK_IN_SORT_MIN_KEYS) {
+        bitonic_cpu_map_pass back;
+        bitonic_cpu_finish finish = bitonic_cpu_from_ordered_finish(&back, keys, request->key_type, flip, config.target);
+        return bitonic_cpu_sort_u32_finished(keys, count, &config, &finish);
+    }
     bitonic_status status = bitonic_cpu_sort_u32(keys, count, BITONIC_ORDER_ASCENDING, &config);
     bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config.target);
     return status;
@@ -109,6 +122,11 @@ static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t co
     uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config.target);
+    if (count >= MAP_BACK_IN_SORT_MIN_KEYS) {
+        bitonic_cpu_map_pass back;
+        bitonic_cpu_finish finish = bitonic_cpu_from_ordered_finish(&back, keys, request->key_type, flip, config.target);
+        return bitonic_cpu_sort_u64_finished(keys, count, &config, &finish);
+    }
     bitonic_status status = bitonic_cpu_sort_u64(keys, count, BITONIC_ORDER_ASCENDING, &config);
     bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config.target);
     return status;
@@ -135,7 +153,10 @@ static bitonic_status sort_pairs64(uint64_t *keys, uint32_t *values, size_t coun
 }
 
 /* Pairs: packed as (ordered key << 32 | value) and sorted as 64-bit words, the
- * order of the GPU's pair comparator. */
+ * order of the GPU's pair comparator, each stretch unpacked as the sort
+ * finishes it: on one thread of the 2-core machine 0.84-0.97x the time of an
+ * unpacking pass after the sort from 2^18 to 2^22 pairs (docs/perf-log.md,
+ * entry 127). */
 static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *values, size_t count,
                                      const bitonic_sort_request *request)
 {
@@ -156,8 +177,10 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t flip = order_xor(request);
     bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
-    bitonic_status status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
-    bitonic_cpu_unpack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
+    bitonic_cpu_pair_pass unpack;
+    bitonic_cpu_finish finish =
+        bitonic_cpu_unpack_finish(&unpack, words, keys32, values, NULL, request->key_type, flip, config.target);
+    bitonic_status status = bitonic_cpu_sort_u64_finished(words, count, &config, &finish);
     release_large_pair_words(cpu);
     return status;
 }
@@ -201,6 +224,8 @@ static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *v
         return status;
     }
 #endif
+    /* The gather as a finish of the sort took 1.03-1.10x from 2^18 pairs: its
+     * misses among the values then stall the sort (docs/perf-log.md, entry 127). */
     uint32_t *moved = (uint32_t *)(words + count);
     status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, config);
     if (status == BITONIC_SUCCESS) {
@@ -270,8 +295,10 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         uint32_t flip = order_xor(request);
         bitonic_cpu_pack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config.target);
-        status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, &config);
-        bitonic_cpu_unpack_pairs(words, NULL, out_indices, count, request->key_type, flip, threads, config.target);
+        bitonic_cpu_pair_pass unpack;
+        bitonic_cpu_finish finish =
+            bitonic_cpu_unpack_finish(&unpack, words, NULL, out_indices, NULL, request->key_type, flip, config.target);
+        status = bitonic_cpu_sort_u64_finished(words, count, &config, &finish);
     }
     release_large_pair_words(cpu);
     return status;

@@ -40,6 +40,25 @@ bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order 
 bitonic_status bitonic_cpu_sort_u64(uint64_t *keys, size_t count, bitonic_order order,
                                     const bitonic_cpu_sort_config *config);
 
+/* What the caller does to each stretch of the sorted keys once it is final:
+ * run(context, begin, end) over [begin, end), offsets into the keys, called
+ * from the sort's threads on disjoint stretches (a leaf just sorted, keys equal
+ * to a pivot), each while it is still in the caches: the order map's inverse or
+ * the unpacking of pairs, which as a pass of its own after the sort read and
+ * wrote every key again from memory. Every key is in exactly one stretch. */
+typedef void (*bitonic_cpu_slice_fn)(void *context, size_t begin, size_t end);
+typedef struct bitonic_cpu_finish {
+    bitonic_cpu_slice_fn run;
+    void *context;
+} bitonic_cpu_finish;
+
+/* The ascending sorts with a finish (not NULL) run on every key, in place of a
+ * pass after the sort. */
+bitonic_status bitonic_cpu_sort_u32_finished(uint32_t *keys, size_t count, const bitonic_cpu_sort_config *config,
+                                             const bitonic_cpu_finish *finish);
+bitonic_status bitonic_cpu_sort_u64_finished(uint64_t *keys, size_t count, const bitonic_cpu_sort_config *config,
+                                             const bitonic_cpu_finish *finish);
+
 /* Loop-unrolling hints for the kernels, whose register arrays must unroll to stay
  * in registers. Left out without optimisation, where gcc with sanitizers warns
  * that it ignores them (an error under -Werror). */
@@ -103,7 +122,6 @@ void bitonic_cpu_insertion_sort64(uint64_t *keys, size_t count);
  * of at least BITONIC_CPU_PARALLEL_MIN_SLICE items and runs run(context, begin,
  * end) on each, for the passes over the data around a sort. */
 typedef void (*bitonic_cpu_job_fn)(void *job);
-typedef void (*bitonic_cpu_slice_fn)(void *context, size_t begin, size_t end);
 #define BITONIC_CPU_PARALLEL_MIN_SLICE ((size_t)1 << 15)
 void bitonic_cpu_run_jobs(bitonic_cpu_job_fn run, void *jobs, size_t job_size, uint32_t job_count);
 void bitonic_cpu_run_slices(bitonic_cpu_slice_fn run, void *context, size_t count, uint32_t threads);
@@ -116,16 +134,17 @@ uint32_t bitonic_cpu_sort_threads(size_t count, const bitonic_cpu_sort_config *c
  * calls it, and it calls only the kernels, so the files form no cycle.
  * sort_sequential: one thread. sort_with_depth_budget: the same with a given
  * partition depth before the heapsort guard takes over (lets the test reach the
- * guard). sort_parallel: on `threads` threads (1 runs sort_sequential). */
+ * guard). sort_parallel: on `threads` threads (1 runs sort_sequential), each
+ * final stretch handed to finish (NULL: none). */
 void bitonic_cpu_sort_sequential_u32(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count);
 void bitonic_cpu_sort_with_depth_budget_u32(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
                                             size_t depth_budget);
 void bitonic_cpu_sort_parallel_u32(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
-                                   uint32_t threads);
+                                   uint32_t threads, const bitonic_cpu_finish *finish);
 void bitonic_cpu_sort_sequential_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count);
 void bitonic_cpu_sort_with_depth_budget_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count,
                                             size_t depth_budget);
 void bitonic_cpu_sort_parallel_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count,
-                                   uint32_t threads);
+                                   uint32_t threads, const bitonic_cpu_finish *finish);
 
 #endif /* BITONIC_CPU_FAST_SORT_H */

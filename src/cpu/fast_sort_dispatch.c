@@ -186,45 +186,62 @@ static bitonic_status resolve_config(const void *keys, size_t count, bitonic_ord
 }
 
 /* One pass answers sorted, reversed and all-equal input; on random input each
- * check stops after its first block of 64 keys. */
+ * check stops after its first block of 64 keys. A finish runs on every key,
+ * the sort's final stretches or (input in order already) slices of all. */
+#define DEFINE_SORT_ENTRY(KEY, SUFFIX, KERNELS_FOR)                                                       \
+    static bitonic_status sort_##SUFFIX(KEY *keys, size_t count, bitonic_order order,                      \
+                                        const bitonic_cpu_sort_config *config,                             \
+                                        const bitonic_cpu_finish *finish)                                  \
+    {                                                                                                      \
+        bitonic_cpu_target target;                                                                         \
+        uint32_t threads;                                                                                  \
+        bitonic_status status = resolve_config(keys, count, order, config, &target, &threads);             \
+        if (status != BITONIC_SUCCESS)                                                                     \
+            return status;                                                                                 \
+        int wants_descending = order == BITONIC_ORDER_DESCENDING;                                          \
+        if (count >= 2 && !(wants_descending ? is_nonincreasing_##SUFFIX(keys, count)                      \
+                                             : is_nondecreasing_##SUFFIX(keys, count))) {                  \
+            if (wants_descending ? is_nondecreasing_##SUFFIX(keys, count)                                  \
+                                 : is_nonincreasing_##SUFFIX(keys, count)) {                               \
+                reverse_##SUFFIX(keys, count);                                                             \
+            } else {                                                                                       \
+                bitonic_cpu_sort_parallel_##SUFFIX(KERNELS_FOR(target), keys, count, threads, finish);     \
+                if (wants_descending)                                                                      \
+                    reverse_##SUFFIX(keys, count);                                                         \
+                return BITONIC_SUCCESS;                                                                    \
+            }                                                                                              \
+        }                                                                                                  \
+        if (finish)                                                                                        \
+            bitonic_cpu_run_slices(finish->run, finish->context, count, threads);                          \
+        return BITONIC_SUCCESS;                                                                            \
+    }
+
+DEFINE_SORT_ENTRY(uint32_t, u32, kernels_for)
+DEFINE_SORT_ENTRY(uint64_t, u64, kernels64_for)
+
 bitonic_status bitonic_cpu_sort_u32(uint32_t *keys, size_t count, bitonic_order order,
                                     const bitonic_cpu_sort_config *config)
 {
-    bitonic_cpu_target target;
-    uint32_t threads;
-    bitonic_status status = resolve_config(keys, count, order, config, &target, &threads);
-    if (status != BITONIC_SUCCESS || count < 2)
-        return status;
-    int wants_descending = order == BITONIC_ORDER_DESCENDING;
-    if (wants_descending ? is_nonincreasing_u32(keys, count) : is_nondecreasing_u32(keys, count))
-        return BITONIC_SUCCESS;
-    if (wants_descending ? is_nondecreasing_u32(keys, count) : is_nonincreasing_u32(keys, count)) {
-        reverse_u32(keys, count);
-        return BITONIC_SUCCESS;
-    }
-    bitonic_cpu_sort_parallel_u32(kernels_for(target), keys, count, threads);
-    if (wants_descending)
-        reverse_u32(keys, count);
-    return BITONIC_SUCCESS;
+    return sort_u32(keys, count, order, config, NULL);
 }
 
 bitonic_status bitonic_cpu_sort_u64(uint64_t *keys, size_t count, bitonic_order order,
                                     const bitonic_cpu_sort_config *config)
 {
-    bitonic_cpu_target target;
-    uint32_t threads;
-    bitonic_status status = resolve_config(keys, count, order, config, &target, &threads);
-    if (status != BITONIC_SUCCESS || count < 2)
-        return status;
-    int wants_descending = order == BITONIC_ORDER_DESCENDING;
-    if (wants_descending ? is_nonincreasing_u64(keys, count) : is_nondecreasing_u64(keys, count))
-        return BITONIC_SUCCESS;
-    if (wants_descending ? is_nondecreasing_u64(keys, count) : is_nonincreasing_u64(keys, count)) {
-        reverse_u64(keys, count);
-        return BITONIC_SUCCESS;
-    }
-    bitonic_cpu_sort_parallel_u64(kernels64_for(target), keys, count, threads);
-    if (wants_descending)
-        reverse_u64(keys, count);
-    return BITONIC_SUCCESS;
+    return sort_u64(keys, count, order, config, NULL);
+}
+
+/* A finish after a descending sort would see its stretches before the reversal
+ * moves them, so these sort ascending only (descending pairs and mapped keys
+ * flip their bits instead). */
+bitonic_status bitonic_cpu_sort_u32_finished(uint32_t *keys, size_t count, const bitonic_cpu_sort_config *config,
+                                             const bitonic_cpu_finish *finish)
+{
+    return sort_u32(keys, count, BITONIC_ORDER_ASCENDING, config, finish);
+}
+
+bitonic_status bitonic_cpu_sort_u64_finished(uint64_t *keys, size_t count, const bitonic_cpu_sort_config *config,
+                                             const bitonic_cpu_finish *finish)
+{
+    return sort_u64(keys, count, BITONIC_ORDER_ASCENDING, config, finish);
 }

@@ -15,19 +15,9 @@
 #include "fast_sort.h"
 #include "key_transform.h"
 
-typedef struct pair_pass {
-    uint64_t *words;
-    uint32_t *keys, *values;
-    const uint32_t *gather_from;  /* unpacking: values[i] = gather_from[low half], when set */
-    bitonic_key_type type;
-    uint32_t order_xor;
-} pair_pass;
-
-typedef struct map_pass {
-    void *keys;
-    bitonic_key_type type;
-    uint64_t order_xor;
-} map_pass;
+/* The loops' contexts (pair_pack.h), by shorter names. */
+typedef bitonic_cpu_pair_pass pair_pass;
+typedef bitonic_cpu_map_pass map_pass;
 
 /* One copy of the loops per instruction set (pair_pack_loops.inc). */
 #define LOOPS(name) name##_baseline
@@ -127,6 +117,21 @@ void bitonic_cpu_keys_from_ordered(void *keys, size_t count, bitonic_key_type ty
 {
     map_pass pass = {keys, type, order_xor};
     bitonic_cpu_run_slices(loops_for(target)->from_ordered, &pass, count, threads);
+}
+
+bitonic_cpu_finish bitonic_cpu_unpack_finish(bitonic_cpu_pair_pass *pass, const uint64_t *words, uint32_t *keys,
+                                             uint32_t *values, const uint32_t *gather_from, bitonic_key_type type,
+                                             uint32_t order_xor, bitonic_cpu_target target)
+{
+    *pass = (pair_pass){(uint64_t *)words, keys, values, gather_from, type, order_xor};
+    return (bitonic_cpu_finish){loops_for(target)->unpack, pass};
+}
+
+bitonic_cpu_finish bitonic_cpu_from_ordered_finish(bitonic_cpu_map_pass *pass, void *keys, bitonic_key_type type,
+                                                   uint64_t order_xor, bitonic_cpu_target target)
+{
+    *pass = (map_pass){keys, type, order_xor};
+    return (bitonic_cpu_finish){loops_for(target)->from_ordered, pass};
 }
 
 /* The passes of the stable sorts whose pairs carry positions (the positions of

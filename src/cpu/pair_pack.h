@@ -14,6 +14,21 @@
 #include "bitonic.h"
 #include "fast_sort.h"
 
+/* What one pass reads and writes: the context of its loop. */
+typedef struct bitonic_cpu_pair_pass {
+    uint64_t *words;
+    uint32_t *keys, *values;
+    const uint32_t *gather_from; /* unpacking: values[i] = gather_from[low half], when set */
+    bitonic_key_type type;
+    uint32_t order_xor;
+} bitonic_cpu_pair_pass;
+
+typedef struct bitonic_cpu_map_pass {
+    void *keys;
+    bitonic_key_type type;
+    uint64_t order_xor;
+} bitonic_cpu_map_pass;
+
 /* words[i] = ordered(keys[i]) << 32 | values[i], or | i where values is NULL
  * (the position: stable pairs and the argsort); order_xor is all ones for a
  * descending sort. type is a 32-bit key type. */
@@ -43,5 +58,16 @@ void bitonic_cpu_keys_to_ordered(void *keys, size_t count, bitonic_key_type type
                                  uint32_t threads, bitonic_cpu_target target);
 void bitonic_cpu_keys_from_ordered(void *keys, size_t count, bitonic_key_type type, uint64_t order_xor,
                                    uint32_t threads, bitonic_cpu_target target);
+
+/* The unpacking (as bitonic_cpu_unpack_pairs or, with gather_from,
+ * bitonic_cpu_unpack_gathered) and the inverse order map as a finish of the
+ * sort (bitonic_cpu_sort_u64_finished, fast_sort.h): run on each stretch as
+ * the sort makes it final, in the caches, instead of as a pass after the sort.
+ * pass holds the arguments and must outlive the sort. */
+bitonic_cpu_finish bitonic_cpu_unpack_finish(bitonic_cpu_pair_pass *pass, const uint64_t *words, uint32_t *keys,
+                                             uint32_t *values, const uint32_t *gather_from, bitonic_key_type type,
+                                             uint32_t order_xor, bitonic_cpu_target target);
+bitonic_cpu_finish bitonic_cpu_from_ordered_finish(bitonic_cpu_map_pass *pass, void *keys, bitonic_key_type type,
+                                                   uint64_t order_xor, bitonic_cpu_target target);
 
 #endif /* BITONIC_CPU_PAIR_PACK_H */
