@@ -88,10 +88,6 @@
 #define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_32 (1u << 24)
 #define PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64 (1u << 25)
 #define PARTITION_SAMPLES_PER_BUCKET 32u
-/* Pairs sort their samples whole (docs/perf-log.md, entry 120): 16 a bucket
- * took 0.93-0.98x the time of 32 from 2^19 to 2^21 + 1 pairs on the H200, 0.99-1.00x
- * to 2^23 + 1; 8 sent buckets to the fallback (2x at 2^19; entry 126). */
-#define PARTITION_WHOLE_SAMPLES_PER_BUCKET 16u
 #define PARTITION_MAX_SPLITTERS 511u
 /* Splitters enough for windows of the tile times 4 up to 2^22 keys (an
  * 8192-key tile; 2^23 when windows were half-merged, before entry 57): the
@@ -191,7 +187,6 @@ static void set_partition(const bitonic_device_limits *limits, uint32_t bytes_pe
                                                  : bytes_per_key == 8u ? PARTITION_SPLIT_BY_THREAD_MIN_KEYS_64
                                                                        : UINT64_MAX;
     tuning->partition_samples_per_bucket = PARTITION_SAMPLES_PER_BUCKET;
-    tuning->partition_whole_samples_per_bucket = PARTITION_WHOLE_SAMPLES_PER_BUCKET;
     tuning->window_merge_store_from_registers = bytes_per_key == 4u;
     tuning->partition_sample_runs = true;
     /* A workgroup a multiprocessor where the device tells how many. */

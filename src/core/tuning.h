@@ -155,10 +155,6 @@ typedef struct bitonic_tuning {
      * ones by a workgroup's search (UINT64_MAX: never). */
     uint64_t partition_split_by_thread_min_keys;
     uint32_t partition_samples_per_bucket;
-    /* Where the samples are sorted whole (pairs: sorter/partition.c,
-     * sorter_plan_partition), which estimates the quantiles better than the
-     * runs' means, and costs a sort of its own, this many a bucket. */
-    uint32_t partition_whole_samples_per_bucket;
     bool partition_sample_runs;      /* the samples sorted in runs by the sample step (sorter/partition.c, sorter_plan_partition) */
     uint32_t partition_max_splitters;
     uint32_t partition_workgroup_size;

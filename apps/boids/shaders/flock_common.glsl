@@ -74,10 +74,8 @@ Accumulator accumulator_start()
 
 // Separation pushes away harder the closer the neighbour; the epsilon keeps two
 // boids on the same spot from dividing by zero (their difference is zero, so
-// they simply add no push). The candidate's whole Boid is loaded before the
-// test: loading its velocity only for neighbours made the grid search 4%
-// slower on the H200 (a second load after the test; docs/perf-log.md, entry 126).
-void accumulate(inout Accumulator acc, vec3 self_position, Boid other)
+// they simply add no push).
+void accumulate(inout Accumulator acc, vec3 self_position, Boid other, uint other_id)
 {
     vec3 away = self_position - other.position.xyz;
     float distance_between = length(away);
@@ -86,13 +84,6 @@ void accumulate(inout Accumulator acc, vec3 self_position, Boid other)
     acc.alignment += other.velocity.xyz;
     acc.cohesion += other.position.xyz;
     acc.neighbour_count += 1u;
-}
-
-// The neighbour's id into the fingerprint. The searches call it only where
-// the debug output asks for it (params.debug, the same for every invocation),
-// so that without it they load no id and hash none for each neighbour.
-void note_neighbour_id(inout Accumulator acc, uint other_id)
-{
     uint h = hash_u32(other_id);
     acc.id_hash_sum += h;
     acc.id_hash_xor ^= h;

@@ -28,11 +28,8 @@ void main()
         uint tile_length = min(gl_WorkGroupSize.x, params.count - base);
         for (uint t = 0u; t < tile_length; ++t) {
             uint other_id = base + t;
-            if (other_id != self_id && is_neighbour(self.position.xyz, tile[t].position.xyz)) {
-                accumulate(acc, self.position.xyz, tile[t]);
-                if (params.debug != 0u)
-                    note_neighbour_id(acc, other_id);
-            }
+            if (other_id != self_id && is_neighbour(self.position.xyz, tile[t].position.xyz))
+                accumulate(acc, self.position.xyz, tile[t], other_id);
         }
         barrier();
     }

@@ -45,11 +45,8 @@ void main()
                 if (other == index)
                     continue;
                 Boid candidate = sorted_state[other];
-                if (is_neighbour(self.position.xyz, candidate.position.xyz)) {
-                    accumulate(acc, self.position.xyz, candidate);
-                    if (params.debug != 0u)
-                        note_neighbour_id(acc, sorted_ids[other]);
-                }
+                if (is_neighbour(self.position.xyz, candidate.position.xyz))
+                    accumulate(acc, self.position.xyz, candidate, sorted_ids[other]);
             }
         }
     }

@@ -65,11 +65,8 @@ void main()
         if (rank == self_rank)
             continue;
         Boid other = ranked_state[rank];
-        if (is_neighbour(self.position.xyz, other.position.xyz)) {
-            accumulate(acc, self.position.xyz, other);
-            if (params.debug != 0u)
-                note_neighbour_id(acc, sorted_ids[rank]);
-        }
+        if (is_neighbour(self.position.xyz, other.position.xyz))
+            accumulate(acc, self.position.xyz, other, sorted_ids[rank]);
     }
     state_out[self_id] = steer(self, acc);
     if (params.debug != 0u)

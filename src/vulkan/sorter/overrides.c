@@ -83,12 +83,8 @@ bool sorter_derive_tuning(bitonic_vulkan_sorter *sorter, const bitonic_vulkan_so
             tuning->partition_min_keys = overrides->partition_min_keys == UINT32_MAX ? UINT64_MAX : overrides->partition_min_keys;
         if (overrides->partition_levels != 0)
             tuning->partition_levels = overrides->partition_levels == UINT32_MAX ? 0u : overrides->partition_levels;
-        /* Both counts: one sample a bucket forces the fallback however the
-         * samples are sorted. */
-        if (overrides->partition_samples_per_bucket != 0) {
+        if (overrides->partition_samples_per_bucket != 0)
             tuning->partition_samples_per_bucket = overrides->partition_samples_per_bucket;
-            tuning->partition_whole_samples_per_bucket = overrides->partition_samples_per_bucket;
-        }
         if (overrides->partition_buckets_per_window != 0)
             tuning->partition_buckets_per_window = overrides->partition_buckets_per_window < 2u ? 1u : 2u;
         if (overrides->partition_nested_min_levels != 0)

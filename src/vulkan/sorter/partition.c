@@ -74,7 +74,6 @@ void sorter_plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * direct one). */
     if (info->count < tuning->partition_min_keys || tuning->partition_max_splitters == 0 ||
         tuning->partition_buckets_per_window == 0 || tuning->partition_samples_per_bucket == 0 ||
-        tuning->partition_whole_samples_per_bucket == 0 ||
         count_log >= 31u || plan->merge_direct)
         return;
     /* Windows of the tile times 2^levels, more levels where the splitters
@@ -125,22 +124,17 @@ void sorter_plan_partition(const bitonic_vulkan_sorter *sorter, const bitonic_vu
      * in one bucket; 2^20 pairs of 256 keys sent 3/4 of the sort to the
      * fallback on lavapipe, and the flock's sort of 4M boids took 4.7x a sort
      * of random pairs on the H200. The quantiles of the samples sorted whole
-     * are pairs of the data (docs/perf-log.md, entry 120). Samples sorted
-     * whole take partition_whole_samples_per_bucket a bucket (entry 126). */
+     * are pairs of the data (docs/perf-log.md, entry 120). */
     plan->sample_runs_log = 0;
     uint32_t run_log = bitonic_ceil_log2(2u * buckets);
-    bool in_runs = false;
     if (tuning->partition_sample_runs && info->values == VK_NULL_HANDLE && samples > ((uint64_t)1 << run_log) &&
         ((uint64_t)1 << run_log) <= (uint64_t)tuning->partition_workgroup_size * tuning->partition_scatter_keys) {
         uint32_t runs_log = bitonic_ceil_log2((samples + ((uint64_t)1 << run_log) - 1u) >> run_log);
         if (runs_log <= 8u) {
             samples = (uint64_t)1 << (run_log + runs_log);
             plan->sample_runs_log = runs_log;
-            in_runs = true;
         }
     }
-    if (!in_runs)
-        samples = buckets * tuning->partition_whole_samples_per_bucket;
     /* splitter_from_runs (partition_pass.comp) multiplies up to m (L + 1) R. */
     uint64_t rank_bound = (samples + ((uint64_t)1 << plan->sample_runs_log)) * buckets;
     if (samples > info->count / 2u || rank_bound >= ((uint64_t)1 << 32))
