@@ -170,6 +170,37 @@ static bool check_records(bitonic_context *context, bitonic_key_type type, biton
     return ok;
 }
 
+/* Records of a given stride with the key at key_offset and random bytes
+ * around it: each sorted record must equal, byte for byte, the input record
+ * that the stable order by key puts there. The strides cover each loop of the
+ * gather (sort_calls.c: 4, 8, 12, 16, 24, 32 and 64 bytes, and any other). */
+static bool check_record_stride(bitonic_context *context, bitonic_key_type type, bitonic_order order, size_t n,
+                                size_t stride, size_t key_offset, uint64_t *seed)
+{
+    unsigned char *records = malloc(n * stride + 1), *input = malloc(n * stride + 1);
+    item *expected = malloc((n + 1) * sizeof *expected);
+    for (size_t i = 0; i < n * stride; ++i)
+        input[i] = (unsigned char)test_random_u64(seed);
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t key = random_key(type, seed);
+        memcpy(input + i * stride + key_offset, &key, 4);
+        expected[i] = (item){key, 0, (uint32_t)i};
+    }
+    memcpy(records, input, n * stride);
+    sort_type = type;
+    sort_descending = order == BITONIC_ORDER_DESCENDING;
+    sort_stable = true;
+    qsort(expected, n, sizeof *expected, compare_items);
+    bitonic_sort_options options = {.order = order, .key_type = type};
+    bool ok = bitonic_sort_records(context, records, n, stride, key_offset, &options) == BITONIC_SUCCESS;
+    for (size_t r = 0; r < n && ok; ++r)
+        ok = memcmp(records + r * stride, input + (size_t)expected[r].index * stride, stride) == 0;
+    free(records);
+    free(input);
+    free(expected);
+    return ok;
+}
+
 /* Rows (equal lengths) or segments (random lengths): every piece must equal
  * the reference sort of that piece, and nothing may cross a boundary. */
 static bool check_pieces(bitonic_context *context, bitonic_key_type type, bitonic_order order, size_t pieces,
@@ -221,6 +252,13 @@ static void run_all(test_counter *t, const bitonic_context_desc *desc, const cha
         for (int order = 0; order <= 1; ++order)
             TEST_CHECK(t, check_records(context, (bitonic_key_type)type, (bitonic_order)order, 3000, &seed),
                        "%s: records, %s %s", label, type_names[type], order ? "descending" : "ascending");
+    static const size_t strides[][2] = {{4, 0}, {8, 4}, {12, 4}, {16, 0}, {24, 20}, {32, 8}, {64, 60}, {36, 16}, {7, 3}};
+    for (int type = 0; type <= 2; ++type)
+        for (size_t s = 0; s < sizeof strides / sizeof strides[0]; ++s)
+            TEST_CHECK(t, check_record_stride(context, (bitonic_key_type)type, (bitonic_order)(s % 2), 3000,
+                                              strides[s][0], strides[s][1], &seed),
+                       "%s: records of %zu bytes, key at %zu, %s", label, strides[s][0], strides[s][1],
+                       type_names[type]);
     static const size_t row_lengths[] = {1, 2, 3, 7, 8, 100, 1000, 5000};
     for (int type = 0; type <= 2; ++type)
         for (int order = 0; order <= 1; ++order)
