@@ -4,8 +4,9 @@
  * turn, both orders, every input of up to 8 keys over a few values, every length
  * up to 300 and the lengths around each power of two up to 2^16, several input
  * shapes (heavy ties among them), one and several threads, and inputs large
- * enough that the parallel partition runs. Guard words around each array catch
- * writes past either end. Prints one line per failure and "N passed, N failed"
+ * enough that the parallel partition runs, and the sorts with a finish (each key
+ * handed on once, as it ended). Guard words around each array catch writes
+ * past either end. Prints one line per failure and "N passed, N failed"
  * last. (Key types, pair packing, stable pairs and argsort through the public
  * API are checked by the key_types suites against comparators of the
  * documented order.) */
