@@ -88,7 +88,7 @@ static void single_pass_timing(bitonic_timing *timing, double ms)
  * of their own below: on one thread of the 2-core machine, f64 keys took
  * 0.89-0.97x at 2^22 and 0.97x at 2^21, but 1.02-1.05x at 2^19 and 2^20, where
  * the pass runs in the caches and the leaves pay for the calls; f32 keys
- * moved by up to 8% either way below 2^22 (docs/perf-log.md, entry 127). */
+ * moved by up to 9% either way below 2^22 (docs/perf-log.md, entry 127). */
 #define MAP_BACK_IN_SORT_MIN_KEYS ((size_t)1 << 21)
 
 /* 32-bit keys: u32 goes straight to the fast sort; other types are mapped to
