@@ -424,7 +424,11 @@ static bitonic_status locked_sort_records(bitonic_context *context, void *record
     if (status == BITONIC_SUCCESS) {
         read_record_keys(keys, bytes, count, stride, key_offset, field_bytes);
         bitonic_sort_request request = request_of(options);
-        status = sort_indices(context, keys, indices, count, &request);
+        /* On the CPU path its argsort, which writes the positions alone: no
+         * pass to fill them, no keys written back. */
+        status = host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS)
+                     ? host_call_on_cpu(context, CPU_ARGSORT, keys, indices, count, &request)
+                     : sort_indices(context, keys, indices, count, &request);
     }
     if (status == BITONIC_SUCCESS) {
         gather_records(gathered, bytes, indices, count, stride);
