@@ -179,7 +179,7 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
     bitonic_cpu_pair_pass unpack;
     bitonic_cpu_finish finish =
-        bitonic_cpu_unpack_finish(&unpack, words, keys32, values, NULL, request->key_type, flip, config.target);
+        bitonic_cpu_unpack_finish(&unpack, words, keys32, values, request->key_type, flip, config.target);
     bitonic_status status = bitonic_cpu_sort_u64_finished(words, count, &config, &finish);
     release_large_pair_words(cpu);
     return status;
@@ -297,7 +297,7 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
         bitonic_cpu_pack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config.target);
         bitonic_cpu_pair_pass unpack;
         bitonic_cpu_finish finish =
-            bitonic_cpu_unpack_finish(&unpack, words, NULL, out_indices, NULL, request->key_type, flip, config.target);
+            bitonic_cpu_unpack_finish(&unpack, words, NULL, out_indices, request->key_type, flip, config.target);
         status = bitonic_cpu_sort_u64_finished(words, count, &config, &finish);
     }
     release_large_pair_words(cpu);

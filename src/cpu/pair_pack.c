@@ -120,10 +120,10 @@ void bitonic_cpu_keys_from_ordered(void *keys, size_t count, bitonic_key_type ty
 }
 
 bitonic_cpu_finish bitonic_cpu_unpack_finish(bitonic_cpu_pair_pass *pass, const uint64_t *words, uint32_t *keys,
-                                             uint32_t *values, const uint32_t *gather_from, bitonic_key_type type,
-                                             uint32_t order_xor, bitonic_cpu_target target)
+                                             uint32_t *values, bitonic_key_type type, uint32_t order_xor,
+                                             bitonic_cpu_target target)
 {
-    *pass = (pair_pass){(uint64_t *)words, keys, values, gather_from, type, order_xor};
+    *pass = (pair_pass){(uint64_t *)words, keys, values, NULL, type, order_xor};
     return (bitonic_cpu_finish){loops_for(target)->unpack, pass};
 }
 

@@ -59,14 +59,15 @@ void bitonic_cpu_keys_to_ordered(void *keys, size_t count, bitonic_key_type type
 void bitonic_cpu_keys_from_ordered(void *keys, size_t count, bitonic_key_type type, uint64_t order_xor,
                                    uint32_t threads, bitonic_cpu_target target);
 
-/* The unpacking (as bitonic_cpu_unpack_pairs or, with gather_from,
- * bitonic_cpu_unpack_gathered) and the inverse order map as a finish of the
- * sort (bitonic_cpu_sort_u64_finished, fast_sort.h): run on each stretch as
- * the sort makes it final, in the caches, instead of as a pass after the sort.
- * pass holds the arguments and must outlive the sort. */
+/* The unpacking (as bitonic_cpu_unpack_pairs) and the inverse order map as a
+ * finish of the sort (bitonic_cpu_sort_u64_finished, fast_sort.h): run on
+ * each stretch as the sort makes it final, in the caches, instead of as a
+ * pass after the sort. pass holds the arguments and must outlive the sort.
+ * (The gather by positions stays a pass: as a finish it lost, perf-log
+ * entry 127.) */
 bitonic_cpu_finish bitonic_cpu_unpack_finish(bitonic_cpu_pair_pass *pass, const uint64_t *words, uint32_t *keys,
-                                             uint32_t *values, const uint32_t *gather_from, bitonic_key_type type,
-                                             uint32_t order_xor, bitonic_cpu_target target);
+                                             uint32_t *values, bitonic_key_type type, uint32_t order_xor,
+                                             bitonic_cpu_target target);
 bitonic_cpu_finish bitonic_cpu_from_ordered_finish(bitonic_cpu_map_pass *pass, void *keys, bitonic_key_type type,
                                                    uint64_t order_xor, bitonic_cpu_target target);
 
