@@ -332,6 +332,26 @@ static bitonic_status locked_sort_pairs(bitonic_context *context, void *keys, ui
     return status;
 }
 
+/* The keys' positions in sorted order. On the CPU path its argsort, which
+ * writes the positions alone and leaves the keys as they are; elsewhere a sort
+ * of (key, position) pairs, which sorts the keys too: on a copy of them
+ * unless keys_may_move. */
+static bitonic_status sort_positions(bitonic_context *context, void *keys, bool keys_may_move, uint32_t *indices,
+                                     size_t count, const bitonic_sort_request *request)
+{
+    if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
+        return host_call_on_cpu(context, CPU_ARGSORT, keys, indices, count, request);
+    if (keys_may_move)
+        return sort_indices(context, keys, indices, count, request);
+    void *scratch_keys = bitonic_host_memory_alloc(&context->memory, count * key_bytes(request->key_type));
+    if (!scratch_keys)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(scratch_keys, keys, count * key_bytes(request->key_type));
+    bitonic_status status = sort_indices(context, scratch_keys, indices, count, request);
+    bitonic_host_memory_free(&context->memory, scratch_keys);
+    return status;
+}
+
 static bitonic_status argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
                               const bitonic_sort_options *options)
 {
@@ -345,15 +365,7 @@ static bitonic_status argsort(bitonic_context *context, const void *keys, size_t
         return BITONIC_ERROR_INVALID_ARGUMENT;
     if (count == 0)
         return BITONIC_SUCCESS;
-    if (host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS))
-        return host_call_on_cpu(context, CPU_ARGSORT, (void *)keys, out_indices, count, &request);
-    void *scratch_keys = bitonic_host_memory_alloc(&context->memory, count * key_bytes(request.key_type));
-    if (!scratch_keys)
-        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    memcpy(scratch_keys, keys, count * key_bytes(request.key_type));
-    bitonic_status status = sort_indices(context, scratch_keys, out_indices, count, &request);
-    bitonic_host_memory_free(&context->memory, scratch_keys);
-    return status;
+    return sort_positions(context, (void *)keys, false, out_indices, count, &request);
 }
 
 static bitonic_status locked_argsort(bitonic_context *context, const void *keys, size_t count, uint32_t *out_indices,
@@ -424,11 +436,8 @@ static bitonic_status locked_sort_records(bitonic_context *context, void *record
     if (status == BITONIC_SUCCESS) {
         read_record_keys(keys, bytes, count, stride, key_offset, field_bytes);
         bitonic_sort_request request = request_of(options);
-        /* On the CPU path its argsort, which writes the positions alone: no
-         * pass to fill them, no keys written back. */
-        status = host_sort_runs_on_cpu(context, count, BITONIC_SORT_PAIRS)
-                     ? host_call_on_cpu(context, CPU_ARGSORT, keys, indices, count, &request)
-                     : sort_indices(context, keys, indices, count, &request);
+        /* The keys are a copy already: they may move. */
+        status = sort_positions(context, keys, true, indices, count, &request);
     }
     if (status == BITONIC_SUCCESS) {
         gather_records(gathered, bytes, indices, count, stride);
