@@ -5,7 +5,8 @@
  *
  * For each n = 2^min .. 2^max and each of u32, u64, f64, pairs (u32 keys, u32
  * values), stable (stable pairs), argsort (u32 keys), pairs64 (u64 keys with
- * values), stable64 and argsort64 (the same of u64 keys) it sorts the same
+ * values), stable64 and argsort64 (the same of u64 keys) and records (of 16
+ * bytes, a u32 key first, by bitonic_sort_records) it sorts the same
  * random keys (values 0..n-1) three times and prints
  * `type log2(n) cpu_ms wall_ms`, the least of the three; below 2^16 each time
  * is the mean of enough sorts to make 2^16 keys. Every result is checked (keys
@@ -26,10 +27,11 @@
 #include "bitonic.h"
 
 typedef enum sort_kind {
-    U32, U64, F64, PAIRS, STABLE_PAIRS, ARGSORT, PAIRS64, STABLE64, ARGSORT64, KIND_COUNT
+    U32, U64, F64, PAIRS, STABLE_PAIRS, ARGSORT, PAIRS64, STABLE64, ARGSORT64, RECORDS, KIND_COUNT
 } sort_kind;
-static const char *const kind_names[KIND_COUNT] = {"u32",     "u64",     "f64",      "pairs",    "stable",
-                                                   "argsort", "pairs64", "stable64", "argsort64"};
+static const char *const kind_names[KIND_COUNT] = {"u32",     "u64",      "f64",       "pairs",
+                                                   "stable",  "argsort",  "pairs64",   "stable64",
+                                                   "argsort64", "records"};
 
 static double clock_ms(clockid_t clock)
 {
@@ -46,11 +48,18 @@ static uint64_t next_random(uint64_t *state)
     return *state;
 }
 
+/* A record of the records kind: the key, its input position, the rest. */
+typedef struct record {
+    uint32_t key, position;
+    uint64_t rest;
+} record;
+
 typedef struct arrays {
     uint64_t *random_words;  /* the input of every kind, n + 2^16 of them */
     double *random_doubles;
     uint64_t *keys;          /* sorted in place (u32 keys use the first half) */
     uint32_t *values, *indices;
+    record *records;
 } arrays;
 
 /* Fills the keys and values of one sort, from offset shift of the random input
@@ -58,7 +67,7 @@ typedef struct arrays {
 static void fill(const arrays *a, sort_kind kind, size_t count, size_t shift)
 {
     uint32_t *keys32 = (uint32_t *)a->keys;
-    if (kind == U64 || kind >= PAIRS64)
+    if (kind == U64 || (kind >= PAIRS64 && kind <= ARGSORT64))
         memcpy(a->keys, a->random_words + shift, count * sizeof *a->keys);
     else if (kind == F64)
         memcpy(a->keys, a->random_doubles + shift, count * sizeof *a->keys);
@@ -67,6 +76,9 @@ static void fill(const arrays *a, sort_kind kind, size_t count, size_t shift)
             keys32[i] = (uint32_t)(a->random_words[i + shift] >> 32);
     for (size_t i = 0; i < count; i++)
         a->values[i] = (uint32_t)i;
+    if (kind == RECORDS)
+        for (size_t i = 0; i < count; i++)
+            a->records[i] = (record){keys32[i], (uint32_t)i, a->random_words[i + shift]};
 }
 
 static bitonic_status sort_once(bitonic_context *context, const arrays *a, sort_kind kind, size_t count)
@@ -88,6 +100,7 @@ static bitonic_status sort_once(bitonic_context *context, const arrays *a, sort_
     case ARGSORT64:
         return bitonic_argsort(context, a->keys, count, a->indices,
                                &(bitonic_sort_options){.key_type = BITONIC_KEY_U64});
+    case RECORDS: return bitonic_sort_records(context, a->records, count, sizeof(record), 0, NULL);
     default: return BITONIC_ERROR_INVALID_ARGUMENT;
     }
 }
@@ -102,6 +115,7 @@ static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_
                        : kind == F64       ? doubles[i - 1] <= doubles[i]
                        : kind == ARGSORT   ? keys32[a->indices[i - 1]] <= keys32[a->indices[i]]
                        : kind == ARGSORT64 ? a->keys[a->indices[i - 1]] <= a->keys[a->indices[i]]
+                       : kind == RECORDS   ? a->records[i - 1].key <= a->records[i].key
                                            : keys32[i - 1] <= keys32[i];
         if (!in_order)
             return 0;
@@ -112,6 +126,11 @@ static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_
                 return 0;
         } else if ((kind == PAIRS64 || kind == STABLE64) && a->random_words[a->values[i] + shift] != a->keys[i]) {
             return 0;
+        } else if (kind == RECORDS) {
+            const record *r = &a->records[i];
+            if ((uint32_t)(a->random_words[r->position + shift] >> 32) != r->key ||
+                a->random_words[r->position + shift] != r->rest)
+                return 0;
         }
     }
     return 1;
@@ -120,7 +139,7 @@ static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s <min log> <max log> <threads> [u32,u64,f64,pairs,stable,argsort,pairs64,stable64,argsort64]\n",
+        fprintf(stderr, "usage: %s <min log> <max log> <threads> [u32,u64,f64,pairs,stable,argsort,pairs64,stable64,argsort64,records]\n",
                 argv[0]);
         return 2;
     }
@@ -139,8 +158,9 @@ int main(int argc, char **argv)
     }
     size_t most = (size_t)1 << max_log, spare = (size_t)1 << 16;
     arrays a = {malloc((most + spare) * sizeof(uint64_t)), malloc((most + spare) * sizeof(double)),
-                malloc(most * sizeof(uint64_t)), malloc(most * sizeof(uint32_t)), malloc(most * sizeof(uint32_t))};
-    if (!a.random_words || !a.random_doubles || !a.keys || !a.values || !a.indices) {
+                malloc(most * sizeof(uint64_t)), malloc(most * sizeof(uint32_t)), malloc(most * sizeof(uint32_t)),
+                malloc(most * sizeof(record))};
+    if (!a.random_words || !a.random_doubles || !a.keys || !a.values || !a.indices || !a.records) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
@@ -183,5 +203,6 @@ int main(int argc, char **argv)
     free(a.keys);
     free(a.values);
     free(a.indices);
+    free(a.records);
     return failed;
 }
