@@ -42,10 +42,11 @@ bitonic_status bitonic_cpu_sort_u64(uint64_t *keys, size_t count, bitonic_order 
 
 /* What the caller does to each stretch of the sorted keys once it is final:
  * run(context, begin, end) over [begin, end), offsets into the keys, called
- * from the sort's threads on disjoint stretches (a leaf just sorted, keys equal
- * to a pivot), each while it is still in the caches: the order map's inverse or
- * the unpacking of pairs, which as a pass of its own after the sort read and
- * wrote every key again from memory. Every key is in exactly one stretch. */
+ * from the sort's threads on disjoint stretches (a block of up to 2^15 keys
+ * just sorted, keys equal to a pivot), each while it is still in the caches:
+ * the order map's inverse or the unpacking of pairs, which as a pass of its
+ * own after the sort read and wrote every key again from memory. Every key is
+ * in exactly one stretch. */
 typedef void (*bitonic_cpu_slice_fn)(void *context, size_t begin, size_t end);
 typedef struct bitonic_cpu_finish {
     bitonic_cpu_slice_fn run;
