@@ -4,12 +4,14 @@
  * i64 and f64 keys, stable pairs and the argsort, on 1, 2 and 3 threads and on
  * all cores; and the packed pair buffer the context keeps between calls,
  * through sizes that grow and shrink on one context; stable pairs and the
- * argsort from 2^21 keys, on one thread and on two. Expected results come
+ * argsort from 2^21 keys, on one thread and on two; pairs and the argsort on
+ * four threads from 2^22 pairs, and pairs presorted. Expected results come
  * from qsort with comparators written from the documented order
  * (key_order_reference.h), ties by value (or by index where stable). And the
  * CPU path's own f64 order maps and pair packing (pair_pack.c, with values
- * and with positions), built for each target, against key_transform.h's, bit
- * for bit, on the values around every boundary of the maps. */
+ * and with positions; and the first partition that packs them,
+ * pack_partition_avx512.c), built for each target, against key_transform.h's,
+ * bit for bit, on the values around every boundary of the maps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +151,50 @@ static void check_large_stable(test_counter *t, uint64_t *seed)
     }
 }
 
+/* Pairs and the argsort of 32-bit keys on four threads from 2^22 pairs, where
+ * the first partition packs them on all threads (fast_sort_driver.inc), and
+ * pairs whose keys are in order already, or reversed, which the sort packs in
+ * a pass and answers in one more. */
+static void check_large_pairs(test_counter *t, uint64_t *seed)
+{
+    bitonic_context *context;
+    bitonic_status status = bitonic_context_create(&(bitonic_context_desc){.device = "cpu", .cpu_threads = 4}, &context);
+    if (!TEST_CHECK(t, status == BITONIC_SUCCESS, "context on 4 threads"))
+        return;
+    const size_t count = ((size_t)1 << 22) + 777;
+    static const struct {
+        bitonic_key_type type;
+        bitonic_order order;
+        mode m;
+    } cases[] = {{BITONIC_KEY_F32, BITONIC_ORDER_ASCENDING, PAIRS},
+                 {BITONIC_KEY_I32, BITONIC_ORDER_DESCENDING, PAIRS},
+                 {BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, ARGSORT}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        TEST_CHECK(t, check_one(context, cases[c].type, cases[c].order, cases[c].m, count, seed),
+                   "4 threads: %s %s %s, %zu keys", type_names[cases[c].type],
+                   cases[c].order ? "descending" : "ascending", mode_names[cases[c].m], count);
+    const size_t presorted = ((size_t)1 << 18) + 7;
+    uint32_t *keys = malloc(presorted * sizeof *keys), *values = malloc(presorted * sizeof *values);
+    for (int reversed = 0; reversed <= 1; ++reversed) {
+        for (size_t i = 0; i < presorted; ++i) {
+            keys[i] = (uint32_t)(reversed ? presorted - i : i) * 3u;
+            values[i] = (uint32_t)test_random_u64(seed);
+        }
+        uint32_t first_value = values[0], last_value = values[presorted - 1];
+        bitonic_sort_options options = {.order = BITONIC_ORDER_ASCENDING, .key_type = BITONIC_KEY_U32};
+        bool ok = bitonic_sort_pairs(context, keys, values, presorted, &options) == BITONIC_SUCCESS;
+        for (size_t i = 0; i < presorted && ok; ++i)
+            ok = keys[i] == (uint32_t)(i + (reversed ? 1 : 0)) * 3u;
+        ok = ok && values[reversed ? presorted - 1 : 0] == first_value &&
+             values[reversed ? 0 : presorted - 1] == last_value;
+        TEST_CHECK(t, ok, "4 threads: u32 pairs whose keys are %s, %zu keys", reversed ? "reversed" : "in order",
+                   presorted);
+    }
+    free(keys);
+    free(values);
+    bitonic_context_destroy(context);
+}
+
 static const bitonic_cpu_target map_targets[] = {BITONIC_CPU_TARGET_PORTABLE, BITONIC_CPU_TARGET_AVX2,
                                                   BITONIC_CPU_TARGET_AVX512};
 static const char *const map_target_names[] = {"portable", "avx2", "avx512"};
@@ -228,6 +274,57 @@ static void check_position_packing(test_counter *t, size_t m, bitonic_key_type t
                type_names[type], order_xor ? "descending" : "ascending");
 }
 
+static int compare_words(const void *p, const void *q)
+{
+    uint64_t a = *(const uint64_t *)p, b = *(const uint64_t *)q;
+    return (a > b) - (a < b);
+}
+
+/* The first partition of packed pairs (pack_partition_avx512.c) over pairs
+ * begin .. count - 1, with values and with positions, around pivots none, some
+ * and all words are below: the count it returns, each word on its side, and
+ * the words themselves (sorted, since the partition may reorder them) those
+ * of key_transform.h's map. words holds count + 1. */
+static void check_pack_partition(test_counter *t, bitonic_key_type type, uint32_t order_xor, const uint32_t *keys,
+                                 const uint32_t *values, uint64_t *words, size_t count)
+{
+#if defined(BITONIC_CPU_HAVE_X86)
+    static const size_t begins[] = {0, 7};
+    uint64_t *expected = malloc(count * sizeof *expected);
+    for (size_t b = 0; b < sizeof begins / sizeof begins[0]; ++b)
+        for (int positions = 0; positions <= 1; ++positions) {
+            size_t begin = begins[b], length = count - begin;
+            for (size_t i = 0; i < length; ++i)
+                expected[i] = (uint64_t)bitonic_ordered_from_key(keys[begin + i], type, order_xor) << 32 |
+                              (positions ? (uint32_t)(begin + i) : values[begin + i]);
+            const uint64_t pivots[] = {0, expected[length / 3], expected[length - 1], UINT64_MAX};
+            qsort(expected, length, sizeof *expected, compare_words);
+            for (size_t p = 0; p < sizeof pivots / sizeof pivots[0]; ++p) {
+                bitonic_cpu_pair_pass pass = {words, (uint32_t *)keys, positions ? NULL : (uint32_t *)values, NULL,
+                                              type, order_xor};
+                memset(words, 0xCD, (count + 1) * sizeof *words); /* one past: untouched */
+                size_t below = bitonic_cpu_pack_partition_avx512(&pass, words, begin, length, pivots[p]);
+                size_t expected_below = 0;
+                while (expected_below < length && expected[expected_below] < pivots[p])
+                    expected_below++;
+                bool same = below == expected_below;
+                for (size_t i = 0; i < length && same; ++i)
+                    same = (i < below) == (words[i] < pivots[p]);
+                same = same && words[length] == 0xCDCDCDCDCDCDCDCDull;
+                qsort(words, length, sizeof *words, compare_words);
+                for (size_t i = 0; i < length && same; ++i)
+                    same = words[i] == expected[i];
+                TEST_CHECK(t, same, "avx512: %s pairs packed by the first partition, %s, from %zu, %s, pivot %zu",
+                           type_names[type], positions ? "positions" : "values", begin,
+                           order_xor ? "descending" : "ascending", p);
+            }
+        }
+    free(expected);
+#else
+    (void)t, (void)type, (void)order_xor, (void)keys, (void)values, (void)words, (void)count;
+#endif
+}
+
 /* Packing and unpacking pairs of each 32-bit key type, with the loops of each
  * target this CPU runs, against key_transform.h's map, word by word; the low
  * words of the f64 edges above cover the float boundaries. */
@@ -263,6 +360,8 @@ static void check_pair_packing(test_counter *t)
                            order ? "descending" : "ascending");
                 check_position_packing(t, m, (bitonic_key_type)type, order_xor, keys, values, words, keys_back,
                                        values_back, COUNT);
+                if (map_targets[m] == BITONIC_CPU_TARGET_AVX512)
+                    check_pack_partition(t, (bitonic_key_type)type, order_xor, keys, values, words, COUNT - 1);
             }
     }
     free(keys);
@@ -305,5 +404,6 @@ int main(void)
         bitonic_context_destroy(context);
     }
     check_large_stable(&t, &seed);
+    check_large_pairs(&t, &seed);
     return test_finish(&t);
 }

@@ -161,7 +161,6 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
                                      const bitonic_sort_request *request)
 {
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
-    uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *words = pair_words_for(cpu, BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
         if (!words)
@@ -176,11 +175,12 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t flip = order_xor(request);
-    bitonic_cpu_pack_pairs(words, keys32, values, count, request->key_type, flip, threads, config.target);
-    bitonic_cpu_pair_pass unpack;
+    bitonic_cpu_pair_pass pack, unpack;
+    bitonic_cpu_source source =
+        bitonic_cpu_pack_source(&pack, words, keys32, values, request->key_type, flip, config.target);
     bitonic_cpu_finish finish =
         bitonic_cpu_unpack_finish(&unpack, words, keys32, values, request->key_type, flip, config.target);
-    bitonic_status status = bitonic_cpu_sort_u64_finished(words, count, &config, &finish);
+    bitonic_status status = bitonic_cpu_sort_u64_from(words, count, &config, &source, &finish);
     release_large_pair_words(cpu);
     return status;
 }
@@ -294,11 +294,12 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         uint32_t flip = order_xor(request);
-        bitonic_cpu_pack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config.target);
-        bitonic_cpu_pair_pass unpack;
+        bitonic_cpu_pair_pass pack, unpack;
+        bitonic_cpu_source source =
+            bitonic_cpu_pack_source(&pack, words, keys, NULL, request->key_type, flip, config.target);
         bitonic_cpu_finish finish =
             bitonic_cpu_unpack_finish(&unpack, words, NULL, out_indices, request->key_type, flip, config.target);
-        status = bitonic_cpu_sort_u64_finished(words, count, &config, &finish);
+        status = bitonic_cpu_sort_u64_from(words, count, &config, &source, &finish);
     }
     release_large_pair_words(cpu);
     return status;

@@ -53,12 +53,33 @@ typedef struct bitonic_cpu_finish {
     void *context;
 } bitonic_cpu_finish;
 
+/* Where the words come from when they are not yet in the sort's array: pairs
+ * in the caller's arrays, packed into words as the sort's first partition
+ * reads them, so that packing is not a pass of its own (pair_pack.h). */
+typedef struct bitonic_cpu_source {
+    /* Writes the words of items [begin, begin + count) to keys[0, count),
+     * those below pivot first; returns how many are below. NULL: the source
+     * has no such loop for the sort's target, and write runs as a pass. */
+    size_t (*partition)(void *context, void *keys, size_t begin, size_t count, uint64_t pivot);
+    /* Writes the words of items [begin, end) to the sort's array, in order. */
+    bitonic_cpu_slice_fn write;
+    /* The word of one item (the pivot's samples). */
+    uint64_t (*word)(void *context, size_t index);
+    void *context;
+} bitonic_cpu_source;
+
 /* The ascending sorts with a finish (not NULL) run on every key, in place of a
  * pass after the sort. */
 bitonic_status bitonic_cpu_sort_u32_finished(uint32_t *keys, size_t count, const bitonic_cpu_sort_config *config,
                                              const bitonic_cpu_finish *finish);
 bitonic_status bitonic_cpu_sort_u64_finished(uint64_t *keys, size_t count, const bitonic_cpu_sort_config *config,
                                              const bitonic_cpu_finish *finish);
+/* The same for count words that source makes into keys: its partition is the
+ * first split (on all threads where the sort partitions on all threads), or,
+ * for short inputs and inputs whose first words are in order, its write runs
+ * as a pass before the sort (which then answers presorted input in one pass). */
+bitonic_status bitonic_cpu_sort_u64_from(uint64_t *keys, size_t count, const bitonic_cpu_sort_config *config,
+                                         const bitonic_cpu_source *source, const bitonic_cpu_finish *finish);
 
 /* Loop-unrolling hints for the kernels, whose register arrays must unroll to stay
  * in registers. Left out without optimisation, where gcc with sanitizers warns
@@ -147,5 +168,13 @@ void bitonic_cpu_sort_with_depth_budget_u64(const bitonic_cpu_kernels64 *kernels
                                             size_t depth_budget);
 void bitonic_cpu_sort_parallel_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count,
                                    uint32_t threads, const bitonic_cpu_finish *finish);
+/* sort_parallel_from: the same with the first split from a source (NULL: as
+ * sort_parallel), whose partition must not be NULL. */
+void bitonic_cpu_sort_parallel_from_u32(const bitonic_cpu_kernels *kernels, uint32_t *keys, size_t count,
+                                        uint32_t threads, const bitonic_cpu_finish *finish,
+                                        const bitonic_cpu_source *source);
+void bitonic_cpu_sort_parallel_from_u64(const bitonic_cpu_kernels64 *kernels, uint64_t *keys, size_t count,
+                                        uint32_t threads, const bitonic_cpu_finish *finish,
+                                        const bitonic_cpu_source *source);
 
 #endif /* BITONIC_CPU_FAST_SORT_H */

@@ -245,3 +245,41 @@ bitonic_status bitonic_cpu_sort_u64_finished(uint64_t *keys, size_t count, const
 {
     return sort_u64(keys, count, BITONIC_ORDER_ASCENDING, config, finish);
 }
+
+/* A source's first words in order, either way: the input may be presorted,
+ * which the pass and the check of the sort without a source answer in one
+ * pass each; random input fails by its second or third word. */
+#define SOURCE_ORDER_PROBE 64
+static int source_starts_in_order(const bitonic_cpu_source *source, size_t count)
+{
+    size_t probe = count < SOURCE_ORDER_PROBE ? count : SOURCE_ORDER_PROBE;
+    int rising = 1, falling = 1;
+    uint64_t previous = source->word(source->context, 0);
+    for (size_t i = 1; i < probe && (rising || falling); i++) {
+        uint64_t word = source->word(source->context, i);
+        rising &= previous <= word;
+        falling &= previous >= word;
+        previous = word;
+    }
+    return rising || falling;
+}
+
+/* Below this many words the source writes them as a pass: they sort in the
+ * caches, where the pass costs little. */
+#define SOURCE_PARTITION_MIN_KEYS ((size_t)1 << 12)
+
+bitonic_status bitonic_cpu_sort_u64_from(uint64_t *keys, size_t count, const bitonic_cpu_sort_config *config,
+                                         const bitonic_cpu_source *source, const bitonic_cpu_finish *finish)
+{
+    bitonic_cpu_target target;
+    uint32_t threads;
+    bitonic_status status = resolve_config(keys, count, BITONIC_ORDER_ASCENDING, config, &target, &threads);
+    if (status != BITONIC_SUCCESS)
+        return status;
+    if (source->partition == NULL || count < SOURCE_PARTITION_MIN_KEYS || source_starts_in_order(source, count)) {
+        bitonic_cpu_run_slices(source->write, source->context, count, threads);
+        return sort_u64(keys, count, BITONIC_ORDER_ASCENDING, config, finish);
+    }
+    bitonic_cpu_sort_parallel_from_u64(kernels64_for(target), keys, count, threads, finish, source);
+    return BITONIC_SUCCESS;
+}

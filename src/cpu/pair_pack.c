@@ -134,6 +134,35 @@ bitonic_cpu_finish bitonic_cpu_from_ordered_finish(bitonic_cpu_map_pass *pass, v
     return (bitonic_cpu_finish){loops_for(target)->from_ordered, pass};
 }
 
+/* One pair's word, for the pivot's samples. */
+static uint64_t packed_word(void *context, size_t index)
+{
+    const pair_pass *pass = context;
+    uint32_t key = bitonic_ordered_from_key(pass->keys[index], pass->type, pass->order_xor);
+    return (uint64_t)key << 32 | (pass->values ? pass->values[index] : (uint32_t)index);
+}
+
+#if defined(PAIR_PACK_X86_LOOPS)
+static size_t pack_partition_avx512(void *context, void *keys, size_t begin, size_t count, uint64_t pivot)
+{
+    return bitonic_cpu_pack_partition_avx512(context, keys, begin, count, pivot);
+}
+#endif
+
+bitonic_cpu_source bitonic_cpu_pack_source(bitonic_cpu_pair_pass *pass, uint64_t *words, const uint32_t *keys,
+                                           const uint32_t *values, bitonic_key_type type, uint32_t order_xor,
+                                           bitonic_cpu_target target)
+{
+    *pass = (pair_pass){words, (uint32_t *)keys, (uint32_t *)values, NULL, type, order_xor};
+    const pass_loops *loops = loops_for(target);
+    bitonic_cpu_source source = {NULL, loops->pack, packed_word, pass};
+#if defined(PAIR_PACK_X86_LOOPS)
+    if (loops == &loops_avx512)
+        source.partition = pack_partition_avx512;
+#endif
+    return source;
+}
+
 /* The passes of the stable sorts whose pairs carry positions (the positions of
  * 64-bit keys, their gather, the copy back of gathered values): plain loops,
  * bound by memory (the gather by its misses). Each thread takes at least

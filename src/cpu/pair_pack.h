@@ -71,4 +71,18 @@ bitonic_cpu_finish bitonic_cpu_unpack_finish(bitonic_cpu_pair_pass *pass, const 
 bitonic_cpu_finish bitonic_cpu_from_ordered_finish(bitonic_cpu_map_pass *pass, void *keys, bitonic_key_type type,
                                                    uint64_t order_xor, bitonic_cpu_target target);
 
+/* The packing (as bitonic_cpu_pack_pairs, values NULL for positions) as the
+ * source of the sort (bitonic_cpu_sort_u64_from, fast_sort.h): on AVX-512 the
+ * sort's first partition reads the keys and values and writes the words, in
+ * place of a pass that wrote them and a partition that read them again; on
+ * other targets the pass. pass holds the arguments and must outlive the sort. */
+bitonic_cpu_source bitonic_cpu_pack_source(bitonic_cpu_pair_pass *pass, uint64_t *words, const uint32_t *keys,
+                                           const uint32_t *values, bitonic_key_type type, uint32_t order_xor,
+                                           bitonic_cpu_target target);
+/* That first partition (pack_partition_avx512.c): the pairs begin .. begin +
+ * count of pass as words in out[0, count), those below pivot first; returns
+ * how many are below. Only on CPUs with AVX-512. */
+size_t bitonic_cpu_pack_partition_avx512(const bitonic_cpu_pair_pass *pass, uint64_t *out, size_t begin,
+                                         size_t count, uint64_t pivot);
+
 #endif /* BITONIC_CPU_PAIR_PACK_H */
