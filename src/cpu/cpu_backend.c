@@ -21,6 +21,7 @@
 #include "key_transform.h"
 #include "pair_pack.h"
 #include "pair_sort.h"
+#include "stable_radix.h"
 
 /* Packed pair buffers up to this size stay with the context between calls:
  * a fresh buffer costs a page fault per 4 KiB on its first touch, which was a
@@ -185,49 +186,39 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     return status;
 }
 
-/* Stable pairs with 32-bit keys take the sort that moves the values with
- * their words, on the sort's threads, from this many pairs: on one thread it
- * beat the sort of words and the gather after it by 7% at 2^22 and 2^23 pairs
- * (even at 2^21, 8% slower at 2^20, the gather still in the caches;
- * docs/perf-log.md, entry 122); on two threads, since it runs on both
- * (entry 123), it took 0.90x at 2^21 and 2^22 and lost 1-6% below 2^20
- * (entry 125). */
-#define STABLE_MOVES_VALUES_MIN_PAIRS ((size_t)1 << 21)
+/* Stable pairs with 32-bit keys take the radix sort (stable_radix.c), which
+ * keeps ties in their input order with no positions to carry, from this many
+ * pairs: on the 2-core Zen 5 machine it took 0.80-0.95x the time of the way
+ * below from 2^16 to 2^18 pairs and 0.55-0.80x from 2^19 on one thread
+ * (0.60-0.89x on two), and 1.01-1.05x at 2^14 and 2^15 (docs/perf-log.md,
+ * entry 131). */
+#define STABLE_RADIX_MIN_PAIRS ((size_t)1 << 16)
 
-static int stable_moves_values(size_t count, const bitonic_cpu_sort_config *config)
-{
-    return count >= STABLE_MOVES_VALUES_MIN_PAIRS && bitonic_cpu_moves_values(config);
-}
-
-/* Stable pairs with 32-bit keys, in (key, position) order: each pair packed as
- * (ordered key << 32 | position), a word no other pair shares. Where the
- * AVX-512 sort that moves a value with its key may run (stable_moves_values),
- * it sorts the words with the values beside them: the values end in place,
- * with no gather. Otherwise the words are sorted alone and the values
- * gathered by the positions while the keys are unpacked, on the sort's
- * threads, into the tail of the same buffer, then copied back. */
+/* Stable pairs with 32-bit keys, in (key, position) order. Below
+ * STABLE_RADIX_MIN_PAIRS: each pair packed as (ordered key << 32 |
+ * position), a word no other pair shares, the words sorted, and the values
+ * gathered by the positions (in the caches at these sizes) while the keys are
+ * unpacked, into the tail of the same buffer, then copied back. */
 static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *values, size_t count,
                                      const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
 {
     uint32_t threads = bitonic_cpu_sort_threads(count, config), flip = order_xor(request);
-    int carried = stable_moves_values(count, config);
-    uint64_t *words = pair_words_for(cpu, carried ? count : count + (count + 1) / 2);
+    if (count >= STABLE_RADIX_MIN_PAIRS) {
+        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix_scratch_words(count, config));
+        if (!scratch)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        bitonic_cpu_stable_radix_sort_pairs(keys, values, count, request->key_type, flip, scratch, config);
+        release_large_pair_words(cpu);
+        return BITONIC_SUCCESS;
+    }
+    uint64_t *words = pair_words_for(cpu, count + (count + 1) / 2);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     bitonic_cpu_pack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config->target);
-    bitonic_status status = BITONIC_SUCCESS;
-#if defined(BITONIC_CPU_HAVE_X86)
-    if (carried) {
-        bitonic_cpu_sort_pairs_parallel_avx512_u64(words, values, count, threads);
-        bitonic_cpu_unpack_pairs(words, keys, NULL, count, request->key_type, flip, threads, config->target);
-        release_large_pair_words(cpu);
-        return status;
-    }
-#endif
     /* The gather as a finish of the sort took 1.03-1.10x from 2^18 pairs: its
      * misses among the values then stall the sort (docs/perf-log.md, entry 127). */
     uint32_t *moved = (uint32_t *)(words + count);
-    status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, config);
+    bitonic_status status = bitonic_cpu_sort_u64(words, count, BITONIC_ORDER_ASCENDING, config);
     if (status == BITONIC_SUCCESS) {
         bitonic_cpu_unpack_gathered(words, keys, moved, values, count, request->key_type, flip, threads,
                                     config->target);
