@@ -151,8 +151,9 @@ static void check_large_stable(test_counter *t, uint64_t *seed)
     }
 }
 
-/* Pairs and the argsort of 32-bit keys on four threads from 2^22 pairs, where
- * the first partition packs them on all threads (fast_sort_driver.inc), and
+/* Pairs and the argsort of 32-bit keys, and f64 and i64 keys, on four threads
+ * from 2^22 pairs, where the first partition packs or maps them on all threads
+ * (fast_sort_driver.inc), and
  * pairs whose keys are in order already, or reversed, which the sort packs in
  * a pass and answers in one more. */
 static void check_large_pairs(test_counter *t, uint64_t *seed)
@@ -168,7 +169,9 @@ static void check_large_pairs(test_counter *t, uint64_t *seed)
         mode m;
     } cases[] = {{BITONIC_KEY_F32, BITONIC_ORDER_ASCENDING, PAIRS},
                  {BITONIC_KEY_I32, BITONIC_ORDER_DESCENDING, PAIRS},
-                 {BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, ARGSORT}};
+                 {BITONIC_KEY_U32, BITONIC_ORDER_ASCENDING, ARGSORT},
+                 {BITONIC_KEY_F64, BITONIC_ORDER_DESCENDING, KEYS},
+                 {BITONIC_KEY_I64, BITONIC_ORDER_ASCENDING, KEYS}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
         TEST_CHECK(t, check_one(context, cases[c].type, cases[c].order, cases[c].m, count, seed),
                    "4 threads: %s %s %s, %zu keys", type_names[cases[c].type],
@@ -198,6 +201,52 @@ static void check_large_pairs(test_counter *t, uint64_t *seed)
 static const bitonic_cpu_target map_targets[] = {BITONIC_CPU_TARGET_PORTABLE, BITONIC_CPU_TARGET_AVX2,
                                                   BITONIC_CPU_TARGET_AVX512};
 static const char *const map_target_names[] = {"portable", "avx2", "avx512"};
+
+static int compare_words(const void *p, const void *q)
+{
+    uint64_t a = *(const uint64_t *)p, b = *(const uint64_t *)q;
+    return (a > b) - (a < b);
+}
+
+/* The AVX-512 partition that maps 64-bit keys to their ordered bits as it
+ * reads them (the first split of their sort), over count keys and short
+ * ranges, around pivots none, some and all words are below: the count, each
+ * word's side, and the words themselves (sorted) against key_transform.h's
+ * map; out holds count + 1, the last untouched. */
+static void check_mapping_partition(test_counter *t, const uint64_t *keys, uint64_t *out, size_t count,
+                                    bitonic_key_type type, uint64_t order_xor)
+{
+#if defined(BITONIC_CPU_HAVE_X86)
+    static const size_t lengths_less[] = {0, 3, 100};
+    uint64_t *expected = malloc(count * sizeof *expected);
+    for (size_t l = 0; l < sizeof lengths_less / sizeof lengths_less[0]; ++l) {
+        size_t length = l == 0 ? count : lengths_less[l];
+        for (size_t i = 0; i < length; ++i)
+            expected[i] = bitonic_ordered_from_key64(keys[i], type, order_xor);
+        const uint64_t pivots[] = {0, expected[length / 3], expected[length - 1], UINT64_MAX};
+        qsort(expected, length, sizeof *expected, compare_words);
+        for (size_t p = 0; p < sizeof pivots / sizeof pivots[0]; ++p) {
+            memcpy(out, keys, length * sizeof *out);
+            out[length] = 0xCDCDCDCDCDCDCDCDull;
+            size_t below = bitonic_cpu_partition_to_ordered_avx512_64(out, length, pivots[p], type, order_xor);
+            size_t expected_below = 0;
+            while (expected_below < length && expected[expected_below] < pivots[p])
+                expected_below++;
+            bool same = below == expected_below && out[length] == 0xCDCDCDCDCDCDCDCDull;
+            for (size_t i = 0; i < length && same; ++i)
+                same = (i < below) == (out[i] < pivots[p]);
+            qsort(out, length, sizeof *out, compare_words);
+            for (size_t i = 0; i < length && same; ++i)
+                same = out[i] == expected[i];
+            TEST_CHECK(t, same, "avx512: %s keys mapped by the first partition, %zu keys, %s, pivot %zu",
+                       type_names[type], length, order_xor ? "descending" : "ascending", p);
+        }
+    }
+    free(expected);
+#else
+    (void)t, (void)keys, (void)out, (void)count, (void)type, (void)order_xor;
+#endif
+}
 
 /* Both maps and both orders over words around each boundary of the f64 order
  * (zeros, infinities, the NaNs of both signs, the sign bit) and random words,
@@ -236,6 +285,9 @@ static void check_f64_maps(test_counter *t)
                 same = same && mapped[i] == bitonic_key64_from_ordered(words[i], BITONIC_KEY_F64, order_xor);
             TEST_CHECK(t, same, "%s: f64 map from ordered bits, %s", map_target_names[m],
                        order ? "descending" : "ascending");
+            if (map_targets[m] == BITONIC_CPU_TARGET_AVX512)
+                for (int type = BITONIC_KEY_U64; type <= BITONIC_KEY_F64; ++type)
+                    check_mapping_partition(t, words, mapped, COUNT - 1, (bitonic_key_type)type, order_xor);
         }
     }
     free(words);
@@ -272,12 +324,6 @@ static void check_position_packing(test_counter *t, size_t m, bitonic_key_type t
         same = same && keys_back[i] == keys[count - 1 - i] && values_back[i] == values[count - 1 - i];
     TEST_CHECK(t, same, "%s: %s keys packed with positions and unpacked, %s", map_target_names[m],
                type_names[type], order_xor ? "descending" : "ascending");
-}
-
-static int compare_words(const void *p, const void *q)
-{
-    uint64_t a = *(const uint64_t *)p, b = *(const uint64_t *)q;
-    return (a > b) - (a < b);
 }
 
 /* The first partition of packed pairs (pack_partition_avx512.c) over pairs

@@ -113,7 +113,8 @@ static bitonic_status cpu_sort(const cpu_state *cpu, uint32_t *keys, size_t coun
 }
 
 /* 64-bit keys: the fast sort of 64-bit words, in place; other types than u64
- * are mapped to ordered bits, sorted ascending and mapped back. */
+ * are mapped to ordered bits (by the sort's first partition, as it reads them,
+ * on AVX-512), sorted ascending and mapped back. */
 static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t count,
                                  const bitonic_sort_request *request)
 {
@@ -122,13 +123,13 @@ static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t co
         return bitonic_cpu_sort_u64(keys, count, request->order, &config);
     uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
-    bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config.target);
+    bitonic_cpu_map_pass forth, back;
+    bitonic_cpu_source source = bitonic_cpu_to_ordered_source(&forth, keys, request->key_type, flip, config.target);
     if (count >= MAP_BACK_IN_SORT_MIN_KEYS) {
-        bitonic_cpu_map_pass back;
         bitonic_cpu_finish finish = bitonic_cpu_from_ordered_finish(&back, keys, request->key_type, flip, config.target);
-        return bitonic_cpu_sort_u64_finished(keys, count, &config, &finish);
+        return bitonic_cpu_sort_u64_from(keys, count, &config, &source, &finish);
     }
-    bitonic_status status = bitonic_cpu_sort_u64(keys, count, BITONIC_ORDER_ASCENDING, &config);
+    bitonic_status status = bitonic_cpu_sort_u64_from(keys, count, &config, &source, NULL);
     bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config.target);
     return status;
 }

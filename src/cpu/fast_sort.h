@@ -125,6 +125,10 @@ typedef struct bitonic_cpu_kernels64 {
 extern const bitonic_cpu_kernels64 bitonic_cpu_kernels64_portable;
 #if defined(BITONIC_CPU_HAVE_X86)
 extern const bitonic_cpu_kernels64 bitonic_cpu_kernels64_avx512;
+/* The AVX-512 partition of 64-bit keys of type (u64, i64, f64) mapping each
+ * to its ordered bits (key_transform.h, then order_xor) as it reads it. */
+size_t bitonic_cpu_partition_to_ordered_avx512_64(uint64_t *keys, size_t count, uint64_t pivot,
+                                                  bitonic_key_type type, uint64_t order_xor);
 #endif
 
 size_t bitonic_cpu_partition_scalar64(uint64_t *keys, size_t count, uint64_t pivot);

@@ -22,6 +22,7 @@
 #include <immintrin.h>
 
 #include "avx512_network64.h"
+#include "key_transform.h"
 
 #define LANES NETWORK64_LANES
 #define MAX_REGS NETWORK64_MAX_REGS
@@ -83,6 +84,52 @@ static void avx512_base_sort64(uint64_t *keys, size_t count)
 #define PARTITION_SCALAR bitonic_cpu_partition_scalar64
 #define PARTITION_PREFETCH_KEYS 512
 #include "avx512_partition.inc"
+
+/* The same partition mapping each key to its ordered bits as it reads it
+ * (key_transform.h's maps, then map_xor): the first split of a sort of f64 or
+ * i64 keys, in place of a pass of the map before it (docs/perf-log.md, entry
+ * 132). The f64 map's two arms agree on the negative NaNs (~x + 0xfff0000000000001
+ * is ~x - 0x000fffffffffffff modulo 2^64, and their twiddled bits are ~x), so
+ * one arm serves every key. */
+ALWAYS_INLINE __m512i ordered_doubles(__m512i x, uint64_t order_xor)
+{
+    __m512i twiddled = _mm512_xor_si512(x, _mm512_or_si512(_mm512_srai_epi64(x, 63),
+                                                           _mm512_set1_epi64((long long)0x8000000000000000ull)));
+    return _mm512_xor_si512(_mm512_sub_epi64(twiddled, _mm512_set1_epi64(0x000fffffffffffffll)),
+                            _mm512_set1_epi64((long long)order_xor));
+}
+
+static void doubles_to_ordered(uint64_t *keys, size_t count, uint64_t order_xor)
+{
+    bitonic_keys64_to_ordered(keys, count, BITONIC_KEY_F64, order_xor);
+}
+
+static void xor_keys(uint64_t *keys, size_t count, uint64_t map_xor)
+{
+    for (size_t i = 0; i < count; i++)
+        keys[i] ^= map_xor;
+}
+
+#undef PARTITION_FUNCTION
+#define PARTITION_FUNCTION partition_doubles_to_ordered
+#define PARTITION_MAP(v) ordered_doubles((v), map_xor)
+#define PARTITION_MAP_SCALAR doubles_to_ordered
+#include "avx512_partition.inc"
+#undef PARTITION_FUNCTION
+#undef PARTITION_MAP
+#undef PARTITION_MAP_SCALAR
+#define PARTITION_FUNCTION partition_xor_keys
+#define PARTITION_MAP(v) _mm512_xor_si512((v), _mm512_set1_epi64((long long)map_xor))
+#define PARTITION_MAP_SCALAR xor_keys
+#include "avx512_partition.inc"
+
+size_t bitonic_cpu_partition_to_ordered_avx512_64(uint64_t *keys, size_t count, uint64_t pivot,
+                                                  bitonic_key_type type, uint64_t order_xor)
+{
+    if (type == BITONIC_KEY_F64)
+        return partition_doubles_to_ordered(keys, count, pivot, order_xor);
+    return partition_xor_keys(keys, count, pivot, order_xor ^ (type == BITONIC_KEY_I64 ? 0x8000000000000000ull : 0u));
+}
 
 const bitonic_cpu_kernels64 bitonic_cpu_kernels64_avx512 = {
     .base_keys = BASE_KEYS,

@@ -163,6 +163,35 @@ bitonic_cpu_source bitonic_cpu_pack_source(bitonic_cpu_pair_pass *pass, uint64_t
     return source;
 }
 
+/* One key's ordered bits, for the pivot's samples. */
+static uint64_t ordered_word(void *context, size_t index)
+{
+    const map_pass *pass = context;
+    return bitonic_ordered_from_key64(((const uint64_t *)pass->keys)[index], pass->type, pass->order_xor);
+}
+
+#if defined(PAIR_PACK_X86_LOOPS)
+static size_t partition_to_ordered_avx512(void *context, void *keys, size_t begin, size_t count, uint64_t pivot)
+{
+    const map_pass *pass = context;
+    (void)begin; /* in place: keys is the pass's own keys + begin */
+    return bitonic_cpu_partition_to_ordered_avx512_64(keys, count, pivot, pass->type, pass->order_xor);
+}
+#endif
+
+bitonic_cpu_source bitonic_cpu_to_ordered_source(bitonic_cpu_map_pass *pass, uint64_t *keys, bitonic_key_type type,
+                                                 uint64_t order_xor, bitonic_cpu_target target)
+{
+    *pass = (map_pass){keys, type, order_xor};
+    const pass_loops *loops = loops_for(target);
+    bitonic_cpu_source source = {NULL, loops->to_ordered, ordered_word, pass};
+#if defined(PAIR_PACK_X86_LOOPS)
+    if (loops == &loops_avx512)
+        source.partition = partition_to_ordered_avx512;
+#endif
+    return source;
+}
+
 /* The passes of the stable sorts whose pairs carry positions (the positions of
  * 64-bit keys, their gather, the copy back of gathered values): plain loops,
  * bound by memory (the gather by its misses). Each thread takes at least

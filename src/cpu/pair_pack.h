@@ -79,6 +79,11 @@ bitonic_cpu_finish bitonic_cpu_from_ordered_finish(bitonic_cpu_map_pass *pass, v
 bitonic_cpu_source bitonic_cpu_pack_source(bitonic_cpu_pair_pass *pass, uint64_t *words, const uint32_t *keys,
                                            const uint32_t *values, bitonic_key_type type, uint32_t order_xor,
                                            bitonic_cpu_target target);
+/* The order map of 64-bit keys (as bitonic_cpu_keys_to_ordered) as the
+ * source of their sort, in place: on AVX-512 the sort's first partition maps
+ * each key as it reads it; on other targets the pass. */
+bitonic_cpu_source bitonic_cpu_to_ordered_source(bitonic_cpu_map_pass *pass, uint64_t *keys, bitonic_key_type type,
+                                                 uint64_t order_xor, bitonic_cpu_target target);
 /* That first partition (pack_partition_avx512.c): the pairs begin .. begin +
  * count of pass as words in out[0, count), those below pivot first; returns
  * how many are below. Only on CPUs with AVX-512. */
