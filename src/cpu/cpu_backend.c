@@ -25,10 +25,13 @@
 
 /* Packed pair buffers up to this size stay with the context between calls:
  * a fresh buffer costs a page fault per 4 KiB on its first touch, which was a
- * tenth of a pair sort's time at 2^22 pairs. Larger ones are freed after
- * their call, so a context does not hold gigabytes after one big sort. One
- * call uses the buffer at a time: each public call holds the context's lock. */
-#define KEPT_PAIR_WORDS ((size_t)1 << 25)
+ * tenth of a pair sort's time at 2^22 pairs (and a third at 2^26, where the
+ * buffer is fresh every call). Larger ones are freed after their call, so a
+ * context does not hold gigabytes after one big sort. The words of 2^25 pairs
+ * and the per-thread buffers beside them (the stable radix sort's, a few
+ * hundred KiB a thread) are kept. One call uses the buffer at a time: each
+ * public call holds the context's lock. */
+#define KEPT_PAIR_WORDS (((size_t)1 << 25) + ((size_t)1 << 21))
 
 typedef struct cpu_state {
     bitonic_host_memory memory;      /* the context's allocator (or the C library's), for all of the below */

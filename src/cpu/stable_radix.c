@@ -4,14 +4,14 @@
  * - Keys are taken as the bits of key_transform.h's order map, less the
  *   smallest of them, so only the span's bits are sorted on.
  * - The first pass moves the pairs from the caller's arrays into words
- *   ((key - smallest) << 32 | value) by the top digit of the span, a bucket
- *   of about 2^12 pairs for each digit; slices of the input are counted and
- *   moved on the sort's threads, each slice's pairs of a digit after those of
- *   the slices before it, so the pass is stable.
+ *   ((key - smallest) << 32 | value) by the top digit of the span (at most
+ *   11 bits), a bucket of about 2^12 pairs for each digit; slices of the
+ *   input are counted and moved on the sort's threads, each slice's pairs of
+ *   a digit after those of the slices before it, so the pass is stable.
  * - The buckets are then shared out among the threads. A bucket of at most
- *   2^12 pairs (32 KiB of words) is copied into a buffer of the thread's,
- *   sorted there by 8-bit digits from the least significant (each pass a
- *   stable counting sort between two such buffers, in L1 and L2) and written
+ *   2^15 pairs (256 KiB of words) is copied into a buffer of the thread's,
+ *   sorted there by digits of up to 11 bits from the least significant (each
+ *   pass a stable counting sort between two such buffers) and written
  *   back to the caller's keys and values. A larger bucket (keys that crowd
  *   into a few digits, as floats do) is split again by its next digits,
  *   between the words and the caller's arrays, which hold nothing else by
@@ -27,11 +27,15 @@
 #include "key_transform.h"
 
 /* A region of at most LEAF_PAIRS pairs is sorted by its low digits in a
- * thread's buffers; the splits aim at half that, so that random keys' buckets,
- * a few percent either side of the mean, need no second split. */
-#define LEAF_LOG 13
+ * thread's two buffers (256 KiB each, in L2). The splits aim at buckets of
+ * 2^BUCKET_TARGET_LOG, whose passes stay in L1; where the first pass's digit
+ * reaches its 11 bits (from 2^23 pairs) the buckets grow past that, and are
+ * still leaves up to 2^15: with leaves of at most 2^13, each bucket of 2^25
+ * pairs was split once more, a pass through lines of the caller's arrays not
+ * in the caches, and the sort took 1.6x (docs/perf-log.md, entry 133). */
+#define LEAF_LOG 15
 #define LEAF_PAIRS ((size_t)1 << LEAF_LOG)
-#define BUCKET_TARGET_LOG (LEAF_LOG - 1)
+#define BUCKET_TARGET_LOG 12
 /* Digits of the passes that split regions: at most 2^11 buckets a pass. */
 #define SPLIT_DIGIT_MAX_BITS 11
 #define SPLIT_BUCKETS_MAX ((size_t)1 << SPLIT_DIGIT_MAX_BITS)

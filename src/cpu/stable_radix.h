@@ -12,7 +12,7 @@
 #include "fast_sort.h"
 
 /* The scratch words a stable radix sort of count pairs under config needs:
- * count words (a buffer of the pairs' size) and a few KiB a thread. */
+ * count words (a buffer of the pairs' size) and about 600 KiB a thread. */
 size_t bitonic_cpu_stable_radix_scratch_words(size_t count, const bitonic_cpu_sort_config *config);
 
 /* Sorts count pairs of keys of a 32-bit type and values in place, stably, in
