@@ -158,10 +158,11 @@ static bitonic_status sort_pairs64(uint64_t *keys, uint32_t *values, size_t coun
 }
 
 /* Pairs: packed as (ordered key << 32 | value) and sorted as 64-bit words, the
- * order of the GPU's pair comparator, each stretch unpacked as the sort
- * finishes it: on one thread of the 2-core machine 0.84-0.97x the time of an
- * unpacking pass after the sort from 2^18 to 2^22 pairs (docs/perf-log.md,
- * entry 127). */
+ * order of the GPU's pair comparator. On AVX-512 the sort's first partition
+ * packs them as it reads the keys and values (0.93-0.96x the time with a pass
+ * of its own from 2^17 pairs, docs/perf-log.md, entry 130), and each block the
+ * sort finishes is unpacked while it is in L2 (0.90-0.92x from 2^20 against
+ * leaf by leaf, entry 129). */
 static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *values, size_t count,
                                      const bitonic_sort_request *request)
 {
