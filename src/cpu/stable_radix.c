@@ -22,6 +22,7 @@
 #include "stable_radix.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "key_transform.h"
@@ -242,6 +243,32 @@ static void finish_region(const radix_sort *sort, region_place place, size_t off
         sort->keys[i] = bitonic_key_from_ordered(sort->keys[i] + sort->smallest, sort->type, sort->order_xor);
 }
 
+/* One stable counting pass over a region by the digit (key >> shift) & mask,
+ * from place to the other place; next: mask + 1 counters. Returns false, and
+ * moves nothing, where every pair shares the digit; otherwise next[d] is
+ * where digit d's pairs end. */
+static bool move_by_digit(const radix_sort *sort, region_place place, size_t offset, size_t count, unsigned shift,
+                          uint32_t mask, size_t *next)
+{
+    memset(next, 0, ((size_t)mask + 1) * sizeof *next);
+    for (size_t i = offset; i < offset + count; i++)
+        next[(word_at(sort, place, i) >> 32 >> shift) & mask]++;
+    if (next[(word_at(sort, place, offset) >> 32 >> shift) & mask] == count)
+        return false;
+    size_t sum = offset;
+    for (uint32_t d = 0; d <= mask; d++) {
+        size_t digit_count = next[d];
+        next[d] = sum;
+        sum += digit_count;
+    }
+    region_place to = place == IN_WORDS ? IN_ARRAYS : IN_WORDS;
+    for (size_t i = offset; i < offset + count; i++) {
+        uint64_t word = word_at(sort, place, i);
+        move_pair(sort, to, next[(word >> 32 >> shift) & mask]++, word);
+    }
+    return true;
+}
+
 /* A region that split MAX_SPLIT_DEPTH times and is still larger than a leaf
  * (keys crowded into few values of many digits): its low `bits` bits by 8-bit
  * digits from the least significant, each pass between the words and the
@@ -251,25 +278,9 @@ static void sort_region_by_passes(const radix_sort *sort, region_place place, si
 {
     for (unsigned low = 0; low < bits; low += PASS_DIGIT_BITS) {
         unsigned digit_bits = bits - low < PASS_DIGIT_BITS ? bits - low : PASS_DIGIT_BITS;
-        uint32_t mask = (1u << digit_bits) - 1;
         size_t next[1u << PASS_DIGIT_BITS];
-        memset(next, 0, sizeof next);
-        for (size_t i = offset; i < offset + count; i++)
-            next[(word_at(sort, place, i) >> 32 >> low) & mask]++;
-        if (next[(word_at(sort, place, offset) >> 32 >> low) & mask] == count)
-            continue;
-        size_t sum = offset;
-        for (uint32_t d = 0; d <= mask; d++) {
-            size_t digit_count = next[d];
-            next[d] = sum;
-            sum += digit_count;
-        }
-        region_place to = place == IN_WORDS ? IN_ARRAYS : IN_WORDS;
-        for (size_t i = offset; i < offset + count; i++) {
-            uint64_t word = word_at(sort, place, i);
-            move_pair(sort, to, next[(word >> 32 >> low) & mask]++, word);
-        }
-        place = to;
+        if (move_by_digit(sort, place, offset, count, low, (1u << digit_bits) - 1, next))
+            place = place == IN_WORDS ? IN_ARRAYS : IN_WORDS;
     }
     finish_region(sort, place, offset, count);
 }
@@ -313,25 +324,11 @@ static void sort_region(const radix_sort *sort, region_place place, size_t offse
         unsigned shift = bits - digit_bits;
         uint32_t mask = (1u << digit_bits) - 1;
         size_t *next = buffers->split_counts + (size_t)depth * (SPLIT_BUCKETS_MAX + 1);
-        memset(next, 0, ((size_t)mask + 1) * sizeof *next);
-        for (size_t i = offset; i < offset + count; i++)
-            next[(word_at(sort, place, i) >> 32 >> shift) & mask]++;
-        if (next[(word_at(sort, place, offset) >> 32 >> shift) & mask] == count) {
-            bits = shift; /* a digit every pair shares: nothing to move */
+        if (!move_by_digit(sort, place, offset, count, shift, mask, next)) {
+            bits = shift; /* a digit every pair shares: nothing moved */
             continue;
         }
-        size_t sum = offset;
-        for (uint32_t d = 0; d <= mask; d++) {
-            size_t digit_count = next[d];
-            next[d] = sum;
-            sum += digit_count;
-        }
         region_place to = place == IN_WORDS ? IN_ARRAYS : IN_WORDS;
-        for (size_t i = offset; i < offset + count; i++) {
-            uint64_t word = word_at(sort, place, i);
-            move_pair(sort, to, next[(word >> 32 >> shift) & mask]++, word);
-        }
-        /* next[d] is now where bucket d ends. */
         size_t begin = offset;
         for (uint32_t d = 0; d <= mask; d++) {
             if (next[d] > begin)
