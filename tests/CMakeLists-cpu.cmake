@@ -20,3 +20,8 @@ target_include_directories(test_stable_radix PRIVATE ${PROJECT_SOURCE_DIR}/src/c
 target_link_libraries(test_stable_radix PRIVATE bitonic_internal bitonic_build_flags)
 add_test(NAME stable_radix COMMAND test_stable_radix)
 set_tests_properties(stable_radix PROPERTIES TIMEOUT 300)
+add_executable(test_stable_radix64 ${CMAKE_CURRENT_LIST_DIR}/test_stable_radix64.c)
+target_include_directories(test_stable_radix64 PRIVATE ${PROJECT_SOURCE_DIR}/src/cpu ${PROJECT_SOURCE_DIR}/src/core)
+target_link_libraries(test_stable_radix64 PRIVATE bitonic_internal bitonic_build_flags)
+add_test(NAME stable_radix64 COMMAND test_stable_radix64)
+set_tests_properties(stable_radix64 PROPERTIES TIMEOUT 300)

@@ -256,9 +256,9 @@ static void run_merge_searches(test_counter *t, const bitonic_context_desc *desc
 }
 
 /* Every mode on one and two CPU threads at a size where the pairs of 64-bit
- * keys, stable or not, take the sort that moves the values with the keys
- * (pair_sort_avx512.c, pair_sort_avx512_u64.c, where the CPU has AVX-512): on
- * two threads its pieces split and shared. */
+ * keys, stable or not, and the argsort take the radix sort
+ * (stable_radix64.c): on two threads its first pass in slices and its
+ * buckets shared. */
 static void run_threads(test_counter *t, uint32_t threads)
 {
     bitonic_context *context;

@@ -1,8 +1,8 @@
 /* avx512_network64.h: the bitonic network of 64-bit keys in AVX-512 registers
- * (8 lanes to a register), written once for the two sorts built on it: the
- * keys-only sort of 64-bit words (fast_sort_avx512_64.c) and the sort of
- * (64-bit key, 32-bit value) pairs that moves each value with its key
- * (pair_sort_avx512.c).
+ * (8 lanes to a register), for the keys-only sort of 64-bit words
+ * (fast_sort_avx512_64.c). It was written for a second sort too, of (64-bit
+ * key, 32-bit value) pairs that moved each value with its key, which the
+ * radix sort replaced (docs/perf-log.md, entry 134).
  * The network works on kv64, a register of keys beside a register of values
  * in 64-bit lanes, so every permute of the keys applies to the values
  * unchanged. The keys-only sort passes values = false, and every operation on

@@ -75,6 +75,24 @@ static uint32_t order_xor(const bitonic_sort_request *request)
 }
 
 /* One sort of wall time ms as a timing: one pass. */
+static uint64_t order_xor64(const bitonic_sort_request *request)
+{
+    return request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+}
+
+/* Pairs with 64-bit keys, their stable pairs and the argsort of 64-bit keys
+ * take the radix sort (stable_radix64.c) from this many pairs: on the 2-core
+ * Zen 5 machine it took 0.56-0.70x the time of pair_sort.c's sorts from 2^17
+ * pairs on one thread and 0.44-0.98x on two; at 2^14 0.84-0.97x on one
+ * thread but 1.28-1.37x on two (docs/perf-log.md, entry 134). Its values
+ * are 32-bit positions, so it takes at most UINT32_MAX pairs. */
+#define RADIX64_MIN_PAIRS ((size_t)1 << 15)
+
+static bool radix64_fits(size_t count)
+{
+    return count >= RADIX64_MIN_PAIRS && count <= UINT32_MAX;
+}
+
 static void single_pass_timing(bitonic_timing *timing, double ms)
 {
     if (!timing)
@@ -124,7 +142,7 @@ static bitonic_status cpu_sort64(const cpu_state *cpu, uint64_t *keys, size_t co
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
     if (request->key_type == BITONIC_KEY_U64)
         return bitonic_cpu_sort_u64(keys, count, request->order, &config);
-    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    uint64_t flip = order_xor64(request);
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     bitonic_cpu_map_pass forth, back;
     bitonic_cpu_source source = bitonic_cpu_to_ordered_source(&forth, keys, request->key_type, flip, config.target);
@@ -149,7 +167,7 @@ static bitonic_status cpu_sort_any(const cpu_state *cpu, void *keys, size_t coun
 static bitonic_status sort_pairs64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *words,
                                    const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
 {
-    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    uint64_t flip = order_xor64(request);
     uint32_t threads = bitonic_cpu_sort_threads(count, config);
     bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config->target);
     bitonic_status status = bitonic_cpu_sort_pairs_u64(keys, values, count, words, config);
@@ -167,6 +185,16 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
                                      const bitonic_sort_request *request)
 {
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
+    if (request->key_type >= BITONIC_KEY_U64 && radix64_fits(count)) {
+        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix64_scratch_words(count, true, &config));
+        if (!scratch)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        bitonic_cpu_radix64_pairs pairs = {keys, values, keys, values, count, request->key_type,
+                                           order_xor64(request), true};
+        bitonic_cpu_stable_radix_sort_pairs64(&pairs, scratch, &config);
+        release_large_pair_words(cpu);
+        return BITONIC_SUCCESS;
+    }
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *words = pair_words_for(cpu, BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
         if (!words)
@@ -238,11 +266,21 @@ static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *v
 static bitonic_status stable_pairs64(cpu_state *cpu, uint64_t *keys, uint32_t *values, size_t count,
                                      const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
 {
+    if (radix64_fits(count)) {
+        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix64_scratch_words(count, true, config));
+        if (!scratch)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        bitonic_cpu_radix64_pairs pairs = {keys, values, keys, values, count, request->key_type,
+                                           order_xor64(request), false};
+        bitonic_cpu_stable_radix_sort_pairs64(&pairs, scratch, config);
+        release_large_pair_words(cpu);
+        return BITONIC_SUCCESS;
+    }
     uint32_t threads = bitonic_cpu_sort_threads(count, config);
     uint64_t *words = pair_words_for(cpu, BITONIC_CPU_STABLE_PAIRS_U64_SCRATCH_WORDS(count));
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    uint64_t flip = order_xor64(request);
     bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config->target);
     bitonic_status status = bitonic_cpu_sort_stable_pairs_u64(keys, values, count, words, config);
     bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config->target);
@@ -273,13 +311,21 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     bitonic_status status;
-    if (request->key_type >= BITONIC_KEY_U64) {
+    if (request->key_type >= BITONIC_KEY_U64 && radix64_fits(count)) {
+        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix64_scratch_words(count, false, &config));
+        if (!scratch)
+            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+        bitonic_cpu_radix64_pairs pairs = {keys, NULL, NULL, out_indices, count, request->key_type,
+                                           order_xor64(request), false};
+        bitonic_cpu_stable_radix_sort_pairs64(&pairs, scratch, &config);
+        status = BITONIC_SUCCESS;
+    } else if (request->key_type >= BITONIC_KEY_U64) {
         size_t scratch_words = BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count);
         uint64_t *words = pair_words_for(cpu, scratch_words + count);
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         uint64_t *sorted_keys = words + scratch_words;
-        uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        uint64_t flip = order_xor64(request);
         /* As 32-bit words: the copy on the sort's threads. */
         bitonic_cpu_copy_values((uint32_t *)sorted_keys, keys, 2u * count, threads);
         bitonic_cpu_keys_to_ordered(sorted_keys, count, request->key_type, flip, threads, config.target);
@@ -352,7 +398,7 @@ static size_t partition_point(const uint32_t *keys, size_t count, uint32_t bound
 static size_t partition_point64(const uint64_t *keys, size_t count, uint64_t bound, bool strictly_above,
                                 const bitonic_sort_request *request)
 {
-    uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+    uint64_t flip = order_xor64(request);
     size_t low = 0, high = count;
     while (low < high) {
         size_t middle = low + (high - low) / 2;
@@ -371,7 +417,7 @@ static bitonic_status cpu_search_host(void *state, const void *sorted_keys, size
 {
     if (request->key_type >= BITONIC_KEY_U64) {
         const uint64_t *keys = sorted_keys, *low_keys = lows, *high_keys = highs;
-        uint64_t flip = request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
+        uint64_t flip = order_xor64(request);
         for (size_t q = 0; q < query_count; ++q) {
             out_first[q] = (uint32_t)partition_point64(
                 keys, count, bitonic_ordered_from_key64(low_keys[q], request->key_type, flip), false, request);

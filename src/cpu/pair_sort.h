@@ -1,5 +1,6 @@
 /* pair_sort.h: the CPU path's sort of pairs with 64-bit keys, for
- * bitonic_sort_pairs and the argsort of 64-bit keys on a context without a GPU.
+ * bitonic_sort_pairs and the argsort of 64-bit keys on a context without a GPU,
+ * below the sizes the radix sort takes (stable_radix.h).
  * (Pairs with 32-bit keys are packed into 64-bit words and take the fast sort
  * directly, fast_sort.h.) */
 #ifndef BITONIC_CPU_PAIR_SORT_H
@@ -31,28 +32,9 @@ bitonic_status bitonic_cpu_sort_pairs_u64(uint64_t *keys, uint32_t *values, size
 
 /* Sorts count (ordered 64-bit key, value) pairs by key, ties in their order,
  * under config; scratch: BITONIC_CPU_STABLE_PAIRS_U64_SCRATCH_WORDS(count)
- * words. With AVX-512, from 2^19 pairs whose keys span 2^32 or more, each key
- * moves with (position << 32 | value) through the sort below; otherwise the
- * pairs of (key, position) are sorted as above and the values gathered by
- * the positions. Returns as bitonic_cpu_sort_pairs_u64. */
+ * words: the pairs of (key, position) are sorted as above and the values
+ * gathered by the positions. Returns as bitonic_cpu_sort_pairs_u64. */
 bitonic_status bitonic_cpu_sort_stable_pairs_u64(uint64_t *keys, uint32_t *values, size_t count, uint64_t *scratch,
                                                  const bitonic_cpu_sort_config *config);
-
-/* Whether the AVX-512 sort below may run under config: its target resolves to
- * AVX-512 and the CPU has it. */
-int bitonic_cpu_moves_values(const bitonic_cpu_sort_config *config);
-
-#if defined(BITONIC_CPU_HAVE_X86)
-/* The AVX-512 sort of the same pairs on one thread, in place, moving each value
- * with its key (pair_sort_avx512.c); only for a CPU with AVX-512. */
-void bitonic_cpu_sort_pairs_avx512_u64(uint64_t *keys, uint32_t *values, size_t count);
-/* The same on up to `threads` threads (fast_sort_jobs.c), in place; fewer
- * than 2^16 pairs a thread run on one. */
-void bitonic_cpu_sort_pairs_parallel_avx512_u64(uint64_t *keys, uint32_t *values, size_t count, uint32_t threads);
-/* The same two for 64-bit values (pair_sort_avx512_u64.c). */
-void bitonic_cpu_sort_pairs_avx512_u64_u64(uint64_t *keys, uint64_t *values, size_t count);
-void bitonic_cpu_sort_pairs_parallel_avx512_u64_u64(uint64_t *keys, uint64_t *values, size_t count,
-                                                    uint32_t threads);
-#endif
 
 #endif /* BITONIC_CPU_PAIR_SORT_H */

@@ -5,6 +5,7 @@
 #ifndef BITONIC_CPU_STABLE_RADIX_H
 #define BITONIC_CPU_STABLE_RADIX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,5 +22,29 @@ size_t bitonic_cpu_stable_radix_scratch_words(size_t count, const bitonic_cpu_so
  * config) words. */
 void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_t count, bitonic_key_type type,
                                          uint32_t order_xor, uint64_t *scratch, const bitonic_cpu_sort_config *config);
+
+/* Pairs with 64-bit keys (stable_radix64.c): keys of a 64-bit type, values
+ * (NULL: each pair's position, the argsort), sorted into out_keys (NULL: not
+ * written) and out_values, which may be keys and values themselves. In
+ * (key, position) order, or (key, value) order with ties_by_value; order_xor
+ * all ones: descending. At most UINT32_MAX pairs. */
+typedef struct bitonic_cpu_radix64_pairs {
+    const uint64_t *keys;
+    const uint32_t *values;
+    uint64_t *out_keys;
+    uint32_t *out_values;
+    size_t count;
+    bitonic_key_type type;
+    uint64_t order_xor;
+    bool ties_by_value;
+} bitonic_cpu_radix64_pairs;
+
+/* Its scratch words: the pairs' size (1.5 words a pair), one word a pair more
+ * without out_keys, and about 600 KiB a thread. */
+size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_output,
+                                               const bitonic_cpu_sort_config *config);
+
+void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pairs, uint64_t *scratch,
+                                           const bitonic_cpu_sort_config *config);
 
 #endif /* BITONIC_CPU_STABLE_RADIX_H */
