@@ -3,8 +3,9 @@
  * (fast_sort.h), 32-bit keys as 32-bit words and 64-bit keys as 64-bit words;
  * pairs of a 32-bit key and a value are packed as (ordered key << 32 | value)
  * and sorted as 64-bit words, so that they come out in the GPU's pair order
- * (equal keys by value, which makes the argsort stable); pairs with 64-bit keys
- * take pair_sort.h, built on the same sort; resident buffers are host memory.
+ * (equal keys by value, which makes the argsort stable); pairs with 64-bit keys,
+ * their stable pairs and their argsort take the radix sort of stable_radix.h
+ * from 2^15 pairs and pair_sort.h below; resident buffers are host memory.
  * Its own blocks (its state, the kept pair words, resident buffers) come
  * from the context's allocator (host_memory.h).
  * The passes around the sort (order maps, packing) run on the sort's threads
