@@ -2,7 +2,9 @@
  * 64-bit keys) by radix, in (key, position) order, or in (key, value) order
  * for plain pairs.
  * - Keys are taken as the bits of key_transform.h's order map, less the
- *   smallest of them, so only the span's bits are sorted on.
+ *   smallest of them, so only the span's bits are sorted on; where a
+ *   sample of them already spans half the key space, as is, with no pass to
+ *   find the smallest.
  * - The first pass moves the pairs from the caller's arrays into the scratch
  *   (keys and values in arrays of their own) by the top digit of the span (at
  *   most 11 bits), a bucket of about 2^12 pairs for each digit; slices of the
@@ -127,6 +129,21 @@ size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_outp
 static uint64_t mapped_key(const radix64_sort *sort, size_t index)
 {
     return bitonic_ordered_from_key64(sort->in_keys[index], sort->type, sort->order_xor);
+}
+
+/* Whether a sample of the keys already reaches half of the 2^top_bits
+ * digits of the whole key space: the keys' span does then too. */
+#define SPAN_SAMPLE 64
+
+static bool spans_key_space(const radix64_sort *sort, unsigned top_bits)
+{
+    uint64_t low = UINT64_MAX, high = 0;
+    for (size_t i = 0; i < SPAN_SAMPLE; i++) {
+        uint64_t digit = mapped_key(sort, sort->count / SPAN_SAMPLE * i) >> (64 - top_bits);
+        low = digit < low ? digit : low;
+        high = digit > high ? digit : high;
+    }
+    return sort->count >= SPAN_SAMPLE && high - low + 1 >= (uint64_t)1 << (top_bits - 1);
 }
 
 typedef struct slice_job {
@@ -527,24 +544,32 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     slice_job jobs[BITONIC_CPU_MAX_THREADS];
     for (uint32_t s = 0; s < slices; s++)
         jobs[s] = (slice_job){&sort, s, count * s / slices, count * (s + 1) / slices, 0, 0};
-    bitonic_cpu_run_jobs(range_run, jobs, sizeof jobs[0], slices);
-
-    uint64_t low = jobs[0].low, high = jobs[0].high;
-    for (uint32_t s = 1; s < slices; s++) {
-        low = jobs[s].low < low ? jobs[s].low : low;
-        high = jobs[s].high > high ? jobs[s].high : high;
-    }
-    if (low == high) {
-        copy_equal(&sort);
-        return;
-    }
-    sort.smallest = low;
-    sort.span_bits = bit_length64(high - low);
     unsigned top_bits = bit_length64(count >> BUCKET_TARGET_LOG);
     top_bits = top_bits > 1 ? top_bits - 1 : 1;
     if (top_bits > SPLIT_DIGIT_MAX_BITS)
         top_bits = SPLIT_DIGIT_MAX_BITS;
-    sort.top_bits = top_bits > sort.span_bits ? sort.span_bits : top_bits;
+    if (spans_key_space(&sort, top_bits)) {
+        /* Keys over at least half the key space: its top digit is the
+         * span's, to a bit, and needs no range pass (docs/perf-log.md,
+         * entry 135). */
+        sort.smallest = 0;
+        sort.span_bits = 64;
+        sort.top_bits = top_bits;
+    } else {
+        bitonic_cpu_run_jobs(range_run, jobs, sizeof jobs[0], slices);
+        uint64_t low = jobs[0].low, high = jobs[0].high;
+        for (uint32_t s = 1; s < slices; s++) {
+            low = jobs[s].low < low ? jobs[s].low : low;
+            high = jobs[s].high > high ? jobs[s].high : high;
+        }
+        if (low == high) {
+            copy_equal(&sort);
+            return;
+        }
+        sort.smallest = low;
+        sort.span_bits = bit_length64(high - low);
+        sort.top_bits = top_bits > sort.span_bits ? sort.span_bits : top_bits;
+    }
     size_t buckets = (size_t)1 << sort.top_bits;
     sort.thread_words = free_words;
     sort.slice_counts = (size_t *)(sort.thread_words + (size_t)threads * THREAD_WORDS);
