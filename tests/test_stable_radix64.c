@@ -2,8 +2,10 @@
  * (src/cpu/stable_radix64.c) against qsort, in its three uses: stable pairs
  * (key, then position), pairs (key, then value) and the argsort (positions
  * out, keys not written), for u64, i64 and f64 keys and both orders, on 1 to
- * 3 threads, over key distributions chosen to reach each of its ways: random
- * keys (leaves, a few ties in the leaf's 32 bits), all keys equal, two
+ * 3 threads, at sizes sorted as one leaf (short leaves of 16 bits, longer of
+ * 22, one past a first pass's 2^15) and through the first pass, over key
+ * distributions chosen to reach each of its ways: random keys (a few ties in
+ * the leaf's bits), all keys equal, two
  * far-apart keys, few keys that repeat across the whole span (long runs of
  * equal keys: the fix-up by value), keys that share their high bits in groups
  * and differ below the leaf's 32 bits (long runs the leaf cannot tell apart),
@@ -160,7 +162,7 @@ int main(void)
 {
     test_counter t = {0};
     uint64_t seed = 1207;
-    static const size_t sizes[] = {2, 100, 5000, ((size_t)1 << 16) + 3, ((size_t)1 << 18) + 11};
+    static const size_t sizes[] = {2, 100, 5000, ((size_t)1 << 16) - 5, ((size_t)1 << 16) + 3, ((size_t)1 << 18) + 11};
     static const uint32_t thread_counts[] = {1, 2, 3};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int d = 0; d < DISTRIBUTIONS; d++)

@@ -84,10 +84,11 @@ static uint64_t order_xor64(const bitonic_sort_request *request)
 /* Pairs with 64-bit keys, their stable pairs and the argsort of 64-bit keys
  * take the radix sort (stable_radix64.c) from this many pairs: on the 2-core
  * Zen 5 machine it took 0.56-0.70x the time of pair_sort.c's sorts from 2^17
- * pairs on one thread and 0.44-0.98x on two; at 2^14 0.84-0.97x on one
- * thread but 1.28-1.37x on two (docs/perf-log.md, entry 134). Its values
- * are 32-bit positions, so it takes at most UINT32_MAX pairs. */
-#define RADIX64_MIN_PAIRS ((size_t)1 << 15)
+ * pairs on one thread (docs/perf-log.md, entry 134), and with short inputs
+ * sorted as one leaf 0.57-0.96x at 2^8 to 2^14 and 0.37-0.76x on two
+ * threads at 2^12 to 2^18; 1.07-1.9x below 2^8 (entry 137). Its values are
+ * 32-bit positions, so it takes at most UINT32_MAX pairs. */
+#define RADIX64_MIN_PAIRS ((size_t)1 << 8)
 
 static bool radix64_fits(size_t count)
 {

@@ -46,6 +46,11 @@
  * with 16 to 20 bits the runs cost more than the pass saved
  * (docs/perf-log.md, entry 134). */
 #define LEAF_SORTED_BITS 22
+/* Leaves of up to 2^11 pairs (short inputs) sort 16 bits, in two passes of
+ * 256 counters: 0.58-0.97x the time of 22 bits at 2^8 to 2^11 pairs, where
+ * the counters of 11-bit digits outnumber the pairs (entry 137). */
+#define SMALL_LEAF_PAIRS ((size_t)1 << 11)
+#define SMALL_LEAF_SORTED_BITS 16
 #define LEAF_DIGIT_MAX_BITS 11
 #define LEAF_PASSES_MAX 2
 #define LEAF_COUNTERS (LEAF_PASSES_MAX << LEAF_DIGIT_MAX_BITS)
@@ -53,6 +58,11 @@
  * order by insertion, longer ones by the sort of words. */
 #define INSERTION_RUN_MAX 16
 #define PASS_DIGIT_BITS 8
+/* Up to this many pairs the sort is one leaf, on one thread, in buffers of
+ * the input's size: no first pass. With it the sort took 0.58-0.80x the time
+ * at 2^11 to 2^15 and 0.82-0.87x at 2^16 on the 2-core machine, one thread
+ * (docs/perf-log.md, entry 137). */
+#define ONE_LEAF_MAX_PAIRS ((size_t)1 << 16)
 #define MAX_SPLIT_DEPTH 3
 
 /* Where a region's pairs lie: the output arrays or the scratch. Both hold
@@ -121,9 +131,11 @@ static uint32_t slice_count(size_t count, uint32_t threads)
 size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_output,
                                                const bitonic_cpu_sort_config *config)
 {
+    size_t pairs = count + (count + 1) / 2 + (with_key_output ? 0 : count);
+    if (count <= ONE_LEAF_MAX_PAIRS) /* one leaf's two buffers and counters */
+        return pairs + 2 * count + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1) + LEAF_COUNTERS / 2;
     uint32_t threads = sort_threads(count, config);
-    return count + (count + 1) / 2 + (with_key_output ? 0 : count) + (size_t)threads * THREAD_WORDS +
-           (size_t)threads * SPLIT_BUCKETS_MAX + SPLIT_BUCKETS_MAX + 1;
+    return pairs + (size_t)threads * THREAD_WORDS + (size_t)threads * SPLIT_BUCKETS_MAX + SPLIT_BUCKETS_MAX + 1;
 }
 
 static uint64_t mapped_key(const radix64_sort *sort, size_t index)
@@ -298,24 +310,27 @@ static void sort_region_by_passes(const radix64_sort *sort, int place, size_t of
 }
 
 typedef struct thread_buffers {
-    uint64_t *a, *b;
+    uint64_t *a, *b;         /* leaf_pairs words each */
+    size_t leaf_pairs;
     size_t *split_counts;    /* MAX_SPLIT_DEPTH x (SPLIT_BUCKETS_MAX + 1) */
     uint32_t *leaf_counters; /* LEAF_COUNTERS */
 } thread_buffers;
 
-/* Writes a leaf's words (the sorted bits of each key << 32 | its index)
- * and counts their digits in the same read of the records; passes is a
- * constant where it is called, so the loop over them unrolls. */
+/* Writes words (the sorted bits of each key << 32 | its index) and counts
+ * their digits in the same read of the records: the index is i, or with
+ * from_words the one each word holds already. passes and from_words are
+ * constants where it is called, so the loops unroll and fold. */
 static inline __attribute__((always_inline)) void build_words(const radix_record *restrict records,
                                                               uint64_t *restrict words, size_t count,
                                                               unsigned low_bits, uint32_t sorted_mask,
                                                               uint32_t *restrict counters, unsigned digit_bits,
-                                                              const unsigned passes)
+                                                              const unsigned passes, const bool from_words)
 {
     uint32_t mask = (1u << digit_bits) - 1;
     for (size_t i = 0; i < count; i++) {
-        uint32_t key = (uint32_t)(records[i].key >> low_bits) & sorted_mask;
-        words[i] = (uint64_t)key << 32 | i;
+        uint32_t index = from_words ? (uint32_t)words[i] : (uint32_t)i;
+        uint32_t key = (uint32_t)(records[index].key >> low_bits) & sorted_mask;
+        words[i] = (uint64_t)key << 32 | index;
         for (unsigned p = 0; p < passes; p++)
             counters[(p << digit_bits) + ((key >> (p * digit_bits)) & mask)]++;
     }
@@ -350,6 +365,27 @@ static uint64_t *sort_words(uint64_t *a, uint64_t *b, size_t count, unsigned pas
     return a;
 }
 
+/* Sorts count words by the bits [low_bits, low_bits + sorted_bits) of their
+ * records' keys (sorted_bits 1..22), ties in their order, between words and
+ * temp; returns the one that holds the result. */
+static uint64_t *radix_words(uint64_t *words, uint64_t *temp, size_t count, const radix_record *records,
+                             unsigned low_bits, unsigned sorted_bits, uint32_t *counters, bool from_words)
+{
+    unsigned passes = (sorted_bits + LEAF_DIGIT_MAX_BITS - 1) / LEAF_DIGIT_MAX_BITS;
+    unsigned digit_bits = (sorted_bits + passes - 1) / passes;
+    uint32_t sorted_mask = (uint32_t)(((uint64_t)1 << sorted_bits) - 1);
+    memset(counters, 0, ((size_t)passes << digit_bits) * sizeof *counters);
+    if (passes == 2 && from_words)
+        build_words(records, words, count, low_bits, sorted_mask, counters, digit_bits, 2, true);
+    else if (passes == 2)
+        build_words(records, words, count, low_bits, sorted_mask, counters, digit_bits, 2, false);
+    else if (from_words)
+        build_words(records, words, count, low_bits, sorted_mask, counters, digit_bits, 1, true);
+    else
+        build_words(records, words, count, low_bits, sorted_mask, counters, digit_bits, 1, false);
+    return sort_words(words, temp, count, passes, digit_bits, counters);
+}
+
 /* The order of two of a leaf's words (index in the low half) that the
  * sorted bits do not tell apart: by whole key, then by value or position. */
 static inline bool goes_before(uint64_t x, uint64_t y, const radix_record *records, bool by_value)
@@ -371,11 +407,9 @@ static void insertion_sort_run(uint64_t *run, size_t count, const radix_record *
     }
 }
 
-/* Puts in order a run of a leaf's words that the sorted bits do not tell
- * apart, whose indices ascend: by insertion, or for a long run (keys that
- * crowd below the sorted bits, or repeat) by a merge sort through temp
- * (count words), which keeps the ascending indices of ties in order. */
-static void order_run(uint64_t *run, size_t count, const radix_record *records, bool by_value, uint64_t *temp)
+/* A merge sort of a run of words through temp (count words), by
+ * insertion in pieces of INSERTION_RUN_MAX first. */
+static void merge_sort_run(uint64_t *run, size_t count, const radix_record *records, bool by_value, uint64_t *temp)
 {
     size_t width = INSERTION_RUN_MAX;
     for (size_t begin = 0; begin < count; begin += width)
@@ -401,8 +435,38 @@ static void order_run(uint64_t *run, size_t count, const radix_record *records, 
         memcpy(run, from, count * sizeof *run);
 }
 
+/* Puts in order a run of a leaf's words that agree in their keys' bits
+ * above low_bits, whose indices ascend: by insertion when short; else
+ * (keys that crowd, or repeat) by the next 22 bits of their keys as in the
+ * leaf and so on down, and runs of equal keys by value where asked, by a
+ * merge sort. temp: count words; counters: the leaf's. */
+static void order_run(const radix64_sort *sort, uint64_t *run, size_t count, const radix_record *records,
+                      unsigned low_bits, uint64_t *temp, uint32_t *counters)
+{
+    bool by_value = sort->ties_by_value;
+    if (count <= INSERTION_RUN_MAX) {
+        insertion_sort_run(run, count, records, by_value);
+        return;
+    }
+    if (low_bits == 0) { /* equal keys, their indices ascending */
+        if (by_value)
+            merge_sort_run(run, count, records, true, temp);
+        return;
+    }
+    unsigned next_low = low_bits > LEAF_SORTED_BITS ? low_bits - LEAF_SORTED_BITS : 0;
+    uint64_t *sorted = radix_words(run, temp, count, records, next_low, low_bits - next_low, counters, true);
+    if (sorted != run)
+        memcpy(run, sorted, count * sizeof *run);
+    for (size_t begin = 0, end; begin < count; begin = end) {
+        for (end = begin + 1; end < count && run[end] >> 32 == run[begin] >> 32; end++) {
+        }
+        if (end - begin > 1)
+            order_run(sort, run + begin, end - begin, records, next_low, temp, counters);
+    }
+}
+
 /* Sorts a region of at most LEAF_PAIRS pairs whose keys agree above their
- * low `bits` bits (1..63) into the output. */
+ * low `bits` bits (1..64) into the output. */
 static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t count, unsigned bits,
                       const thread_buffers *buffers)
 {
@@ -410,17 +474,10 @@ static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t
     if (place == IN_OUTPUT) /* the gather below writes the output: read from a copy */
         for (size_t i = offset; i < offset + count; i++)
             sort->records[i] = (radix_record){sort->out_keys[i], sort->out_values[i]};
-    unsigned low_bits = bits > LEAF_SORTED_BITS ? bits - LEAF_SORTED_BITS : 0, sorted_bits = bits - low_bits;
-    unsigned passes = (sorted_bits + LEAF_DIGIT_MAX_BITS - 1) / LEAF_DIGIT_MAX_BITS;
-    unsigned digit_bits = (sorted_bits + passes - 1) / passes;
-    uint32_t sorted_mask = (uint32_t)(((uint64_t)1 << sorted_bits) - 1);
+    unsigned leaf_bits = count <= SMALL_LEAF_PAIRS ? SMALL_LEAF_SORTED_BITS : LEAF_SORTED_BITS;
+    unsigned low_bits = bits > leaf_bits ? bits - leaf_bits : 0, sorted_bits = bits - low_bits;
     uint32_t *counters = buffers->leaf_counters;
-    memset(counters, 0, ((size_t)passes << digit_bits) * sizeof *counters);
-    if (passes == 2)
-        build_words(records, buffers->a, count, low_bits, sorted_mask, counters, digit_bits, 2);
-    else
-        build_words(records, buffers->a, count, low_bits, sorted_mask, counters, digit_bits, 1);
-    uint64_t *sorted = sort_words(buffers->a, buffers->b, count, passes, digit_bits, counters);
+    uint64_t *sorted = radix_words(buffers->a, buffers->b, count, records, low_bits, sorted_bits, counters, false);
     uint64_t *temp = sorted == buffers->a ? buffers->b : buffers->a;
     /* Runs the sorted bits do not tell apart are put in order as the gather
      * reaches them: none need it where those bits are the whole key and
@@ -434,7 +491,7 @@ static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t
         if (!ordered && i >= run_end && i + 1 < count && sorted[i + 1] >> 32 == sorted[i] >> 32) {
             for (run_end = i + 2; run_end < count && sorted[run_end] >> 32 == sorted[i] >> 32; run_end++) {
             }
-            order_run(sorted + i, run_end - i, records, sort->ties_by_value, temp);
+            order_run(sort, sorted + i, run_end - i, records, low_bits, temp, counters);
         }
         radix_record record = records[(uint32_t)sorted[i]];
         if (sort->write_keys)
@@ -453,7 +510,7 @@ static void sort_region(const radix64_sort *sort, int place, size_t offset, size
             finish_region(sort, place, offset, count);
             return;
         }
-        if (count <= LEAF_PAIRS) {
+        if (count <= buffers->leaf_pairs) {
             sort_leaf(sort, place, offset, count, bits, buffers);
             return;
         }
@@ -570,8 +627,19 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
         sort.span_bits = bit_length64(high - low);
         sort.top_bits = top_bits > sort.span_bits ? sort.span_bits : top_bits;
     }
-    size_t buckets = (size_t)1 << sort.top_bits;
     sort.thread_words = free_words;
+    if (count <= ONE_LEAF_MAX_PAIRS) {
+        /* One leaf: the records in input order, no first pass. */
+        for (size_t i = 0; i < count; i++)
+            sort.records[i] = (radix_record){mapped_key(&sort, i) - sort.smallest,
+                                             sort.in_values ? sort.in_values[i] : (uint32_t)i};
+        size_t *split_counts = (size_t *)(free_words + 2 * count);
+        thread_buffers buffers = {free_words, free_words + count, count, split_counts,
+                                  (uint32_t *)(split_counts + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1))};
+        sort_region(&sort, IN_SCRATCH, 0, count, sort.span_bits, 0, &buffers);
+        return;
+    }
+    size_t buckets = (size_t)1 << sort.top_bits;
     sort.slice_counts = (size_t *)(sort.thread_words + (size_t)threads * THREAD_WORDS);
     sort.bucket_start = sort.slice_counts + (size_t)slices * buckets;
     memset(sort.slice_counts, 0, (size_t)slices * buckets * sizeof *sort.slice_counts);
@@ -597,7 +665,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
         uint64_t *own = sort.thread_words + (size_t)t * THREAD_WORDS;
         size_t *split_counts = (size_t *)(own + 2 * LEAF_PAIRS);
         bucket_jobs[t] = (bucket_job){&sort,
-                                      {own, own + LEAF_PAIRS, split_counts,
+                                      {own, own + LEAF_PAIRS, LEAF_PAIRS, split_counts,
                                        (uint32_t *)(split_counts + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1))}};
     }
     bitonic_cpu_run_jobs(bucket_run, bucket_jobs, sizeof bucket_jobs[0], workers);
