@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "key_transform.h"
+#include "radix_common.h"
 
 /* A region of at most LEAF_PAIRS pairs is sorted by its low digits in a
  * thread's two buffers (256 KiB each, in L2). The splits aim at buckets of
@@ -74,55 +75,29 @@ typedef struct radix_sort {
     bitonic_cpu_sort_config one_thread;
 } radix_sort;
 
-static unsigned bit_length(uint32_t value)
-{
-    unsigned length = 0;
-    while (value) {
-        value >>= 1;
-        length++;
-    }
-    return length;
-}
-
-static uint32_t sort_threads(size_t count, const bitonic_cpu_sort_config *config)
-{
-    uint32_t threads = bitonic_cpu_sort_threads(count, config);
-    return threads > BITONIC_CPU_MAX_THREADS ? BITONIC_CPU_MAX_THREADS : threads;
-}
-
-/* The passes over all pairs take slices of at least BITONIC_CPU_PARALLEL_MIN_SLICE. */
-static uint32_t slice_count(size_t count, uint32_t threads)
-{
-    size_t most = count / BITONIC_CPU_PARALLEL_MIN_SLICE;
-    if (threads > most)
-        threads = most > 0 ? (uint32_t)most : 1u;
-    return threads;
-}
-
 /* Each thread's buffers (thread_buffers), in words: two leaves, the split
  * levels' counters, the leaves' counters (two to a word). */
 #define THREAD_WORDS (2 * LEAF_PAIRS + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1) + LEAF_COUNTERS / 2)
 
 size_t bitonic_cpu_stable_radix_scratch_words(size_t count, const bitonic_cpu_sort_config *config)
 {
-    uint32_t threads = sort_threads(count, config);
+    uint32_t threads = radix_threads(count, config);
     return count + (size_t)threads * THREAD_WORDS + (size_t)threads * SPLIT_BUCKETS_MAX + SPLIT_BUCKETS_MAX + 1;
 }
 
-/* Whether a sample of the keys already reaches half of the 2^top_bits
- * digits of the whole key space: the keys' span does then too. */
-#define SPAN_SAMPLE 64
-
+/* Whether a sample of the keys spans the key space (radix_common.h). */
 static bool spans_key_space(const radix_sort *sort, unsigned top_bits)
 {
+    if (sort->count < RADIX_SPAN_SAMPLE)
+        return false;
     uint32_t low = UINT32_MAX, high = 0;
-    for (size_t i = 0; i < SPAN_SAMPLE; i++) {
-        uint32_t key = bitonic_ordered_from_key(sort->keys[sort->count / SPAN_SAMPLE * i], sort->type, sort->order_xor);
-        uint32_t digit = key >> (32 - top_bits);
+    for (size_t i = 0; i < RADIX_SPAN_SAMPLE; i++) {
+        uint32_t key = sort->keys[sort->count / RADIX_SPAN_SAMPLE * i];
+        uint32_t digit = bitonic_ordered_from_key(key, sort->type, sort->order_xor) >> (32 - top_bits);
         low = digit < low ? digit : low;
         high = digit > high ? digit : high;
     }
-    return sort->count >= SPAN_SAMPLE && high - low + 1 >= 1u << (top_bits - 1);
+    return radix_sample_spans(low, high, top_bits);
 }
 
 typedef struct slice_job {
@@ -370,7 +345,7 @@ static void sort_region(const radix_sort *sort, region_place place, size_t offse
             return;
         }
         /* Split by the next digit: about LEAF_PAIRS a bucket. */
-        unsigned digit_bits = bit_length((uint32_t)(count >> BUCKET_TARGET_LOG)) - 1;
+        unsigned digit_bits = radix_bit_length((uint32_t)(count >> BUCKET_TARGET_LOG)) - 1;
         if (digit_bits > SPLIT_DIGIT_MAX_BITS)
             digit_bits = SPLIT_DIGIT_MAX_BITS;
         if (digit_bits > bits)
@@ -420,20 +395,17 @@ void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_
 {
     if (count <= 1)
         return;
-    uint32_t threads = sort_threads(count, config), slices = slice_count(count, threads);
+    uint32_t threads = radix_threads(count, config), slices = radix_slices(count, threads);
     radix_sort sort = {keys,  values, scratch, type, order_xor, 0, 0, 0, count, slices, NULL, NULL, 0, NULL,
                        ties_by_value, {config ? config->target : BITONIC_CPU_TARGET_AUTO, 1}};
     slice_job jobs[BITONIC_CPU_MAX_THREADS];
     for (uint32_t s = 0; s < slices; s++)
         jobs[s] = (slice_job){&sort, s, count * s / slices, count * (s + 1) / slices, 0, 0};
-    unsigned top_bits = bit_length((uint32_t)(count >> BUCKET_TARGET_LOG));
-    top_bits = top_bits > 1 ? top_bits - 1 : 1;
-    if (top_bits > SPLIT_DIGIT_MAX_BITS)
-        top_bits = SPLIT_DIGIT_MAX_BITS;
+    unsigned top_bits = radix_top_bits(count, BUCKET_TARGET_LOG, SPLIT_DIGIT_MAX_BITS);
     if (spans_key_space(&sort, top_bits)) {
         /* Keys over at least half the key space: its top digit is the
-         * span's, to a bit, and needs no range pass (0.85-0.99x the time
-         * for pairs of 64-bit keys, docs/perf-log.md, entry 135). */
+         * span's, to a bit, and needs no range pass (0.86-0.95x the time,
+         * docs/perf-log.md, entry 135). */
         sort.smallest = 0;
         sort.span_bits = 32;
         sort.top_bits = top_bits;
@@ -450,7 +422,7 @@ void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_
             return;
         }
         sort.smallest = low;
-        sort.span_bits = bit_length(high - low);
+        sort.span_bits = radix_bit_length(high - low);
         sort.top_bits = top_bits > sort.span_bits ? sort.span_bits : top_bits;
     }
     size_t buckets = (size_t)1 << sort.top_bits;
@@ -460,17 +432,7 @@ void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_
     memset(sort.slice_counts, 0, (size_t)slices * buckets * sizeof *sort.slice_counts);
     bitonic_cpu_run_jobs(count_run, jobs, sizeof jobs[0], slices);
     /* Each slice's first position in each bucket: after the slices before it. */
-    size_t position = 0;
-    for (size_t bucket = 0; bucket < buckets; bucket++) {
-        sort.bucket_start[bucket] = position;
-        for (uint32_t s = 0; s < slices; s++) {
-            size_t *cell = sort.slice_counts + ((size_t)s << sort.top_bits) + bucket;
-            size_t slice_pairs = *cell;
-            *cell = position;
-            position += slice_pairs;
-        }
-    }
-    sort.bucket_start[buckets] = position;
+    radix_slice_places(sort.slice_counts, slices, sort.top_bits, sort.bucket_start);
     bitonic_cpu_run_jobs(scatter_run, jobs, sizeof jobs[0], slices);
     atomic_init(&sort.next_bucket, 0);
     bucket_job bucket_jobs[BITONIC_CPU_MAX_THREADS];

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "key_transform.h"
+#include "radix_common.h"
 
 /* A bucket of at most LEAF_PAIRS is a leaf: 384 KiB of keys and values read
  * from the scratch and two buffers of 256 KiB, within L2 of the 16-core
@@ -98,30 +99,6 @@ typedef struct radix64_sort {
     bitonic_cpu_sort_config one_thread;
 } radix64_sort;
 
-static unsigned bit_length64(uint64_t value)
-{
-    unsigned length = 0;
-    while (value) {
-        value >>= 1;
-        length++;
-    }
-    return length;
-}
-
-static uint32_t sort_threads(size_t count, const bitonic_cpu_sort_config *config)
-{
-    uint32_t threads = bitonic_cpu_sort_threads(count, config);
-    return threads > BITONIC_CPU_MAX_THREADS ? BITONIC_CPU_MAX_THREADS : threads;
-}
-
-static uint32_t slice_count(size_t count, uint32_t threads)
-{
-    size_t most = count / BITONIC_CPU_PARALLEL_MIN_SLICE;
-    if (threads > most)
-        threads = most > 0 ? (uint32_t)most : 1u;
-    return threads;
-}
-
 /* A thread's buffers, in words: two leaves, the split levels' counters, the
  * leaves' counters (two to a word). */
 #define THREAD_WORDS (2 * LEAF_PAIRS + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1) + LEAF_COUNTERS / 2)
@@ -134,7 +111,7 @@ size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_outp
     size_t pairs = count + (count + 1) / 2 + (with_key_output ? 0 : count);
     if (count <= ONE_LEAF_MAX_PAIRS) /* one leaf's two buffers and counters */
         return pairs + 2 * count + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1) + LEAF_COUNTERS / 2;
-    uint32_t threads = sort_threads(count, config);
+    uint32_t threads = radix_threads(count, config);
     return pairs + (size_t)threads * THREAD_WORDS + (size_t)threads * SPLIT_BUCKETS_MAX + SPLIT_BUCKETS_MAX + 1;
 }
 
@@ -143,19 +120,18 @@ static uint64_t mapped_key(const radix64_sort *sort, size_t index)
     return bitonic_ordered_from_key64(sort->in_keys[index], sort->type, sort->order_xor);
 }
 
-/* Whether a sample of the keys already reaches half of the 2^top_bits
- * digits of the whole key space: the keys' span does then too. */
-#define SPAN_SAMPLE 64
-
+/* Whether a sample of the keys spans the key space (radix_common.h). */
 static bool spans_key_space(const radix64_sort *sort, unsigned top_bits)
 {
+    if (sort->count < RADIX_SPAN_SAMPLE)
+        return false;
     uint64_t low = UINT64_MAX, high = 0;
-    for (size_t i = 0; i < SPAN_SAMPLE; i++) {
-        uint64_t digit = mapped_key(sort, sort->count / SPAN_SAMPLE * i) >> (64 - top_bits);
+    for (size_t i = 0; i < RADIX_SPAN_SAMPLE; i++) {
+        uint64_t digit = mapped_key(sort, sort->count / RADIX_SPAN_SAMPLE * i) >> (64 - top_bits);
         low = digit < low ? digit : low;
         high = digit > high ? digit : high;
     }
-    return sort->count >= SPAN_SAMPLE && high - low + 1 >= (uint64_t)1 << (top_bits - 1);
+    return radix_sample_spans(low, high, top_bits);
 }
 
 typedef struct slice_job {
@@ -518,7 +494,7 @@ static void sort_region(const radix64_sort *sort, int place, size_t offset, size
             sort_region_by_passes(sort, place, offset, count, bits);
             return;
         }
-        unsigned digit_bits = bit_length64(count >> BUCKET_TARGET_LOG) - 1;
+        unsigned digit_bits = radix_bit_length(count >> BUCKET_TARGET_LOG) - 1;
         if (digit_bits > SPLIT_DIGIT_MAX_BITS)
             digit_bits = SPLIT_DIGIT_MAX_BITS;
         if (digit_bits > bits)
@@ -578,7 +554,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     size_t count = pairs->count;
     if (count == 0)
         return;
-    uint32_t threads = sort_threads(count, config), slices = slice_count(count, threads);
+    uint32_t threads = radix_threads(count, config), slices = radix_slices(count, threads);
     radix64_sort sort = {.in_keys = pairs->keys,
                          .in_values = pairs->values,
                          .write_keys = pairs->out_keys != NULL,
@@ -601,10 +577,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     slice_job jobs[BITONIC_CPU_MAX_THREADS];
     for (uint32_t s = 0; s < slices; s++)
         jobs[s] = (slice_job){&sort, s, count * s / slices, count * (s + 1) / slices, 0, 0};
-    unsigned top_bits = bit_length64(count >> BUCKET_TARGET_LOG);
-    top_bits = top_bits > 1 ? top_bits - 1 : 1;
-    if (top_bits > SPLIT_DIGIT_MAX_BITS)
-        top_bits = SPLIT_DIGIT_MAX_BITS;
+    unsigned top_bits = radix_top_bits(count, BUCKET_TARGET_LOG, SPLIT_DIGIT_MAX_BITS);
     if (spans_key_space(&sort, top_bits)) {
         /* Keys over at least half the key space: its top digit is the
          * span's, to a bit, and needs no range pass (docs/perf-log.md,
@@ -624,7 +597,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
             return;
         }
         sort.smallest = low;
-        sort.span_bits = bit_length64(high - low);
+        sort.span_bits = radix_bit_length(high - low);
         sort.top_bits = top_bits > sort.span_bits ? sort.span_bits : top_bits;
     }
     sort.thread_words = free_words;
@@ -645,17 +618,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     memset(sort.slice_counts, 0, (size_t)slices * buckets * sizeof *sort.slice_counts);
     bitonic_cpu_run_jobs(count_run, jobs, sizeof jobs[0], slices);
 
-    size_t position = 0;
-    for (size_t bucket = 0; bucket < buckets; bucket++) {
-        sort.bucket_start[bucket] = position;
-        for (uint32_t s = 0; s < slices; s++) {
-            size_t *cell = sort.slice_counts + ((size_t)s << sort.top_bits) + bucket;
-            size_t slice_pairs = *cell;
-            *cell = position;
-            position += slice_pairs;
-        }
-    }
-    sort.bucket_start[buckets] = position;
+    radix_slice_places(sort.slice_counts, slices, sort.top_bits, sort.bucket_start);
     bitonic_cpu_run_jobs(scatter_run, jobs, sizeof jobs[0], slices);
 
     atomic_init(&sort.next_bucket, 0);
