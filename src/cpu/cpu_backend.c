@@ -28,11 +28,14 @@
  * a fresh buffer costs a page fault per 4 KiB on its first touch, which was a
  * tenth of a pair sort's time at 2^22 pairs (and a third at 2^26, where the
  * buffer is fresh every call). Larger ones are freed after their call, so a
- * context does not hold gigabytes after one big sort. The words of 2^25 pairs
- * and the per-thread buffers beside them (the stable radix sort's, a few
- * hundred KiB a thread) are kept. One call uses the buffer at a time: each
- * public call holds the context's lock. */
-#define KEPT_PAIR_WORDS (((size_t)1 << 25) + ((size_t)1 << 21))
+ * context does not hold gigabytes after one big sort. The records of 2^25
+ * pairs of 64-bit keys (12 bytes a pair, the radix sort's) and the per-thread
+ * buffers beside them (a few hundred KiB a thread) are kept, 420 MiB: with
+ * the words of 2^25 pairs kept, those pairs and the argsort of 2^24 64-bit
+ * keys faulted in a fresh buffer every call (docs/perf-log.md, entry 138).
+ * One call uses the buffer at a time: each public call holds the context's
+ * lock. */
+#define KEPT_PAIR_WORDS (3 * ((size_t)1 << 24) + ((size_t)1 << 21))
 
 typedef struct cpu_state {
     bitonic_host_memory memory;      /* the context's allocator (or the C library's), for all of the below */

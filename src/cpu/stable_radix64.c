@@ -39,6 +39,11 @@
 #define LEAF_PAIRS ((size_t)1 << LEAF_LOG)
 #define BUCKET_TARGET_LOG 12
 #define SPLIT_DIGIT_MAX_BITS 11
+/* The first pass's digit takes at most 10 bits: 1024 streams of records.
+ * With 11 (2048 streams, from 2^23 pairs) the pass took 1.3-1.6x longer and
+ * the sort 1.1-1.4x at 2^23 and 2^24; its buckets of up to 2^15 pairs at
+ * 2^25 are still leaves (docs/perf-log.md, entry 138). */
+#define FIRST_DIGIT_MAX_BITS 10
 #define SPLIT_BUCKETS_MAX ((size_t)1 << SPLIT_DIGIT_MAX_BITS)
 /* A leaf sorts by the 22 bits below those its keys share, in at most 2
  * passes of at most 11-bit digits, and puts the runs those bits do not tell
@@ -577,7 +582,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     slice_job jobs[BITONIC_CPU_MAX_THREADS];
     for (uint32_t s = 0; s < slices; s++)
         jobs[s] = (slice_job){&sort, s, count * s / slices, count * (s + 1) / slices, 0, 0};
-    unsigned top_bits = radix_top_bits(count, BUCKET_TARGET_LOG, SPLIT_DIGIT_MAX_BITS);
+    unsigned top_bits = radix_top_bits(count, BUCKET_TARGET_LOG, FIRST_DIGIT_MAX_BITS);
     if (spans_key_space(&sort, top_bits)) {
         /* Keys over at least half the key space: its top digit is the
          * span's, to a bit, and needs no range pass (docs/perf-log.md,
