@@ -180,13 +180,6 @@ static bitonic_status sort_pairs64(uint64_t *keys, uint32_t *values, size_t coun
     return status;
 }
 
-/* Pairs of 32-bit keys take the radix sort (stable_radix.c) from this many,
- * its runs of equal keys then put in order by value: on the 2-core Zen 5
- * machine 0.93-0.95x the time of the sort of words below from 2^20 on one
- * thread and 0.80-0.92x on two, 1.04-1.12x at 2^17-2^19 (docs/perf-log.md,
- * entry 136). */
-#define PAIRS_RADIX_MIN_PAIRS ((size_t)1 << 20)
-
 /* Pairs: packed as (ordered key << 32 | value) and sorted as 64-bit words, the
  * order of the GPU's pair comparator. On AVX-512 the sort's first partition
  * packs them as it reads the keys and values (0.93-0.96x the time with a pass
@@ -215,17 +208,8 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
         release_large_pair_words(cpu);
         return status;
     }
-    uint32_t *keys32 = keys;
-    if (count >= PAIRS_RADIX_MIN_PAIRS) {
-        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix_scratch_words(count, &config));
-        if (!scratch)
-            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        bitonic_cpu_stable_radix_sort_pairs(keys32, values, count, request->key_type, order_xor(request), true,
-                                            scratch, &config);
-        release_large_pair_words(cpu);
-        return BITONIC_SUCCESS;
-    }
     /* One buffer of the pairs' size: the packed words. */
+    uint32_t *keys32 = keys;
     uint64_t *words = pair_words_for(cpu, count);
     if (!words)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
@@ -261,7 +245,7 @@ static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *v
         uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix_scratch_words(count, config));
         if (!scratch)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
-        bitonic_cpu_stable_radix_sort_pairs(keys, values, count, request->key_type, flip, false, scratch, config);
+        bitonic_cpu_stable_radix_sort_pairs(keys, values, count, request->key_type, flip, scratch, config);
         release_large_pair_words(cpu);
         return BITONIC_SUCCESS;
     }

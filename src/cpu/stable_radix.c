@@ -18,9 +18,6 @@
  *   into a few digits, as floats do) is split again by its next digits,
  *   between the words and the caller's arrays, which hold nothing else by
  *   then. A digit that all of a region's pairs share costs a count and no move.
- * With ties_by_value (plain pairs, from 2^20 pairs) each run of equal keys
- * is then put in order by value as its leaf goes out (docs/perf-log.md,
- * entry 136).
  * A quicksort must carry each pair's position to keep ties in order, and
  * moves 12 or 16 bytes a pair in every pass; here the first pass is the only
  * one that leaves the caches (docs/perf-log.md, entry 131). */
@@ -71,8 +68,6 @@ typedef struct radix_sort {
     size_t *bucket_start; /* 2^top_bits + 1 */
     atomic_size_t next_bucket;
     uint64_t *thread_words; /* THREAD_WORDS a thread */
-    bool ties_by_value;     /* equal keys by value (plain pairs), not by position */
-    bitonic_cpu_sort_config one_thread;
 } radix_sort;
 
 /* Each thread's buffers (thread_buffers), in words: two leaves, the split
@@ -143,35 +138,11 @@ static void scatter_run(void *arg)
     }
 }
 
-/* Runs of words of equal keys are up to this long, or sorted by the fast sort. */
-#define INSERTION_RUN_MAX 16
-
-/* Puts each run of equal keys among count words sorted by key in order by
- * value: the words' own order. */
-static void order_ties_by_value(const radix_sort *sort, uint64_t *words, size_t count)
-{
-    for (size_t begin = 0, end; begin < count; begin = end) {
-        uint32_t key = (uint32_t)(words[begin] >> 32);
-        for (end = begin + 1; end < count && (uint32_t)(words[end] >> 32) == key; end++) {
-        }
-        if (end - begin > INSERTION_RUN_MAX)
-            bitonic_cpu_sort_u64(words + begin, end - begin, BITONIC_ORDER_ASCENDING, &sort->one_thread);
-        else if (end - begin > 1)
-            bitonic_cpu_insertion_sort64(words + begin, end - begin);
-    }
-}
-
 /* Writes words (keys less the smallest, mapped) to the caller's arrays at
- * offset; with ties_by_value, each run of equal keys first put in order as
- * the loop reaches it. */
-static void write_out(const radix_sort *sort, uint64_t *words, size_t offset, size_t count)
+ * offset. */
+static void write_out(const radix_sort *sort, const uint64_t *words, size_t offset, size_t count)
 {
-    for (size_t i = 0, run_end = 0; i < count; i++) {
-        if (sort->ties_by_value && i >= run_end && i + 1 < count && words[i + 1] >> 32 == words[i] >> 32) {
-            for (run_end = i + 2; run_end < count && words[run_end] >> 32 == words[i] >> 32; run_end++) {
-            }
-            order_ties_by_value(sort, words + i, run_end - i);
-        }
+    for (size_t i = 0; i < count; i++) {
         uint64_t word = words[i];
         sort->keys[offset + i] = bitonic_key_from_ordered((uint32_t)(word >> 32) + sort->smallest, sort->type,
                                                           sort->order_xor);
@@ -261,13 +232,6 @@ static void finish_region(const radix_sort *sort, region_place place, size_t off
         write_out(sort, sort->words + offset, offset, count);
         return;
     }
-    if (sort->ties_by_value)
-        for (size_t begin = offset, end; begin < offset + count; begin = end) {
-            for (end = begin + 1; end < offset + count && sort->keys[end] == sort->keys[begin]; end++) {
-            }
-            if (end - begin > 1)
-                bitonic_cpu_sort_u32(sort->values + begin, end - begin, BITONIC_ORDER_ASCENDING, &sort->one_thread);
-        }
     for (size_t i = offset; i < offset + count; i++)
         sort->keys[i] = bitonic_key_from_ordered(sort->keys[i] + sort->smallest, sort->type, sort->order_xor);
 }
@@ -390,14 +354,12 @@ static void bucket_run(void *arg)
 }
 
 void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_t count, bitonic_key_type type,
-                                         uint32_t order_xor, bool ties_by_value, uint64_t *scratch,
-                                         const bitonic_cpu_sort_config *config)
+                                         uint32_t order_xor, uint64_t *scratch, const bitonic_cpu_sort_config *config)
 {
     if (count <= 1)
         return;
     uint32_t threads = radix_threads(count, config), slices = radix_slices(count, threads);
-    radix_sort sort = {keys,  values, scratch, type, order_xor, 0, 0, 0, count, slices, NULL, NULL, 0, NULL,
-                       ties_by_value, {config ? config->target : BITONIC_CPU_TARGET_AUTO, 1}};
+    radix_sort sort = {keys, values, scratch, type, order_xor, 0, 0, 0, count, slices, NULL, NULL, 0, NULL};
     slice_job jobs[BITONIC_CPU_MAX_THREADS];
     for (uint32_t s = 0; s < slices; s++)
         jobs[s] = (slice_job){&sort, s, count * s / slices, count * (s + 1) / slices, 0, 0};
@@ -416,11 +378,8 @@ void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_
             low = jobs[s].low < low ? jobs[s].low : low;
             high = jobs[s].high > high ? jobs[s].high : high;
         }
-        if (low == high) { /* every key equal: the input order is the stable order */
-            if (ties_by_value)
-                bitonic_cpu_sort_u32(values, count, BITONIC_ORDER_ASCENDING, config);
-            return;
-        }
+        if (low == high)
+            return; /* every key equal: the input order is the stable order */
         sort.smallest = low;
         sort.span_bits = radix_bit_length(high - low);
         sort.top_bits = top_bits > sort.span_bits ? sort.span_bits : top_bits;

@@ -16,13 +16,12 @@
  * count words (a buffer of the pairs' size) and about 600 KiB a thread. */
 size_t bitonic_cpu_stable_radix_scratch_words(size_t count, const bitonic_cpu_sort_config *config);
 
-/* Sorts count pairs of keys of a 32-bit type and values in place, in the
- * order of key_transform.h's map (order_xor all ones: descending), ties
- * stably or with ties_by_value by value, on the sort's threads; scratch:
- * bitonic_cpu_stable_radix_scratch_words(count, config) words. */
+/* Sorts count pairs of keys of a 32-bit type and values in place, stably, in
+ * the order of key_transform.h's map (order_xor all ones: descending), on the
+ * sort's threads; scratch: bitonic_cpu_stable_radix_scratch_words(count,
+ * config) words. */
 void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_t count, bitonic_key_type type,
-                                         uint32_t order_xor, bool ties_by_value, uint64_t *scratch,
-                                         const bitonic_cpu_sort_config *config);
+                                         uint32_t order_xor, uint64_t *scratch, const bitonic_cpu_sort_config *config);
 
 /* Pairs with 64-bit keys (stable_radix64.c): keys of a 64-bit type, values
  * (NULL: each pair's position, the argsort), sorted into out_keys (NULL: not
