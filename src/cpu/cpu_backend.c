@@ -5,7 +5,7 @@
  * and sorted as 64-bit words, so that they come out in the GPU's pair order
  * (equal keys by value, which makes the argsort stable); pairs with 64-bit keys,
  * their stable pairs and their argsort take the radix sort of stable_radix.h
- * from 2^15 pairs and pair_sort.h below; resident buffers are host memory.
+ * from 2^8 pairs and pair_sort.h below; resident buffers are host memory.
  * Its own blocks (its state, the kept pair words, resident buffers) come
  * from the context's allocator (host_memory.h).
  * The passes around the sort (order maps, packing) run on the sort's threads
@@ -78,7 +78,6 @@ static uint32_t order_xor(const bitonic_sort_request *request)
     return request->order == BITONIC_ORDER_DESCENDING ? UINT32_MAX : 0u;
 }
 
-/* One sort of wall time ms as a timing: one pass. */
 static uint64_t order_xor64(const bitonic_sort_request *request)
 {
     return request->order == BITONIC_ORDER_DESCENDING ? UINT64_MAX : 0u;
@@ -98,6 +97,21 @@ static bool radix64_fits(size_t count)
     return count >= RADIX64_MIN_PAIRS && count <= UINT32_MAX;
 }
 
+/* The radix sort of pairs with 64-bit keys (its three uses), in the kept
+ * buffer. */
+static bitonic_status sort_by_radix64(cpu_state *cpu, const bitonic_cpu_radix64_pairs *pairs,
+                                      const bitonic_cpu_sort_config *config)
+{
+    uint64_t *scratch =
+        pair_words_for(cpu, bitonic_cpu_stable_radix64_scratch_words(pairs->count, pairs->out_keys != NULL, config));
+    if (!scratch)
+        return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
+    bitonic_cpu_stable_radix_sort_pairs64(pairs, scratch, config);
+    release_large_pair_words(cpu);
+    return BITONIC_SUCCESS;
+}
+
+/* One sort of wall time ms as a timing: one pass. */
 static void single_pass_timing(bitonic_timing *timing, double ms)
 {
     if (!timing)
@@ -191,14 +205,9 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
 {
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
     if (request->key_type >= BITONIC_KEY_U64 && radix64_fits(count)) {
-        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix64_scratch_words(count, true, &config));
-        if (!scratch)
-            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         bitonic_cpu_radix64_pairs pairs = {keys, values, keys, values, count, request->key_type,
                                            order_xor64(request), true};
-        bitonic_cpu_stable_radix_sort_pairs64(&pairs, scratch, &config);
-        release_large_pair_words(cpu);
-        return BITONIC_SUCCESS;
+        return sort_by_radix64(cpu, &pairs, &config);
     }
     if (request->key_type >= BITONIC_KEY_U64) {
         uint64_t *words = pair_words_for(cpu, BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count));
@@ -272,14 +281,9 @@ static bitonic_status stable_pairs64(cpu_state *cpu, uint64_t *keys, uint32_t *v
                                      const bitonic_sort_request *request, const bitonic_cpu_sort_config *config)
 {
     if (radix64_fits(count)) {
-        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix64_scratch_words(count, true, config));
-        if (!scratch)
-            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         bitonic_cpu_radix64_pairs pairs = {keys, values, keys, values, count, request->key_type,
                                            order_xor64(request), false};
-        bitonic_cpu_stable_radix_sort_pairs64(&pairs, scratch, config);
-        release_large_pair_words(cpu);
-        return BITONIC_SUCCESS;
+        return sort_by_radix64(cpu, &pairs, config);
     }
     uint32_t threads = bitonic_cpu_sort_threads(count, config);
     uint64_t *words = pair_words_for(cpu, BITONIC_CPU_STABLE_PAIRS_U64_SCRATCH_WORDS(count));
@@ -317,13 +321,9 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     bitonic_status status;
     if (request->key_type >= BITONIC_KEY_U64 && radix64_fits(count)) {
-        uint64_t *scratch = pair_words_for(cpu, bitonic_cpu_stable_radix64_scratch_words(count, false, &config));
-        if (!scratch)
-            return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         bitonic_cpu_radix64_pairs pairs = {keys, NULL, NULL, out_indices, count, request->key_type,
                                            order_xor64(request), false};
-        bitonic_cpu_stable_radix_sort_pairs64(&pairs, scratch, &config);
-        status = BITONIC_SUCCESS;
+        status = sort_by_radix64(cpu, &pairs, &config);
     } else if (request->key_type >= BITONIC_KEY_U64) {
         size_t scratch_words = BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count);
         uint64_t *words = pair_words_for(cpu, scratch_words + count);
