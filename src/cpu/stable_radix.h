@@ -1,7 +1,8 @@
-/* stable_radix.h: the stable sort of pairs with 32-bit keys on the CPU path,
- * by radix (stable_radix.c). A radix sort keeps equal keys in their input
- * order by construction, so it sorts (key, value) pairs in (key, position)
- * order without packing positions beside the values. */
+/* stable_radix.h: the CPU path's radix sorts of pairs: stable pairs of
+ * 32-bit keys (stable_radix.c), and pairs of 64-bit keys, stable or by value,
+ * and the argsort of 64-bit keys (stable_radix64.c). A radix sort keeps equal
+ * keys in their input order by construction, so it sorts (key, value) pairs
+ * in (key, position) order without packing positions beside the values. */
 #ifndef BITONIC_CPU_STABLE_RADIX_H
 #define BITONIC_CPU_STABLE_RADIX_H
 
@@ -40,7 +41,8 @@ typedef struct bitonic_cpu_radix64_pairs {
 } bitonic_cpu_radix64_pairs;
 
 /* Its scratch words: the pairs' size (1.5 words a pair), one word a pair more
- * without out_keys, and about 600 KiB a thread. */
+ * without out_keys, and about 600 KiB a thread; up to 2^16 pairs, which it
+ * sorts as one leaf on one thread, two words a pair and 70 KiB instead. */
 size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_output,
                                                const bitonic_cpu_sort_config *config);
 
