@@ -42,7 +42,7 @@ typedef struct bitonic_cpu_radix64_pairs {
 
 /* Its scratch words: the pairs' size (1.5 words a pair), one word a pair more
  * without out_keys, and about 600 KiB a thread; up to 2^16 pairs, which it
- * sorts as one leaf on one thread, two words a pair and 70 KiB instead. */
+ * sorts as one leaf on one thread, two words a pair and 64 KiB instead. */
 size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_output,
                                                const bitonic_cpu_sort_config *config);
 
