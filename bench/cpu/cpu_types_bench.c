@@ -1,19 +1,21 @@
 /* cpu_types_bench.c: every key type and pair call of the CPU path through the
  * public API, on one CPU context, timed in process CPU time and wall time.
  *
- *   bitonic_cpu_types_bench <min log> <max log> <threads> [type,type,...]
+ *   bitonic_cpu_types_bench <min log> <max log> <threads> [type,type,...|all] [runs]
  *
  * For each n = 2^min .. 2^max and each of u32, u64, f64, pairs (u32 keys, u32
  * values), stable (stable pairs), argsort (u32 keys), pairs64 (u64 keys with
  * values), stable64 and argsort64 (the same of u64 keys) and records (of 16
  * bytes, a u32 key first, by bitonic_sort_records) it sorts the same
- * random keys (values 0..n-1) three times and prints
- * `type log2(n) cpu_ms wall_ms`, the least of the three; below 2^16 each time
+ * random keys (values 0..n-1) `runs` times (default 5) and prints
+ * `type log2(n) cpu_ms wall_ms`, the least of them; below 2^16 each time
  * is the mean of enough sorts to make 2^16 keys. Every result is checked (keys
  * in order, each value still with its key). threads is
  * bitonic_context_desc.cpu_threads (0: all cores); with 1, all the work is on
  * the calling thread and the CPU time does not depend on the machine's load as
- * the wall time does. The context lives for the whole run, as a program's
+ * the wall time does. On a machine shared with others one sort in a few can
+ * take 1.5x its time: the least of 3 moved by 20-40% between runs of the
+ * 2-core machine where the least of 20 kept within 5%. The context lives for the whole run, as a program's
  * would. To compare two builds on a shared machine, run one process of each by
  * turns and keep each figure's minimum over the rounds (docs/perf-log.md,
  * entry 112). */
@@ -62,15 +64,30 @@ typedef struct arrays {
     record *records;
 } arrays;
 
+/* Zero, read where the compiler cannot know it (below). */
+static volatile uint64_t unknown_zero;
+
 /* Fills the keys and values of one sort, from offset shift of the random input
- * (a different input each sort of a batch). */
+ * (a different input each sort of a batch), by plain stores for every kind, so
+ * each sort starts with its input in the caches as far as they hold it. The
+ * 64-bit keys are xored with a zero the compiler cannot see: a copy loop
+ * becomes memcpy, whose large copies store around the caches, and the 64-bit
+ * kinds then read their input from memory where u32 read theirs from L3 (at
+ * 2^19 pairs of 64-bit keys, 1.1-1.3x the time; docs/perf-log.md, entry 139). */
 static void fill(const arrays *a, sort_kind kind, size_t count, size_t shift)
 {
     uint32_t *keys32 = (uint32_t *)a->keys;
+    uint64_t zero = unknown_zero;
     if (kind == U64 || (kind >= PAIRS64 && kind <= ARGSORT64))
-        memcpy(a->keys, a->random_words + shift, count * sizeof *a->keys);
+        for (size_t i = 0; i < count; i++)
+            a->keys[i] = a->random_words[i + shift] ^ zero;
     else if (kind == F64)
-        memcpy(a->keys, a->random_doubles + shift, count * sizeof *a->keys);
+        for (size_t i = 0; i < count; i++) {
+            uint64_t bits;
+            memcpy(&bits, &a->random_doubles[i + shift], sizeof bits);
+            bits ^= zero;
+            memcpy(&a->keys[i], &bits, sizeof bits);
+        }
     else
         for (size_t i = 0; i < count; i++)
             keys32[i] = (uint32_t)(a->random_words[i + shift] >> 32);
@@ -136,17 +153,32 @@ static int sorted_correctly(const arrays *a, sort_kind kind, size_t count, size_
     return 1;
 }
 
+/* Whether name is one of the comma-separated names of list ("all" or "": every one). */
+static int listed(const char *list, const char *name)
+{
+    if (!*list || strcmp(list, "all") == 0)
+        return 1;
+    size_t length = strlen(name);
+    for (const char *at = list; *at; at += strcspn(at, ",")) {
+        at += *at == ',';
+        if (strncmp(at, name, length) == 0 && (at[length] == ',' || at[length] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s <min log> <max log> <threads> [u32,u64,f64,pairs,stable,argsort,pairs64,stable64,argsort64,records]\n",
+        fprintf(stderr, "usage: %s <min log> <max log> <threads> [u32,u64,f64,pairs,stable,argsort,pairs64,stable64,argsort64,records|all] [runs]\n",
                 argv[0]);
         return 2;
     }
     int min_log = atoi(argv[1]), max_log = atoi(argv[2]);
-    const char *only = argc > 4 ? argv[4] : "";
-    if (min_log < 1 || max_log < min_log || max_log > 30) {
-        fprintf(stderr, "logs must satisfy 1 <= min <= max <= 30\n");
+    const char *only = argc > 4 ? argv[4] : "all";
+    int runs = argc > 5 ? atoi(argv[5]) : 5;
+    if (min_log < 1 || max_log < min_log || max_log > 30 || runs < 1 || runs > 1000) {
+        fprintf(stderr, "logs must satisfy 1 <= min <= max <= 30, and runs 1..1000\n");
         return 2;
     }
     bitonic_context *context;
@@ -173,10 +205,10 @@ int main(int argc, char **argv)
     for (int log = min_log; log <= max_log && !failed; log++) {
         size_t count = (size_t)1 << log, batch = count < spare ? spare / count : 1;
         for (int kind = 0; kind < KIND_COUNT && !failed; kind++) {
-            if (*only && !strstr(only, kind_names[kind]))
+            if (!listed(only, kind_names[kind]))
                 continue;
             double best_cpu = 1e300, best_wall = 1e300;
-            for (int repeat = 0; repeat < 3 && !failed; repeat++) {
+            for (int repeat = 0; repeat < runs && !failed; repeat++) {
                 double cpu = 0, wall = 0;
                 for (size_t b = 0; b < batch && !failed; b++) {
                     fill(&a, (sort_kind)kind, count, b);
