@@ -6,19 +6,20 @@
  *   sample of them already spans half the key space, as is, with no pass to
  *   find the smallest.
  * - The first pass moves the pairs from the caller's arrays into the scratch
- *   (keys and values in arrays of their own) by the top digit of the span (at
- *   most 11 bits), a bucket of about 2^12 pairs for each digit; slices of the
+ *   (as 12-byte records, key and value) by the top digit of the span (at
+ *   most 10 bits), a bucket of about 2^10 pairs for each digit; slices of the
  *   input are counted and moved on the sort's threads, each slice's pairs of
  *   a digit after those of the slices before it, so the pass is stable.
  * - The buckets are then shared out among the threads. A bucket of at most
- *   2^15 pairs is sorted by the 32 bits below its shared ones alone: words
- *   (those bits << 32 | the pair's index in the bucket) in a thread's two
- *   buffers, by digits of up to 11 bits from the least significant. Pairs the
- *   32 bits do not tell apart (random keys leave a few, in runs of two) are
- *   then put in order by their whole keys and their positions or values, and
- *   the pairs are gathered by their indices, from lines still in L2, into the
- *   caller's arrays. A larger bucket is split again by its next digits,
- *   between the scratch and the caller's arrays, as in stable_radix.c.
+ *   2^15 pairs is sorted by the 22 bits below its shared ones (16 in a leaf
+ *   of up to 2^12): words (those bits << 32 | the pair's index in the
+ *   bucket) in a thread's two buffers, by two digits from the least
+ *   significant. Pairs those bits do not tell apart (random keys leave a few,
+ *   in runs of two) are then put in order by their whole keys and their
+ *   positions or values, and the pairs are gathered by their indices, from
+ *   lines still in L2, into the caller's arrays. A larger bucket is split
+ *   again by its next digits, between the scratch and the caller's arrays,
+ *   as in stable_radix.c.
  * The quicksort this replaces for 64-bit keys moved 12 to 16 bytes a pair in
  * every partition level and had to carry positions to keep ties in order
  * (docs/perf-log.md, entry 134). */
@@ -33,12 +34,17 @@
 
 /* A bucket of at most LEAF_PAIRS is a leaf: 384 KiB of keys and values read
  * from the scratch and two buffers of 256 KiB, within L2 of the 16-core
- * machine and just so of the 2-core one; the splits aim at buckets of
- * 2^BUCKET_TARGET_LOG. */
+ * machine and just so of the 2-core one; the splits of larger buckets aim at
+ * buckets of 2^SPLIT_BUCKET_LOG (at 2^26 pairs, 2^10 took 1.0-1.15x the
+ * time of 2^12: docs/perf-log.md, entry 139). */
 #define LEAF_LOG 15
 #define LEAF_PAIRS ((size_t)1 << LEAF_LOG)
-#define BUCKET_TARGET_LOG 12
+#define SPLIT_BUCKET_LOG 12
 #define SPLIT_DIGIT_MAX_BITS 11
+/* The first pass aims at buckets of 2^10 pairs, small leaves all (below):
+ * with 2^12, leaves of about 4096 pairs sorted 22 bits and the sort took
+ * 1.07-1.25x the time at 2^18 to 2^21 on the 2-core machine (entry 139). */
+#define FIRST_BUCKET_LOG 10
 /* The first pass's digit takes at most 10 bits: 1024 streams of records.
  * With 11 (2048 streams, from 2^23 pairs) the pass took 1.3-1.6x longer and
  * the sort 1.1-1.4x at 2^23 and 2^24; its buckets of up to 2^15 pairs at
@@ -52,10 +58,12 @@
  * with 16 to 20 bits the runs cost more than the pass saved
  * (docs/perf-log.md, entry 134). */
 #define LEAF_SORTED_BITS 22
-/* Leaves of up to 2^11 pairs (short inputs) sort 16 bits, in two passes of
- * 256 counters: 0.58-0.97x the time of 22 bits at 2^8 to 2^11 pairs, where
- * the counters of 11-bit digits outnumber the pairs (entry 137). */
-#define SMALL_LEAF_PAIRS ((size_t)1 << 11)
+/* Leaves of up to 2^12 pairs sort 16 bits, in two passes of 256 counters:
+ * 0.58-0.97x the time of 22 bits at 2^8 to 2^11 pairs, where the counters
+ * of 11-bit digits outnumber the pairs (entry 137), and the first pass's
+ * buckets of about 2^10 (up to 2^12 where keys crowd) are such leaves
+ * (entry 139). */
+#define SMALL_LEAF_PAIRS ((size_t)1 << 12)
 #define SMALL_LEAF_SORTED_BITS 16
 #define LEAF_DIGIT_MAX_BITS 11
 #define LEAF_PASSES_MAX 2
@@ -499,7 +507,7 @@ static void sort_region(const radix64_sort *sort, int place, size_t offset, size
             sort_region_by_passes(sort, place, offset, count, bits);
             return;
         }
-        unsigned digit_bits = radix_bit_length(count >> BUCKET_TARGET_LOG) - 1;
+        unsigned digit_bits = radix_bit_length(count >> SPLIT_BUCKET_LOG) - 1;
         if (digit_bits > SPLIT_DIGIT_MAX_BITS)
             digit_bits = SPLIT_DIGIT_MAX_BITS;
         if (digit_bits > bits)
@@ -582,7 +590,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     slice_job jobs[BITONIC_CPU_MAX_THREADS];
     for (uint32_t s = 0; s < slices; s++)
         jobs[s] = (slice_job){&sort, s, count * s / slices, count * (s + 1) / slices, 0, 0};
-    unsigned top_bits = radix_top_bits(count, BUCKET_TARGET_LOG, FIRST_DIGIT_MAX_BITS);
+    unsigned top_bits = radix_top_bits(count, FIRST_BUCKET_LOG, FIRST_DIGIT_MAX_BITS);
     if (spans_key_space(&sort, top_bits)) {
         /* Keys over at least half the key space: its top digit is the
          * span's, to a bit, and needs no range pass (docs/perf-log.md,
