@@ -32,6 +32,11 @@ bool bitonic_host_memory_from_chain(const void *next, bitonic_host_memory *out);
 void *bitonic_host_memory_alloc(const bitonic_host_memory *memory, size_t bytes);
 /* The same at alignment (a power of two; smaller than the default is raised to it). */
 void *bitonic_host_memory_alloc_aligned(const bitonic_host_memory *memory, size_t bytes, size_t alignment);
+/* A large buffer that a sort streams through (its scratch): as
+ * bitonic_host_memory_alloc, and from the C library on Linux, from 2 MiB up,
+ * aligned to 2 MiB and marked for transparent huge pages (MADV_HUGEPAGE),
+ * where the kernel gives them on request (the default of Debian and Ubuntu). */
+void *bitonic_host_memory_alloc_large(const bitonic_host_memory *memory, size_t bytes);
 /* count * size bytes, zeroed; NULL when the product overflows. */
 void *bitonic_host_memory_calloc(const bitonic_host_memory *memory, size_t count, size_t size);
 /* NULL is ignored. */

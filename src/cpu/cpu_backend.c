@@ -51,7 +51,7 @@ static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
     if (cpu->pair_words_capacity >= count)
         return cpu->pair_words;
     bitonic_host_memory_free(&cpu->memory, cpu->pair_words);
-    cpu->pair_words = bitonic_host_memory_alloc(&cpu->memory, count * sizeof *cpu->pair_words);
+    cpu->pair_words = bitonic_host_memory_alloc_large(&cpu->memory, count * sizeof *cpu->pair_words);
     cpu->pair_words_capacity = cpu->pair_words ? count : 0;
     return cpu->pair_words;
 }
