@@ -13,9 +13,10 @@
  * in order, each value still with its key). threads is
  * bitonic_context_desc.cpu_threads (0: all cores); with 1, all the work is on
  * the calling thread and the CPU time does not depend on the machine's load as
- * the wall time does. On a machine shared with others one sort in a few can
- * take 1.5x its time: the least of 3 moved by 20-40% between runs of the
- * 2-core machine where the least of 20 kept within 5%. The context lives for the whole run, as a program's
+ * the wall time does. On a machine shared with other tenants a sort can take
+ * 1.5x its time, for seconds at a stretch (the 2-core machine, even as the
+ * least of 20: docs/perf-log.md, entry 139), hence more runs where it
+ * matters. The context lives for the whole run, as a program's
  * would. To compare two builds on a shared machine, run one process of each by
  * turns and keep each figure's minimum over the rounds (docs/perf-log.md,
  * entry 112). */
