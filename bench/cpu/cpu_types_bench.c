@@ -6,8 +6,9 @@
  * For each n = 2^min .. 2^max and each of u32, u64, f64, pairs (u32 keys, u32
  * values), stable (stable pairs), argsort (u32 keys), pairs64 (u64 keys with
  * values), stable64 and argsort64 (the same of u64 keys) and records (of 16
- * bytes, a u32 key first, by bitonic_sort_records) it sorts the same
- * random keys (values 0..n-1) `runs` times (default 5) and prints
+ * bytes, a u32 key first, by bitonic_sort_records) it sorts random keys
+ * (values 0..n-1; the same keys for each kind of a run, fresh ones each run)
+ * `runs` times (default 5), the kinds by turns in each run, and prints
  * `type log2(n) cpu_ms wall_ms`, the least of them; below 2^16 each time
  * is the mean of enough sorts to make 2^16 keys. Every result is checked (keys
  * in order, each value still with its key). threads is
@@ -205,30 +206,37 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int log = min_log; log <= max_log && !failed; log++) {
         size_t count = (size_t)1 << log, batch = count < spare ? spare / count : 1;
-        for (int kind = 0; kind < KIND_COUNT && !failed; kind++) {
-            if (!listed(only, kind_names[kind]))
-                continue;
-            double best_cpu = 1e300, best_wall = 1e300;
-            for (int repeat = 0; repeat < runs && !failed; repeat++) {
+        double best_cpu[KIND_COUNT], best_wall[KIND_COUNT];
+        for (int kind = 0; kind < KIND_COUNT; kind++)
+            best_cpu[kind] = best_wall[kind] = 1e300;
+        /* The kinds by turns within each run, so a slow stretch of the
+         * machine falls on all of them alike. */
+        for (int repeat = 0; repeat < runs && !failed; repeat++) {
+            for (int kind = 0; kind < KIND_COUNT && !failed; kind++) {
+                if (!listed(only, kind_names[kind]))
+                    continue;
                 double cpu = 0, wall = 0;
                 for (size_t b = 0; b < batch && !failed; b++) {
-                    fill(&a, (sort_kind)kind, count, b);
+                    size_t shift = ((size_t)repeat * batch + b) % spare;
+                    fill(&a, (sort_kind)kind, count, shift);
                     double cpu_start = clock_ms(CLOCK_PROCESS_CPUTIME_ID), wall_start = clock_ms(CLOCK_MONOTONIC);
                     status = sort_once(context, &a, (sort_kind)kind, count);
                     cpu += clock_ms(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
                     wall += clock_ms(CLOCK_MONOTONIC) - wall_start;
-                    if (status != BITONIC_SUCCESS || !sorted_correctly(&a, (sort_kind)kind, count, b)) {
+                    if (status != BITONIC_SUCCESS || !sorted_correctly(&a, (sort_kind)kind, count, shift)) {
                         fprintf(stderr, "%s 2^%d: %s\n", kind_names[kind], log,
                                 status != BITONIC_SUCCESS ? bitonic_status_string(status) : "wrong result");
                         failed = 1;
                     }
                 }
-                best_cpu = cpu / (double)batch < best_cpu ? cpu / (double)batch : best_cpu;
-                best_wall = wall / (double)batch < best_wall ? wall / (double)batch : best_wall;
+                best_cpu[kind] = cpu / (double)batch < best_cpu[kind] ? cpu / (double)batch : best_cpu[kind];
+                best_wall[kind] = wall / (double)batch < best_wall[kind] ? wall / (double)batch : best_wall[kind];
             }
-            if (!failed)
-                printf("%s %d %.4f %.4f\n", kind_names[kind], log, best_cpu, best_wall);
         }
+        for (int kind = 0; kind < KIND_COUNT && !failed; kind++)
+            if (listed(only, kind_names[kind]))
+                printf("%s %d %.4f %.4f\n", kind_names[kind], log, best_cpu[kind], best_wall[kind]);
+        fflush(stdout);
     }
     bitonic_context_destroy(context);
     free(a.random_words);
