@@ -27,8 +27,10 @@
 /* Packed pair buffers up to this size stay with the context between calls:
  * a fresh buffer costs a page fault per 4 KiB on its first touch, which was a
  * tenth of a pair sort's time at 2^22 pairs (and a third at 2^26, where the
- * buffer is fresh every call). Larger ones are freed after their call, so a
- * context does not hold gigabytes after one big sort. The records of 2^25
+ * buffer is fresh every call). A call that needs more takes a buffer of its
+ * own, freed after it, so a context does not hold gigabytes after one big
+ * sort, and the kept one stays for the calls after it (a larger call used to
+ * replace it and free its own, leaving the next call a fresh buffer). The records of 2^25
  * pairs of 64-bit keys (12 bytes a pair, the radix sort's) and the per-thread
  * buffers beside them (a few hundred KiB a thread) are kept, 420 MiB: with
  * the words of 2^25 pairs kept, those pairs and the argsort of 2^24 64-bit
@@ -45,26 +47,27 @@ typedef struct cpu_state {
 } cpu_state;
 
 /* A buffer of count words for packing pairs (and the scratch of pairs with
- * 64-bit keys, words and values): the kept one when large enough. */
+ * 64-bit keys, words and values): the kept one when large enough, else a
+ * larger kept one, or above KEPT_PAIR_WORDS one of the call's own, so the kept
+ * one stays for the calls after it. */
 static uint64_t *pair_words_for(cpu_state *cpu, size_t count)
 {
     if (cpu->pair_words_capacity >= count)
         return cpu->pair_words;
+    if (count > KEPT_PAIR_WORDS)
+        return bitonic_host_memory_alloc_large(&cpu->memory, count * sizeof(uint64_t));
     bitonic_host_memory_free(&cpu->memory, cpu->pair_words);
     cpu->pair_words = bitonic_host_memory_alloc_large(&cpu->memory, count * sizeof *cpu->pair_words);
     cpu->pair_words_capacity = cpu->pair_words ? count : 0;
     return cpu->pair_words;
 }
 
-static void release_large_pair_words(cpu_state *cpu)
+/* The end of a call's use of pair_words_for's buffer: one of its own is freed. */
+static void done_with_pair_words(cpu_state *cpu, uint64_t *words)
 {
-    if (cpu->pair_words_capacity > KEPT_PAIR_WORDS) {
-        bitonic_host_memory_free(&cpu->memory, cpu->pair_words);
-        cpu->pair_words = NULL;
-        cpu->pair_words_capacity = 0;
-    }
+    if (words != cpu->pair_words)
+        bitonic_host_memory_free(&cpu->memory, words);
 }
-
 
 static double now_ms(void)
 {
@@ -107,7 +110,7 @@ static bitonic_status sort_by_radix64(cpu_state *cpu, const bitonic_cpu_radix64_
     if (!scratch)
         return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
     bitonic_cpu_stable_radix_sort_pairs64(pairs, scratch, config);
-    release_large_pair_words(cpu);
+    done_with_pair_words(cpu, scratch);
     return BITONIC_SUCCESS;
 }
 
@@ -214,7 +217,7 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         bitonic_status status = sort_pairs64(keys, values, count, words, request, &config);
-        release_large_pair_words(cpu);
+        done_with_pair_words(cpu, words);
         return status;
     }
     /* One buffer of the pairs' size: the packed words. */
@@ -229,7 +232,7 @@ static bitonic_status cpu_sort_pairs(cpu_state *cpu, void *keys, uint32_t *value
     bitonic_cpu_finish finish =
         bitonic_cpu_unpack_finish(&unpack, words, keys32, values, request->key_type, flip, config.target);
     bitonic_status status = bitonic_cpu_sort_u64_from(words, count, &config, &source, &finish);
-    release_large_pair_words(cpu);
+    done_with_pair_words(cpu, words);
     return status;
 }
 
@@ -255,7 +258,7 @@ static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *v
         if (!scratch)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         bitonic_cpu_stable_radix_sort_pairs(keys, values, count, request->key_type, flip, scratch, config);
-        release_large_pair_words(cpu);
+        done_with_pair_words(cpu, scratch);
         return BITONIC_SUCCESS;
     }
     uint64_t *words = pair_words_for(cpu, count + (count + 1) / 2);
@@ -271,7 +274,7 @@ static bitonic_status stable_pairs32(cpu_state *cpu, uint32_t *keys, uint32_t *v
                                     config->target);
         bitonic_cpu_copy_values(values, moved, count, threads);
     }
-    release_large_pair_words(cpu);
+    done_with_pair_words(cpu, words);
     return status;
 }
 
@@ -293,7 +296,7 @@ static bitonic_status stable_pairs64(cpu_state *cpu, uint64_t *keys, uint32_t *v
     bitonic_cpu_keys_to_ordered(keys, count, request->key_type, flip, threads, config->target);
     bitonic_status status = bitonic_cpu_sort_stable_pairs_u64(keys, values, count, words, config);
     bitonic_cpu_keys_from_ordered(keys, count, request->key_type, flip, threads, config->target);
-    release_large_pair_words(cpu);
+    done_with_pair_words(cpu, words);
     return status;
 }
 
@@ -320,13 +323,14 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
     bitonic_cpu_sort_config config = {BITONIC_CPU_TARGET_AUTO, cpu->threads};
     uint32_t threads = bitonic_cpu_sort_threads(count, &config);
     bitonic_status status;
+    uint64_t *words = NULL;
     if (request->key_type >= BITONIC_KEY_U64 && radix64_fits(count)) {
         bitonic_cpu_radix64_pairs pairs = {keys, NULL, NULL, out_indices, count, request->key_type,
                                            order_xor64(request), false};
         status = sort_by_radix64(cpu, &pairs, &config);
     } else if (request->key_type >= BITONIC_KEY_U64) {
         size_t scratch_words = BITONIC_CPU_PAIRS_U64_SCRATCH_WORDS(count);
-        uint64_t *words = pair_words_for(cpu, scratch_words + count);
+        words = pair_words_for(cpu, scratch_words + count);
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         uint64_t *sorted_keys = words + scratch_words;
@@ -337,7 +341,7 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
         bitonic_cpu_fill_positions(out_indices, count, threads);
         status = bitonic_cpu_sort_pairs_u64(sorted_keys, out_indices, count, words, &config);
     } else {
-        uint64_t *words = pair_words_for(cpu, count);
+        words = pair_words_for(cpu, count);
         if (!words)
             return BITONIC_ERROR_OUT_OF_HOST_MEMORY;
         uint32_t flip = order_xor(request);
@@ -348,7 +352,8 @@ static bitonic_status cpu_argsort(void *state, const void *keys, size_t count, u
             bitonic_cpu_unpack_finish(&unpack, words, NULL, out_indices, request->key_type, flip, config.target);
         status = bitonic_cpu_sort_u64_from(words, count, &config, &source, &finish);
     }
-    release_large_pair_words(cpu);
+    if (words)
+        done_with_pair_words(cpu, words);
     return status;
 }
 
