@@ -25,10 +25,12 @@ void bitonic_cpu_stable_radix_sort_pairs(uint32_t *keys, uint32_t *values, size_
                                          uint32_t order_xor, uint64_t *scratch, const bitonic_cpu_sort_config *config);
 
 /* Pairs with 64-bit keys (stable_radix64.c): keys of a 64-bit type, values
- * (NULL: each pair's position, the argsort), sorted into out_keys (NULL: not
- * written) and out_values, which may be keys and values themselves. In
- * (key, position) order, or (key, value) order with ties_by_value; order_xor
- * all ones: descending. At most UINT32_MAX pairs. */
+ * (NULL: each pair's position, the argsort), sorted into out_keys and
+ * out_values, which may be keys and values themselves. In (key, position)
+ * order, or (key, value) order with ties_by_value; order_xor all ones:
+ * descending. At most UINT32_MAX pairs. out_keys NULL (not written) only
+ * where values is NULL or ties_by_value: the sort then splits its buckets in
+ * place, which moves ties out of their order, and puts them back by value. */
 typedef struct bitonic_cpu_radix64_pairs {
     const uint64_t *keys;
     const uint32_t *values;
@@ -40,9 +42,9 @@ typedef struct bitonic_cpu_radix64_pairs {
     bool ties_by_value;
 } bitonic_cpu_radix64_pairs;
 
-/* Its scratch words: the pairs' size (1.5 words a pair), one word a pair more
- * without out_keys, and about 600 KiB a thread; up to 2^16 pairs, which it
- * sorts as one leaf on one thread, two words a pair and 64 KiB instead. */
+/* Its scratch words: the pairs' size (1.5 words a pair) and about 600 KiB a
+ * thread (800 KiB without out_keys); up to 2^16 pairs, which it sorts as one
+ * leaf on one thread, two words a pair and 56 KiB instead. */
 size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_output,
                                                const bitonic_cpu_sort_config *config);
 

@@ -78,6 +78,19 @@
  * (docs/perf-log.md, entry 137). */
 #define ONE_LEAF_MAX_PAIRS ((size_t)1 << 16)
 #define MAX_SPLIT_DEPTH 3
+/* The argsort has no output keys to split into: it splits in place, below
+ * MAX_SPLIT_DEPTH by digits of SPLIT_DIGIT_MAX_BITS, down to equal keys (at
+ * most 8 levels: 3 of at least 3 bits, then 5 of 11, below a first digit of
+ * at least 1), and puts ties in order by their values, its positions
+ * (docs/perf-log.md, entry 142). */
+#define IN_PLACE_MAX_DEPTH 8
+
+/* Words of a split level's counters: the digits' heads and, in place, their
+ * ends. */
+static size_t split_level_words(bool in_place)
+{
+    return (in_place ? 2 : 1) * (SPLIT_BUCKETS_MAX + 1);
+}
 
 /* Where a region's pairs lie: the output arrays or the scratch. Both hold
  * keys as (ordered key - smallest) while the sort runs. */
@@ -97,7 +110,7 @@ typedef struct radix64_sort {
     uint64_t *out_keys;        /* the output: keys, then values */
     uint32_t *out_values;
     radix_record *records;     /* the scratch */
-    bool write_keys;           /* false: the output keys are scratch (the argsort) */
+    bool write_keys;           /* false: no output keys (the argsort): splits in place */
     bool ties_by_value;
     bitonic_key_type type;
     uint64_t order_xor;
@@ -113,19 +126,31 @@ typedef struct radix64_sort {
 } radix64_sort;
 
 /* A thread's buffers, in words: two leaves, the split levels' counters, the
- * leaves' counters (two to a word). */
-#define THREAD_WORDS (2 * LEAF_PAIRS + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1) + LEAF_COUNTERS / 2)
+ * leaves' counters (two to a word). The sort in place has more levels, of
+ * twice the counters: the others keep the layout they were measured in (the
+ * argsort's, 1.03-1.08x the time at 2^17-2^19: docs/perf-log.md, entry 142). */
+static size_t split_counter_words(bool in_place)
+{
+    return (in_place ? IN_PLACE_MAX_DEPTH : MAX_SPLIT_DEPTH) * split_level_words(in_place);
+}
 
-/* Words of the scratch: the pairs' keys and values, the output keys where
- * the caller has none, each thread's buffers, the first pass's counters. */
+static size_t thread_words(bool in_place)
+{
+    return 2 * LEAF_PAIRS + split_counter_words(in_place) + LEAF_COUNTERS / 2;
+}
+
+/* Words of the scratch: the pairs' records, each thread's buffers, the first
+ * pass's counters. */
 size_t bitonic_cpu_stable_radix64_scratch_words(size_t count, bool with_key_output,
                                                const bitonic_cpu_sort_config *config)
 {
-    size_t pairs = count + (count + 1) / 2 + (with_key_output ? 0 : count);
+    bool in_place = !with_key_output;
+    size_t pairs = count + (count + 1) / 2;
     if (count <= ONE_LEAF_MAX_PAIRS) /* one leaf's two buffers and counters */
-        return pairs + 2 * count + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1) + LEAF_COUNTERS / 2;
+        return pairs + 2 * count + split_counter_words(false) + LEAF_COUNTERS / 2;
     uint32_t threads = radix_threads(count, config);
-    return pairs + (size_t)threads * THREAD_WORDS + (size_t)threads * SPLIT_BUCKETS_MAX + SPLIT_BUCKETS_MAX + 1;
+    return pairs + (size_t)threads * thread_words(in_place) + (size_t)threads * SPLIT_BUCKETS_MAX + SPLIT_BUCKETS_MAX +
+           1;
 }
 
 static uint64_t mapped_key(const radix64_sort *sort, size_t index)
@@ -240,12 +265,12 @@ static inline void put_pair(const radix64_sort *sort, int place, size_t index, u
 /* Leaves the count pairs at offset of place, in order by key and position,
  * in the output with their keys mapped back; with ties_by_value, each run of
  * equal keys then by value. */
-static void finish_region(const radix64_sort *sort, int place, size_t offset, size_t count)
+static void finish_region(const radix64_sort *sort, int place, size_t offset, size_t count, bool by_value)
 {
     if (place == IN_SCRATCH)
         for (size_t i = offset; i < offset + count; i++)
             sort->out_values[i] = sort->records[i].value;
-    if (sort->ties_by_value)
+    if (by_value)
         for (size_t begin = offset, end; begin < offset + count; begin = end) {
             uint64_t key = key_at(sort, place, begin);
             for (end = begin + 1; end < offset + count && key_at(sort, place, end) == key; end++) {
@@ -283,6 +308,39 @@ static bool move_by_digit(const radix64_sort *sort, int place, size_t offset, si
     return true;
 }
 
+/* move_by_digit's split within the scratch, for a sort with no output keys
+ * to move into: the pairs of each digit swapped into its place, cycle by
+ * cycle, which does not keep ties in order. next: 2 x (mask + 1) counters. */
+static bool split_in_place(const radix64_sort *sort, size_t offset, size_t count, unsigned shift, uint64_t mask,
+                           size_t *next)
+{
+    radix_record *records = sort->records;
+    size_t *end = next + mask + 1;
+    memset(next, 0, ((size_t)mask + 1) * sizeof *next);
+    for (size_t i = offset; i < offset + count; i++)
+        next[(records[i].key >> shift) & mask]++;
+    if (next[(records[offset].key >> shift) & mask] == count)
+        return false;
+    size_t sum = offset;
+    for (uint64_t d = 0; d <= mask; d++) {
+        size_t digit_count = next[d];
+        next[d] = sum;
+        sum += digit_count;
+        end[d] = sum;
+    }
+    for (uint64_t d = 0; d <= mask; d++)
+        while (next[d] < end[d]) {
+            radix_record record = records[next[d]];
+            for (uint64_t e = (record.key >> shift) & mask; e != d; e = (record.key >> shift) & mask) {
+                radix_record displaced = records[next[e]];
+                records[next[e]++] = record;
+                record = displaced;
+            }
+            records[next[d]++] = record;
+        }
+    return true;
+}
+
 /* A region that split MAX_SPLIT_DEPTH times and is still larger than a leaf:
  * its low `bits` bits by 8-bit digits from the least significant, each pass
  * between the scratch and the output, out of the caches but with no more
@@ -295,13 +353,14 @@ static void sort_region_by_passes(const radix64_sort *sort, int place, size_t of
         if (move_by_digit(sort, place, offset, count, low, ((uint64_t)1 << digit_bits) - 1, next))
             place = !place;
     }
-    finish_region(sort, place, offset, count);
+    finish_region(sort, place, offset, count, sort->ties_by_value);
 }
 
 typedef struct thread_buffers {
     uint64_t *a, *b;         /* leaf_pairs words each */
     size_t leaf_pairs;
-    size_t *split_counts;    /* MAX_SPLIT_DEPTH x (SPLIT_BUCKETS_MAX + 1) */
+    size_t *split_counts;    /* split_counter_words(), a level every level_words */
+    size_t level_words;
     uint32_t *leaf_counters; /* LEAF_COUNTERS */
 } thread_buffers;
 
@@ -430,9 +489,8 @@ static void merge_sort_run(uint64_t *run, size_t count, const radix_record *reco
  * leaf and so on down, and runs of equal keys by value where asked, by a
  * merge sort. temp: count words; counters: the leaf's. */
 static void order_run(const radix64_sort *sort, uint64_t *run, size_t count, const radix_record *records,
-                      unsigned low_bits, uint64_t *temp, uint32_t *counters)
+                      unsigned low_bits, bool by_value, uint64_t *temp, uint32_t *counters)
 {
-    bool by_value = sort->ties_by_value;
     if (count <= INSERTION_RUN_MAX) {
         insertion_sort_run(run, count, records, by_value);
         return;
@@ -450,14 +508,14 @@ static void order_run(const radix64_sort *sort, uint64_t *run, size_t count, con
         for (end = begin + 1; end < count && run[end] >> 32 == run[begin] >> 32; end++) {
         }
         if (end - begin > 1)
-            order_run(sort, run + begin, end - begin, records, next_low, temp, counters);
+            order_run(sort, run + begin, end - begin, records, next_low, by_value, temp, counters);
     }
 }
 
 /* Sorts a region of at most LEAF_PAIRS pairs whose keys agree above their
  * low `bits` bits (1..64) into the output. */
 static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t count, unsigned bits,
-                      const thread_buffers *buffers)
+                      bool by_value, const thread_buffers *buffers)
 {
     const radix_record *records = sort->records + offset;
     if (place == IN_OUTPUT) /* the gather below writes the output: read from a copy */
@@ -471,7 +529,7 @@ static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t
     /* Runs the sorted bits do not tell apart are put in order as the gather
      * reaches them: none need it where those bits are the whole key and
      * ties keep their positions. */
-    bool ordered = low_bits == 0 && !sort->ties_by_value;
+    bool ordered = low_bits == 0 && !by_value;
     uint64_t *out_keys = sort->out_keys + offset;
     uint32_t *out_values = sort->out_values + offset;
     uint64_t smallest = sort->smallest, order_xor = sort->order_xor;
@@ -480,7 +538,7 @@ static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t
         if (!ordered && i >= run_end && i + 1 < count && sorted[i + 1] >> 32 == sorted[i] >> 32) {
             for (run_end = i + 2; run_end < count && sorted[run_end] >> 32 == sorted[i] >> 32; run_end++) {
             }
-            order_run(sort, sorted + i, run_end - i, records, low_bits, temp, counters);
+            order_run(sort, sorted + i, run_end - i, records, low_bits, by_value, temp, counters);
         }
         radix_record record = records[(uint32_t)sorted[i]];
         if (sort->write_keys)
@@ -492,37 +550,40 @@ static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t
 /* Sorts the count pairs at offset of place whose keys agree above their low
  * `bits` bits into the output. */
 static void sort_region(const radix64_sort *sort, int place, size_t offset, size_t count, unsigned bits,
-                        unsigned depth, const thread_buffers *buffers)
+                        unsigned depth, bool by_value, const thread_buffers *buffers)
 {
     for (;;) {
         if (bits == 0) { /* every key equal */
-            finish_region(sort, place, offset, count);
+            finish_region(sort, place, offset, count, by_value);
             return;
         }
         if (count <= buffers->leaf_pairs) {
-            sort_leaf(sort, place, offset, count, bits, buffers);
+            sort_leaf(sort, place, offset, count, bits, by_value, buffers);
             return;
         }
-        if (depth == MAX_SPLIT_DEPTH) {
+        bool in_place = !sort->write_keys;
+        if (depth == MAX_SPLIT_DEPTH && !in_place) {
             sort_region_by_passes(sort, place, offset, count, bits);
             return;
         }
         unsigned digit_bits = radix_bit_length(count >> SPLIT_BUCKET_LOG) - 1;
-        if (digit_bits > SPLIT_DIGIT_MAX_BITS)
-            digit_bits = SPLIT_DIGIT_MAX_BITS;
+        if (digit_bits > SPLIT_DIGIT_MAX_BITS || (in_place && depth >= MAX_SPLIT_DEPTH))
+            digit_bits = SPLIT_DIGIT_MAX_BITS; /* in place: within IN_PLACE_MAX_DEPTH levels */
         if (digit_bits > bits)
             digit_bits = bits;
         unsigned shift = bits - digit_bits;
         uint64_t mask = ((uint64_t)1 << digit_bits) - 1;
-        size_t *next = buffers->split_counts + (size_t)depth * (SPLIT_BUCKETS_MAX + 1);
-        if (!move_by_digit(sort, place, offset, count, shift, mask, next)) {
+        size_t *next = buffers->split_counts + (size_t)depth * buffers->level_words;
+        if (in_place ? !split_in_place(sort, offset, count, shift, mask, next)
+                     : !move_by_digit(sort, place, offset, count, shift, mask, next)) {
             bits = shift;
             continue;
         }
         size_t begin = offset;
         for (uint64_t d = 0; d <= mask; d++) {
             if (next[d] > begin)
-                sort_region(sort, !place, begin, next[d] - begin, shift, depth + 1, buffers);
+                sort_region(sort, in_place ? place : !place, begin, next[d] - begin, shift, depth + 1,
+                            by_value || in_place, buffers);
             begin = next[d];
         }
         return;
@@ -545,7 +606,8 @@ static void bucket_run(void *arg)
             return;
         size_t begin = sort->bucket_start[bucket], end = sort->bucket_start[bucket + 1];
         if (end > begin)
-            sort_region(sort, IN_SCRATCH, begin, end - begin, sort->span_bits - sort->top_bits, 0, &job->buffers);
+            sort_region(sort, IN_SCRATCH, begin, end - begin, sort->span_bits - sort->top_bits, 0,
+                        sort->ties_by_value, &job->buffers);
     }
 }
 
@@ -581,12 +643,7 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     sort.records = (radix_record *)free_words;
     free_words += count + (count + 1) / 2;
     sort.out_values = pairs->out_values;
-    if (pairs->out_keys)
-        sort.out_keys = pairs->out_keys;
-    else {
-        sort.out_keys = free_words;
-        free_words += count;
-    }
+    sort.out_keys = pairs->out_keys;
     slice_job jobs[BITONIC_CPU_MAX_THREADS];
     for (uint32_t s = 0; s < slices; s++)
         jobs[s] = (slice_job){&sort, s, count * s / slices, count * (s + 1) / slices, 0, 0};
@@ -619,14 +676,16 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
         for (size_t i = 0; i < count; i++)
             sort.records[i] = (radix_record){mapped_key(&sort, i) - sort.smallest,
                                              sort.in_values ? sort.in_values[i] : (uint32_t)i};
-        size_t *split_counts = (size_t *)(free_words + 2 * count);
-        thread_buffers buffers = {free_words, free_words + count, count, split_counts,
-                                  (uint32_t *)(split_counts + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1))};
-        sort_region(&sort, IN_SCRATCH, 0, count, sort.span_bits, 0, &buffers);
+        size_t *split_counts = (size_t *)(free_words + 2 * count); /* not used: one leaf never splits */
+        thread_buffers buffers = {free_words, free_words + count, count, split_counts, split_level_words(false),
+                                  (uint32_t *)(split_counts + split_counter_words(false))};
+        sort_region(&sort, IN_SCRATCH, 0, count, sort.span_bits, 0, sort.ties_by_value, &buffers);
         return;
     }
     size_t buckets = (size_t)1 << sort.top_bits;
-    sort.slice_counts = (size_t *)(sort.thread_words + (size_t)threads * THREAD_WORDS);
+    bool in_place = !sort.write_keys;
+    size_t own_words = thread_words(in_place);
+    sort.slice_counts = (size_t *)(sort.thread_words + (size_t)threads * own_words);
     sort.bucket_start = sort.slice_counts + (size_t)slices * buckets;
     memset(sort.slice_counts, 0, (size_t)slices * buckets * sizeof *sort.slice_counts);
     bitonic_cpu_run_jobs(count_run, jobs, sizeof jobs[0], slices);
@@ -638,11 +697,11 @@ void bitonic_cpu_stable_radix_sort_pairs64(const bitonic_cpu_radix64_pairs *pair
     bucket_job bucket_jobs[BITONIC_CPU_MAX_THREADS];
     uint32_t workers = buckets < threads ? (uint32_t)buckets : threads;
     for (uint32_t t = 0; t < workers; t++) {
-        uint64_t *own = sort.thread_words + (size_t)t * THREAD_WORDS;
+        uint64_t *own = sort.thread_words + (size_t)t * own_words;
         size_t *split_counts = (size_t *)(own + 2 * LEAF_PAIRS);
         bucket_jobs[t] = (bucket_job){&sort,
-                                      {own, own + LEAF_PAIRS, LEAF_PAIRS, split_counts,
-                                       (uint32_t *)(split_counts + MAX_SPLIT_DEPTH * (SPLIT_BUCKETS_MAX + 1))}};
+                                      {own, own + LEAF_PAIRS, LEAF_PAIRS, split_counts, split_level_words(in_place),
+                                       (uint32_t *)(split_counts + split_counter_words(in_place))}};
     }
     bitonic_cpu_run_jobs(bucket_run, bucket_jobs, sizeof bucket_jobs[0], workers);
 }
