@@ -19,7 +19,7 @@
  *   positions or values, and the pairs are gathered by their indices, from
  *   lines still in L2, into the caller's arrays. A larger bucket is split
  *   again by its next digits, between the scratch and the caller's arrays,
- *   as in stable_radix.c.
+ *   as in stable_radix.c; the argsort's (no output keys) in place.
  * The quicksort this replaces for 64-bit keys moved 12 to 16 bytes a pair in
  * every partition level and had to carry positions to keep ties in order
  * (docs/perf-log.md, entry 134). */
