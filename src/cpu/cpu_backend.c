@@ -30,11 +30,12 @@
  * buffer is fresh every call). A call that needs more takes a buffer of its
  * own, freed after it, so a context does not hold gigabytes after one big
  * sort, and the kept one stays for the calls after it (a larger call used to
- * replace it and free its own, leaving the next call a fresh buffer). The records of 2^25
- * pairs of 64-bit keys (12 bytes a pair, the radix sort's) and the per-thread
- * buffers beside them (a few hundred KiB a thread) are kept, 420 MiB: with
- * the words of 2^25 pairs kept, those pairs and the argsort of 2^24 64-bit
- * keys faulted in a fresh buffer every call (docs/perf-log.md, entry 138).
+ * replace it and free its own, leaving the next call a fresh buffer). The
+ * records of 2^25 pairs of 64-bit keys (12 bytes a pair, the radix sort's;
+ * its argsort too, entry 142) and the per-thread buffers beside them (a few
+ * hundred KiB a thread) are kept, 420 MiB: with the words of 2^25 pairs kept,
+ * those pairs and the argsort of 2^24 64-bit keys faulted in a fresh buffer
+ * every call (docs/perf-log.md, entry 138).
  * One call uses the buffer at a time: each public call holds the context's
  * lock. */
 #define KEPT_PAIR_WORDS (3 * ((size_t)1 << 24) + ((size_t)1 << 21))
