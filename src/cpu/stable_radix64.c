@@ -127,8 +127,9 @@ typedef struct radix64_sort {
 
 /* A thread's buffers, in words: two leaves, the split levels' counters, the
  * leaves' counters (two to a word). The sort in place has more levels, of
- * twice the counters: the others keep the layout they were measured in (the
- * argsort's, 1.03-1.08x the time at 2^17-2^19: docs/perf-log.md, entry 142). */
+ * twice the counters; the others keep the layout they were measured in (in
+ * the in-place one, pairs and stable pairs took 1.03-1.08x the time at 2^17
+ * to 2^19: docs/perf-log.md, entry 142). */
 static size_t split_counter_words(bool in_place)
 {
     return (in_place ? IN_PLACE_MAX_DEPTH : MAX_SPLIT_DEPTH) * split_level_words(in_place);
@@ -263,7 +264,7 @@ static inline void put_pair(const radix64_sort *sort, int place, size_t index, u
 }
 
 /* Leaves the count pairs at offset of place, in order by key and position,
- * in the output with their keys mapped back; with ties_by_value, each run of
+ * in the output with their keys mapped back; with by_value, each run of
  * equal keys then by value. */
 static void finish_region(const radix64_sort *sort, int place, size_t offset, size_t count, bool by_value)
 {
@@ -548,7 +549,8 @@ static void sort_leaf(const radix64_sort *sort, int place, size_t offset, size_t
 }
 
 /* Sorts the count pairs at offset of place whose keys agree above their low
- * `bits` bits into the output. */
+ * `bits` bits into the output; by_value: equal keys by value (where asked,
+ * and below a split in place, which moved ties out of their order). */
 static void sort_region(const radix64_sort *sort, int place, size_t offset, size_t count, unsigned bits,
                         unsigned depth, bool by_value, const thread_buffers *buffers)
 {
