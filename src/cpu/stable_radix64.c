@@ -284,12 +284,12 @@ static void finish_region(const radix64_sort *sort, int place, size_t offset, si
                 bitonic_key64_from_ordered(key_at(sort, place, i) + sort->smallest, sort->type, sort->order_xor);
 }
 
-/* One stable counting pass over a region by the digit (key >> shift) & mask,
- * from place to the other; next: mask + 1 counters. Returns false, and moves
- * nothing, where every pair shares the digit; otherwise next[d] is where
- * digit d's pairs end. */
-static bool move_by_digit(const radix64_sort *sort, int place, size_t offset, size_t count, unsigned shift,
-                          uint64_t mask, size_t *next)
+/* Counts a region's digits (key >> shift) & mask into next (mask + 1
+ * counters) and turns the counts into each digit's first place, and where
+ * end is not NULL the place after its last into end; false, with no places,
+ * where every pair shares the digit. */
+static bool digit_places(const radix64_sort *sort, int place, size_t offset, size_t count, unsigned shift,
+                         uint64_t mask, size_t *next, size_t *end)
 {
     memset(next, 0, ((size_t)mask + 1) * sizeof *next);
     for (size_t i = offset; i < offset + count; i++)
@@ -301,7 +301,21 @@ static bool move_by_digit(const radix64_sort *sort, int place, size_t offset, si
         size_t digit_count = next[d];
         next[d] = sum;
         sum += digit_count;
+        if (end)
+            end[d] = sum;
     }
+    return true;
+}
+
+/* One stable counting pass over a region by the digit (key >> shift) & mask,
+ * from place to the other; next: mask + 1 counters. Returns false, and moves
+ * nothing, where every pair shares the digit; otherwise next[d] is where
+ * digit d's pairs end. */
+static bool move_by_digit(const radix64_sort *sort, int place, size_t offset, size_t count, unsigned shift,
+                          uint64_t mask, size_t *next)
+{
+    if (!digit_places(sort, place, offset, count, shift, mask, next, NULL))
+        return false;
     for (size_t i = offset; i < offset + count; i++) {
         uint64_t key = key_at(sort, place, i);
         put_pair(sort, !place, next[(key >> shift) & mask]++, key, value_at(sort, place, i));
@@ -317,18 +331,8 @@ static bool split_in_place(const radix64_sort *sort, size_t offset, size_t count
 {
     radix_record *records = sort->records;
     size_t *end = next + mask + 1;
-    memset(next, 0, ((size_t)mask + 1) * sizeof *next);
-    for (size_t i = offset; i < offset + count; i++)
-        next[(records[i].key >> shift) & mask]++;
-    if (next[(records[offset].key >> shift) & mask] == count)
+    if (!digit_places(sort, IN_SCRATCH, offset, count, shift, mask, next, end))
         return false;
-    size_t sum = offset;
-    for (uint64_t d = 0; d <= mask; d++) {
-        size_t digit_count = next[d];
-        next[d] = sum;
-        sum += digit_count;
-        end[d] = sum;
-    }
     for (uint64_t d = 0; d <= mask; d++)
         while (next[d] < end[d]) {
             radix_record record = records[next[d]];
