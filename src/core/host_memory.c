@@ -58,10 +58,9 @@ void *bitonic_host_memory_alloc_large(const bitonic_host_memory *memory, size_t 
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if ((!memory || !memory->allocate) && bytes >= HUGE_PAGE_BYTES && bytes <= SIZE_MAX - HUGE_PAGE_BYTES) {
         size_t rounded = (bytes + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
-        void *block = NULL;
-        if (posix_memalign(&block, HUGE_PAGE_BYTES, rounded) != 0)
-            return NULL;
-        (void)madvise(block, rounded, MADV_HUGEPAGE); /* advice only: without it the pages are small */
+        void *block = bitonic_host_memory_alloc_aligned(memory, rounded, HUGE_PAGE_BYTES);
+        if (block) /* advice only: without it the pages are small */
+            (void)madvise(block, rounded, MADV_HUGEPAGE);
         return block;
     }
 #endif
